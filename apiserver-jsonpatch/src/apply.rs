@@ -1,0 +1,328 @@
+//! `Patch.Apply` of gopkg.in/evanphx/json-patch.v4 v4.13.0 with the apiserver's settings
+//! (negative indices on, accumulated copy size limited to 3 MiB): the operation methods and
+//! `findObject`, one for one, with their error texts.
+
+use serde_json::Value;
+
+use crate::decode::{Operation, Patch};
+use crate::error::ApplyError;
+use crate::gojson::{encode_value, kind_name, top_value, validate};
+use crate::node::{
+    deep_copy, equal, is_array, marshal_root, root_to_value, unmarshal_ary, unmarshal_doc, Con,
+    Fault, Lazy, Root, State, NIL_DEREF,
+};
+use crate::pointer::{decode_patch_key, split_tokens};
+
+/// The apiserver's `jsonpatch.AccumulatedCopySizeLimit`: 3 MiB.
+pub const ACCUMULATED_COPY_SIZE_LIMIT: i64 = 3 * 1024 * 1024;
+
+/// `findObject`: the container holding the last reference token, and that token decoded. Walking
+/// converts the nodes on the way (as Go does), even when it ends up finding nothing.
+pub(crate) fn find_object<'a>(root: &'a mut Root, path: &str) -> Option<(Con<'a>, String)> {
+    let tokens = split_tokens(path)?;
+    let (last, parts) = tokens.split_last()?;
+    let mut con = Con::from_root(root);
+    for part in parts {
+        let next = match con.into_get(&decode_patch_key(part)) {
+            Ok(Some(next)) => next,
+            _ => return None,
+        };
+        let lazy: &'a mut Lazy = next.as_deref_mut()?;
+        let array = is_array(lazy.raw.as_deref()?);
+        con = if array {
+            Con::Ary(lazy.convert_to_ary()?)
+        } else {
+            Con::Doc(lazy.convert_to_doc()?)
+        };
+    }
+    Some((con, decode_patch_key(last)))
+}
+
+/// Decode the document as `ApplyIndent` does: `[` first means an array, anything else a map.
+pub(crate) fn load_root(doc: &[u8]) -> Result<Root, ApplyError> {
+    validate(doc).map_err(|e| ApplyError::Document { message: e.message })?;
+    let raw = top_value(doc);
+    let (root, type_name) = if doc.first() == Some(&b'[') {
+        (unmarshal_ary(raw).map(Root::Ary), "jsonpatch.partialArray")
+    } else {
+        (unmarshal_doc(raw).map(Root::Doc), "jsonpatch.partialDoc")
+    };
+    root.ok_or_else(|| ApplyError::Document {
+        message: format!(
+            "json: cannot unmarshal {} into Go value of type {type_name}",
+            kind_name(raw)
+        ),
+    })
+}
+
+/// The document bytes the library would be handed for `doc`.
+pub(crate) fn doc_bytes(doc: &Value) -> Vec<u8> {
+    let mut out = Vec::new();
+    encode_value(doc, &mut out);
+    out
+}
+
+struct Ctx {
+    index: usize,
+}
+
+impl Ctx {
+    fn fail(&self, message: String) -> ApplyError {
+        ApplyError::Operation {
+            index: self.index,
+            message,
+        }
+    }
+
+    fn wrap(&self, prefix: &str, fault: Fault) -> ApplyError {
+        match fault {
+            Fault::Error(e) => self.fail(format!("{prefix}: {e}")),
+            Fault::Panic(message) => self.panic(message),
+        }
+    }
+
+    fn panic(&self, message: String) -> ApplyError {
+        ApplyError::Panic {
+            index: self.index,
+            message,
+        }
+    }
+}
+
+/// Apply one operation (one iteration of the loop in `ApplyIndent`).
+pub(crate) fn apply_op(
+    root: &mut Root,
+    op: &Operation,
+    index: usize,
+    copied: &mut i64,
+) -> Result<(), ApplyError> {
+    let cx = Ctx { index };
+    match op.kind().as_str() {
+        "add" => {
+            let path = op.path().map_err(|_| {
+                cx.fail("add operation failed to decode path: missing value".into())
+            })?;
+            let Some((mut con, key)) = find_object(root, &path) else {
+                return Err(cx.fail(format!(
+                    "add operation does not apply: doc is missing path: \"{path}\": missing value"
+                )));
+            };
+            con.add(&key, op.value())
+                .map_err(|f| cx.wrap(&format!("error in add for path: '{path}'"), f))
+        }
+        "remove" => {
+            let path = op.path().map_err(|_| {
+                cx.fail("remove operation failed to decode path: missing value".into())
+            })?;
+            let Some((mut con, key)) = find_object(root, &path) else {
+                return Err(cx.fail(format!(
+                    "remove operation does not apply: doc is missing path: \"{path}\": missing value"
+                )));
+            };
+            con.remove(&key)
+                .map(drop)
+                .map_err(|f| cx.wrap(&format!("error in remove for path: '{path}'"), f))
+        }
+        "replace" => {
+            let path = op
+                .path()
+                .map_err(|e| cx.fail(format!("replace operation failed to decode path: {e}")))?;
+            if path.is_empty() {
+                let Some(mut val) = op.value() else {
+                    return Err(cx.panic(NIL_DEREF.to_string()));
+                };
+                // A fresh node is raw: tryDoc, then tryAry.
+                if val.convert_to_doc().is_none() && val.convert_to_ary().is_none() {
+                    // Go wraps a nil error here, which fmt renders as %!w(<nil>).
+                    return Err(cx.fail(
+                        "replace operation value must be object or array: %!w(<nil>)".into(),
+                    ));
+                }
+                *root = match val.take_state() {
+                    State::Doc(doc) => Root::Doc(doc),
+                    State::Ary(ary) => Root::Ary(ary),
+                    State::Raw => {
+                        return Err(
+                            cx.fail("replace operation hit impossible case: %!w(<nil>)".into())
+                        )
+                    }
+                };
+                return Ok(());
+            }
+            let Some((mut con, key)) = find_object(root, &path) else {
+                return Err(cx.fail(format!(
+                    "replace operation does not apply: doc is missing path: {path}: missing value"
+                )));
+            };
+            if con.get(&key).is_err() {
+                return Err(cx.fail(format!(
+                    "replace operation does not apply: doc is missing key: {path}: missing value"
+                )));
+            }
+            con.set(&key, op.value())
+                .map_err(|f| cx.wrap(&format!("error in remove for path: '{path}'"), f))
+        }
+        "move" => {
+            let from = op
+                .from()
+                .map_err(|e| cx.fail(format!("move operation failed to decode from: {e}")))?;
+            let val = {
+                let Some((mut con, key)) = find_object(root, &from) else {
+                    return Err(cx.fail(format!(
+                        "move operation does not apply: doc is missing from path: {from}: missing value"
+                    )));
+                };
+                let prefix = format!("error in move for path: '{key}'");
+                con.get(&key).map_err(|f| cx.wrap(&prefix, f))?;
+                con.remove(&key).map_err(|f| cx.wrap(&prefix, f))?
+            };
+            let path = op
+                .path()
+                .map_err(|e| cx.fail(format!("move operation failed to decode path: {e}")))?;
+            let Some((mut con, key)) = find_object(root, &path) else {
+                return Err(cx.fail(format!(
+                    "move operation does not apply: doc is missing destination path: {path}: missing value"
+                )));
+            };
+            con.add(&key, val)
+                .map_err(|f| cx.wrap(&format!("error in move for path: '{path}'"), f))
+        }
+        "test" => {
+            let path = op
+                .path()
+                .map_err(|e| cx.fail(format!("test operation failed to decode path: {e}")))?;
+            if path.is_empty() {
+                let taken = std::mem::replace(root, Root::Doc(None));
+                let mut this = Lazy {
+                    raw: None,
+                    state: match taken {
+                        Root::Doc(doc) => State::Doc(doc),
+                        Root::Ary(ary) => State::Ary(ary),
+                    },
+                };
+                let mut val = op.value();
+                let result = equal(Some(&mut this), val.as_deref_mut());
+                *root = match this.take_state() {
+                    State::Ary(ary) => Root::Ary(ary),
+                    State::Doc(doc) => Root::Doc(doc),
+                    State::Raw => Root::Doc(None),
+                };
+                return match result {
+                    Ok(true) => Ok(()),
+                    Ok(false) => Err(cx.fail(format!("testing value {path} failed: test failed"))),
+                    Err(f) => Err(cx.wrap("", f)),
+                };
+            }
+            let Some((mut con, key)) = find_object(root, &path) else {
+                return Err(cx.fail(format!(
+                    "test operation does not apply: is missing path: {path}: missing value"
+                )));
+            };
+            let found = con
+                .get(&key)
+                .map_err(|f| cx.wrap(&format!("error in test for path: '{path}'"), f))?;
+            let failed = || cx.fail(format!("testing value {path} failed: test failed"));
+            let mut value = op.value();
+            let Some(current) = found.and_then(|n| n.as_deref_mut()) else {
+                return match value {
+                    None => Ok(()),
+                    Some(v) if v.raw.is_none() => Ok(()),
+                    Some(_) => Err(failed()),
+                };
+            };
+            let Some(value) = value.as_deref_mut() else {
+                return Err(failed());
+            };
+            match equal(Some(current), Some(value)) {
+                Ok(true) => Ok(()),
+                Ok(false) => Err(failed()),
+                Err(f) => Err(cx.wrap("", f)),
+            }
+        }
+        "copy" => {
+            let from = op
+                .from()
+                .map_err(|e| cx.fail(format!("copy operation failed to decode from: {e}")))?;
+            let missing_from = || {
+                cx.fail(format!(
+                    "copy operation does not apply: doc is missing from path: {from}: missing value"
+                ))
+            };
+            {
+                let Some((mut con, key)) = find_object(root, &from) else {
+                    return Err(missing_from());
+                };
+                con.get(&key)
+                    .map_err(|f| cx.wrap(&format!("error in copy for from: '{from}'"), f))?;
+            }
+            let path = op.path().map_err(|_| {
+                cx.fail("copy operation failed to decode path: missing value".into())
+            })?;
+            let missing_dest = || {
+                cx.fail(format!(
+                    "copy operation does not apply: doc is missing destination path: {path}: missing value"
+                ))
+            };
+            if find_object(root, &path).is_none() {
+                return Err(missing_dest());
+            }
+            // Go copies the value only now, after looking up the destination (which may have
+            // converted nodes on the way); looking the source up again reaches the same node.
+            let (copy, size) = {
+                let Some((mut con, key)) = find_object(root, &from) else {
+                    return Err(missing_from());
+                };
+                let found = con
+                    .get(&key)
+                    .map_err(|f| cx.wrap(&format!("error in copy for from: '{from}'"), f))?;
+                deep_copy(found.and_then(|n| n.as_deref()))
+            };
+            *copied += size as i64;
+            if ACCUMULATED_COPY_SIZE_LIMIT > 0 && *copied > ACCUMULATED_COPY_SIZE_LIMIT {
+                return Err(ApplyError::CopySizeLimit {
+                    index,
+                    accumulated: *copied,
+                    limit: ACCUMULATED_COPY_SIZE_LIMIT,
+                });
+            }
+            let Some((mut con, key)) = find_object(root, &path) else {
+                return Err(missing_dest());
+            };
+            con.add(&key, copy)
+                .map_err(|f| cx.wrap("error while adding value during copy", f))
+        }
+        other => Err(cx.fail(format!("Unexpected kind: {other}"))),
+    }
+}
+
+/// Run every operation over a loaded root.
+pub(crate) fn apply_all(root: &mut Root, patch: &Patch) -> Result<(), ApplyError> {
+    let mut copied = 0i64;
+    for (index, op) in patch.ops.iter().enumerate() {
+        apply_op(root, op, index, &mut copied)?;
+    }
+    Ok(())
+}
+
+/// Apply `patch` to `doc` as the kube-apiserver applies a mutating webhook's patch.
+///
+/// The document is handed to the library as JSON bytes the way the apiserver encodes objects
+/// (Go string escaping; numbers as serde_json writes them, so a float `1.0` stays `1.0`). The
+/// result is Go's output read back into a `Value`. Errors display Go's text.
+pub fn apply(doc: &Value, patch: &Patch) -> Result<Value, ApplyError> {
+    let mut root = load_root(&doc_bytes(doc))?;
+    apply_all(&mut root, patch)?;
+    root_to_value(&root, false).map_err(|number| ApplyError::Unrepresentable { number })
+}
+
+/// Byte-exact variant of [`apply`]: `doc` is the JSON the library receives, and the result is the
+/// bytes `json.Marshal` produces (unchanged subtrees compacted as written, rewritten maps with
+/// sorted keys, `<`, `>`, `&` escaped). Empty input is returned unchanged, as Go does.
+pub fn apply_json(doc: &[u8], patch: &Patch) -> Result<Vec<u8>, ApplyError> {
+    if doc.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut root = load_root(doc)?;
+    apply_all(&mut root, patch)?;
+    Ok(marshal_root(&root))
+}

@@ -1,0 +1,883 @@
+//! The parts of Go's `encoding/json` that the apiserver's patch path relies on, reproduced on raw
+//! bytes: the syntax check with Go's messages, raw-value slicing (what `json.RawMessage` keeps),
+//! string unquoting, `json.Compact`, and the encoder's string escaping.
+//!
+//! Everything except [`validate`] assumes its input has already been validated.
+
+use serde_json::{Map, Number, Value};
+
+/// Go's `*json.SyntaxError`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SyntaxError {
+    pub(crate) message: String,
+    pub(crate) offset: usize,
+}
+
+const MAX_NESTING_DEPTH: usize = 10_000;
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+pub(crate) fn is_space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+pub(crate) fn skip_space(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && is_space(b[i]) {
+        i += 1;
+    }
+    i
+}
+
+// ---------------------------------------------------------------------------------------------
+// Syntax check: a port of the state machine of Go's encoding/json scanner, so that messages
+// (including the ones produced at end of input) are Go's.
+
+#[derive(Clone, Copy)]
+enum Step {
+    BeginValue,
+    BeginValueOrEmpty,
+    BeginStringOrEmpty,
+    BeginString,
+    EndValue,
+    EndTop,
+    InString,
+    InStringEsc,
+    InStringEscU(u8),
+    Neg,
+    One,
+    Zero,
+    Dot,
+    Dot0,
+    E,
+    ESign,
+    E0,
+    Literal(&'static [u8], usize),
+    Error,
+}
+
+#[derive(Clone, Copy)]
+enum ParseState {
+    ObjectKey,
+    ObjectValue,
+    ArrayValue,
+}
+
+struct Scanner {
+    step: Step,
+    parse: Vec<ParseState>,
+    end_top: bool,
+    bytes: usize,
+    err: Option<SyntaxError>,
+}
+
+impl Scanner {
+    fn error(&mut self, c: u8, context: &str) {
+        self.step = Step::Error;
+        self.err = Some(SyntaxError {
+            message: format!("invalid character {} {}", quote_char(c), context),
+            offset: self.bytes,
+        });
+    }
+
+    fn push(&mut self, c: u8, state: ParseState, next: Step) {
+        self.parse.push(state);
+        if self.parse.len() <= MAX_NESTING_DEPTH {
+            self.step = next;
+        } else {
+            self.error(c, "exceeded max depth");
+        }
+    }
+
+    fn pop(&mut self) {
+        self.parse.pop();
+        if self.parse.is_empty() {
+            self.step = Step::EndTop;
+            self.end_top = true;
+        } else {
+            self.step = Step::EndValue;
+        }
+    }
+
+    fn feed(&mut self, c: u8) {
+        match self.step {
+            Step::BeginValueOrEmpty => {
+                if is_space(c) {
+                } else if c == b']' {
+                    self.end_value(c);
+                } else {
+                    self.begin_value(c);
+                }
+            }
+            Step::BeginValue => self.begin_value(c),
+            Step::BeginStringOrEmpty => {
+                if is_space(c) {
+                } else if c == b'}' {
+                    if let Some(last) = self.parse.last_mut() {
+                        *last = ParseState::ObjectValue;
+                    }
+                    self.end_value(c);
+                } else {
+                    self.begin_string(c);
+                }
+            }
+            Step::BeginString => self.begin_string(c),
+            Step::EndValue => self.end_value(c),
+            Step::EndTop => {
+                if !is_space(c) {
+                    self.error(c, "after top-level value");
+                }
+            }
+            Step::InString => {
+                if c == b'"' {
+                    self.step = Step::EndValue;
+                } else if c == b'\\' {
+                    self.step = Step::InStringEsc;
+                } else if c < 0x20 {
+                    self.error(c, "in string literal");
+                }
+            }
+            Step::InStringEsc => match c {
+                b'b' | b'f' | b'n' | b'r' | b't' | b'\\' | b'/' | b'"' => {
+                    self.step = Step::InString
+                }
+                b'u' => self.step = Step::InStringEscU(0),
+                _ => self.error(c, "in string escape code"),
+            },
+            Step::InStringEscU(k) => {
+                if c.is_ascii_hexdigit() {
+                    self.step = if k == 3 {
+                        Step::InString
+                    } else {
+                        Step::InStringEscU(k + 1)
+                    };
+                } else {
+                    self.error(c, "in \\u hexadecimal character escape");
+                }
+            }
+            Step::Neg => match c {
+                b'0' => self.step = Step::Zero,
+                b'1'..=b'9' => self.step = Step::One,
+                _ => self.error(c, "in numeric literal"),
+            },
+            Step::One => {
+                if !c.is_ascii_digit() {
+                    self.zero(c);
+                }
+            }
+            Step::Zero => self.zero(c),
+            Step::Dot => {
+                if c.is_ascii_digit() {
+                    self.step = Step::Dot0;
+                } else {
+                    self.error(c, "after decimal point in numeric literal");
+                }
+            }
+            Step::Dot0 => {
+                if c == b'e' || c == b'E' {
+                    self.step = Step::E;
+                } else if !c.is_ascii_digit() {
+                    self.end_value(c);
+                }
+            }
+            Step::E => {
+                if c == b'+' || c == b'-' {
+                    self.step = Step::ESign;
+                } else {
+                    self.e_sign(c);
+                }
+            }
+            Step::ESign => self.e_sign(c),
+            Step::E0 => {
+                if !c.is_ascii_digit() {
+                    self.end_value(c);
+                }
+            }
+            Step::Literal(lit, pos) => {
+                if c == lit[pos] {
+                    self.step = if pos + 1 == lit.len() {
+                        Step::EndValue
+                    } else {
+                        Step::Literal(lit, pos + 1)
+                    };
+                } else {
+                    let context = format!(
+                        "in literal {} (expecting {})",
+                        String::from_utf8_lossy(lit),
+                        quote_char(lit[pos])
+                    );
+                    self.error(c, &context);
+                }
+            }
+            Step::Error => {}
+        }
+    }
+
+    fn begin_value(&mut self, c: u8) {
+        match c {
+            _ if is_space(c) => {}
+            b'{' => self.push(c, ParseState::ObjectKey, Step::BeginStringOrEmpty),
+            b'[' => self.push(c, ParseState::ArrayValue, Step::BeginValueOrEmpty),
+            b'"' => self.step = Step::InString,
+            b'-' => self.step = Step::Neg,
+            b'0' => self.step = Step::Zero,
+            b'1'..=b'9' => self.step = Step::One,
+            b't' => self.step = Step::Literal(b"true", 1),
+            b'f' => self.step = Step::Literal(b"false", 1),
+            b'n' => self.step = Step::Literal(b"null", 1),
+            _ => self.error(c, "looking for beginning of value"),
+        }
+    }
+
+    fn begin_string(&mut self, c: u8) {
+        if is_space(c) {
+        } else if c == b'"' {
+            self.step = Step::InString;
+        } else {
+            self.error(c, "looking for beginning of object key string");
+        }
+    }
+
+    fn end_value(&mut self, c: u8) {
+        let Some(&ps) = self.parse.last() else {
+            self.step = Step::EndTop;
+            self.end_top = true;
+            if !is_space(c) {
+                self.error(c, "after top-level value");
+            }
+            return;
+        };
+        if is_space(c) {
+            self.step = Step::EndValue;
+            return;
+        }
+        let n = self.parse.len() - 1;
+        match ps {
+            ParseState::ObjectKey => {
+                if c == b':' {
+                    self.parse[n] = ParseState::ObjectValue;
+                    self.step = Step::BeginValue;
+                } else {
+                    self.error(c, "after object key");
+                }
+            }
+            ParseState::ObjectValue => {
+                if c == b',' {
+                    self.parse[n] = ParseState::ObjectKey;
+                    self.step = Step::BeginString;
+                } else if c == b'}' {
+                    self.pop();
+                } else {
+                    self.error(c, "after object key:value pair");
+                }
+            }
+            ParseState::ArrayValue => {
+                if c == b',' {
+                    self.step = Step::BeginValue;
+                } else if c == b']' {
+                    self.pop();
+                } else {
+                    self.error(c, "after array element");
+                }
+            }
+        }
+    }
+
+    fn zero(&mut self, c: u8) {
+        if c == b'.' {
+            self.step = Step::Dot;
+        } else if c == b'e' || c == b'E' {
+            self.step = Step::E;
+        } else {
+            self.end_value(c);
+        }
+    }
+
+    fn e_sign(&mut self, c: u8) {
+        if c.is_ascii_digit() {
+            self.step = Step::E0;
+        } else {
+            self.error(c, "in exponent of numeric literal");
+        }
+    }
+}
+
+/// Go's `checkValid`: the whole input must be exactly one JSON value (surrounding whitespace
+/// allowed). Invalid UTF-8 inside strings is accepted, as Go does.
+pub(crate) fn validate(data: &[u8]) -> Result<(), SyntaxError> {
+    let mut s = Scanner {
+        step: Step::BeginValue,
+        parse: Vec::new(),
+        end_top: false,
+        bytes: 0,
+        err: None,
+    };
+    for &c in data {
+        s.bytes += 1;
+        s.feed(c);
+        if let Some(err) = s.err.take() {
+            return Err(err);
+        }
+    }
+    // Go's scanner.eof(): finish a pending number or literal as if a space followed.
+    if s.end_top {
+        return Ok(());
+    }
+    s.feed(b' ');
+    if let Some(err) = s.err.take() {
+        return Err(err);
+    }
+    if s.end_top {
+        return Ok(());
+    }
+    Err(SyntaxError {
+        message: "unexpected end of JSON input".to_string(),
+        offset: s.bytes,
+    })
+}
+
+/// Go's `quoteChar`: the byte read as a rune (Latin-1), quoted with single quotes.
+pub(crate) fn quote_char(c: u8) -> String {
+    if c == b'\'' {
+        return r"'\''".to_string();
+    }
+    if c == b'"' {
+        return "'\"'".to_string();
+    }
+    let quoted = go_quote(&char::from(c).to_string());
+    format!("'{}'", &quoted[1..quoted.len() - 1])
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw slicing of already valid JSON.
+
+/// The JSON kind of a raw value, as Go names it in `UnmarshalTypeError`.
+pub(crate) fn kind_name(raw: &[u8]) -> &'static str {
+    match raw.first() {
+        Some(b'{') => "object",
+        Some(b'[') => "array",
+        Some(b'"') => "string",
+        Some(b't') | Some(b'f') => "bool",
+        Some(b'n') => "null",
+        _ => "number",
+    }
+}
+
+fn string_end(b: &[u8], mut i: usize) -> usize {
+    i += 1;
+    while i < b.len() {
+        match b[i] {
+            b'"' => return i + 1,
+            b'\\' => i += 2,
+            _ => i += 1,
+        }
+    }
+    b.len()
+}
+
+/// End (exclusive) of the valid JSON value starting at `start`.
+pub(crate) fn value_end(b: &[u8], start: usize) -> usize {
+    let mut i = start;
+    let mut depth = 0usize;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i = string_end(b, i);
+                if depth == 0 {
+                    return i;
+                }
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ if depth == 0 => {
+                while i < b.len() && !matches!(b[i], b',' | b'}' | b']') && !is_space(b[i]) {
+                    i += 1;
+                }
+                return i;
+            }
+            _ => i += 1,
+        }
+    }
+    i
+}
+
+/// The single top-level value of a valid document, without surrounding whitespace.
+pub(crate) fn top_value(b: &[u8]) -> &[u8] {
+    let start = skip_space(b, 0);
+    let end = value_end(b, start);
+    &b[start..end]
+}
+
+/// Members of a raw object: (raw quoted key, raw value), in document order, duplicates kept.
+pub(crate) fn object_members(raw: &[u8]) -> Vec<(&[u8], &[u8])> {
+    let mut out = Vec::new();
+    let mut i = skip_space(raw, 1);
+    if raw.get(i) == Some(&b'}') {
+        return out;
+    }
+    while i < raw.len() {
+        let key_end = string_end(raw, i);
+        let key = &raw[i..key_end];
+        i = skip_space(raw, key_end) + 1; // the ':'
+        i = skip_space(raw, i);
+        let end = value_end(raw, i);
+        out.push((key, &raw[i..end]));
+        i = skip_space(raw, end);
+        if raw.get(i) == Some(&b',') {
+            i = skip_space(raw, i + 1);
+        } else {
+            break;
+        }
+    }
+    out
+}
+
+/// Elements of a raw array.
+pub(crate) fn array_elements(raw: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut i = skip_space(raw, 1);
+    if raw.get(i) == Some(&b']') {
+        return out;
+    }
+    while i < raw.len() {
+        let end = value_end(raw, i);
+        out.push(&raw[i..end]);
+        i = skip_space(raw, end);
+        if raw.get(i) == Some(&b',') {
+            i = skip_space(raw, i + 1);
+        } else {
+            break;
+        }
+    }
+    out
+}
+
+/// Go's `utf8.DecodeRune`: `None` for an invalid or truncated sequence (which Go consumes as one
+/// byte).
+pub(crate) fn decode_rune(b: &[u8]) -> Option<(char, usize)> {
+    let first = *b.first()?;
+    let n = match first {
+        0x00..=0x7f => 1,
+        0xc2..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf4 => 4,
+        _ => return None,
+    };
+    let s = std::str::from_utf8(b.get(..n)?).ok()?;
+    s.chars().next().map(|c| (c, n))
+}
+
+fn hex4(b: &[u8]) -> Option<u32> {
+    let s = std::str::from_utf8(b.get(..4)?).ok()?;
+    u32::from_str_radix(s, 16).ok()
+}
+
+/// Go's unquoting of a valid raw JSON string (quotes included): escapes resolved, invalid UTF-8
+/// and unpaired surrogates replaced by U+FFFD.
+pub(crate) fn unquote(raw: &[u8]) -> String {
+    let s = &raw[1..raw.len().saturating_sub(1).max(1)];
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        let c = s[i];
+        if c == b'\\' {
+            let e = s.get(i + 1).copied().unwrap_or(b'\\');
+            i += 2;
+            match e {
+                b'b' => out.push('\u{8}'),
+                b'f' => out.push('\u{c}'),
+                b'n' => out.push('\n'),
+                b'r' => out.push('\r'),
+                b't' => out.push('\t'),
+                b'u' => {
+                    let r = hex4(&s[i.min(s.len())..]).unwrap_or(0xfffd);
+                    i += 4;
+                    if (0xd800..0xe000).contains(&r) {
+                        // A surrogate: valid only as a high half followed by an escaped low half.
+                        let low = if s.get(i) == Some(&b'\\') && s.get(i + 1) == Some(&b'u') {
+                            hex4(&s[(i + 2).min(s.len())..])
+                        } else {
+                            None
+                        };
+                        match low {
+                            Some(lo)
+                                if (0xd800..0xdc00).contains(&r)
+                                    && (0xdc00..0xe000).contains(&lo) =>
+                            {
+                                let cp = 0x10000 + ((r - 0xd800) << 10) + (lo - 0xdc00);
+                                out.push(char::from_u32(cp).unwrap_or('\u{fffd}'));
+                                i += 6;
+                            }
+                            _ => out.push('\u{fffd}'),
+                        }
+                    } else {
+                        out.push(char::from_u32(r).unwrap_or('\u{fffd}'));
+                    }
+                }
+                other => out.push(char::from(other)),
+            }
+        } else if c < 0x80 {
+            out.push(char::from(c));
+            i += 1;
+        } else {
+            match decode_rune(&s[i..]) {
+                Some((ch, n)) => {
+                    out.push(ch);
+                    i += n;
+                }
+                None => {
+                    out.push('\u{fffd}');
+                    i += 1;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Go's `json.Compact` (`escape_html == false`) or the compaction `json.Marshal` applies to a
+/// `json.RawMessage` (`escape_html == true`: `<`, `>`, `&`, U+2028 and U+2029 escaped).
+pub(crate) fn compact(raw: &[u8], escape_html: bool) -> Vec<u8> {
+    let mut out = Vec::with_capacity(raw.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut i = 0;
+    while i < raw.len() {
+        let c = raw[i];
+        if escape_html && matches!(c, b'<' | b'>' | b'&') {
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[usize::from(c >> 4)]);
+            out.push(HEX[usize::from(c & 0xf)]);
+            i += 1;
+            continue;
+        }
+        if escape_html
+            && c == 0xe2
+            && i + 2 < raw.len()
+            && raw[i + 1] == 0x80
+            && raw[i + 2] & !1 == 0xa8
+        {
+            out.extend_from_slice(b"\\u202");
+            out.push(HEX[usize::from(raw[i + 2] & 0xf)]);
+            i += 3;
+            continue;
+        }
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == b'\\' {
+                escaped = true;
+            } else if c == b'"' {
+                in_string = false;
+            }
+        } else if c == b'"' {
+            in_string = true;
+        } else if is_space(c) {
+            i += 1;
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
+/// Go's encoder for a string (`json.Marshal`, HTML escaping on).
+pub(crate) fn encode_string(s: &str, out: &mut Vec<u8>) {
+    out.push(b'"');
+    for ch in s.chars() {
+        match ch {
+            '"' => out.extend_from_slice(b"\\\""),
+            '\\' => out.extend_from_slice(b"\\\\"),
+            '\u{8}' => out.extend_from_slice(b"\\b"),
+            '\u{c}' => out.extend_from_slice(b"\\f"),
+            '\n' => out.extend_from_slice(b"\\n"),
+            '\r' => out.extend_from_slice(b"\\r"),
+            '\t' => out.extend_from_slice(b"\\t"),
+            '<' | '>' | '&' | '\u{0}'..='\u{1f}' => {
+                let b = ch as u8;
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[usize::from(b >> 4)]);
+                out.push(HEX[usize::from(b & 0xf)]);
+            }
+            '\u{2028}' | '\u{2029}' => {
+                out.extend_from_slice(b"\\u202");
+                out.push(HEX[(ch as usize) & 0xf]);
+            }
+            _ => {
+                let mut buf = [0u8; 4];
+                out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+            }
+        }
+    }
+    out.push(b'"');
+}
+
+/// The document bytes for a `serde_json::Value`: Go's string escaping (as the apiserver's own
+/// encoder writes strings), serde_json's number text (so `1.0` stays `1.0`), no whitespace.
+pub(crate) fn encode_value(v: &Value, out: &mut Vec<u8>) {
+    match v {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(true) => out.extend_from_slice(b"true"),
+        Value::Bool(false) => out.extend_from_slice(b"false"),
+        Value::Number(n) => out.extend_from_slice(n.to_string().as_bytes()),
+        Value::String(s) => encode_string(s, out),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                encode_value(item, out);
+            }
+            out.push(b']');
+        }
+        Value::Object(map) => {
+            out.push(b'{');
+            for (i, (k, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                encode_string(k, out);
+                out.push(b':');
+                encode_value(item, out);
+            }
+            out.push(b'}');
+        }
+    }
+}
+
+/// A raw (valid) JSON value as a `serde_json::Value`. Strings are unquoted as Go does; for
+/// duplicate object keys the last wins. A number serde_json cannot hold is an error carrying its
+/// text, or with `lossy` becomes a string of that text. Iterative, so that deep nesting (Go allows
+/// 10000 levels) does not exhaust the stack.
+pub(crate) fn raw_to_value(raw: &[u8], lossy: bool) -> Result<Value, String> {
+    enum Frame {
+        Array(Vec<Value>),
+        Object(Map<String, Value>, Option<String>),
+    }
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = 0;
+    loop {
+        while i < raw.len() && (is_space(raw[i]) || raw[i] == b',' || raw[i] == b':') {
+            i += 1;
+        }
+        let Some(&c) = raw.get(i) else {
+            return Ok(Value::Null);
+        };
+        let value = match c {
+            b'{' => {
+                stack.push(Frame::Object(Map::new(), None));
+                i += 1;
+                continue;
+            }
+            b'[' => {
+                stack.push(Frame::Array(Vec::new()));
+                i += 1;
+                continue;
+            }
+            b'}' | b']' => {
+                i += 1;
+                match stack.pop() {
+                    Some(Frame::Array(items)) => Value::Array(items),
+                    Some(Frame::Object(map, _)) => Value::Object(map),
+                    None => Value::Null,
+                }
+            }
+            b'"' => {
+                let end = string_end(raw, i);
+                let text = unquote(&raw[i..end]);
+                i = end;
+                if let Some(Frame::Object(_, pending @ None)) = stack.last_mut() {
+                    *pending = Some(text);
+                    continue;
+                }
+                Value::String(text)
+            }
+            _ => {
+                let end = value_end(raw, i);
+                let token = &raw[i..end];
+                i = end;
+                match c {
+                    b't' => Value::Bool(true),
+                    b'f' => Value::Bool(false),
+                    b'n' => Value::Null,
+                    _ => match serde_json::from_slice::<Number>(token) {
+                        Ok(n) => Value::Number(n),
+                        Err(_) if lossy => {
+                            Value::String(String::from_utf8_lossy(token).into_owned())
+                        }
+                        Err(_) => return Err(String::from_utf8_lossy(token).into_owned()),
+                    },
+                }
+            }
+        };
+        match stack.last_mut() {
+            None => return Ok(value),
+            Some(Frame::Array(items)) => items.push(value),
+            Some(Frame::Object(map, pending)) => {
+                map.insert(pending.take().unwrap_or_default(), value);
+            }
+        }
+    }
+}
+
+/// Drop a `Value` without recursing (serde_json's drop recurses once per nesting level).
+pub(crate) fn dispose(value: Value) {
+    let mut pending = vec![value];
+    while let Some(v) = pending.pop() {
+        match v {
+            Value::Array(items) => pending.extend(items),
+            Value::Object(map) => pending.extend(map.into_iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+}
+
+/// Go's `unicode.IsPrint`, approximated without Unicode tables: control, format, separator,
+/// private-use and non-character code points are not printable.
+fn is_print(c: char) -> bool {
+    if c == ' ' {
+        return true;
+    }
+    if c.is_control() || c.is_whitespace() {
+        return false;
+    }
+    let u = c as u32;
+    !matches!(u,
+        0xad | 0x600..=0x605 | 0x61c | 0x6dd | 0x70f | 0x890..=0x891 | 0x8e2 | 0x180e
+        | 0x200b..=0x200f | 0x202a..=0x202e | 0x2060..=0x2064 | 0x2066..=0x206f
+        | 0xe000..=0xf8ff | 0xfdd0..=0xfdef | 0xfeff | 0xfff9..=0xfffb | 0xfffe..=0xffff
+        | 0x110bd | 0x110cd | 0x1bca0..=0x1bca3 | 0x1d173..=0x1d17a | 0xe0001 | 0xe0020..=0xe007f
+        | 0xf0000..=0x10ffff)
+        && (u & 0xfffe) != 0xfffe
+}
+
+/// Go's `strconv.Quote`.
+pub(crate) fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            _ if is_print(c) => out.push(c),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{b}' => out.push_str("\\v"),
+            _ if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            _ if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            _ => out.push_str(&format!("\\U{:08x}", c as u32)),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(s: &str) -> String {
+        validate(s.as_bytes()).unwrap_err().message
+    }
+
+    #[test]
+    fn go_syntax_messages() {
+        assert_eq!(err(""), "unexpected end of JSON input");
+        assert_eq!(err("[{"), "unexpected end of JSON input");
+        assert_eq!(
+            err("x"),
+            "invalid character 'x' looking for beginning of value"
+        );
+        assert_eq!(
+            err("[1,]"),
+            "invalid character ']' looking for beginning of value"
+        );
+        assert_eq!(err("[] x"), "invalid character 'x' after top-level value");
+        assert_eq!(err("01"), "invalid character '1' after top-level value");
+        assert_eq!(err("{\"a\" 1}"), "invalid character '1' after object key");
+        assert_eq!(
+            err("{\"a\":1 2}"),
+            "invalid character '2' after object key:value pair"
+        );
+        assert_eq!(err("[1 2]"), "invalid character '2' after array element");
+        assert_eq!(
+            err("{1:2}"),
+            "invalid character '1' looking for beginning of object key string"
+        );
+        assert_eq!(
+            err("1."),
+            "invalid character ' ' after decimal point in numeric literal"
+        );
+        assert_eq!(
+            err("[tru"),
+            "invalid character ' ' in literal true (expecting 'e')"
+        );
+        assert_eq!(
+            err("nul x"),
+            "invalid character ' ' in literal null (expecting 'l')"
+        );
+        assert_eq!(
+            err("\"\\x\""),
+            "invalid character 'x' in string escape code"
+        );
+        assert_eq!(
+            err("\"\u{1}\""),
+            "invalid character '\\x01' in string literal"
+        );
+        assert_eq!(
+            err("'a'"),
+            "invalid character '\\'' looking for beginning of value"
+        );
+        assert_eq!(
+            validate(b"\xef\xbb\xbf[]").unwrap_err().message,
+            "invalid character '\u{ef}' looking for beginning of value"
+        );
+        assert!(validate(b" [1, {\"a\": \"\xff\"}] ").is_ok());
+    }
+
+    #[test]
+    fn unquote_like_go() {
+        assert_eq!(unquote(br#""a\u0041\/\n""#), "aA/\n");
+        assert_eq!(unquote(br#""\ud83d\ude00""#), "\u{1f600}");
+        assert_eq!(unquote(br#""\ud83dx""#), "\u{fffd}x");
+        assert_eq!(unquote(br#""\ud83d\u0041""#), "\u{fffd}A");
+        assert_eq!(unquote(b"\"\xe2\x82A\""), "\u{fffd}\u{fffd}A");
+    }
+
+    #[test]
+    fn compact_and_encode() {
+        assert_eq!(
+            compact(b"{ \"a\" : [1, \"x y\"] }", false),
+            b"{\"a\":[1,\"x y\"]}"
+        );
+        assert_eq!(compact(b"\"<&>\"", true), b"\"\\u003c\\u0026\\u003e\"");
+        let mut out = Vec::new();
+        encode_string("a<\u{1}\u{8}\u{2028}é", &mut out);
+        assert_eq!(out, "\"a\\u003c\\u0001\\b\\u2028é\"".as_bytes());
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(
+            go_quote("a\"b\\\n\u{0}\u{a0}ü"),
+            "\"a\\\"b\\\\\\n\\x00\\u00a0ü\""
+        );
+        assert_eq!(quote_char(b'"'), "'\"'");
+        assert_eq!(quote_char(0x85), "'\\u0085'");
+    }
+}

@@ -1,0 +1,525 @@
+//! A model of the library's document tree. v4 decodes the document lazily: a value stays raw
+//! JSON text (`eRaw`) until an operation walks into it, which turns it into a map (`eDoc`) or a
+//! slice (`eAry`) of further lazy nodes. JSON `null` members and elements become Go nil pointers,
+//! while a patch `value` of `null` becomes a node with a nil raw message: the two behave
+//! differently, and so do they here.
+//!
+//! Go types and their counterparts:
+//! - `*lazyNode` → [`Node`] (`None` is the nil pointer),
+//! - `partialDoc` → [`PDoc`] (`None` is a nil map; writing to it panics in Go),
+//! - `partialArray` → [`PArr`] (`None` is a nil slice).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::gojson::{
+    array_elements, compact, encode_string, object_members, raw_to_value, unquote,
+};
+use crate::pointer::atoi;
+
+pub(crate) type Raw = Arc<[u8]>;
+pub(crate) type Node = Option<Box<Lazy>>;
+pub(crate) type PDoc = Option<BTreeMap<String, Node>>;
+pub(crate) type PArr = Option<Vec<Node>>;
+
+/// Go runtime panic texts.
+pub(crate) const NIL_DEREF: &str =
+    "runtime error: invalid memory address or nil pointer dereference";
+pub(crate) const NIL_MAP: &str = "assignment to entry in nil map";
+
+/// `lazyNode`: its raw message (possibly nil) and which representation is current.
+#[derive(Clone, Debug)]
+pub(crate) struct Lazy {
+    pub(crate) raw: Option<Raw>,
+    pub(crate) state: State,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum State {
+    Raw,
+    Doc(PDoc),
+    Ary(PArr),
+}
+
+/// An error from a container method: an `error` value, or a Go runtime panic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Fault {
+    Error(String),
+    Panic(String),
+}
+
+/// The root container (`*partialDoc` or `*partialArray`).
+#[derive(Clone, Debug)]
+pub(crate) enum Root {
+    Doc(PDoc),
+    Ary(PArr),
+}
+
+/// A child as `json.Unmarshal` stores it into `*lazyNode`: `null` is a nil pointer.
+fn child(raw: &[u8]) -> Node {
+    if raw == b"null" {
+        None
+    } else {
+        Some(Box::new(Lazy::from_raw(Some(Arc::from(raw)))))
+    }
+}
+
+/// `json.Unmarshal(raw, &partialDoc)`: `None` on a type error.
+pub(crate) fn unmarshal_doc(raw: &[u8]) -> Option<PDoc> {
+    match raw.first() {
+        Some(b'{') => {
+            let mut map = BTreeMap::new();
+            for (k, v) in object_members(raw) {
+                map.insert(unquote(k), child(v));
+            }
+            Some(Some(map))
+        }
+        Some(b'n') => Some(None),
+        _ => None,
+    }
+}
+
+/// `json.Unmarshal(raw, &partialArray)`: `None` on a type error.
+pub(crate) fn unmarshal_ary(raw: &[u8]) -> Option<PArr> {
+    match raw.first() {
+        Some(b'[') => Some(Some(array_elements(raw).into_iter().map(child).collect())),
+        Some(b'n') => Some(None),
+        _ => None,
+    }
+}
+
+/// The library's `isArray`: skips spaces, newlines and tabs (not `\r`), then looks for `[`.
+pub(crate) fn is_array(raw: &[u8]) -> bool {
+    for &c in raw {
+        match c {
+            b' ' | b'\n' | b'\t' => continue,
+            b'[' => return true,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Move a node's children out, leaving it raw, so that dropping it does not recurse.
+#[allow(clippy::vec_box)] // the children are boxed in the tree; moving the boxes avoids copies
+fn detach_children(state: &mut State, into: &mut Vec<Box<Lazy>>) {
+    match std::mem::replace(state, State::Raw) {
+        State::Doc(Some(map)) => into.extend(map.into_values().flatten()),
+        State::Ary(Some(items)) => into.extend(items.into_iter().flatten()),
+        _ => {}
+    }
+}
+
+impl Drop for Lazy {
+    /// Dismantles the subtree iteratively: Go allows 10000 levels of nesting.
+    fn drop(&mut self) {
+        let mut pending = Vec::new();
+        detach_children(&mut self.state, &mut pending);
+        while let Some(mut node) = pending.pop() {
+            detach_children(&mut node.state, &mut pending);
+        }
+    }
+}
+
+impl Lazy {
+    /// Take the current representation, leaving the node raw.
+    pub(crate) fn take_state(&mut self) -> State {
+        std::mem::replace(&mut self.state, State::Raw)
+    }
+
+    pub(crate) fn from_raw(raw: Option<Raw>) -> Self {
+        Lazy {
+            raw,
+            state: State::Raw,
+        }
+    }
+
+    fn is_raw(&self) -> bool {
+        matches!(self.state, State::Raw)
+    }
+
+    /// `tryDoc`.
+    fn try_doc(&mut self) -> bool {
+        let Some(raw) = &self.raw else { return false };
+        match unmarshal_doc(raw) {
+            Some(doc) => {
+                self.state = State::Doc(doc);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// `tryAry`.
+    fn try_ary(&mut self) -> bool {
+        let Some(raw) = &self.raw else { return false };
+        match unmarshal_ary(raw) {
+            Some(ary) => {
+                self.state = State::Ary(ary);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// `intoDoc`.
+    pub(crate) fn convert_to_doc(&mut self) -> Option<&mut PDoc> {
+        if !matches!(self.state, State::Doc(_)) && !self.try_doc() {
+            return None;
+        }
+        match &mut self.state {
+            State::Doc(doc) => Some(doc),
+            _ => None,
+        }
+    }
+
+    /// `intoAry`.
+    pub(crate) fn convert_to_ary(&mut self) -> Option<&mut PArr> {
+        if !matches!(self.state, State::Ary(_)) && !self.try_ary() {
+            return None;
+        }
+        match &mut self.state {
+            State::Ary(ary) => Some(ary),
+            _ => None,
+        }
+    }
+}
+
+/// Where a pair compared by [`equal`] came from, which decides what a nil node means.
+#[derive(Clone, Copy)]
+enum Pair {
+    /// The top-level call or an array element: a nil node is dereferenced (Go panics).
+    Deref,
+    /// A map member: both nil is equal, one nil is unequal.
+    Member,
+}
+
+fn nil_deref() -> Fault {
+    Fault::Panic(NIL_DEREF.to_string())
+}
+
+/// `(*lazyNode).equal`, including its nil dereferences (a nil node on either side panics, which
+/// happens for arrays holding `null`) and its comparison of scalars by their compacted raw text
+/// (`1` and `1.0` differ). Go visits map members in random order; this visits them as Go does when
+/// it happens to check the key sets first, then values in key order. Iterative (depth-first, in
+/// Go's order), so deep values do not exhaust the stack.
+pub(crate) fn equal<'a>(n: Option<&'a mut Lazy>, o: Option<&'a mut Lazy>) -> Result<bool, Fault> {
+    let mut stack: Vec<(Option<&'a mut Lazy>, Option<&'a mut Lazy>, Pair)> =
+        vec![(n, o, Pair::Deref)];
+    while let Some((n, o, pair)) = stack.pop() {
+        if let Pair::Member = pair {
+            match (&n, &o) {
+                (None, None) => continue,
+                (None, Some(_)) | (Some(_), None) => return Ok(false),
+                _ => {}
+            }
+        }
+        let n = n.ok_or_else(nil_deref)?;
+        if n.is_raw() && !n.try_doc() && !n.try_ary() {
+            let o = o.ok_or_else(nil_deref)?;
+            if !o.is_raw() {
+                return Ok(false);
+            }
+            let a = n.raw.as_deref().map(|r| compact(r, false));
+            let b = o.raw.as_deref().map(|r| compact(r, false));
+            if a.unwrap_or_default() != b.unwrap_or_default() {
+                return Ok(false);
+            }
+            continue;
+        }
+        let o = o.ok_or_else(nil_deref)?;
+        let Lazy { state: n_state, .. } = n;
+        match n_state {
+            State::Doc(nd) => {
+                if o.is_raw() && !o.try_doc() {
+                    return Ok(false);
+                }
+                let Lazy {
+                    state: State::Doc(od),
+                    ..
+                } = o
+                else {
+                    return Ok(false);
+                };
+                let empty_n = BTreeMap::new();
+                let empty_o = BTreeMap::new();
+                if nd.as_ref().unwrap_or(&empty_n).len() != od.as_ref().unwrap_or(&empty_o).len() {
+                    return Ok(false);
+                }
+                if let (Some(nm), Some(om)) = (nd.as_mut(), od.as_mut()) {
+                    if !nm.keys().eq(om.keys()) {
+                        return Ok(false);
+                    }
+                    let pairs: Vec<_> = nm
+                        .values_mut()
+                        .zip(om.values_mut())
+                        .map(|(a, b)| (a.as_deref_mut(), b.as_deref_mut(), Pair::Member))
+                        .collect();
+                    stack.extend(pairs.into_iter().rev());
+                }
+            }
+            State::Ary(na) => {
+                if !matches!(o.state, State::Ary(_)) && !o.try_ary() {
+                    return Ok(false);
+                }
+                let Lazy {
+                    state: State::Ary(oa),
+                    ..
+                } = o
+                else {
+                    return Ok(false);
+                };
+                let nlen = na.as_ref().map_or(0, Vec::len);
+                let olen = oa.as_ref().map_or(0, Vec::len);
+                if nlen != olen {
+                    return Ok(false);
+                }
+                if let (Some(na), Some(oa)) = (na.as_mut(), oa.as_mut()) {
+                    let pairs: Vec<_> = na
+                        .iter_mut()
+                        .zip(oa.iter_mut())
+                        .map(|(a, b)| (a.as_deref_mut(), b.as_deref_mut(), Pair::Deref))
+                        .collect();
+                    stack.extend(pairs.into_iter().rev());
+                }
+            }
+            State::Raw => return Ok(false),
+        }
+    }
+    Ok(true)
+}
+
+enum Task<'a> {
+    Node(Option<&'a Lazy>),
+    Doc(&'a PDoc),
+    Ary(&'a PArr),
+    Key(&'a str),
+    Byte(u8),
+}
+
+/// `json.Marshal`, driven by an explicit task stack so that depth costs no stack.
+fn run_marshal<'a>(first: Task<'a>, out: &mut Vec<u8>) {
+    let mut tasks = vec![first];
+    while let Some(task) = tasks.pop() {
+        match task {
+            Task::Byte(b) => out.push(b),
+            Task::Key(k) => {
+                encode_string(k, out);
+                out.push(b':');
+            }
+            Task::Node(None) => out.extend_from_slice(b"null"),
+            Task::Node(Some(node)) => match &node.state {
+                State::Raw => match &node.raw {
+                    Some(raw) => out.extend_from_slice(&compact(raw, true)),
+                    None => out.extend_from_slice(b"null"),
+                },
+                State::Doc(doc) => tasks.push(Task::Doc(doc)),
+                State::Ary(ary) => tasks.push(Task::Ary(ary)),
+            },
+            Task::Doc(None) | Task::Ary(None) => out.extend_from_slice(b"null"),
+            Task::Doc(Some(map)) => {
+                out.push(b'{');
+                tasks.push(Task::Byte(b'}'));
+                for (i, (k, v)) in map.iter().enumerate().rev() {
+                    tasks.push(Task::Node(v.as_deref()));
+                    tasks.push(Task::Key(k));
+                    if i > 0 {
+                        tasks.push(Task::Byte(b','));
+                    }
+                }
+            }
+            Task::Ary(Some(items)) => {
+                out.push(b'[');
+                tasks.push(Task::Byte(b']'));
+                for (i, v) in items.iter().enumerate().rev() {
+                    tasks.push(Task::Node(v.as_deref()));
+                    if i > 0 {
+                        tasks.push(Task::Byte(b','));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `json.Marshal` of a node: raw text compacted with HTML escaping, maps with sorted keys, nil
+/// pointers, nil raw messages, nil maps and nil slices as `null`.
+pub(crate) fn marshal(node: Option<&Lazy>, out: &mut Vec<u8>) {
+    run_marshal(Task::Node(node), out);
+}
+
+/// `json.Marshal(pd)` of the root container.
+pub(crate) fn marshal_root(root: &Root) -> Vec<u8> {
+    let mut out = Vec::new();
+    match root {
+        Root::Doc(doc) => run_marshal(Task::Doc(doc), &mut out),
+        Root::Ary(ary) => run_marshal(Task::Ary(ary), &mut out),
+    }
+    out
+}
+
+/// The value the root stands for: Go's output bytes read back (unconverted raw objects keep
+/// their text order, converted maps are in key order).
+pub(crate) fn root_to_value(root: &Root, lossy: bool) -> Result<Value, String> {
+    raw_to_value(&marshal_root(root), lossy)
+}
+
+/// `deepCopy`: the node re-created from its marshalled bytes, and the number of those bytes.
+pub(crate) fn deep_copy(node: Option<&Lazy>) -> (Node, usize) {
+    let Some(node) = node else { return (None, 0) };
+    let mut bytes = Vec::new();
+    marshal(Some(node), &mut bytes);
+    let size = bytes.len();
+    (Some(Box::new(Lazy::from_raw(Some(Arc::from(bytes))))), size)
+}
+
+/// A container the library's `findObject` returns: a map or a slice, somewhere in the tree.
+pub(crate) enum Con<'a> {
+    Doc(&'a mut PDoc),
+    Ary(&'a mut PArr),
+}
+
+fn invalid_index(idx: i64) -> Fault {
+    Fault::Error(format!(
+        "Unable to access invalid index: {idx}: invalid index referenced"
+    ))
+}
+
+fn len_i64(ary: &PArr) -> i64 {
+    ary.as_ref().map_or(0, |v| v.len() as i64)
+}
+
+impl<'a> Con<'a> {
+    pub(crate) fn from_root(root: &'a mut Root) -> Self {
+        match root {
+            Root::Doc(doc) => Con::Doc(doc),
+            Root::Ary(ary) => Con::Ary(ary),
+        }
+    }
+
+    /// `get`, consuming the borrow so the child can outlive this container handle. `Ok(None)` is
+    /// a missing map key (Go returns a nil node for it, as for a `null` member).
+    pub(crate) fn into_get(self, key: &str) -> Result<Option<&'a mut Node>, Fault> {
+        match self {
+            Con::Doc(doc) => Ok(doc.as_mut().and_then(|m| m.get_mut(key))),
+            Con::Ary(ary) => {
+                let len = len_i64(ary);
+                let mut idx = atoi(key).map_err(Fault::Error)?;
+                if idx < 0 {
+                    if idx < -len {
+                        return Err(invalid_index(idx));
+                    }
+                    idx += len;
+                }
+                if idx >= len {
+                    return Err(invalid_index(idx));
+                }
+                Ok(ary.as_mut().and_then(|v| v.get_mut(idx as usize)))
+            }
+        }
+    }
+
+    pub(crate) fn get(&mut self, key: &str) -> Result<Option<&mut Node>, Fault> {
+        match self {
+            Con::Doc(doc) => Con::Doc(doc).into_get(key),
+            Con::Ary(ary) => Con::Ary(ary).into_get(key),
+        }
+    }
+
+    /// `add`.
+    pub(crate) fn add(&mut self, key: &str, val: Node) -> Result<(), Fault> {
+        match self {
+            Con::Doc(doc) => match doc.as_mut() {
+                Some(map) => {
+                    map.insert(key.to_string(), val);
+                    Ok(())
+                }
+                None => Err(Fault::Panic(NIL_MAP.to_string())),
+            },
+            Con::Ary(ary) => {
+                if key == "-" {
+                    ary.get_or_insert_with(Vec::new).push(val);
+                    return Ok(());
+                }
+                let mut idx = atoi(key).map_err(|e| {
+                    Fault::Error(format!("value was not a proper array index: '{key}': {e}"))
+                })?;
+                let size = len_i64(ary) + 1;
+                if idx >= size {
+                    return Err(invalid_index(idx));
+                }
+                if idx < 0 {
+                    if idx < -size {
+                        return Err(invalid_index(idx));
+                    }
+                    idx += size;
+                }
+                ary.get_or_insert_with(Vec::new).insert(idx as usize, val);
+                Ok(())
+            }
+        }
+    }
+
+    /// `set` (used by `replace` after a successful `get`).
+    pub(crate) fn set(&mut self, key: &str, val: Node) -> Result<(), Fault> {
+        match self {
+            Con::Doc(doc) => match doc.as_mut() {
+                Some(map) => {
+                    map.insert(key.to_string(), val);
+                    Ok(())
+                }
+                None => Err(Fault::Panic(NIL_MAP.to_string())),
+            },
+            Con::Ary(ary) => {
+                let len = len_i64(ary);
+                let mut idx = atoi(key).map_err(Fault::Error)?;
+                if idx < 0 {
+                    if idx < -len {
+                        return Err(invalid_index(idx));
+                    }
+                    idx += len;
+                }
+                match ary.as_mut().and_then(|v| v.get_mut(idx as usize)) {
+                    Some(slot) => {
+                        *slot = val;
+                        Ok(())
+                    }
+                    None => Err(Fault::Panic(format!(
+                        "runtime error: index out of range [{idx}] with length {len}"
+                    ))),
+                }
+            }
+        }
+    }
+
+    /// `remove`, returning the removed node (what `move` carries to its destination).
+    pub(crate) fn remove(&mut self, key: &str) -> Result<Node, Fault> {
+        match self {
+            Con::Doc(doc) => match doc.as_mut().and_then(|m| m.remove(key)) {
+                Some(node) => Ok(node),
+                None => Err(Fault::Error(format!(
+                    "Unable to remove nonexistent key: {key}: missing value"
+                ))),
+            },
+            Con::Ary(ary) => {
+                let len = len_i64(ary);
+                let mut idx = atoi(key).map_err(Fault::Error)?;
+                if idx >= len {
+                    return Err(invalid_index(idx));
+                }
+                if idx < 0 {
+                    if idx < -len {
+                        return Err(invalid_index(idx));
+                    }
+                    idx += len;
+                }
+                match ary.as_mut() {
+                    Some(items) if (idx as usize) < items.len() => Ok(items.remove(idx as usize)),
+                    _ => Err(invalid_index(idx)),
+                }
+            }
+        }
+    }
+}

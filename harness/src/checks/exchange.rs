@@ -1,0 +1,165 @@
+//! One call of a webhook, as the checks see it: the request sent, what came back, and the stages the
+//! apiserver would derive from the answer (decoded body, patch bytes, patch, patched object).
+
+use std::sync::OnceLock;
+
+use apiserver_jsonpatch::{Patch, PatchBytes};
+use serde_json::{Map, Value};
+
+use crate::client::{HttpAnswer, Transport};
+use crate::config::{WebhookKind, WebhookSpec};
+use crate::requests::RequestCase;
+
+pub struct Exchange<'a> {
+    pub webhook: &'a WebhookSpec,
+    pub case: &'a RequestCase,
+    pub transport: &'a Transport,
+    /// The URL the call went to.
+    pub url: &'a str,
+    body_json: OnceLock<Option<Result<Value, String>>>,
+    patch_bytes: OnceLock<Option<Result<PatchBytes, String>>>,
+    patch: OnceLock<Option<Result<Patch, String>>>,
+    patched: OnceLock<Option<Result<Value, String>>>,
+}
+
+impl<'a> Exchange<'a> {
+    pub fn new(webhook: &'a WebhookSpec, case: &'a RequestCase, transport: &'a Transport, url: &'a str) -> Self {
+        Exchange {
+            webhook,
+            case,
+            transport,
+            url,
+            body_json: OnceLock::new(),
+            patch_bytes: OnceLock::new(),
+            patch: OnceLock::new(),
+            patched: OnceLock::new(),
+        }
+    }
+
+    pub fn call_url(&self) -> &str {
+        self.url
+    }
+
+    pub fn mutating(&self) -> bool {
+        self.webhook.kind == WebhookKind::Mutating
+    }
+
+    pub fn v1(&self) -> bool {
+        self.case.version == "v1"
+    }
+
+    pub fn answer(&self) -> Option<&HttpAnswer> {
+        match self.transport {
+            Transport::Answered(a) => Some(a),
+            Transport::Failed(_) => None,
+        }
+    }
+
+    /// The body parsed as JSON, when the status is one the apiserver decodes (200–206). For
+    /// duplicate members the last one wins, as in Go.
+    pub fn body_json(&self) -> Option<&Result<Value, String>> {
+        self.body_json
+            .get_or_init(|| {
+                let answer = self.answer()?;
+                if !(200..=206).contains(&answer.status) {
+                    return None;
+                }
+                Some(serde_json::from_slice::<Value>(&answer.body).map_err(|e| e.to_string()))
+            })
+            .as_ref()
+    }
+
+    /// The body as a JSON object, if it is one.
+    pub fn review(&self) -> Option<&Map<String, Value>> {
+        self.body_json()?.as_ref().ok()?.as_object()
+    }
+
+    /// `response`, when it is a JSON object.
+    pub fn response(&self) -> Option<&Map<String, Value>> {
+        self.review()?.get("response")?.as_object()
+    }
+
+    /// `response.allowed` as the apiserver reads it: missing means false.
+    pub fn allowed(&self) -> Option<bool> {
+        let response = self.response()?;
+        Some(response.get("allowed").and_then(Value::as_bool).unwrap_or(false))
+    }
+
+    /// `response.patchType` as a string, when set and not null.
+    pub fn patch_type(&self) -> Option<&str> {
+        self.response()?.get("patchType")?.as_str()
+    }
+
+    /// True when `response.patchType` is present and not null (Go's `PatchType != nil`).
+    pub fn patch_type_set(&self) -> bool {
+        self.response().and_then(|r| r.get("patchType")).is_some_and(|v| !v.is_null())
+    }
+
+    /// `response.patch` decoded as Go decodes a `[]byte` field; `None` when absent or null.
+    pub fn patch_bytes(&self) -> Option<&Result<PatchBytes, String>> {
+        self.patch_bytes
+            .get_or_init(|| {
+                let field = self.response()?.get("patch")?;
+                if field.is_null() {
+                    return None;
+                }
+                Some(apiserver_jsonpatch::decode_patch_field(field).map_err(|e| e.to_string()))
+            })
+            .as_ref()
+    }
+
+    /// The patch bytes, when they decoded and are not empty.
+    pub fn nonempty_patch_bytes(&self) -> Option<&[u8]> {
+        match self.patch_bytes()? {
+            Ok(p) if !p.bytes.is_empty() => Some(&p.bytes),
+            _ => None,
+        }
+    }
+
+    /// The patch decoded as a JSON Patch document.
+    pub fn patch(&self) -> Option<&Result<Patch, String>> {
+        self.patch
+            .get_or_init(|| {
+                let bytes = self.nonempty_patch_bytes()?;
+                Some(apiserver_jsonpatch::decode_patch(bytes).map_err(|e| e.to_string()))
+            })
+            .as_ref()
+    }
+
+    /// The patch, when it decoded and holds at least one operation.
+    pub fn nonempty_patch(&self) -> Option<&Patch> {
+        match self.patch()? {
+            Ok(p) if !p.is_empty() => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The object after the patch, applied with the apiserver's semantics: only a mutating webhook's
+    /// patch, only on an allow (the apiserver ignores a validating webhook's patch in v1beta1 and any
+    /// patch sent with a denial).
+    pub fn patched(&self) -> Option<&Result<Value, String>> {
+        self.patched
+            .get_or_init(|| {
+                if !self.mutating() || self.allowed() != Some(true) {
+                    return None;
+                }
+                let patch = self.nonempty_patch()?;
+                let object = self.case.object();
+                if object.is_null() {
+                    return None;
+                }
+                Some(apiserver_jsonpatch::apply(object, patch).map_err(|e| e.to_string()))
+            })
+            .as_ref()
+    }
+
+    /// The object the apiserver carries on with after this answer: the patched object, or the
+    /// object unchanged when there is no patch.
+    pub fn resulting_object(&self) -> Option<Value> {
+        match self.patched() {
+            Some(Ok(v)) => Some(v.clone()),
+            Some(Err(_)) => None,
+            None => Some(self.case.object().clone()),
+        }
+    }
+}

@@ -1,0 +1,236 @@
+//! The HTTPS client: calls a webhook as the kube-apiserver does (`mutating/dispatcher.go`,
+//! `pkg/util/webhook/client.go`): POST with the apiserver's headers, `?timeout=Ns` on the path, the
+//! webhook's `timeoutSeconds` as the deadline of the whole call, TLS trusting one CA bundle only.
+//!
+//! A failure of the call is a [`Transport::Failed`] value, never an error of the suite.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use reqwest::Url;
+
+/// Which HTTP versions the client offers in ALPN.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HttpVersions {
+    /// HTTP/1.1 only: how the apiserver calls `service` webhooks.
+    #[default]
+    Http1,
+    /// HTTP/2 and HTTP/1.1: how the apiserver may call a `url` webhook on loopback.
+    Http2AndHttp1,
+}
+
+/// Where a webhook is reached and whom to trust.
+#[derive(Clone, Debug)]
+pub struct Endpoint {
+    /// Scheme, host and port (and a path, if the user gave one that overrides the manifest's).
+    pub base: Url,
+    /// When set, the base URL's host is resolved to this address instead of DNS: the TLS server
+    /// name stays the manifest's service name while the connection goes to the local target.
+    pub resolve_to: Option<SocketAddr>,
+    /// The CA bundle the client trusts, PEM.
+    pub ca_pem: Vec<u8>,
+    /// True when the user's URL carried a path that overrides the manifest's path.
+    pub path_override: bool,
+}
+
+impl Endpoint {
+    /// The URL of a call: the webhook's path (unless overridden) with `?timeout=Ns`.
+    pub fn call_url(&self, webhook_path: &str, timeout_seconds: u32) -> Url {
+        let mut url = self.base.clone();
+        if !self.path_override {
+            url.set_path(webhook_path);
+        }
+        url.set_query(Some(&format!("timeout={timeout_seconds}s")));
+        url
+    }
+}
+
+/// What came back from one call.
+#[derive(Clone, Debug)]
+pub enum Transport {
+    Answered(HttpAnswer),
+    Failed(TransportFailure),
+}
+
+#[derive(Clone, Debug)]
+pub struct HttpAnswer {
+    pub status: u16,
+    /// The Content-Type header as sent, if any.
+    pub content_type: Option<String>,
+    pub body: Vec<u8>,
+    /// `HTTP/1.1` or `HTTP/2.0`.
+    pub http_version: String,
+    pub elapsed: Duration,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FailureKind {
+    /// No TCP connection (refused, unreachable).
+    Connect,
+    /// The TLS handshake failed: certificate not trusted or not valid for the name, protocol error.
+    Tls,
+    /// No complete answer within the deadline.
+    Deadline,
+    /// The connection was closed or reset without a complete HTTP answer.
+    Closed,
+}
+
+#[derive(Clone, Debug)]
+pub struct TransportFailure {
+    pub kind: FailureKind,
+    pub message: String,
+    pub elapsed: Duration,
+}
+
+/// The apiserver's request headers.
+pub const USER_AGENT: &str = "kube-apiserver-admission";
+pub const ACCEPT: &str = "application/json, */*";
+pub const CONTENT_TYPE: &str = "application/json";
+
+#[derive(Clone)]
+pub struct Client {
+    http: reqwest::Client,
+    endpoint: Endpoint,
+}
+
+impl Client {
+    pub fn new(endpoint: Endpoint, versions: HttpVersions) -> anyhow::Result<Self> {
+        let roots = crate::tls::root_store(&endpoint.ca_pem).context("reading the CA bundle to trust")?;
+        let mut tls = rustls::ClientConfig::builder_with_provider(crate::tls::provider())
+            .with_safe_default_protocol_versions()?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        tls.alpn_protocols = match versions {
+            HttpVersions::Http1 => vec![b"http/1.1".to_vec()],
+            HttpVersions::Http2AndHttp1 => vec![b"h2".to_vec(), b"http/1.1".to_vec()],
+        };
+        let mut builder = reqwest::Client::builder()
+            .use_preconfigured_tls(tls)
+            .user_agent(USER_AGENT)
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .connect_timeout(Duration::from_secs(10))
+            .pool_max_idle_per_host(16);
+        if versions == HttpVersions::Http1 {
+            builder = builder.http1_only();
+        }
+        if let (Some(addr), Some(host)) = (endpoint.resolve_to, endpoint.base.host_str()) {
+            builder = builder.resolve(host, addr);
+        }
+        Ok(Client { http: builder.build()?, endpoint })
+    }
+
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    /// POST `body` to the webhook at `path`; the whole call has `timeout_seconds` to complete.
+    pub async fn call(&self, path: &str, timeout_seconds: u32, body: &[u8]) -> Transport {
+        let url = self.endpoint.call_url(path, timeout_seconds);
+        let deadline = Duration::from_secs(u64::from(timeout_seconds));
+        let start = Instant::now();
+        let attempt = async {
+            let response = self
+                .http
+                .post(url)
+                .header(reqwest::header::CONTENT_TYPE, CONTENT_TYPE)
+                .header(reqwest::header::ACCEPT, ACCEPT)
+                .body(body.to_vec())
+                .send()
+                .await?;
+            let status = response.status().as_u16();
+            let http_version = format!("{:?}", response.version());
+            let content_type = response
+                .headers()
+                .get(reqwest::header::CONTENT_TYPE)
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+            let body = response.bytes().await?.to_vec();
+            Ok::<_, reqwest::Error>(HttpAnswer { status, content_type, body, http_version, elapsed: Duration::ZERO })
+        };
+        match tokio::time::timeout(deadline, attempt).await {
+            Ok(Ok(mut answer)) => {
+                answer.elapsed = start.elapsed();
+                Transport::Answered(answer)
+            }
+            Ok(Err(e)) => Transport::Failed(classify(&e, start.elapsed(), timeout_seconds)),
+            Err(_) => Transport::Failed(TransportFailure {
+                kind: FailureKind::Deadline,
+                message: format!("no answer within timeoutSeconds={timeout_seconds} (context deadline exceeded)"),
+                elapsed: start.elapsed(),
+            }),
+        }
+    }
+}
+
+fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut source = e.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        source = s.source();
+    }
+    parts.join(": ")
+}
+
+fn has_rustls_error(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if s.downcast_ref::<rustls::Error>().is_some() {
+            return true;
+        }
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            if io.get_ref().is_some_and(|inner| inner.downcast_ref::<rustls::Error>().is_some()) {
+                return true;
+            }
+        }
+        source = s.source();
+    }
+    false
+}
+
+fn classify(e: &reqwest::Error, elapsed: Duration, timeout_seconds: u32) -> TransportFailure {
+    let message = error_chain(e);
+    let kind = if e.is_timeout() {
+        FailureKind::Deadline
+    } else if has_rustls_error(e) {
+        FailureKind::Tls
+    } else if e.is_connect() {
+        FailureKind::Connect
+    } else {
+        FailureKind::Closed
+    };
+    let message = if kind == FailureKind::Deadline {
+        format!("no answer within timeoutSeconds={timeout_seconds} (context deadline exceeded): {message}")
+    } else {
+        message
+    };
+    TransportFailure { kind, message, elapsed }
+}
+
+/// Does a TLS handshake with the endpoint succeed (trusting only its CA)? Used to wait for a target
+/// to become ready.
+pub async fn tls_handshake(endpoint: &Endpoint, addr: SocketAddr, deadline: Duration) -> Result<(), String> {
+    let roots = crate::tls::root_store(&endpoint.ca_pem).map_err(|e| e.to_string())?;
+    let config = rustls::ClientConfig::builder_with_provider(crate::tls::provider())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
+    let host = endpoint.base.host_str().unwrap_or("localhost").trim_matches(['[', ']']).to_string();
+    let name = rustls::pki_types::ServerName::try_from(host).map_err(|e| e.to_string())?;
+    let attempt = async {
+        let tcp = tokio::net::TcpStream::connect(addr).await.map_err(|e| format!("connect {addr}: {e}"))?;
+        connector.connect(name, tcp).await.map_err(|e| format!("TLS handshake with {addr}: {e}"))?;
+        Ok(())
+    };
+    tokio::time::timeout(deadline, attempt)
+        .await
+        .unwrap_or_else(|_| Err(format!("TLS handshake with {addr}: no answer within {deadline:?}")))
+}

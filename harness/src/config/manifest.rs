@@ -1,0 +1,439 @@
+//! Reading a webhook configuration manifest (YAML, one or more documents, or a `List`).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::KNOWN_REVIEW_VERSIONS;
+
+/// A manifest could not be used: what is wrong and where.
+#[derive(Debug)]
+pub struct ManifestError {
+    pub file: PathBuf,
+    /// Where in the file: a field path such as `webhooks[0].timeoutSeconds`, and a line when known.
+    pub location: String,
+    pub message: String,
+}
+
+impl fmt::Display for ManifestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if !self.location.is_empty() {
+            write!(f, ": {}", self.location)?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for ManifestError {}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WebhookKind {
+    Mutating,
+    Validating,
+}
+
+impl fmt::Display for WebhookKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            WebhookKind::Mutating => "mutating",
+            WebhookKind::Validating => "validating",
+        })
+    }
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServiceReference {
+    pub name: String,
+    pub namespace: String,
+    pub path: Option<String>,
+    pub port: Option<u16>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClientConfig {
+    pub url: Option<String>,
+    pub service: Option<ServiceReference>,
+    pub ca_bundle: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RuleWithOperations {
+    #[serde(default)]
+    pub operations: Vec<String>,
+    #[serde(default)]
+    pub api_groups: Vec<String>,
+    #[serde(default)]
+    pub api_versions: Vec<String>,
+    #[serde(default)]
+    pub resources: Vec<String>,
+    pub scope: Option<String>,
+}
+
+/// One webhook of a configuration, as the apiserver would call it.
+#[derive(Clone, Debug)]
+pub struct WebhookSpec {
+    /// `metadata.name` of the configuration holding it.
+    pub configuration: String,
+    pub name: String,
+    pub kind: WebhookKind,
+    pub admission_review_versions: Vec<String>,
+    pub client_config: ClientConfig,
+    pub rules: Vec<RuleWithOperations>,
+    /// 1 to 30; the apiserver's default (admissionregistration v1) is 10.
+    pub timeout_seconds: u32,
+    pub side_effects: Option<String>,
+    pub failure_policy: Option<String>,
+    pub match_policy: Option<String>,
+    pub reinvocation_policy: Option<String>,
+    pub namespace_selector: Option<serde_json::Value>,
+    pub object_selector: Option<serde_json::Value>,
+    pub match_conditions: Vec<serde_json::Value>,
+}
+
+impl WebhookSpec {
+    /// The path the apiserver posts to: the `url`'s path or `service.path`, default `/`.
+    pub fn path(&self) -> String {
+        if let Some(url) = &self.client_config.url {
+            if let Ok(parsed) = reqwest::Url::parse(url) {
+                return parsed.path().to_string();
+            }
+        }
+        if let Some(path) = self.client_config.service.as_ref().and_then(|s| s.path.clone()) {
+            if !path.is_empty() {
+                return path;
+            }
+        }
+        "/".to_string()
+    }
+
+    /// The version a cluster sends: the first listed one the apiserver knows.
+    pub fn primary_review_version(&self) -> &str {
+        self.admission_review_versions
+            .iter()
+            .find(|v| KNOWN_REVIEW_VERSIONS.contains(&v.as_str()))
+            .map(String::as_str)
+            .expect("manifest loading guarantees a known version")
+    }
+
+    /// Every listed version the apiserver knows, the primary first.
+    pub fn review_versions(&self) -> Vec<&str> {
+        let mut out = Vec::new();
+        for v in &self.admission_review_versions {
+            if KNOWN_REVIEW_VERSIONS.contains(&v.as_str()) && !out.contains(&v.as_str()) {
+                out.push(v.as_str());
+            }
+        }
+        out
+    }
+
+    pub fn reinvoked(&self) -> bool {
+        self.reinvocation_policy.as_deref() == Some("IfNeeded")
+    }
+}
+
+/// A loaded manifest: every webhook of every configuration in the file, in file order.
+#[derive(Clone, Debug)]
+pub struct Manifest {
+    pub file: PathBuf,
+    pub webhooks: Vec<WebhookSpec>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawDocument {
+    api_version: Option<String>,
+    kind: Option<String>,
+    #[serde(default)]
+    metadata: RawMetadata,
+    webhooks: Option<Vec<RawWebhook>>,
+    items: Option<Vec<serde_yaml::Value>>,
+}
+
+#[derive(Deserialize, Default)]
+struct RawMetadata {
+    name: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawWebhook {
+    name: Option<String>,
+    admission_review_versions: Option<Vec<String>>,
+    client_config: Option<ClientConfig>,
+    #[serde(default)]
+    rules: Vec<RuleWithOperations>,
+    timeout_seconds: Option<i64>,
+    side_effects: Option<String>,
+    failure_policy: Option<String>,
+    match_policy: Option<String>,
+    reinvocation_policy: Option<String>,
+    namespace_selector: Option<serde_json::Value>,
+    object_selector: Option<serde_json::Value>,
+    #[serde(default)]
+    match_conditions: Vec<serde_json::Value>,
+}
+
+impl Manifest {
+    pub fn load(file: &Path) -> Result<Manifest, ManifestError> {
+        let text = std::fs::read_to_string(file).map_err(|e| ManifestError {
+            file: file.to_path_buf(),
+            location: String::new(),
+            message: format!("cannot read the manifest: {e}"),
+        })?;
+        Manifest::parse(file, &text)
+    }
+
+    /// Parse manifest text; `file` names it in errors.
+    pub fn parse(file: &Path, text: &str) -> Result<Manifest, ManifestError> {
+        let err = |location: String, message: String| ManifestError {
+            file: file.to_path_buf(),
+            location,
+            message,
+        };
+        let mut webhooks = Vec::new();
+        for (index, document) in serde_yaml::Deserializer::from_str(text).enumerate() {
+            let doc: Option<RawDocument> = serde_path_to_error::deserialize(document)
+                .map_err(|e| {
+                    let path = e.path().to_string();
+                    let location = if path == "." {
+                        format!("document {}", index + 1)
+                    } else {
+                        format!("document {}, {path}", index + 1)
+                    };
+                    err(location, e.into_inner().to_string())
+                })?;
+            let Some(doc) = doc else { continue };
+            collect(file, index + 1, doc, &mut webhooks)?;
+        }
+        if webhooks.is_empty() {
+            return Err(err(
+                String::new(),
+                "no MutatingWebhookConfiguration or ValidatingWebhookConfiguration with webhooks found".into(),
+            ));
+        }
+        let mut seen = std::collections::HashSet::new();
+        for w in &webhooks {
+            if !seen.insert((w.kind, w.configuration.clone(), w.name.clone())) {
+                return Err(err(
+                    format!("webhook {:?}", w.name),
+                    "webhook names must be unique within a configuration".into(),
+                ));
+            }
+        }
+        Ok(Manifest { file: file.to_path_buf(), webhooks })
+    }
+}
+
+fn collect(
+    file: &Path,
+    doc_number: usize,
+    doc: RawDocument,
+    out: &mut Vec<WebhookSpec>,
+) -> Result<(), ManifestError> {
+    let err = |location: String, message: String| ManifestError {
+        file: file.to_path_buf(),
+        location,
+        message,
+    };
+    let kind = doc.kind.clone().unwrap_or_default();
+    if kind == "List" || kind.ends_with("List") && doc.items.is_some() {
+        for (i, item) in doc.items.unwrap_or_default().into_iter().enumerate() {
+            let raw: RawDocument = serde_path_to_error::deserialize(item).map_err(|e| {
+                err(
+                    format!("document {doc_number}, items[{i}].{}", e.path()),
+                    e.into_inner().to_string(),
+                )
+            })?;
+            collect(file, doc_number, raw, out)?;
+        }
+        return Ok(());
+    }
+    let webhook_kind = match kind.as_str() {
+        "MutatingWebhookConfiguration" => WebhookKind::Mutating,
+        "ValidatingWebhookConfiguration" => WebhookKind::Validating,
+        "" => {
+            return Err(err(
+                format!("document {doc_number}, kind"),
+                "missing: expected MutatingWebhookConfiguration or ValidatingWebhookConfiguration".into(),
+            ))
+        }
+        // Other objects (a Deployment or Service in the same file) are not webhook configurations.
+        _ => return Ok(()),
+    };
+    if let Some(api_version) = &doc.api_version {
+        if !api_version.starts_with("admissionregistration.k8s.io/") {
+            return Err(err(
+                format!("document {doc_number}, apiVersion"),
+                format!("{api_version:?} is not an admissionregistration.k8s.io version"),
+            ));
+        }
+    }
+    let configuration = doc.metadata.name.clone().unwrap_or_default();
+    let default_timeout = match doc.api_version.as_deref() {
+        Some("admissionregistration.k8s.io/v1beta1") => 30,
+        _ => 10,
+    };
+    let raws = doc.webhooks.unwrap_or_default();
+    for (i, raw) in raws.into_iter().enumerate() {
+        let at = |field: &str| format!("document {doc_number} ({kind} {configuration:?}), webhooks[{i}].{field}");
+        let name = raw
+            .name
+            .filter(|n| !n.is_empty())
+            .ok_or_else(|| err(at("name"), "required".into()))?;
+        let versions = raw.admission_review_versions.unwrap_or_default();
+        if versions.is_empty() {
+            return Err(err(
+                at("admissionReviewVersions"),
+                "required: list the AdmissionReview versions the webhook accepts (e.g. [\"v1\"])".into(),
+            ));
+        }
+        if !versions.iter().any(|v| KNOWN_REVIEW_VERSIONS.contains(&v.as_str())) {
+            return Err(err(
+                at("admissionReviewVersions"),
+                format!("{versions:?} names no version the apiserver knows (v1, v1beta1)"),
+            ));
+        }
+        let client_config = raw
+            .client_config
+            .ok_or_else(|| err(at("clientConfig"), "required".into()))?;
+        match (&client_config.url, &client_config.service) {
+            (Some(_), Some(_)) => {
+                return Err(err(at("clientConfig"), "exactly one of url or service may be set".into()))
+            }
+            (None, None) => {
+                return Err(err(at("clientConfig"), "one of url or service is required".into()))
+            }
+            (Some(url), None) => {
+                let parsed = reqwest::Url::parse(url)
+                    .map_err(|e| err(at("clientConfig.url"), format!("{url:?}: {e}")))?;
+                if parsed.scheme() != "https" {
+                    return Err(err(at("clientConfig.url"), format!("{url:?}: the scheme must be https")));
+                }
+            }
+            (None, Some(_)) => {}
+        }
+        let timeout_seconds = match raw.timeout_seconds {
+            None => default_timeout,
+            Some(t) if (1..=30).contains(&t) => t as u32,
+            Some(t) => {
+                return Err(err(at("timeoutSeconds"), format!("{t} is outside 1 to 30")));
+            }
+        };
+        for (r, rule) in raw.rules.iter().enumerate() {
+            if rule.operations.is_empty() || rule.resources.is_empty() {
+                return Err(err(
+                    at(&format!("rules[{r}]")),
+                    "operations and resources must not be empty".into(),
+                ));
+            }
+            for op in &rule.operations {
+                if !["CREATE", "UPDATE", "DELETE", "CONNECT", "*"].contains(&op.as_str()) {
+                    return Err(err(
+                        at(&format!("rules[{r}].operations")),
+                        format!("{op:?} is not CREATE, UPDATE, DELETE, CONNECT or *"),
+                    ));
+                }
+            }
+        }
+        out.push(WebhookSpec {
+            configuration: configuration.clone(),
+            name,
+            kind: webhook_kind,
+            admission_review_versions: versions,
+            client_config,
+            rules: raw.rules,
+            timeout_seconds,
+            side_effects: raw.side_effects,
+            failure_policy: raw.failure_policy,
+            match_policy: raw.match_policy,
+            reinvocation_policy: raw.reinvocation_policy,
+            namespace_selector: raw.namespace_selector,
+            object_selector: raw.object_selector,
+            match_conditions: raw.match_conditions,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Manifest, ManifestError> {
+        Manifest::parse(Path::new("hooks.yaml"), text)
+    }
+
+    const GOOD: &str = r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: demo}
+webhooks:
+  - name: a.example.com
+    admissionReviewVersions: ["v1beta1", "v1"]
+    sideEffects: None
+    clientConfig:
+      service: {name: svc, namespace: ns, path: /mutate}
+    rules:
+      - {operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods"]}
+"#;
+
+    #[test]
+    fn reads_a_webhook_with_defaults() {
+        let m = parse(GOOD).unwrap();
+        assert_eq!(m.webhooks.len(), 1);
+        let w = &m.webhooks[0];
+        assert_eq!(w.kind, WebhookKind::Mutating);
+        assert_eq!(w.timeout_seconds, 10);
+        assert_eq!(w.path(), "/mutate");
+        assert_eq!(w.primary_review_version(), "v1beta1");
+        assert_eq!(w.review_versions(), vec!["v1beta1", "v1"]);
+    }
+
+    #[test]
+    fn broken_yaml_names_file_and_line() {
+        let e = parse("kind: MutatingWebhookConfiguration\nwebhooks: [\n  - name: x\n").unwrap_err();
+        let text = e.to_string();
+        assert!(text.starts_with("hooks.yaml: "), "{text}");
+        assert!(text.contains("line"), "{text}");
+    }
+
+    #[test]
+    fn wrong_field_type_names_the_field() {
+        let bad = GOOD.replace("admissionReviewVersions: [\"v1beta1\", \"v1\"]", "admissionReviewVersions: [\"v1\"]\n    timeoutSeconds: soon");
+        let text = parse(&bad).unwrap_err().to_string();
+        assert!(text.contains("webhooks[0].timeoutSeconds"), "{text}");
+    }
+
+    #[test]
+    fn missing_versions_and_client_config_are_errors() {
+        let bad = GOOD.replace("    admissionReviewVersions: [\"v1beta1\", \"v1\"]\n", "");
+        let text = parse(&bad).unwrap_err().to_string();
+        assert!(text.contains("webhooks[0].admissionReviewVersions"), "{text}");
+        let bad = GOOD.replace("[\"v1beta1\", \"v1\"]", "[\"v2\"]");
+        assert!(parse(&bad).unwrap_err().to_string().contains("no version the apiserver knows"));
+        let bad = GOOD.replace("service: {name: svc, namespace: ns, path: /mutate}", "url: http://x/");
+        assert!(parse(&bad).unwrap_err().to_string().contains("https"));
+    }
+
+    #[test]
+    fn no_configuration_is_an_error() {
+        let text = parse("apiVersion: v1\nkind: Service\nmetadata: {name: x}\n").unwrap_err().to_string();
+        assert!(text.contains("no MutatingWebhookConfiguration"), "{text}");
+    }
+
+    #[test]
+    fn list_and_multi_document_files() {
+        let list = format!("apiVersion: v1\nkind: List\nitems:\n{}", GOOD.trim_start().lines().enumerate().map(|(i, l)| if i == 0 { format!("  - {l}\n") } else { format!("    {l}\n") }).collect::<String>());
+        assert_eq!(parse(&list).unwrap().webhooks.len(), 1);
+        let two = format!("{GOOD}\n---\n{}", GOOD.replace("Mutating", "Validating"));
+        let m = parse(&two).unwrap();
+        assert_eq!(m.webhooks.len(), 2);
+        assert_eq!(m.webhooks[1].kind, WebhookKind::Validating);
+    }
+}

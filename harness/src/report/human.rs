@@ -1,0 +1,85 @@
+//! The report for people: grouped by rule, what broke, on which request, what the apiserver would
+//! say, and a command that replays it.
+
+use std::fmt::Write;
+
+use super::RunReport;
+use crate::checks::snippet;
+use crate::client::Transport;
+use crate::rules::Outcome;
+
+const MAX_EXAMPLES: usize = 3;
+
+pub fn render(report: &RunReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "webhook-conformance: {} ({} requests in {:.2} s)", report.target, report.records.len(), report.duration.as_secs_f64());
+    for note in &report.notes {
+        let _ = writeln!(out, "note: {note}");
+    }
+    let summaries = report.summaries();
+    for webhook in report.webhooks() {
+        let mine: Vec<_> = summaries.iter().filter(|s| s.webhook == webhook).collect();
+        let kind = report.records.iter().find(|r| r.webhook.name == webhook).map(|r| r.webhook.kind.to_string()).unwrap_or_default();
+        let _ = writeln!(out, "\n== {kind} webhook {webhook}");
+        for s in &mine {
+            let n = |o: Outcome| s.counts.get(&o).copied().unwrap_or(0);
+            let tag = match s.outcome {
+                Outcome::Fail => "FAIL",
+                Outcome::Warn => "WARN",
+                Outcome::Pass => "pass",
+                Outcome::Skip => "skip",
+            };
+            let _ = writeln!(out, "  {tag:4}  {:26} {}", s.rule.id, s.rule.statement);
+            if matches!(s.outcome, Outcome::Fail | Outcome::Warn) {
+                let _ = writeln!(out, "        {} fail, {} warn, {} pass, {} not applicable; source: {}", n(Outcome::Fail), n(Outcome::Warn), n(Outcome::Pass), n(Outcome::Skip), s.rule.source);
+                for (record, i) in s.breaches.iter().take(MAX_EXAMPLES) {
+                    let f = &record.findings[*i];
+                    let _ = writeln!(out, "        - {} {} [{}] uid {}", if f.outcome == Outcome::Fail { "FAIL" } else { "WARN" }, record.case.label, record.case.version, record.case.uid());
+                    if let Some(d) = &f.detail {
+                        let _ = writeln!(out, "          what: {d}");
+                    }
+                    if let Some(m) = &f.apiserver_message {
+                        let _ = writeln!(out, "          apiserver says: {m}");
+                    }
+                    match &record.transport {
+                        Transport::Answered(a) => {
+                            let _ = writeln!(out, "          answer: HTTP {} {} ({}), body: {}", a.status, a.content_type.as_deref().unwrap_or("no Content-Type"), a.http_version, snippet(&String::from_utf8_lossy(&a.body)));
+                        }
+                        Transport::Failed(t) => {
+                            let _ = writeln!(out, "          answer: none ({:?} after {:.2} s)", t.kind, t.elapsed.as_secs_f64());
+                        }
+                    }
+                    let _ = writeln!(out, "          replay:\n{}", indent(&report.curl(record), 12));
+                }
+                if s.breaches.len() > MAX_EXAMPLES {
+                    let _ = writeln!(out, "        … and {} more (see --report-json)", s.breaches.len() - MAX_EXAMPLES);
+                }
+            }
+        }
+    }
+    if report.verdict() == super::Verdict::Fail || !report.notes.is_empty() {
+        if let Some(log) = report.target_log.as_deref().filter(|l| !l.trim().is_empty()) {
+            let _ = writeln!(out, "\ntarget output (last lines):\n{}", indent(log, 2));
+        }
+    }
+    let failed = report.failed_rules();
+    let warned = report.warned_rules();
+    let _ = writeln!(out);
+    match report.verdict() {
+        super::Verdict::Pass => {
+            let _ = writeln!(out, "verdict: PASS — no rule FAILs{}", if warned.is_empty() { String::new() } else { format!("; WARN: {}", warned.join(", ")) });
+        }
+        super::Verdict::Fail => {
+            let _ = writeln!(out, "verdict: FAIL — {}{}", failed.join(", "), if warned.is_empty() { String::new() } else { format!("; WARN: {}", warned.join(", ")) });
+        }
+    }
+    if report.ca_file.is_none() && report.verdict() == super::Verdict::Fail {
+        let _ = writeln!(out, "(the replay commands trust ca.pem: the generated CA was temporary; run with --tls-dir DIR to keep it)");
+    }
+    out
+}
+
+fn indent(text: &str, n: usize) -> String {
+    let pad = " ".repeat(n);
+    text.lines().map(|l| format!("{pad}{l}")).collect::<Vec<_>>().join("\n")
+}

@@ -1,0 +1,11 @@
+//! Requests: what the suite sends, built for the resources a webhook's rules name.
+
+mod objects;
+mod plan;
+mod resources;
+mod review;
+
+pub use objects::{connect_options, created_through, new_object, scale, stored, updated, Variant, NAMESPACE};
+pub use plan::{plan, RequestCase};
+pub use resources::{built_ins, targets_for, Gvk, Operation, Resource, SubObject, Subresource, Target};
+pub use review::{admission_review, default_user, fresh_uid, AdmissionSpec};

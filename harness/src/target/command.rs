@@ -1,0 +1,182 @@
+//! A webhook the harness starts itself: `--cmd '<command line>'`.
+//!
+//! The command runs under `sh -c` in its own process group with the generated certificate files.
+//! `{cert}`, `{key}`, `{ca}`, `{port}` and `{host}` in the command are substituted, and the same values
+//! are exported as `WEBHOOK_TLS_CERT`, `WEBHOOK_TLS_KEY`, `WEBHOOK_CA`, `WEBHOOK_PORT` (and
+//! `WEBHOOK_HOST`). Its output is kept (the last 64 KiB). The whole process group is killed when the
+//! target is dropped, also while a panic unwinds; if the harness itself is killed, the kernel sends
+//! the shell SIGKILL (PR_SET_PDEATHSIG).
+
+use std::collections::VecDeque;
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+
+use super::{free_port, local_endpoint, serving_names, RunningTarget};
+use crate::config::WebhookSpec;
+use crate::tls::TlsMaterial;
+
+const LOG_LIMIT: usize = 64 * 1024;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProcessStatus {
+    Running,
+    Exited(String),
+}
+
+/// A started command and its captured output.
+pub struct CommandTarget {
+    child: Child,
+    log: Arc<Mutex<VecDeque<u8>>>,
+    readers: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl CommandTarget {
+    pub fn status(&mut self) -> ProcessStatus {
+        match self.child.try_wait() {
+            Ok(Some(status)) => ProcessStatus::Exited(status.to_string()),
+            Ok(None) => ProcessStatus::Running,
+            Err(e) => ProcessStatus::Exited(format!("unknown ({e})")),
+        }
+    }
+
+    /// The last lines the command wrote to stdout and stderr.
+    pub fn log_tail(&self) -> String {
+        let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        let bytes: Vec<u8> = log.iter().copied().collect();
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let lines: Vec<&str> = text.lines().collect();
+        let start = lines.len().saturating_sub(40);
+        lines[start..].join("\n")
+    }
+
+    fn kill_group(&mut self) {
+        let pgid = self.child.id() as i32;
+        // SAFETY: kill(2) with a negative pid signals the process group we created for the child.
+        unsafe {
+            libc::kill(-pgid, libc::SIGKILL);
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for CommandTarget {
+    fn drop(&mut self) {
+        self.kill_group();
+        for r in self.readers.drain(..) {
+            let _ = r.join();
+        }
+    }
+}
+
+fn capture(mut source: impl Read + Send + 'static, log: Arc<Mutex<VecDeque<u8>>>) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        loop {
+            match source.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
+                    log.extend(&buf[..n]);
+                    while log.len() > LOG_LIMIT {
+                        log.pop_front();
+                    }
+                }
+            }
+        }
+    })
+}
+
+/// Substitute the placeholders of a command line.
+pub fn substitute(command: &str, tls: &TlsMaterial, host: &str, port: u16) -> String {
+    command
+        .replace("{cert}", &tls.cert_path().display().to_string())
+        .replace("{key}", &tls.key_path().display().to_string())
+        .replace("{ca}", &tls.ca_path().display().to_string())
+        .replace("{port}", &port.to_string())
+        .replace("{host}", host)
+}
+
+/// Why a started command did not become a usable target.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("the target command could not be started: {0}")]
+    Spawn(String),
+    #[error("the target command exited before it became ready ({status}); last output:\n{tail}")]
+    ExitedEarly { status: String, tail: String },
+    #[error("the target command did not accept a TLS handshake on {addr} within {seconds} s (last attempt: {last}); last output:\n{tail}")]
+    NeverReady { addr: String, seconds: u64, last: String, tail: String },
+}
+
+/// Start `command` for `webhooks` and wait until it completes a TLS handshake.
+pub async fn start(
+    command: &str,
+    webhooks: &[WebhookSpec],
+    keep_tls_in: Option<&std::path::Path>,
+    startup_timeout: Duration,
+) -> Result<RunningTarget, StartError> {
+    let tls = TlsMaterial::generate(&serving_names(webhooks), keep_tls_in).map_err(|e| StartError::Spawn(format!("{e:#}")))?;
+    let host = "127.0.0.1";
+    let port = free_port().map_err(|e| StartError::Spawn(format!("no free port: {e}")))?;
+    let line = substitute(command, &tls, host, port);
+    let log = Arc::new(Mutex::new(VecDeque::new()));
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(&line)
+        .env("WEBHOOK_TLS_CERT", tls.cert_path())
+        .env("WEBHOOK_TLS_KEY", tls.key_path())
+        .env("WEBHOOK_CA", tls.ca_path())
+        .env("WEBHOOK_PORT", port.to_string())
+        .env("WEBHOOK_HOST", host)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    // SAFETY: prctl is async-signal-safe; it asks the kernel to SIGKILL the child if we die.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().context("spawning sh").map_err(|e| StartError::Spawn(format!("{e:#}")))?;
+    let readers = vec![
+        capture(child.stdout.take().expect("piped stdout"), log.clone()),
+        capture(child.stderr.take().expect("piped stderr"), log.clone()),
+    ];
+    let mut process = CommandTarget { child, log, readers };
+    let addr: std::net::SocketAddr = format!("{host}:{port}").parse().expect("valid address");
+    let endpoint = local_endpoint(webhooks, addr, tls.ca_pem.as_bytes());
+
+    let started = Instant::now();
+    let mut tick = tokio::time::interval(Duration::from_millis(50));
+    let mut last;
+    loop {
+        tick.tick().await;
+        if let ProcessStatus::Exited(status) = process.status() {
+            // Let the readers drain what the process wrote before it died.
+            process.readers.drain(..).for_each(|r| {
+                let _ = r.join();
+            });
+            return Err(StartError::ExitedEarly { status, tail: process.log_tail() });
+        }
+        match crate::client::tls_handshake(&endpoint, addr, Duration::from_secs(2)).await {
+            Ok(()) => break,
+            Err(e) => last = e,
+        }
+        if started.elapsed() >= startup_timeout {
+            return Err(StartError::NeverReady {
+                addr: addr.to_string(),
+                seconds: startup_timeout.as_secs(),
+                last,
+                tail: process.log_tail(),
+            });
+        }
+    }
+    Ok(RunningTarget::with_process(endpoint, format!("command: {command}"), tls, process))
+}

@@ -1,0 +1,221 @@
+//! Generated TLS: a throw-away CA and a serving certificate signed by it, made per run.
+//!
+//! The harness trusts this CA and nothing else. Keys are ECDSA P-256; the serving certificate carries
+//! `serverAuth` and SANs for `localhost`, `127.0.0.1`, `::1` and, when the manifest names a service,
+//! `<service>.<namespace>.svc` and `<service>.<namespace>.svc.cluster.local`.
+//!
+//! The PEM files are written into a directory: a temporary one removed when [`TlsMaterial`] is dropped
+//! (also during a panic's unwinding), or one the user names, which is kept.
+
+use std::fs;
+use std::io::Write;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use rcgen::{
+    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
+    Issuer, KeyPair, KeyUsagePurpose, SanType, PKCS_ECDSA_P256_SHA256,
+};
+
+/// Names the serving certificate is valid for, beyond the loopback names it always carries.
+#[derive(Clone, Debug, Default)]
+pub struct ServingNames {
+    /// Extra DNS names, e.g. `webhook.system.svc`.
+    pub dns: Vec<String>,
+}
+
+impl ServingNames {
+    /// The names the apiserver uses for a `clientConfig.service`: `<name>.<namespace>.svc` and the
+    /// cluster-local form.
+    pub fn for_service(name: &str, namespace: &str) -> Self {
+        ServingNames {
+            dns: vec![
+                format!("{name}.{namespace}.svc"),
+                format!("{name}.{namespace}.svc.cluster.local"),
+            ],
+        }
+    }
+}
+
+/// Where the PEM files live.
+enum Dir {
+    Temp(tempfile::TempDir),
+    Kept(PathBuf),
+}
+
+/// A CA, a serving certificate and its key, as PEM in memory and as files on disk.
+pub struct TlsMaterial {
+    pub ca_pem: String,
+    pub cert_pem: String,
+    pub key_pem: String,
+    dir: Dir,
+}
+
+impl TlsMaterial {
+    /// Make a fresh CA and serving certificate. With `keep_in`, the files go there and stay;
+    /// otherwise into a temporary directory removed on drop.
+    pub fn generate(names: &ServingNames, keep_in: Option<&Path>) -> anyhow::Result<Self> {
+        let ca_key = KeyPair::generate_for(&PKCS_ECDSA_P256_SHA256)?;
+        let mut ca_params = CertificateParams::default();
+        ca_params.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
+        ca_params.distinguished_name = dn("webhook-conformance throw-away CA");
+        ca_params.key_usages = vec![
+            KeyUsagePurpose::KeyCertSign,
+            KeyUsagePurpose::CrlSign,
+            KeyUsagePurpose::DigitalSignature,
+        ];
+        let ca_cert = ca_params.self_signed(&ca_key)?;
+        let issuer = Issuer::new(ca_params, ca_key);
+
+        let key = KeyPair::generate_for(&PKCS_ECDSA_P256_SHA256)?;
+        let mut params = CertificateParams::default();
+        params.distinguished_name = dn("webhook-conformance serving certificate");
+        params.subject_alt_names = serving_sans(names)?;
+        params.key_usages = vec![KeyUsagePurpose::DigitalSignature];
+        params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+        let cert = params.signed_by(&key, &issuer)?;
+
+        let dir = match keep_in {
+            Some(path) => {
+                fs::create_dir_all(path)
+                    .with_context(|| format!("creating TLS directory {}", path.display()))?;
+                Dir::Kept(path.to_path_buf())
+            }
+            None => Dir::Temp(
+                tempfile::Builder::new()
+                    .prefix("webhook-conformance-tls-")
+                    .tempdir()
+                    .context("creating a temporary directory for the generated certificates")?,
+            ),
+        };
+        let material = TlsMaterial {
+            ca_pem: ca_cert.pem(),
+            cert_pem: cert.pem(),
+            key_pem: key.serialize_pem(),
+            dir,
+        };
+        write_private(&material.ca_path(), &material.ca_pem)?;
+        write_private(&material.cert_path(), &material.cert_pem)?;
+        write_private(&material.key_path(), &material.key_pem)?;
+        Ok(material)
+    }
+
+    pub fn dir(&self) -> &Path {
+        match &self.dir {
+            Dir::Temp(t) => t.path(),
+            Dir::Kept(p) => p,
+        }
+    }
+    pub fn ca_path(&self) -> PathBuf {
+        self.dir().join("ca.pem")
+    }
+    pub fn cert_path(&self) -> PathBuf {
+        self.dir().join("tls.crt")
+    }
+    pub fn key_path(&self) -> PathBuf {
+        self.dir().join("tls.key")
+    }
+    /// True when the files are removed at the end of the run.
+    pub fn is_temporary(&self) -> bool {
+        matches!(self.dir, Dir::Temp(_))
+    }
+}
+
+fn dn(common_name: &str) -> DistinguishedName {
+    let mut dn = DistinguishedName::new();
+    dn.push(DnType::CommonName, common_name);
+    dn
+}
+
+fn serving_sans(names: &ServingNames) -> anyhow::Result<Vec<SanType>> {
+    let mut sans = vec![
+        SanType::DnsName("localhost".try_into()?),
+        SanType::IpAddress(IpAddr::V4(Ipv4Addr::LOCALHOST)),
+        SanType::IpAddress(IpAddr::V6(Ipv6Addr::LOCALHOST)),
+    ];
+    for name in &names.dns {
+        sans.push(SanType::DnsName(
+            name.as_str().try_into().with_context(|| format!("{name:?} is not a DNS name"))?,
+        ));
+    }
+    Ok(sans)
+}
+
+/// Write a file readable by its owner only (0600), whatever the umask.
+fn write_private(path: &Path, contents: &str) -> anyhow::Result<()> {
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("writing {}", path.display()))?;
+    file.write_all(contents.as_bytes())?;
+    Ok(())
+}
+
+/// Parse PEM certificates (a CA bundle) into DER.
+pub fn parse_certificates(pem: &[u8]) -> anyhow::Result<Vec<rustls::pki_types::CertificateDer<'static>>> {
+    let certs = rustls_pemfile::certs(&mut &pem[..])
+        .collect::<Result<Vec<_>, _>>()
+        .context("reading PEM certificates")?;
+    anyhow::ensure!(!certs.is_empty(), "no PEM certificate found");
+    Ok(certs)
+}
+
+/// A rustls root store that holds exactly the given CA bundle.
+pub fn root_store(ca_pem: &[u8]) -> anyhow::Result<rustls::RootCertStore> {
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in parse_certificates(ca_pem)? {
+        roots.add(cert).context("adding a CA certificate to the trust store")?;
+    }
+    Ok(roots)
+}
+
+/// The crypto provider every TLS config of the harness uses.
+pub fn provider() -> std::sync::Arc<rustls::crypto::CryptoProvider> {
+    std::sync::Arc::new(rustls::crypto::ring::default_provider())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn files_are_private_and_removed_on_drop() {
+        let names = ServingNames::for_service("hook", "system");
+        let tls = TlsMaterial::generate(&names, None).unwrap();
+        let dir = tls.dir().to_path_buf();
+        for path in [tls.ca_path(), tls.cert_path(), tls.key_path()] {
+            let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "{}", path.display());
+        }
+        assert!(tls.key_pem.contains("PRIVATE KEY"));
+        drop(tls);
+        assert!(!dir.exists(), "temporary TLS directory survived the drop");
+    }
+
+    #[test]
+    fn serving_cert_names_loopback_and_service() {
+        let names = ServingNames::for_service("hook", "system");
+        let tls = TlsMaterial::generate(&names, None).unwrap();
+        let der = parse_certificates(tls.cert_pem.as_bytes()).unwrap().remove(0);
+        let (_, cert) = x509_parser::parse_x509_certificate(&der).unwrap();
+        let san = cert.subject_alternative_name().unwrap().unwrap().value;
+        let text = format!("{:?}", san.general_names);
+        for want in ["localhost", "hook.system.svc", "hook.system.svc.cluster.local", "[127, 0, 0, 1]",
+                     "[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]"] {
+            assert!(text.contains(want), "SAN {want} missing from {text}");
+        }
+        let eku = cert.extended_key_usage().unwrap().unwrap().value;
+        assert!(eku.server_auth);
+        assert!(!cert.is_ca());
+        let ca_der = parse_certificates(tls.ca_pem.as_bytes()).unwrap().remove(0);
+        let (_, ca) = x509_parser::parse_x509_certificate(&ca_der).unwrap();
+        assert!(ca.is_ca());
+        assert_eq!(cert.issuer(), ca.subject());
+    }
+}

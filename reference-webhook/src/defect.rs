@@ -1,0 +1,191 @@
+//! The `--defect` switches: each one breaks exactly one promise of the webhook protocol.
+
+use std::fmt;
+use std::str::FromStr;
+
+macro_rules! defects {
+    ($( $(#[$doc:meta])* $variant:ident = $name:literal, $rule:literal, $desc:literal; )*) => {
+        /// A deliberate protocol defect of the reference webhook.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Defect {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl Defect {
+            /// Every defect, in the order `--list-defects` prints them.
+            pub const ALL: &'static [Defect] = &[ $( Defect::$variant, )* ];
+
+            /// The kebab-case name used on the command line.
+            pub fn name(&self) -> &'static str {
+                match self { $( Defect::$variant => $name, )* }
+            }
+
+            /// The id of the suite rule that must catch this defect.
+            pub fn rule(&self) -> &'static str {
+                match self { $( Defect::$variant => $rule, )* }
+            }
+
+            /// One line saying what the defect does.
+            pub fn description(&self) -> &'static str {
+                match self { $( Defect::$variant => $desc, )* }
+            }
+        }
+    };
+}
+
+defects! {
+    // FAIL level.
+    Hang = "hang", "transport.deadline",
+        "never answers: holds every request open until the client gives up";
+    CloseConnection = "close-connection", "transport.answer",
+        "closes the TCP/TLS connection without sending any HTTP response";
+    UntrustedCert = "untrusted-cert", "transport.connect",
+        "serves a fresh self-signed certificate minted at startup instead of the given one";
+    Status500 = "status-500", "transport.status",
+        "answers HTTP 500 with body `internal error`";
+    BadContentType = "bad-content-type", "transport.content-type",
+        "correct body, but an unparsable `Content-Type: application/` header";
+    EmptyBody = "empty-body", "review.body",
+        "answers 200 with an empty body";
+    GarbageBody = "garbage-body", "review.body",
+        "answers 200 with the body `<html>oops</html>`";
+    AllowedAsString = "allowed-as-string", "review.decode",
+        "sends `allowed` as a string (\"true\"/\"false\") instead of a boolean";
+    NoApiVersionKind = "no-apiversion-kind", "review.gvk-present",
+        "the AdmissionReview answer omits apiVersion and kind";
+    WrongVersion = "wrong-version", "review.gvk",
+        "answers a v1 review as admission.k8s.io/v1beta1 and a v1beta1 review as v1";
+    WrongKind = "wrong-kind", "review.gvk",
+        "answers with kind `AdmissionResponse` instead of `AdmissionReview`";
+    NoResponse = "no-response", "response.present",
+        "the `response` member is absent";
+    WrongUid = "wrong-uid", "response.uid",
+        "response.uid is a fresh UUID instead of request.uid";
+    NoUid = "no-uid", "response.uid",
+        "response.uid is omitted";
+    PatchWithoutType = "patch-without-type", "patch.pairing",
+        "mutate: sends `patch` without `patchType`";
+    TypeWithoutPatch = "type-without-patch", "patch.pairing",
+        "mutate: sends `patchType: JSONPatch` without a patch when there is nothing to patch";
+    MimePatchType = "mime-patch-type", "patch.type",
+        "mutate: patchType `application/json-patch+json` instead of `JSONPatch`";
+    ValidatingPatch = "validating-patch", "validating.no-patch",
+        "validate: the validating answer carries a patch and patchType";
+    UrlSafeBase64 = "url-safe-base64", "patch.base64",
+        "mutate: the patch is URL-safe base64 without padding (and adds a note annotation so `-`/`_` appear)";
+    PatchNotArray = "patch-not-array", "patch.json",
+        "mutate: the patch is base64 of a single JSON object, not an array of operations";
+    MissingParent = "missing-parent", "patch.applies",
+        "mutate: adds /metadata/labels/<key> even when the object has no labels map";
+    UnescapedSlash = "unescaped-slash", "patch.applies",
+        "mutate: writes the annotation key path without escaping `/` as `~1`";
+    WrongType = "wrong-type", "patch.kind-decode",
+        "mutate: sets the annotation value to the number 1 instead of a string";
+    PatchOnDelete = "patch-on-delete", "patch.no-object",
+        "mutate: sends a non-empty patch on DELETE, where there is no object";
+    // WARN level.
+    TextPlain = "text-plain", "transport.content-type-json",
+        "answers with `Content-Type: text/plain`";
+    AllowedMissing = "allowed-missing", "response.allowed-present",
+        "omits `allowed` when allowing (the apiserver reads that as a denial)";
+    DenyWithoutMessage = "deny-without-message", "denial.message",
+        "validate: denials carry no status message or reason";
+    DenyCode200 = "deny-code-200", "denial.code",
+        "validate: denials carry status.code 200";
+    PatchAsByteArray = "patch-as-byte-array", "patch.base64-string",
+        "mutate: the patch is a JSON array of byte values instead of a base64 string";
+    ReplaceMissingKey = "replace-missing-key", "patch.rfc6902",
+        "mutate: `replace` instead of `add` for the label key when the labels map lacks it";
+    BadWarning = "bad-warning", "warnings.valid",
+        "validate: sends a warning containing the control character U+0007";
+    BadAuditKey = "bad-audit-key", "audit.keys",
+        "validate: audit annotation key `bad/key` (contains `/`)";
+    PatchWithDenial = "patch-with-denial", "denial.no-patch",
+        "mutate: denies CREATE/UPDATE requests and still includes a patch";
+}
+
+impl Defect {
+    /// The level at which the suite reports the rule this defect breaks: `"FAIL"` or `"WARN"`.
+    pub fn level(&self) -> &'static str {
+        match self {
+            Defect::TextPlain
+            | Defect::AllowedMissing
+            | Defect::DenyWithoutMessage
+            | Defect::DenyCode200
+            | Defect::PatchAsByteArray
+            | Defect::ReplaceMissingKey
+            | Defect::BadWarning
+            | Defect::BadAuditKey
+            | Defect::PatchWithDenial => "WARN",
+            _ => "FAIL",
+        }
+    }
+}
+
+impl fmt::Display for Defect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The error of parsing an unknown defect name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownDefect(pub String);
+
+impl fmt::Display for UnknownDefect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown defect `{}`; known defects: ", self.0)?;
+        for (i, d) in Defect::ALL.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(d.name())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for UnknownDefect {}
+
+impl FromStr for Defect {
+    type Err = UnknownDefect;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Defect::ALL
+            .iter()
+            .copied()
+            .find(|d| d.name() == s)
+            .ok_or_else(|| UnknownDefect(s.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_are_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for d in Defect::ALL {
+            assert!(seen.insert(d.name()), "duplicate name {}", d.name());
+            assert_eq!(d.to_string().parse::<Defect>(), Ok(*d));
+            assert!(!d.description().is_empty());
+            assert!(d.rule().contains('.'), "rule id {} of {d}", d.rule());
+            assert!(
+                d.name()
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                "{d} is not kebab-case"
+            );
+        }
+        assert_eq!(Defect::ALL.len(), 33);
+    }
+
+    #[test]
+    fn unknown_name_is_an_error_listing_the_known_ones() {
+        let err = "no-such-defect".parse::<Defect>().unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("no-such-defect"));
+        assert!(text.contains("close-connection"));
+    }
+}

@@ -1,0 +1,179 @@
+//! The mutating webhook's decision: the JSON Patch (RFC 6902) operations that bring an object to the
+//! desired state, and nothing for what already holds (idempotent).
+
+use serde_json::{json, Map, Value};
+
+use crate::defect::Defect;
+
+/// The label the mutating webhook sets.
+pub const MUTATED_LABEL: &str = "conformance.example/mutated";
+/// The annotation the mutating webhook sets.
+pub const REVIEWED_BY_ANNOTATION: &str = "conformance.example/reviewed-by";
+/// The value of [`REVIEWED_BY_ANNOTATION`].
+pub const REVIEWED_BY_VALUE: &str = "reference-webhook";
+/// The name of the container added to pods.
+pub const SIDECAR_NAME: &str = "conformance-sidecar";
+/// The image of the container added to pods.
+pub const SIDECAR_IMAGE: &str = "registry.example/sidecar:1";
+/// The annotation added only under the `url-safe-base64` defect, whose value makes the patch's
+/// base64 text contain `+`/`/` (so `-`/`_` in the URL-safe alphabet): any five `?` in a row hold
+/// a 3-byte group `???` aligned on a base64 boundary, which encodes to `Pz8/`.
+pub const NOTE_ANNOTATION: &str = "conformance.example/note";
+/// The value of [`NOTE_ANNOTATION`].
+pub const NOTE_VALUE: &str = "?????>>>>>~~ü";
+
+/// Escapes one JSON Pointer reference token (RFC 6901): `~` → `~0`, `/` → `~1`.
+pub fn escape_token(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// True when the request carries an object the webhook mutates: operation CREATE or UPDATE and
+/// `request.object` a JSON object with a `metadata` object.
+pub fn is_mutable(request: &Value) -> bool {
+    let op = request.get("operation").and_then(Value::as_str);
+    matches!(op, Some("CREATE") | Some("UPDATE"))
+        && request
+            .get("object")
+            .and_then(|o| o.get("metadata"))
+            .is_some_and(Value::is_object)
+}
+
+/// How one metadata map (labels or annotations) is written under the active defect.
+#[derive(Clone, Copy, Default)]
+struct MapStyle {
+    /// `missing-parent`: never create the map; always add the key path.
+    no_parent: bool,
+    /// `unescaped-slash`: write the key in the path without `~1`.
+    unescaped: bool,
+    /// `replace-missing-key`: `replace` a key the map lacks.
+    replace_missing: bool,
+}
+
+/// The operations bringing `metadata.<field>` to hold `entries`, none for entries that already hold.
+fn map_ops(
+    meta: &Map<String, Value>,
+    field: &str,
+    entries: &[(&str, Value)],
+    style: MapStyle,
+) -> Vec<Value> {
+    let current = meta.get(field).and_then(Value::as_object);
+    let needed: Vec<&(&str, Value)> = entries
+        .iter()
+        .filter(|(key, value)| current.and_then(|m| m.get(*key)) != Some(value))
+        .collect();
+    if needed.is_empty() {
+        return Vec::new();
+    }
+    let map_path = format!("/metadata/{field}");
+    let key_path = |key: &str| {
+        if style.unescaped {
+            format!("{map_path}/{key}")
+        } else {
+            format!("{map_path}/{}", escape_token(key))
+        }
+    };
+    let mut ops = Vec::new();
+    match current {
+        Some(map) => {
+            for (key, value) in needed {
+                let op = if style.replace_missing && !map.contains_key(*key) {
+                    "replace"
+                } else {
+                    "add"
+                };
+                ops.push(json!({"op": op, "path": key_path(key), "value": value}));
+            }
+        }
+        // Absent, null, or (invalid) not a map.
+        None if style.no_parent => {
+            for (key, value) in needed {
+                ops.push(json!({"op": "add", "path": key_path(key), "value": value}));
+            }
+        }
+        None if style.unescaped => {
+            ops.push(json!({"op": "add", "path": map_path, "value": {}}));
+            for (key, value) in needed {
+                ops.push(json!({"op": "add", "path": key_path(key), "value": value}));
+            }
+        }
+        None => {
+            let map: Map<String, Value> = needed
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect();
+            ops.push(json!({"op": "add", "path": map_path, "value": map}));
+        }
+    }
+    ops
+}
+
+/// The JSON Patch operations the mutating webhook answers `request` (the AdmissionReview's
+/// `request` member) with, under `defect`. Empty when nothing needs to change.
+pub fn patch_ops(request: &Value, defect: Option<Defect>) -> Vec<Value> {
+    if defect == Some(Defect::PatchOnDelete)
+        && request.get("operation").and_then(Value::as_str) == Some("DELETE")
+    {
+        let path = format!(
+            "/metadata/labels/{}",
+            escape_token("conformance.example/deleted")
+        );
+        return vec![json!({"op": "add", "path": path, "value": "true"})];
+    }
+    if !is_mutable(request) {
+        return Vec::new();
+    }
+    let object = &request["object"];
+    let Some(meta) = object.get("metadata").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+
+    let mut ops = map_ops(
+        meta,
+        "labels",
+        &[(MUTATED_LABEL, json!("true"))],
+        MapStyle {
+            no_parent: defect == Some(Defect::MissingParent),
+            replace_missing: defect == Some(Defect::ReplaceMissingKey),
+            ..MapStyle::default()
+        },
+    );
+
+    let reviewed_by = if defect == Some(Defect::WrongType) {
+        json!(1)
+    } else {
+        json!(REVIEWED_BY_VALUE)
+    };
+    let mut annotations = vec![(REVIEWED_BY_ANNOTATION, reviewed_by)];
+    if defect == Some(Defect::UrlSafeBase64) {
+        annotations.push((NOTE_ANNOTATION, json!(NOTE_VALUE)));
+    }
+    ops.extend(map_ops(
+        meta,
+        "annotations",
+        &annotations,
+        MapStyle {
+            unescaped: defect == Some(Defect::UnescapedSlash),
+            ..MapStyle::default()
+        },
+    ));
+
+    if object.get("kind").and_then(Value::as_str) == Some("Pod") {
+        if let Some(containers) = object
+            .get("spec")
+            .and_then(|s| s.get("containers"))
+            .and_then(Value::as_array)
+        {
+            let has_sidecar = containers
+                .iter()
+                .any(|c| c.get("name").and_then(Value::as_str) == Some(SIDECAR_NAME));
+            if !has_sidecar {
+                ops.push(json!({
+                    "op": "add",
+                    "path": "/spec/containers/-",
+                    "value": {"name": SIDECAR_NAME, "image": SIDECAR_IMAGE},
+                }));
+            }
+        }
+    }
+    ops
+}

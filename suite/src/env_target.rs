@@ -1,0 +1,34 @@
+//! The target of `cargo test`: `WEBHOOK_URL` + `WEBHOOK_CA`, or `WEBHOOK_CMD`, with `WEBHOOK_CONFIG`;
+//! the bundled reference webhook when none is set.
+
+use std::path::PathBuf;
+
+use webhook_harness::config::{Manifest, WebhookSpec};
+use webhook_harness::target::RunningTarget;
+
+use crate::cli::{start_target, TargetChoice};
+
+/// Read the target and manifest from the environment.
+pub fn from_env() -> anyhow::Result<(TargetChoice, Manifest)> {
+    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let choice = match (var("WEBHOOK_URL"), var("WEBHOOK_CMD")) {
+        (Some(_), Some(_)) => anyhow::bail!("set WEBHOOK_URL or WEBHOOK_CMD, not both"),
+        (Some(url), None) => {
+            let ca = var("WEBHOOK_CA").ok_or_else(|| anyhow::anyhow!("WEBHOOK_URL needs WEBHOOK_CA (the CA bundle that signed the webhook's certificate)"))?;
+            TargetChoice::Url { url, ca: PathBuf::from(ca) }
+        }
+        (None, Some(cmd)) => TargetChoice::Command { command: cmd, startup_timeout: std::time::Duration::from_secs(30) },
+        (None, None) => TargetChoice::Reference { defect: None },
+    };
+    let manifest = match var("WEBHOOK_CONFIG") {
+        Some(path) => Manifest::load(path.as_ref())?,
+        None if matches!(choice, TargetChoice::Reference { .. }) => crate::embedded::reference_manifest(),
+        None => anyhow::bail!("WEBHOOK_CONFIG must name the webhook's MutatingWebhookConfiguration/ValidatingWebhookConfiguration manifest"),
+    };
+    Ok((choice, manifest))
+}
+
+/// Start the environment's target for `webhooks`.
+pub async fn start(choice: &TargetChoice, webhooks: &[WebhookSpec]) -> anyhow::Result<RunningTarget> {
+    start_target(choice, webhooks, None).await.map_err(|e| anyhow::anyhow!("{e}"))
+}

@@ -1,0 +1,28 @@
+use clap::Parser;
+use webhook_conformance::cli::{print_rules, run_cli, serve_reference, Cli, Command, EXIT_USAGE};
+
+fn main() {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_USAGE } else { 0 };
+            let _ = e.print();
+            std::process::exit(code);
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
+    let code = runtime.block_on(async {
+        match &cli.command {
+            Some(Command::Rules) => {
+                print_rules();
+                0
+            }
+            Some(Command::ReferenceWebhook(args)) => serve_reference(args).await,
+            Some(Command::Run(args)) => run_cli(args).await,
+            None => run_cli(&cli.run).await,
+        }
+    });
+    // Targets are stopped when dropped inside run_cli; exit only after the runtime is gone.
+    drop(runtime);
+    std::process::exit(code);
+}

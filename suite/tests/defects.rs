@@ -1,0 +1,76 @@
+//! Every defect of the reference webhook is caught by its own rule and by no unrelated FAIL rule,
+//! while the correct reference webhook passes every rule.
+
+use reference_webhook::Defect;
+use webhook_conformance::embedded;
+use webhook_harness::config::{Manifest, WebhookSpec};
+use webhook_harness::report::{RunReport, Verdict};
+use webhook_harness::run::{run, RunOptions};
+
+fn webhooks_for(defect: Option<Defect>) -> Vec<WebhookSpec> {
+    let mut webhooks = embedded::reference_manifest().webhooks;
+    if defect == Some(Defect::Hang) {
+        // Keep the run short: the apiserver gives up after timeoutSeconds.
+        for w in &mut webhooks {
+            w.timeout_seconds = 1;
+        }
+    }
+    webhooks
+}
+
+async fn run_reference(defect: Option<Defect>) -> RunReport {
+    let webhooks = webhooks_for(defect);
+    let mut target = embedded::start(&webhooks, defect, None).await.expect("reference webhook starts");
+    let options = RunOptions { concurrency: 64, ..RunOptions::default() };
+    run(&webhooks, &mut target, &options).await.expect("run completes")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reference_webhook_passes_every_rule_without_warnings() {
+    let report = run_reference(None).await;
+    assert_eq!(report.verdict(), Verdict::Pass, "{}", report.render_text());
+    assert!(report.warned_rules().is_empty(), "{}", report.render_text());
+    assert!(report.records.len() > 50, "the default plan sends a real number of requests");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_defect_is_caught_by_its_rule_only() {
+    let mut problems = Vec::new();
+    for &defect in Defect::ALL {
+        let report = run_reference(Some(defect)).await;
+        let failed = report.failed_rules();
+        let warned = report.warned_rules();
+        let ok = match defect.level() {
+            "FAIL" => failed == vec![defect.rule()] && report.verdict() == Verdict::Fail,
+            _ => failed.is_empty() && warned == vec![defect.rule()] && report.verdict() == Verdict::Pass,
+        };
+        if !ok {
+            problems.push(format!(
+                "{defect} ({} {}): failed {failed:?}, warned {warned:?}\n{}",
+                defect.level(),
+                defect.rule(),
+                report.render_text()
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{} defect(s) misjudged:\n{}", problems.len(), problems.join("\n\n"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn v1beta1_leniency_turns_uid_and_gvk_breaches_into_warnings() {
+    // A manifest that lists only v1beta1: that is what a cluster sends, and v1beta1 answers are not
+    // checked for uid or apiVersion/kind.
+    let text = reference_webhook::MANIFEST.replace("[\"v1\", \"v1beta1\"]", "[\"v1beta1\"]");
+    let manifest = Manifest::parse("v1beta1.yaml".as_ref(), &text).unwrap();
+    for defect in [Defect::NoUid, Defect::NoApiVersionKind, Defect::PatchWithoutType, Defect::MimePatchType, Defect::ValidatingPatch] {
+        let mut target = embedded::start(&manifest.webhooks, Some(defect), None).await.unwrap();
+        let report = run(&manifest.webhooks, &mut target, &RunOptions::default()).await.unwrap();
+        assert_eq!(report.verdict(), Verdict::Pass, "{defect}: {}", report.render_text());
+        assert!(report.warned_rules().contains(&defect.rule()), "{defect}: {:?}", report.warned_rules());
+    }
+    // Under v1 the same breaches FAIL.
+    let manifest = embedded::reference_manifest();
+    let mut target = embedded::start(&manifest.webhooks, Some(Defect::NoUid), None).await.unwrap();
+    let report = run(&manifest.webhooks, &mut target, &RunOptions::default()).await.unwrap();
+    assert_eq!(report.failed_rules(), vec!["response.uid"]);
+}
