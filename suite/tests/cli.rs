@@ -1,0 +1,254 @@
+//! The CLI as a user meets it: exit codes, reports, errors, and the `--cmd` target's life cycle.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
+}
+
+fn run(cmd: &mut Command) -> Output {
+    let out = cmd.output().expect("the CLI runs");
+    out
+}
+
+fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+fn reference_manifest(dir: &Path) -> PathBuf {
+    let path = dir.join("reference.yaml");
+    std::fs::write(&path, reference_webhook::MANIFEST).unwrap();
+    path
+}
+
+/// The reference webhook started by the suite itself through `--cmd`.
+fn reference_cmd(extra: &str) -> String {
+    format!("exec {} reference-webhook --cert {{cert}} --key {{key}} --port {{port}} {extra}", env!("CARGO_BIN_EXE_webhook-conformance"))
+}
+
+#[test]
+fn default_run_passes_against_the_bundled_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("report.json");
+    let out = run(bin().arg("--report-json").arg(&json));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("verdict: PASS"), "{}", text(&out));
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(report["verdict"], "pass");
+    let results = report["results"].as_array().unwrap();
+    assert!(results.iter().any(|r| r["rule"] == "response.uid" && r["outcome"] == "pass"));
+    assert!(results.iter().all(|r| ["pass", "skip"].contains(&r["outcome"].as_str().unwrap())));
+}
+
+#[test]
+fn a_defect_fails_with_the_rule_the_apiserver_message_and_a_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("report.json");
+    let out = run(bin().args(["--reference-defect", "missing-parent", "--tls-dir"]).arg(dir.path().join("tls")).arg("--report-json").arg(&json));
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("FAIL  patch.applies"), "{t}");
+    assert!(t.contains("apiserver says: Internal error occurred: add operation does not apply: doc is missing path: \"/metadata/labels/conformance.example~1mutated\": missing value"), "{t}");
+    assert!(t.contains("curl --http1.1 --cacert"), "{t}");
+    assert!(t.contains("verdict: FAIL — patch.applies"), "{t}");
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(report["verdict"], "fail");
+    let applies = report["results"].as_array().unwrap().iter().find(|r| r["rule"] == "patch.applies" && r["outcome"] == "fail").unwrap();
+    assert!(applies["breaches"][0]["curl"].as_str().unwrap().contains("--resolve"));
+}
+
+#[test]
+fn the_replay_command_reproduces_the_request() {
+    // The curl reproducer, run as printed, gets the same kind of answer from the same target.
+    if Command::new("curl").arg("--version").output().is_err() {
+        panic!("curl is needed for this test");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("report.json");
+    let manifest = reference_manifest(dir.path());
+    let tls = dir.path().join("tls");
+    // A long-lived target: the reference webhook started by hand with the suite's kept certificates.
+    let out = run(bin().args(["--config"]).arg(&manifest).arg("--tls-dir").arg(&tls).arg("--cmd").arg(reference_cmd("--defect wrong-uid")).arg("--report-json").arg(&json));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let uid = report["results"].as_array().unwrap().iter().find(|r| r["rule"] == "response.uid" && r["outcome"] == "fail").unwrap();
+    let curl = uid["breaches"][0]["curl"].as_str().unwrap().to_string();
+    assert!(curl.contains(&tls.join("ca.pem").display().to_string()), "{curl}");
+    // Start the same defect again on a port of our own and replay against it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut server = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
+        .args(["reference-webhook", "--defect", "wrong-uid", "--port", &port.to_string()])
+        .arg("--cert").arg(tls.join("tls.crt")).arg("--key").arg(tls.join("tls.key"))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(server.stdout.as_mut().unwrap()), &mut line).unwrap();
+    assert!(line.starts_with("listening on"), "{line}");
+    let old_port = curl.split(".svc:").nth(1).and_then(|s| s.split(['/', ':']).next()).unwrap().to_string();
+    let replay = curl.replace(&format!(":{old_port}"), &format!(":{port}")).replace("curl ", "curl -sS --max-time 10 ");
+    let out = Command::new("sh").arg("-c").arg(&replay).output().unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    let body: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out)));
+    let sent: serde_json::Value = serde_json::from_str(replay.split("<<'EOF'\n").nth(1).unwrap().split("\nEOF").next().unwrap()).unwrap();
+    assert_ne!(body["response"]["uid"], sent["request"]["uid"], "the replay shows the wrong uid again");
+    assert_eq!(body["kind"], "AdmissionReview");
+}
+
+#[test]
+fn rules_prints_the_catalog() {
+    let out = run(bin().arg("rules"));
+    assert_eq!(out.status.code(), Some(0));
+    let t = text(&out);
+    for rule in webhook_harness::rules::CATALOG {
+        assert!(t.contains(rule.id) && t.contains(rule.statement), "{} missing", rule.id);
+    }
+}
+
+#[test]
+fn broken_manifest_is_exit_2_naming_file_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(&bad, reference_webhook::MANIFEST.replacen("timeoutSeconds: 5", "timeoutSeconds: soon", 1)).unwrap();
+    let out = run(bin().arg("--config").arg(&bad).args(["--cmd", "true"]));
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(t.contains("bad.yaml") && t.contains("webhooks[0].timeoutSeconds"), "{t}");
+    let missing = dir.path().join("absent.yaml");
+    let out = run(bin().arg("--config").arg(&missing).args(["--cmd", "true"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("absent.yaml"), "{}", text(&out));
+}
+
+#[test]
+fn unreachable_url_is_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = reference_manifest(dir.path());
+    let ca = dir.path().join("ca.pem");
+    let tls = webhook_harness::tls::TlsMaterial::generate(&Default::default(), None).unwrap();
+    std::fs::write(&ca, &tls.ca_pem).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let out = run(bin().arg("--config").arg(&manifest).arg("--url").arg(format!("https://127.0.0.1:{port}")).arg("--ca").arg(&ca));
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(t.contains("cannot connect"), "{t}");
+    let out = run(bin().arg("--config").arg(&manifest).args(["--url", "https://127.0.0.1:1"]));
+    assert_eq!(out.status.code(), Some(2), "--url without --ca: {}", text(&out));
+}
+
+#[test]
+fn url_target_with_the_users_ca() {
+    // A webhook the user runs: start the reference by hand with certificates the suite generated.
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = reference_manifest(dir.path());
+    let names = webhook_harness::tls::ServingNames::default();
+    let tls = webhook_harness::tls::TlsMaterial::generate(&names, Some(&dir.path().join("tls"))).unwrap();
+    let mut server = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
+        .args(["reference-webhook", "--port", "0"])
+        .arg("--cert").arg(tls.cert_path()).arg("--key").arg(tls.key_path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(server.stdout.as_mut().unwrap()), &mut line).unwrap();
+    let addr = line.trim().strip_prefix("listening on https://").unwrap().to_string();
+    let port = addr.rsplit(':').next().unwrap();
+    let out = run(bin().arg("--config").arg(&manifest).arg("--url").arg(format!("https://localhost:{port}")).arg("--ca").arg(tls.ca_path()).arg("--http2"));
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // The wrong CA: the webhook's certificate is not trusted, which is the webhook's finding.
+    let other = webhook_harness::tls::TlsMaterial::generate(&names, None).unwrap();
+    let mut server = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
+        .args(["reference-webhook", "--port", "0"])
+        .arg("--cert").arg(tls.cert_path()).arg("--key").arg(tls.key_path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(server.stdout.as_mut().unwrap()), &mut line).unwrap();
+    let port = line.trim().rsplit(':').next().unwrap().to_string();
+    let out = run(bin().arg("--config").arg(&manifest).arg("--url").arg(format!("https://localhost:{port}")).arg("--ca").arg(other.ca_path()));
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("verdict: FAIL — transport.connect"), "{}", text(&out));
+}
+
+#[test]
+fn cmd_target_passes_and_its_process_group_is_gone_afterwards() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = reference_manifest(dir.path());
+    let pidfile = dir.path().join("pid");
+    // A shell that starts the webhook as a grandchild: the whole group must be killed at the end.
+    let cmd = format!("echo $$ > {}; {} reference-webhook --cert {{cert}} --key {{key}} --port {{port}} & wait", pidfile.display(), env!("CARGO_BIN_EXE_webhook-conformance"));
+    let out = run(bin().arg("--config").arg(&manifest).arg("--cmd").arg(&cmd));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+    let living = living_members(pid);
+    assert!(living.is_empty(), "process group {pid} outlived the run: {living:?}");
+}
+
+/// Processes of process group `pgid` that are not zombies (a killed orphan may wait to be reaped
+/// by init; it no longer runs).
+fn living_members(pgid: i32) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        // pid (comm) state ppid pgrp ...
+        let Some(after) = stat.rsplit_once(") ").map(|(_, a)| a) else { continue };
+        let fields: Vec<&str> = after.split_whitespace().collect();
+        if fields.len() > 2 && fields[2] == pgid.to_string() && fields[0] != "Z" {
+            out.push(stat);
+        }
+    }
+    out
+}
+
+#[test]
+fn cmd_target_that_exits_early_gets_a_verdict_with_its_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = reference_manifest(dir.path());
+    let json = dir.path().join("r.json");
+    let out = run(bin().arg("--config").arg(&manifest).args(["--cmd", "echo 'cannot open {cert}: boom' >&2; exit 3"]).arg("--report-json").arg(&json));
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("target.ready FAIL") && t.contains("exited before it became ready") && t.contains("boom"), "{t}");
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(report["verdict"], "fail");
+    assert_eq!(report["results"][0]["rule"], "target.ready");
+}
+
+#[test]
+fn cmd_target_that_never_listens_gets_a_verdict_within_the_deadline() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = reference_manifest(dir.path());
+    let start = std::time::Instant::now();
+    let out = run(bin().arg("--config").arg(&manifest).args(["--startup-timeout", "1", "--cmd", "echo starting; exec sleep 60"]));
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("did not accept a TLS handshake") && t.contains("starting"), "{t}");
+    assert!(start.elapsed() < Duration::from_secs(30), "the startup deadline was not kept");
+}
+
+#[test]
+fn hanging_webhook_is_a_deadline_fail_not_a_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("m.yaml");
+    std::fs::write(&manifest, reference_webhook::MANIFEST.replace("timeoutSeconds: 5", "timeoutSeconds: 1")).unwrap();
+    let out = run(bin().arg("--config").arg(&manifest).args(["--concurrency", "64", "--webhook", "validate.reference.conformance.example"]).arg("--cmd").arg(reference_cmd("--defect hang")));
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("verdict: FAIL — transport.deadline"), "{t}");
+    assert!(t.contains("context deadline exceeded"), "{t}");
+}
+
+#[test]
+fn unknown_webhook_name_lists_the_known_ones() {
+    let out = run(bin().args(["--webhook", "nope.example"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("mutate.reference.conformance.example"), "{}", text(&out));
+}
