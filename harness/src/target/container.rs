@@ -1,0 +1,385 @@
+//! A webhook shipped as a container image: `--image NAME[:TAG]`.
+//!
+//! The image must already exist on the Docker engine (the harness never pulls). The generated CA,
+//! certificate and key are bind-mounted read-only into the container (default `/certs/ca.pem`,
+//! `/certs/tls.crt`, `/certs/tls.key`); the container's port (default 8443) is published to a random
+//! port on the host's 127.0.0.1, and readiness is a TLS handshake there before a deadline. Inside the
+//! container `WEBHOOK_TLS_CERT`, `WEBHOOK_TLS_KEY`, `WEBHOOK_CA` and `WEBHOOK_PORT` name the mounted
+//! files and the port, and `{cert}`, `{key}`, `{ca}`, `{port}` in the extra arguments are substituted
+//! with the same values.
+//!
+//! Every container carries the label `webhook-conformance.run=<uuid>` (plus any the caller adds) and
+//! is removed (`docker rm -f`) when the target is dropped, also while a panic unwinds.
+//!
+//! The engine is driven through the `docker` CLI, which negotiates the API version with whatever
+//! engine it talks to (`DOCKER_HOST`, `DOCKER_CONTEXT` are honoured). The `testcontainers` crate was
+//! the first choice, but its current release (0.28, bollard 0.21) speaks Docker API 1.53 without
+//! negotiating, and engines older than Docker 29 refuse that ("client version 1.53 is too new").
+
+use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::{local_endpoint, serving_names, RunningTarget, TargetMonitor};
+use crate::config::WebhookSpec;
+use crate::tls::TlsMaterial;
+
+/// The label every container started by the harness carries; its value is the run's id.
+pub const RUN_LABEL: &str = "webhook-conformance.run";
+
+/// Deadline of each `docker` call other than the readiness wait.
+const DOCKER_CALL_DEADLINE: Duration = Duration::from_secs(60);
+
+/// How to start an image.
+#[derive(Clone, Debug)]
+pub struct ImageSpec {
+    /// `NAME[:TAG]` or `NAME@DIGEST`, present on the engine.
+    pub image: String,
+    /// Where the TLS files are mounted in the container (read-only).
+    pub cert_dir: String,
+    pub cert_name: String,
+    pub key_name: String,
+    pub ca_name: String,
+    /// The port the webhook listens on inside the container.
+    pub port: u16,
+    /// Extra environment, `(name, value)`.
+    pub env: Vec<(String, String)>,
+    /// Arguments appended to the image's entrypoint; `{cert}` `{key}` `{ca}` `{port}` substituted.
+    pub args: Vec<String>,
+    /// Extra labels on the container, `(name, value)`.
+    pub labels: Vec<(String, String)>,
+    /// How long the container has to accept a TLS handshake.
+    pub startup_timeout: Duration,
+}
+
+impl ImageSpec {
+    /// The defaults: files `/certs/{ca.pem,tls.crt,tls.key}`, port 8443, 30 s to become ready.
+    pub fn new(image: impl Into<String>) -> Self {
+        ImageSpec {
+            image: image.into(),
+            cert_dir: "/certs".into(),
+            cert_name: "tls.crt".into(),
+            key_name: "tls.key".into(),
+            ca_name: "ca.pem".into(),
+            port: 8443,
+            env: Vec::new(),
+            args: Vec::new(),
+            labels: Vec::new(),
+            startup_timeout: Duration::from_secs(30),
+        }
+    }
+
+    fn in_container(&self, name: &str) -> String {
+        format!("{}/{name}", self.cert_dir.trim_end_matches('/'))
+    }
+
+    /// The extra arguments with `{cert}` `{key}` `{ca}` `{port}` replaced by their in-container values.
+    pub fn substituted_args(&self) -> Vec<String> {
+        self.args
+            .iter()
+            .map(|a| {
+                a.replace("{cert}", &self.in_container(&self.cert_name))
+                    .replace("{key}", &self.in_container(&self.key_name))
+                    .replace("{ca}", &self.in_container(&self.ca_name))
+                    .replace("{port}", &self.port.to_string())
+            })
+            .collect()
+    }
+}
+
+/// Why an image did not become a usable target.
+#[derive(Debug, thiserror::Error)]
+pub enum ContainerError {
+    /// Docker or the image is not there, or the container could not be created: the suite cannot run.
+    #[error("{0}")]
+    Setup(String),
+    #[error("the container of {image} exited before it became ready ({status}); last output:\n{tail}")]
+    ExitedEarly { image: String, status: String, tail: String },
+    #[error("the container of {image} did not accept a TLS handshake on {addr} (container port {port}) within {seconds} s (last attempt: {last}); last output:\n{tail}")]
+    NeverReady { image: String, addr: String, port: u16, seconds: u64, last: String, tail: String },
+}
+
+/// A started container; removed (with its anonymous volumes) on drop.
+pub struct ContainerTarget {
+    id: String,
+    run_id: String,
+    /// The read-only mount source: copies of the TLS files, readable by the container's user.
+    _mount: tempfile::TempDir,
+}
+
+impl ContainerTarget {
+    /// The container's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The value of the container's [`RUN_LABEL`].
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// The last 40 lines the container wrote (stdout and stderr, as `docker logs` interleaves them).
+    pub fn log_tail(&self) -> String {
+        match docker_blocking(&["logs", "--tail", "40", &self.id]) {
+            Ok(out) => out.trim_end().to_string(),
+            Err(e) => format!("(no container logs: {e})"),
+        }
+    }
+
+    /// `Some("exited, exit code N")` once the container has stopped.
+    pub fn exit_status(&self) -> Option<String> {
+        match docker_blocking(&["inspect", "--format", STATE_FORMAT, &self.id]) {
+            Ok(s) => parse_state(&s),
+            Err(e) => Some(format!("unknown ({e})")),
+        }
+    }
+
+    /// [`Self::exit_status`] without blocking the runtime.
+    pub async fn exit_status_async(&self) -> Option<String> {
+        match docker(&["inspect".into(), "--format".into(), STATE_FORMAT.into(), self.id.clone()]).await {
+            Ok(s) => parse_state(&s),
+            Err(e) => Some(format!("unknown ({e})")),
+        }
+    }
+
+    fn remove(&self) {
+        // Best effort, with a deadline: the container must not outlive the run.
+        if let Err(e) = docker_blocking(&["rm", "--force", "--volumes", &self.id]) {
+            eprintln!("webhook-conformance: could not remove container {}: {e}", self.id);
+        }
+    }
+}
+
+impl Drop for ContainerTarget {
+    fn drop(&mut self) {
+        self.remove();
+    }
+}
+
+impl TargetMonitor for ContainerTarget {
+    fn log_tail(&self) -> String {
+        ContainerTarget::log_tail(self)
+    }
+    fn exit_status(&mut self) -> Option<String> {
+        ContainerTarget::exit_status(self)
+    }
+}
+
+const STATE_FORMAT: &str = "{{.State.Running}} {{.State.ExitCode}} {{.State.Status}}";
+
+fn parse_state(state: &str) -> Option<String> {
+    let mut parts = state.split_whitespace();
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some("true"), _, _) => None,
+        (Some(_), Some(code), Some(status)) => Some(format!("{status}, exit code {code}")),
+        _ => Some(format!("unknown state {state:?}")),
+    }
+}
+
+/// Run `docker ARGS` and return its stdout; stderr becomes the error. Waits at most
+/// [`DOCKER_CALL_DEADLINE`] (polled, so that it also works inside `Drop` and outside a runtime).
+fn docker_blocking(args: &[&str]) -> Result<String, String> {
+    let mut child = Command::new("docker")
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run `docker`: {e}"))?;
+    let deadline = Instant::now() + DOCKER_CALL_DEADLINE;
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("`docker {}` did not finish within {DOCKER_CALL_DEADLINE:?}", args.join(" ")));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            Err(e) => return Err(format!("waiting for `docker`: {e}")),
+        }
+    }
+    let out = child.wait_with_output().map_err(|e| format!("reading `docker` output: {e}"))?;
+    output_result(args, out)
+}
+
+/// The async form of [`docker_blocking`].
+async fn docker(args: &[String]) -> Result<String, String> {
+    let run = tokio::process::Command::new("docker")
+        .args(args)
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(DOCKER_CALL_DEADLINE, run)
+        .await
+        .map_err(|_| format!("`docker {}` did not finish within {DOCKER_CALL_DEADLINE:?}", args.join(" ")))?
+        .map_err(|e| format!("cannot run `docker`: {e}"))?;
+    output_result(args, out)
+}
+
+fn output_result(args: &[impl AsRef<str>], out: std::process::Output) -> Result<String, String> {
+    if out.status.success() {
+        let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+        // `docker logs` replays the container's stderr on its own stderr.
+        if args.first().map(|a| a.as_ref()) == Some("logs") {
+            text.push_str(&String::from_utf8_lossy(&out.stderr));
+        }
+        Ok(text)
+    } else {
+        let args: Vec<&str> = args.iter().map(|a| a.as_ref()).collect();
+        Err(format!("`docker {}` failed ({}): {}", args.join(" "), out.status, String::from_utf8_lossy(&out.stderr).trim()))
+    }
+}
+
+/// Is a Docker engine reachable? `Ok(server version)` or why not.
+pub async fn docker_available() -> Result<String, String> {
+    docker(&["version".into(), "--format".into(), "{{.Server.Version}}".into()])
+        .await
+        .map(|v| v.trim().to_string())
+        .map_err(|e| format!("Docker is not reachable (needed for --image): {e}"))
+}
+
+/// Copy the TLS files into a directory the container's user can read, whatever its uid.
+fn mount_dir(spec: &ImageSpec, tls: &TlsMaterial) -> std::io::Result<tempfile::TempDir> {
+    let dir = tempfile::Builder::new().prefix("webhook-conformance-mount-").tempdir()?;
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))?;
+    for (name, contents) in [(&spec.ca_name, &tls.ca_pem), (&spec.cert_name, &tls.cert_pem), (&spec.key_name, &tls.key_pem)] {
+        // A throw-away key of a throw-away CA; 0644 like a Kubernetes secret volume's default.
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o644).open(dir.path().join(name))?;
+        f.write_all(contents.as_bytes())?;
+    }
+    Ok(dir)
+}
+
+fn check_file_name(what: &str, name: &str) -> Result<(), ContainerError> {
+    if name.is_empty() || name.contains('/') || name == "." || name == ".." {
+        return Err(ContainerError::Setup(format!("{what} {name:?} must be a plain file name")));
+    }
+    Ok(())
+}
+
+/// Start `spec.image` for `webhooks` and wait until it completes a TLS handshake.
+pub async fn start(spec: &ImageSpec, webhooks: &[WebhookSpec], keep_tls_in: Option<&Path>) -> Result<RunningTarget, ContainerError> {
+    check_file_name("the certificate file name", &spec.cert_name)?;
+    check_file_name("the key file name", &spec.key_name)?;
+    check_file_name("the CA file name", &spec.ca_name)?;
+    if !spec.cert_dir.starts_with('/') {
+        return Err(ContainerError::Setup(format!("the certificate directory {:?} must be an absolute path in the container", spec.cert_dir)));
+    }
+    docker_available().await.map_err(ContainerError::Setup)?;
+    docker(&["image".into(), "inspect".into(), "--format".into(), "{{.Id}}".into(), spec.image.clone()])
+        .await
+        .map_err(|e| ContainerError::Setup(format!("image {} is not on the Docker engine (the suite never pulls; build or pull it first): {e}", spec.image)))?;
+
+    let tls = TlsMaterial::generate(&serving_names(webhooks), keep_tls_in).map_err(|e| ContainerError::Setup(format!("{e:#}")))?;
+    let mount = mount_dir(spec, &tls).map_err(|e| ContainerError::Setup(format!("preparing the certificate mount: {e}")))?;
+    let run_id = uuid::Uuid::new_v4().to_string();
+
+    let mut args: Vec<String> = vec!["create".into(), "--pull".into(), "never".into()];
+    args.push("--label".into());
+    args.push(format!("{RUN_LABEL}={run_id}"));
+    for (k, v) in &spec.labels {
+        args.push("--label".into());
+        args.push(format!("{k}={v}"));
+    }
+    args.push("--mount".into());
+    args.push(format!("type=bind,source={},target={},readonly", mount.path().display(), spec.cert_dir));
+    args.push("--publish".into());
+    args.push(format!("127.0.0.1::{}/tcp", spec.port));
+    let own_env = [
+        ("WEBHOOK_TLS_CERT".to_string(), spec.in_container(&spec.cert_name)),
+        ("WEBHOOK_TLS_KEY".to_string(), spec.in_container(&spec.key_name)),
+        ("WEBHOOK_CA".to_string(), spec.in_container(&spec.ca_name)),
+        ("WEBHOOK_PORT".to_string(), spec.port.to_string()),
+    ];
+    for (k, v) in own_env.iter().chain(spec.env.iter()) {
+        args.push("--env".into());
+        args.push(format!("{k}={v}"));
+    }
+    args.push(spec.image.clone());
+    args.extend(spec.substituted_args());
+
+    let id = docker(&args).await.map_err(|e| ContainerError::Setup(format!("creating a container of {}: {e}", spec.image)))?;
+    let container = ContainerTarget { id: id.trim().to_string(), run_id, _mount: mount };
+    if container.id.is_empty() {
+        return Err(ContainerError::Setup(format!("creating a container of {}: docker printed no id", spec.image)));
+    }
+    // From here on, `container` removes the container on every return path (and on panic).
+    docker(&["start".into(), container.id.clone()])
+        .await
+        .map_err(|e| ContainerError::ExitedEarly { image: spec.image.clone(), status: e, tail: container.log_tail() })?;
+    let published = docker(&["port".into(), container.id.clone(), format!("{}/tcp", spec.port)]).await;
+    let addr = match published.as_deref().map(parse_published) {
+        Ok(Some(addr)) => addr,
+        _ => {
+            // The port is only listed while the container runs.
+            let status = container.exit_status_async().await.unwrap_or_else(|| format!("running, but its port is not published: {published:?}"));
+            return Err(ContainerError::ExitedEarly { image: spec.image.clone(), status, tail: container.log_tail() });
+        }
+    };
+    let endpoint = local_endpoint(webhooks, addr, tls.ca_pem.as_bytes());
+
+    let started = Instant::now();
+    let mut tick = tokio::time::interval(Duration::from_millis(100));
+    let mut last;
+    loop {
+        tick.tick().await;
+        if let Some(status) = container.exit_status_async().await {
+            return Err(ContainerError::ExitedEarly { image: spec.image.clone(), status, tail: container.log_tail() });
+        }
+        match crate::client::tls_handshake(&endpoint, addr, Duration::from_secs(2)).await {
+            Ok(()) => break,
+            Err(e) => last = e,
+        }
+        if started.elapsed() >= spec.startup_timeout {
+            return Err(ContainerError::NeverReady {
+                image: spec.image.clone(),
+                addr: addr.to_string(),
+                port: spec.port,
+                seconds: spec.startup_timeout.as_secs(),
+                last,
+                tail: container.log_tail(),
+            });
+        }
+    }
+    let description = format!("image: {} (container {})", spec.image, &container.id[..container.id.len().min(12)]);
+    Ok(RunningTarget::monitored(endpoint, description, Some(tls), Box::new(container)))
+}
+
+/// The first IPv4 address of `docker port` output such as `127.0.0.1:49153`.
+fn parse_published(text: &str) -> Option<std::net::SocketAddr> {
+    text.lines().filter_map(|l| l.trim().parse::<std::net::SocketAddr>().ok()).find(|a| a.is_ipv4())
+}
+
+/// The containers (running or not) that carry `label` (`name` or `name=value`): their ids.
+pub fn containers_with_label(label: &str) -> Result<Vec<String>, String> {
+    let out = docker_blocking(&["ps", "--all", "--quiet", "--no-trunc", "--filter", &format!("label={label}")])?;
+    Ok(out.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn state_and_port_parsing() {
+        assert_eq!(parse_state("true 0 running"), None);
+        assert_eq!(parse_state("false 2 exited").as_deref(), Some("exited, exit code 2"));
+        assert_eq!(parse_published("127.0.0.1:49153\n").unwrap().port(), 49153);
+        assert_eq!(parse_published("[::1]:1\n127.0.0.1:2\n").unwrap().port(), 2);
+        assert!(parse_published("").is_none());
+    }
+
+    #[test]
+    fn args_are_substituted_with_container_paths() {
+        let mut spec = ImageSpec::new("x");
+        spec.cert_dir = "/etc/webhook/certs/".into();
+        spec.args = vec!["--tls-cert={cert}".into(), "{key}".into(), "{ca}".into(), "--port={port}".into()];
+        assert_eq!(
+            spec.substituted_args(),
+            vec!["--tls-cert=/etc/webhook/certs/tls.crt", "/etc/webhook/certs/tls.key", "/etc/webhook/certs/ca.pem", "--port=8443"]
+        );
+    }
+}
