@@ -1,0 +1,136 @@
+//! The properties over generated requests: the correct reference webhook passes them (also when it
+//! writes its patches differently but harmlessly), each property defect of the reference webhook is
+//! caught by its property and shrunk to a small request, and failures are saved and replayed.
+
+use std::sync::Arc;
+
+use reference_webhook::{Defect, Style};
+use webhook_conformance::embedded;
+use webhook_harness::config::{WebhookKind, WebhookSpec};
+use webhook_harness::generate::property::{fuzz, FuzzOptions, Progress, PropertyReport};
+use webhook_harness::generate::{containers_of, map_len, LARGE_ANNOTATION};
+use webhook_harness::report::Verdict;
+use webhook_harness::rules::{Outcome, PROPERTIES};
+
+const SEED: u64 = 20_260_101;
+
+fn mutating() -> Vec<WebhookSpec> {
+    embedded::reference_manifest().webhooks.into_iter().filter(|w| w.kind == WebhookKind::Mutating).collect()
+}
+
+fn options(cases: u32, only: &[&str]) -> FuzzOptions {
+    FuzzOptions { cases, seed: SEED, concurrency: 2, only: only.iter().map(|s| s.to_string()).collect(), ..FuzzOptions::default() }
+}
+
+async fn fuzz_reference(webhooks: &[WebhookSpec], defect: Option<Defect>, style: Style, opts: &FuzzOptions) -> PropertyReport {
+    let target = embedded::start_styled(webhooks, defect, style, None).await.expect("reference webhook starts");
+    fuzz(webhooks, &target, opts, Arc::new(Progress::default())).await.expect("fuzz completes")
+}
+
+fn outcome(report: &PropertyReport, id: &str, webhook: &str) -> Outcome {
+    report.results.iter().find(|r| r.rule.id == id && r.webhook == webhook).map(|r| r.outcome).unwrap_or_else(|| panic!("no result for {id}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reference_webhook_holds_every_property() {
+    let webhooks = embedded::reference_manifest().webhooks;
+    let report = fuzz_reference(&webhooks, None, Style::default(), &options(24, &[])).await;
+    let text = report.render_text();
+    assert_eq!(report.verdict(), Verdict::Pass, "{text}");
+    assert!(report.warned_rules().is_empty(), "{text}");
+    assert_eq!(report.results.len(), PROPERTIES.len() * webhooks.len());
+    let mutate = &webhooks[0].name;
+    for id in ["property.contract", "property.operations", "property.idempotent", "property.reinvocation", "property.deterministic", "property.dry-run", "property.dry-run-config"] {
+        assert_eq!(outcome(&report, id, mutate), Outcome::Pass, "{id}\n{text}");
+    }
+    for r in report.results.iter().filter(|r| r.outcome == Outcome::Pass && r.rule.id != "property.dry-run-config") {
+        assert!(r.cases >= 24, "{} ran {} cases", r.rule.id, r.cases);
+    }
+    // A validating webhook has nothing to be idempotent about.
+    assert_eq!(outcome(&report, "property.idempotent", &webhooks[1].name), Outcome::Skip);
+    assert!(report.requests > 24 * 10, "{} requests", report.requests);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_property_defect_is_caught_and_shrunk_to_a_small_request() {
+    let webhooks = mutating();
+    let name = webhooks[0].name.clone();
+    let mut problems = Vec::new();
+    for &defect in Defect::ALL.iter().filter(|d| d.is_property()) {
+        let report = fuzz_reference(&webhooks, Some(defect), Style::default(), &options(48, &[defect.rule(), "property.contract"])).await;
+        let text = report.render_text();
+        let expected = if defect.level() == "FAIL" { Outcome::Fail } else { Outcome::Warn };
+        let got = outcome(&report, defect.rule(), &name);
+        if got != expected {
+            problems.push(format!("{defect}: {} is {got:?}, expected {expected:?}\n{text}", defect.rule()));
+            continue;
+        }
+        if outcome(&report, "property.contract", &name) != Outcome::Pass {
+            problems.push(format!("{defect}: a single answer breaks a contract rule\n{text}"));
+            continue;
+        }
+        let result = report.results.iter().find(|r| r.rule.id == defect.rule()).unwrap();
+        let failure = result.failure.as_ref().expect("a failing property has its evidence");
+        let input = failure.observation.input.as_ref().expect("the minimal request");
+        let object = input.object();
+        let small = containers_of(object).len() <= 1
+            && map_len(object, "labels") == 0
+            && map_len(object, "annotations") <= 1
+            && object["metadata"]["annotations"].get(LARGE_ANNOTATION).is_none()
+            && object.get("x-unknown").is_none();
+        if !small {
+            problems.push(format!("{defect}: the minimal request is not small:\n{text}"));
+        }
+        for part in ["minimal request", "reproduce the", "curl --http1.1", "answers side by side", &format!("seed: {SEED}")] {
+            if !text.contains(part) {
+                problems.push(format!("{defect}: the report lacks {part:?}:\n{text}"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn harmless_but_different_patches_pass() {
+    let webhooks = mutating();
+    let only = ["property.idempotent", "property.reinvocation", "property.deterministic", "property.dry-run"];
+    for style in [Style { reorder_ops: true, restate_unchanged: false }, Style { reorder_ops: false, restate_unchanged: true }, Style { reorder_ops: true, restate_unchanged: true }] {
+        let report = fuzz_reference(&webhooks, None, style, &options(24, &only)).await;
+        let text = report.render_text();
+        assert_eq!(report.verdict(), Verdict::Pass, "{style:?}\n{text}");
+        assert!(report.warned_rules().is_empty(), "{style:?}\n{text}");
+        assert!(report.results.iter().all(|r| r.outcome == Outcome::Pass && r.cases >= 24), "{style:?}\n{text}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failures_are_saved_and_replayed_first() {
+    let webhooks = mutating();
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = options(32, &["property.idempotent"]);
+    opts.regressions = Some(dir.path().to_path_buf());
+    let first = fuzz_reference(&webhooks, Some(Defect::SidecarEveryCall), Style::default(), &opts).await;
+    assert_eq!(first.failed_rules(), vec!["property.idempotent"]);
+    let saved: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(saved.len(), 1, "one regression file");
+    // Another seed: the saved request is replayed before any new case is generated.
+    opts.seed = SEED + 1;
+    let second = fuzz_reference(&webhooks, Some(Defect::SidecarEveryCall), Style::default(), &opts).await;
+    let result = &second.results[0];
+    assert_eq!(result.outcome, Outcome::Fail);
+    assert_eq!(result.cases, 1, "failed on the replayed case");
+    assert!(result.note.as_deref().unwrap_or_default().contains("replayed"), "{:?}", result.note);
+    // The fixed webhook passes the replayed case and the new ones.
+    let fixed = fuzz_reference(&webhooks, None, Style::default(), &opts).await;
+    assert_eq!(fixed.verdict(), Verdict::Pass, "{}", fixed.render_text());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn side_effects_that_refuse_dry_run_fail_the_config_property() {
+    let mut webhooks = mutating();
+    webhooks[0].side_effects = Some("Some".into());
+    let report = fuzz_reference(&webhooks, None, Style::default(), &options(4, &["property.dry-run-config", "property.dry-run"])).await;
+    assert_eq!(report.failed_rules(), vec!["property.dry-run-config"], "{}", report.render_text());
+    assert_eq!(outcome(&report, "property.dry-run", &webhooks[0].name), Outcome::Skip);
+    assert!(report.render_text().contains("does not support dry run"));
+}
