@@ -1,0 +1,387 @@
+//! Reading case files: YAML, one case per file, errors naming the file, the line and the field.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::requests::{built_ins, Operation, Resource, SubObject, Subresource};
+
+/// A case file that cannot be used: which file, where, and what is wrong.
+#[derive(Debug, Clone)]
+pub struct CaseError {
+    pub file: PathBuf,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// A field path such as `expect.decision`, when known.
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for CaseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, ": {field}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for CaseError {}
+
+/// What a case expects of the apiserver's outcome.
+#[derive(Clone, Debug, Default)]
+pub struct Expect {
+    /// `Some(true)`: admitted; `Some(false)`: denied.
+    pub allowed: Option<bool>,
+    /// A substring of the denial message (status.message or status.reason of the denying webhook).
+    pub message: Option<String>,
+    /// A substring of one of the warnings.
+    pub warning: Option<String>,
+    /// JSON pointers the resulting object must have, with the value they must hold when given.
+    pub has: Vec<(String, Option<Value>)>,
+    /// JSON pointers the resulting object must not have.
+    pub lacks: Vec<String>,
+}
+
+impl Expect {
+    pub fn is_empty(&self) -> bool {
+        self.allowed.is_none() && self.message.is_none() && self.warning.is_none() && self.has.is_empty() && self.lacks.is_empty()
+    }
+}
+
+/// One data-driven case: an admission request as the apiserver would make it.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// The file stem: the case's name in reports, test names and snapshot files.
+    pub name: String,
+    pub file: PathBuf,
+    pub description: Option<String>,
+    pub operation: Operation,
+    pub resource: Resource,
+    pub subresource: Option<Subresource>,
+    /// `request.name`; from the object's metadata unless given.
+    pub object_name: String,
+    pub namespace: Option<String>,
+    /// As written in the case (`Value::Null` when absent).
+    pub object: Value,
+    pub old_object: Value,
+    pub user_info: Option<Value>,
+    pub dry_run: bool,
+    /// Only this webhook of the manifest; otherwise every webhook whose rules select the case.
+    pub webhook: Option<String>,
+    pub expect: Expect,
+}
+
+impl Case {
+    /// `CREATE pods`, `UPDATE deployments/scale`.
+    pub fn what(&self) -> String {
+        match &self.subresource {
+            Some(s) => format!("{} {}/{}", self.operation, self.resource.plural, s.name),
+            None => format!("{} {}", self.operation, self.resource.plural),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RawCase {
+    description: Option<String>,
+    operation: Option<String>,
+    /// `pods`, `apps/v1/deployments`, `example.com/v1/widgets`.
+    resource: Option<String>,
+    subresource: Option<String>,
+    name: Option<String>,
+    namespace: Option<String>,
+    object: Option<Value>,
+    old_object: Option<Value>,
+    user_info: Option<Value>,
+    dry_run: Option<bool>,
+    webhook: Option<String>,
+    /// A whole AdmissionRequest instead of the fields above.
+    request: Option<Value>,
+    /// With `request`: the AdmissionReview's apiVersion/kind (ignored).
+    api_version: Option<String>,
+    kind: Option<String>,
+    expect: Option<RawExpect>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RawExpect {
+    /// `allowed` or `denied`.
+    decision: Option<String>,
+    message: Option<String>,
+    warning: Option<String>,
+    patched: Option<RawPatched>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPatched {
+    #[serde(default)]
+    has: Vec<RawHas>,
+    #[serde(default)]
+    lacks: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawHas {
+    Path(String),
+    Value { path: String, value: Value },
+}
+
+/// The 1-based line of the first `key:` in `text`, for errors about a field.
+fn line_of(text: &str, key: &str) -> Option<usize> {
+    text.lines().position(|l| {
+        let t = l.trim_start().trim_start_matches("- ");
+        t.starts_with(&format!("{key}:")) || t.starts_with(&format!("\"{key}\":"))
+    })
+    .map(|i| i + 1)
+}
+
+/// Every case file (`*.yaml`, `*.yml`) directly in `dir`, by name.
+pub fn load_dir(dir: &Path) -> Result<Vec<Case>, CaseError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| CaseError {
+        file: dir.to_path_buf(),
+        line: None,
+        field: None,
+        message: format!("cannot read the cases directory: {e}"),
+    })?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml")))
+        .collect();
+    files.sort();
+    files.iter().map(|f| load_file(f)).collect()
+}
+
+pub fn load_file(file: &Path) -> Result<Case, CaseError> {
+    let text = std::fs::read_to_string(file).map_err(|e| CaseError {
+        file: file.to_path_buf(),
+        line: None,
+        field: None,
+        message: format!("cannot read the case: {e}"),
+    })?;
+    parse(file, &text)
+}
+
+/// Parse one case; `file` names it (its stem is the case's name).
+pub fn parse(file: &Path, text: &str) -> Result<Case, CaseError> {
+    let err = |field: Option<&str>, message: String| CaseError {
+        file: file.to_path_buf(),
+        line: field.and_then(|f| line_of(text, f.rsplit('.').next().unwrap_or(f))),
+        field: field.map(String::from),
+        message,
+    };
+    let de = serde_yaml::Deserializer::from_str(text);
+    let raw: RawCase = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let line = inner.location().map(|l| l.line()).or_else(|| line_of(text, path.rsplit('.').next().unwrap_or(&path)));
+        CaseError {
+            file: file.to_path_buf(),
+            line,
+            field: (path != ".").then_some(path),
+            message: inner.to_string(),
+        }
+    })?;
+    let name = file.file_stem().and_then(|s| s.to_str()).unwrap_or("case").to_string();
+
+    // A whole AdmissionRequest: take its fields.
+    let mut raw = raw;
+    let mut request_resource: Option<(String, String, String)> = None;
+    if let Some(request) = raw.request.take() {
+        if raw.operation.is_some() || raw.object.is_some() || raw.old_object.is_some() || raw.resource.is_some() {
+            return Err(err(Some("request"), "give either a whole `request` (AdmissionRequest) or operation/object/…, not both".into()));
+        }
+        let s = |k: &str| request.get(k).and_then(Value::as_str).map(String::from);
+        raw.operation = s("operation");
+        raw.subresource = s("subResource");
+        raw.name = raw.name.or(s("name"));
+        raw.namespace = raw.namespace.or(s("namespace"));
+        raw.object = request.get("object").cloned().filter(|v| !v.is_null());
+        raw.old_object = request.get("oldObject").cloned().filter(|v| !v.is_null());
+        raw.user_info = request.get("userInfo").cloned();
+        raw.dry_run = request.get("dryRun").and_then(Value::as_bool);
+        if let Some(r) = request.get("resource") {
+            let f = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+            request_resource = Some((f("group"), f("version"), f("resource")));
+        }
+    }
+    let _ = (&raw.api_version, &raw.kind);
+
+    let op_text = raw.operation.clone().ok_or_else(|| err(Some("operation"), "required: CREATE, UPDATE, DELETE or CONNECT".into()))?;
+    let operation = Operation::ALL
+        .into_iter()
+        .find(|o| o.as_str() == op_text)
+        .ok_or_else(|| err(Some("operation"), format!("{op_text:?} is not CREATE, UPDATE, DELETE or CONNECT")))?;
+
+    let object = raw.object.clone().unwrap_or(Value::Null);
+    let old_object = raw.old_object.clone().unwrap_or(Value::Null);
+    for (field, v) in [("object", &object), ("oldObject", &old_object)] {
+        if !v.is_null() && !v.is_object() {
+            return Err(err(Some(field), "must be a mapping (a Kubernetes object)".into()));
+        }
+    }
+
+    let resource = match (&request_resource, &raw.resource) {
+        (Some((g, v, plural)), _) => resolve_named(g, v, plural).map_err(|m| err(Some("resource"), m))?,
+        (None, Some(r)) => resolve_resource(r).map_err(|m| err(Some("resource"), m))?,
+        (None, None) => {
+            let source = if object.is_null() { &old_object } else { &object };
+            if source.is_null() {
+                return Err(err(Some("resource"), "cannot tell the resource: give `resource:` (e.g. pods) or an object with apiVersion and kind".into()));
+            }
+            resolve_by_kind(source).map_err(|m| err(Some("object"), m))?
+        }
+    };
+    let subresource = match &raw.subresource {
+        None => None,
+        Some(sub) => {
+            let found = resource.subresources.iter().find(|s| s.name == sub).copied().ok_or_else(|| {
+                let known: Vec<_> = resource.subresources.iter().map(|s| s.name).collect();
+                err(Some("subresource"), format!("{} has no subresource {sub:?} the suite knows (known: {})", resource.plural, known.join(", ")))
+            })?;
+            if !found.operations.contains(&operation) {
+                let ops: Vec<_> = found.operations.iter().map(|o| o.as_str()).collect();
+                return Err(err(Some("operation"), format!("{}/{sub} takes {}, not {operation}", resource.plural, ops.join(", "))));
+            }
+            Some(found)
+        }
+    };
+    if subresource.is_none() && operation == Operation::Connect {
+        return Err(err(Some("subresource"), "CONNECT goes to a subresource (e.g. exec, attach, portforward, proxy)".into()));
+    }
+    let parent_object = matches!(subresource.map(|s| s.object), None | Some(SubObject::Parent));
+    match operation {
+        Operation::Create | Operation::Update if object.is_null() && parent_object => {
+            return Err(err(Some("object"), format!("required for {operation}")));
+        }
+        Operation::Delete if object.is_null() && old_object.is_null() => {
+            return Err(err(Some("object"), "required for DELETE: the object being deleted (sent as oldObject)".into()));
+        }
+        _ => {}
+    }
+    let meta = |k: &str| {
+        [&object, &old_object]
+            .iter()
+            .find_map(|o| o.get("metadata").and_then(|m| m.get(k)).and_then(Value::as_str).map(String::from))
+    };
+    let object_name = raw.name.clone().or_else(|| meta("name")).unwrap_or_default();
+    let namespace = if resource.namespaced {
+        Some(raw.namespace.clone().or_else(|| meta("namespace")).unwrap_or_else(|| crate::requests::NAMESPACE.to_string()))
+    } else {
+        None
+    };
+
+    let mut expect = Expect::default();
+    if let Some(e) = raw.expect {
+        expect.allowed = match e.decision.as_deref() {
+            None => None,
+            Some("allowed") => Some(true),
+            Some("denied") => Some(false),
+            Some(other) => return Err(err(Some("expect.decision"), format!("{other:?} is not `allowed` or `denied`"))),
+        };
+        expect.message = e.message;
+        expect.warning = e.warning;
+        if let Some(p) = e.patched {
+            for h in p.has {
+                let (path, value) = match h {
+                    RawHas::Path(p) => (p, None),
+                    RawHas::Value { path, value } => (path, Some(value)),
+                };
+                check_pointer(&path).map_err(|m| err(Some("expect.patched.has"), m))?;
+                expect.has.push((path, value));
+            }
+            for path in p.lacks {
+                check_pointer(&path).map_err(|m| err(Some("expect.patched.lacks"), m))?;
+                expect.lacks.push(path);
+            }
+        }
+    }
+
+    Ok(Case {
+        name,
+        file: file.to_path_buf(),
+        description: raw.description,
+        operation,
+        resource,
+        subresource,
+        object_name,
+        namespace,
+        object,
+        old_object,
+        user_info: raw.user_info,
+        dry_run: raw.dry_run.unwrap_or(false),
+        webhook: raw.webhook,
+        expect,
+    })
+}
+
+fn check_pointer(p: &str) -> Result<(), String> {
+    if !p.starts_with('/') {
+        return Err(format!("{p:?} is not a JSON pointer (it starts with `/`; escape `/` in keys as `~1`)"));
+    }
+    Ok(())
+}
+
+/// `pods`, `deployments` (a built-in plural) or `group/version/plural` (`v1/pods`, `example.com/v1/widgets`).
+fn resolve_resource(text: &str) -> Result<Resource, String> {
+    let parts: Vec<&str> = text.split('/').collect();
+    match parts.as_slice() {
+        [plural] => {
+            let found: Vec<Resource> = built_ins().into_iter().filter(|r| r.plural == *plural).collect();
+            match found.len() {
+                1 => Ok(found.into_iter().next().unwrap()),
+                0 => Err(format!("{plural:?} is not a built-in resource the suite knows; write group/version/plural for others (e.g. example.com/v1/widgets)")),
+                _ => Err(format!("{plural:?} is ambiguous; write group/version/plural")),
+            }
+        }
+        [version, plural] => resolve_named("", version, plural),
+        [group, version, plural] => resolve_named(group, version, plural),
+        _ => Err(format!("{text:?}: expected plural or group/version/plural")),
+    }
+}
+
+fn resolve_named(group: &str, version: &str, plural: &str) -> Result<Resource, String> {
+    if plural.is_empty() {
+        return Err("the resource's plural name is empty".into());
+    }
+    if let Some(r) = built_ins().into_iter().find(|r| r.group == group && r.plural == plural) {
+        return Ok(Resource { version: version.to_string(), ..r });
+    }
+    // A custom resource: let the rule matcher guess it as it does for manifests.
+    let rule = crate::config::RuleWithOperations {
+        operations: vec!["*".into()],
+        api_groups: vec![group.to_string()],
+        api_versions: vec![version.to_string()],
+        resources: vec![plural.to_string()],
+        scope: None,
+    };
+    crate::requests::targets_for(&[rule])
+        .into_iter()
+        .map(|t| t.resource)
+        .find(|r| r.plural == plural && r.group == group)
+        .ok_or_else(|| format!("{group}/{version}/{plural}: not a resource the suite can present"))
+}
+
+fn resolve_by_kind(object: &Value) -> Result<Resource, String> {
+    let api_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+    let kind = object.get("kind").and_then(Value::as_str).unwrap_or_default();
+    if kind.is_empty() || api_version.is_empty() {
+        return Err("has no apiVersion/kind: give them or `resource:`".into());
+    }
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+    built_ins()
+        .into_iter()
+        .find(|r| r.group == group && r.kind == kind)
+        .map(|r| Resource { version: version.to_string(), ..r })
+        .ok_or_else(|| format!("{api_version} {kind} is not a built-in kind the suite knows: give `resource:` as group/version/plural"))
+}

@@ -1,0 +1,151 @@
+//! Every lint rule fails (or warns) on a manifest that breaks it and passes on one that honours it.
+
+use std::path::Path;
+
+use base64::Engine as _;
+
+use super::*;
+use crate::config::Manifest;
+use crate::tls::{ServingNames, TlsMaterial};
+
+fn bundle() -> String {
+    let tls = TlsMaterial::generate(&ServingNames::for_service("hook", "policy"), None).unwrap();
+    base64::engine::general_purpose::STANDARD.encode(tls.ca_pem.as_bytes())
+}
+
+fn good() -> String {
+    format!(
+        r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {{name: demo}}
+webhooks:
+  - name: pods.policy.example.com
+    admissionReviewVersions: ["v1", "v1beta1"]
+    sideEffects: None
+    failurePolicy: Fail
+    matchPolicy: Equivalent
+    reinvocationPolicy: IfNeeded
+    timeoutSeconds: 5
+    namespaceSelector:
+      matchExpressions:
+        - {{key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, policy]}}
+    matchConditions:
+      - {{name: not-a-node, expression: "!request.userInfo.username.startsWith('system:node:')"}}
+    clientConfig:
+      service: {{name: hook, namespace: policy, path: /validate}}
+      caBundle: {}
+    rules:
+      - {{operations: ["CREATE", "UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods", "pods/status"], scope: Namespaced}}
+"#,
+        bundle()
+    )
+}
+
+fn lint_text(text: &str) -> Vec<LintFinding> {
+    let m = Manifest::parse(Path::new("hooks.yaml"), text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    lint(&m.webhooks)
+}
+
+fn outcome(text: &str, rule: &str) -> (Outcome, String) {
+    let f = lint_text(text).into_iter().find(|f| f.rule == rule).unwrap();
+    (f.outcome, f.detail.unwrap_or_default())
+}
+
+fn replaced(from: &str, to: &str) -> String {
+    let g = good();
+    assert!(g.contains(from), "{from}");
+    g.replacen(from, to, 1)
+}
+
+#[test]
+fn the_honouring_manifest_passes_every_rule() {
+    let findings = lint_text(&good());
+    assert_eq!(findings.len(), LINT_RULES.len());
+    for f in &findings {
+        assert_eq!(f.outcome, Outcome::Pass, "{f:?}");
+    }
+}
+
+#[test]
+fn each_rule_catches_its_breach() {
+    let cases: Vec<(&str, String, Outcome, &str)> = vec![
+        ("manifest.name", replaced("pods.policy.example.com", "hook"), Outcome::Fail, "three segments"),
+        ("manifest.name", replaced("pods.policy.example.com", "Pods.Policy.example.com"), Outcome::Fail, "DNS subdomain"),
+        ("manifest.side-effects", replaced("    sideEffects: None\n", ""), Outcome::Fail, "required"),
+        ("manifest.side-effects", replaced("sideEffects: None", "sideEffects: Some"), Outcome::Fail, "refused on create"),
+        ("manifest.failure-policy", replaced("failurePolicy: Fail", "failurePolicy: Never"), Outcome::Fail, "Ignore, Fail"),
+        ("manifest.match-policy", replaced("matchPolicy: Equivalent", "matchPolicy: Fuzzy"), Outcome::Fail, "Exact, Equivalent"),
+        ("manifest.reinvocation-policy", replaced("reinvocationPolicy: IfNeeded", "reinvocationPolicy: Always"), Outcome::Fail, "Never, IfNeeded"),
+        ("manifest.client-config", replaced("path: /validate", "path: validate"), Outcome::Fail, "start with '/'"),
+        ("manifest.client-config", replaced("service: {name: hook, namespace: policy, path: /validate}", "url: \"https://user@hook.example.com/v?x=1#f\""), Outcome::Fail, "user info and a query and a fragment"),
+        ("manifest.ca-bundle", with_bundle_line("      caBundle: bm90IGEgY2VydGlmaWNhdGU="), Outcome::Fail, "PEM"),
+        ("manifest.ca-bundle", with_bundle_line("      caBundle: \"%%%\""), Outcome::Fail, "base64"),
+        ("manifest.rules", replaced("operations: [\"CREATE\", \"UPDATE\"]", "operations: [\"*\", \"CREATE\"]"), Outcome::Fail, "'*' is present"),
+        ("manifest.rules", replaced("scope: Namespaced", "scope: Everywhere"), Outcome::Fail, "scope"),
+        ("manifest.rules", replaced("resources: [\"pods\", \"pods/status\"]", "resources: [\"*\", \"pods\"]"), Outcome::Fail, "without subresources"),
+        ("manifest.rules", replaced("resources: [\"pods\", \"pods/status\"]", "resources: [\"pods/*\", \"pods/status\"]"), Outcome::Fail, "pods/*"),
+        ("manifest.rules", replaced("resources: [\"pods\", \"pods/status\"]", "resources: [\"pods/status/x\"]"), Outcome::Fail, "not resource"),
+        ("manifest.rules", replaced("apiGroups: [\"\"]", "apiGroups: []"), Outcome::Fail, "apiGroups"),
+        ("manifest.review-versions", replaced("[\"v1\", \"v1beta1\"]", "[\"v1\", \"v1\"]"), Outcome::Fail, "twice"),
+        ("manifest.match-conditions", replaced("    matchConditions:\n", &format!("    matchConditions:\n{}", (0..64).map(|i| format!("      - {{name: c{i}, expression: \"true\"}}\n")).collect::<String>())), Outcome::Fail, "at most 64"),
+        ("manifest.match-conditions", replaced("    matchConditions:\n", "    matchConditions:\n      - {name: not-a-node, expression: \"true\"}\n"), Outcome::Fail, "used twice"),
+        ("manifest.timeout", replaced("timeoutSeconds: 5", "timeoutSeconds: 15"), Outcome::Warn, "15"),
+        ("manifest.failure-policy-set", replaced("    failurePolicy: Fail\n", ""), Outcome::Warn, "not set"),
+        ("manifest.system-namespaces", replaced("values: [kube-system, policy]", "values: [kube-system]"), Outcome::Warn, "policy"),
+        ("manifest.system-namespaces", replaced("    namespaceSelector:\n      matchExpressions:\n        - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, policy]}\n", ""), Outcome::Warn, "kube-system"),
+        ("manifest.dry-run", replaced("sideEffects: None", "sideEffects: Unknown"), Outcome::Warn, "dry-run"),
+        ("manifest.wildcard-resources", replaced("resources: [\"pods\", \"pods/status\"]", "resources: [\"*/*\"]"), Outcome::Warn, "*/*"),
+    ];
+    let mut covered: Vec<&str> = Vec::new();
+    for (rule, text, want, says) in &cases {
+        let (got, detail) = outcome(text, rule);
+        assert_eq!(got, *want, "{rule}: {detail}");
+        assert!(detail.contains(says), "{rule}: {detail:?} lacks {says:?}");
+        covered.push(rule);
+    }
+    for r in LINT_RULES {
+        assert!(covered.contains(&r.id), "no breaking manifest for {}", r.id);
+    }
+}
+
+fn with_bundle_line(line: &str) -> String {
+    let g = good();
+    let old = bundle_line(&g);
+    g.replacen(&old, line, 1)
+}
+
+fn bundle_line(text: &str) -> String {
+    text.lines().find(|l| l.trim_start().starts_with("caBundle:")).unwrap().to_string()
+}
+
+#[test]
+fn opt_in_selectors_keep_system_namespaces_out_and_ignore_needs_none() {
+    let opt_in = replaced(
+        "      matchExpressions:\n        - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, policy]}\n",
+        "      matchLabels: {policy.example.com/enforce: \"true\"}\n",
+    );
+    assert_eq!(outcome(&opt_in, "manifest.system-namespaces").0, Outcome::Pass);
+    let ignore = replaced("failurePolicy: Fail", "failurePolicy: Ignore")
+        .replacen("    namespaceSelector:\n      matchExpressions:\n        - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, policy]}\n", "", 1);
+    assert_eq!(outcome(&ignore, "manifest.system-namespaces").0, Outcome::Skip);
+}
+
+#[test]
+fn the_bundled_reference_manifest_is_lint_clean() {
+    let m = Manifest::parse(Path::new("reference.yaml"), reference_webhook::MANIFEST).unwrap();
+    for f in lint(&m.webhooks) {
+        assert!(matches!(f.outcome, Outcome::Pass | Outcome::Skip), "{f:?}");
+    }
+}
+
+#[test]
+fn rule_ids_are_unique_and_distinct_from_the_catalog() {
+    let mut ids: Vec<&str> = LINT_RULES.iter().map(|r| r.id).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), LINT_RULES.len());
+    for id in ids {
+        assert!(id.starts_with("manifest.") && crate::rules::rule(id).is_none(), "{id}");
+    }
+}

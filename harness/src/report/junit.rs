@@ -1,0 +1,155 @@
+//! JUnit XML (`--junit FILE`): one testcase per rule per webhook, per lint rule per webhook, and per
+//! case. A FAIL is a `<failure>` carrying the detail, what the apiserver would say and the replay
+//! command; a WARN is a passing testcase whose `<system-out>` starts with `WARN:` (CI dashboards
+//! show it without failing the build); a rule that applied to nothing is `<skipped>`.
+
+use std::fmt::Write;
+
+use super::RunReport;
+use crate::rules::Outcome;
+
+/// Escape text for XML content and attributes; drop characters XML 1.0 cannot hold.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => out.push_str(&format!("[U+{:04X}]", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+struct Case {
+    classname: String,
+    name: String,
+    outcome: Outcome,
+    /// First line of the failure (attribute) and the full text.
+    message: String,
+    text: String,
+}
+
+struct Suite {
+    name: String,
+    cases: Vec<Case>,
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or_default().to_string()
+}
+
+pub fn render(report: &RunReport) -> String {
+    let mut suites: Vec<Suite> = Vec::new();
+    // The rule catalog, per webhook.
+    let summaries = report.summaries();
+    for webhook in report.webhooks() {
+        let mut suite = Suite { name: format!("rules {webhook}"), cases: Vec::new() };
+        for s in summaries.iter().filter(|s| s.webhook == webhook) {
+            let mut text = String::new();
+            for (record, i) in s.breaches.iter().take(3) {
+                let f = &record.findings[*i];
+                let _ = writeln!(text, "{:?} {} [{}] uid {}", f.outcome, record.case.label, record.case.version, record.case.uid());
+                if let Some(d) = &f.detail {
+                    let _ = writeln!(text, "what: {d}");
+                }
+                if let Some(m) = &f.apiserver_message {
+                    let _ = writeln!(text, "apiserver says: {m}");
+                }
+                let _ = writeln!(text, "replay:\n{}\n", report.curl(record));
+            }
+            let message = s.breaches.first().and_then(|(r, i)| r.findings[*i].detail.clone()).unwrap_or_else(|| s.rule.statement.to_string());
+            suite.cases.push(Case { classname: format!("webhook-conformance.rules.{webhook}"), name: s.rule.id.to_string(), outcome: s.outcome, message: first_line(&message), text });
+        }
+        suites.push(suite);
+    }
+    // Manifest lint.
+    if !report.lint.is_empty() {
+        let mut suite = Suite { name: "lint".into(), cases: Vec::new() };
+        for f in &report.lint {
+            let detail = f.detail.clone().unwrap_or_default();
+            suite.cases.push(Case { classname: format!("webhook-conformance.lint.{}", f.webhook), name: f.rule.to_string(), outcome: f.outcome, message: first_line(&detail), text: detail });
+        }
+        suites.push(suite);
+    }
+    // Cases.
+    if !report.cases.is_empty() {
+        let mut suite = Suite { name: "cases".into(), cases: Vec::new() };
+        for c in &report.cases {
+            let mut text = String::new();
+            let _ = writeln!(text, "case {} ({}): {}", c.name, c.file.display(), c.what);
+            let mut message = String::new();
+            for f in &c.findings {
+                if matches!(f.outcome, Outcome::Fail | Outcome::Warn) {
+                    let d = f.detail.clone().unwrap_or_default();
+                    if message.is_empty() {
+                        message = format!("{}: {}", f.rule, first_line(&d));
+                    }
+                    let _ = writeln!(text, "{} {:?}:\n{d}", f.rule, f.outcome);
+                }
+            }
+            for record in &c.records {
+                for f in record.findings.iter().filter(|f| matches!(f.outcome, Outcome::Fail | Outcome::Warn)) {
+                    if message.is_empty() {
+                        message = format!("{}: {}", f.rule, first_line(f.detail.as_deref().unwrap_or_default()));
+                    }
+                    let _ = writeln!(text, "{} {:?} on {}: {}", f.rule, f.outcome, record.webhook.name, f.detail.as_deref().unwrap_or_default());
+                    if let Some(m) = &f.apiserver_message {
+                        let _ = writeln!(text, "apiserver says: {m}");
+                    }
+                    let _ = writeln!(text, "replay:\n{}\n", report.curl(record));
+                }
+            }
+            suite.cases.push(Case { classname: "webhook-conformance.cases".into(), name: c.name.clone(), outcome: c.outcome(), message, text });
+        }
+        suites.push(suite);
+    }
+
+    let total: usize = suites.iter().map(|s| s.cases.len()).sum();
+    let failures: usize = suites.iter().flat_map(|s| &s.cases).filter(|c| c.outcome == Outcome::Fail).count();
+    let mut out = String::new();
+    let _ = writeln!(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>");
+    let _ = writeln!(out, "<testsuites name=\"webhook-conformance\" tests=\"{total}\" failures=\"{failures}\" errors=\"0\" time=\"{:.3}\">", report.duration.as_secs_f64());
+    for suite in &suites {
+        let n = suite.cases.len();
+        let f = suite.cases.iter().filter(|c| c.outcome == Outcome::Fail).count();
+        let s = suite.cases.iter().filter(|c| c.outcome == Outcome::Skip).count();
+        let _ = writeln!(out, "  <testsuite name=\"{}\" tests=\"{n}\" failures=\"{f}\" errors=\"0\" skipped=\"{s}\">", escape(&suite.name));
+        for c in &suite.cases {
+            let open = format!("    <testcase classname=\"{}\" name=\"{}\"", escape(&c.classname), escape(&c.name));
+            match c.outcome {
+                Outcome::Pass => {
+                    let _ = writeln!(out, "{open}/>");
+                }
+                Outcome::Skip => {
+                    let _ = writeln!(out, "{open}>\n      <skipped message=\"{}\"/>\n    </testcase>", escape(if c.message.is_empty() { "not applicable" } else { &c.message }));
+                }
+                Outcome::Warn => {
+                    let _ = writeln!(out, "{open}>\n      <system-out>WARN: {}\n{}</system-out>\n    </testcase>", escape(&c.message), escape(&c.text));
+                }
+                Outcome::Fail => {
+                    let _ = writeln!(out, "{open}>\n      <failure type=\"FAIL\" message=\"{}\">{}</failure>\n    </testcase>", escape(&c.message), escape(&c.text));
+                }
+            }
+        }
+        let _ = writeln!(out, "  </testsuite>");
+    }
+    let _ = writeln!(out, "</testsuites>");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::escape;
+
+    #[test]
+    fn escapes_markup_and_control_characters() {
+        assert_eq!(escape("a<b>&\"c\"'\u{7}"), "a&lt;b&gt;&amp;&quot;c&quot;&apos;[U+0007]");
+        assert_eq!(escape("line\nnext\ttab"), "line\nnext\ttab");
+    }
+}
