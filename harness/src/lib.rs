@@ -17,10 +17,13 @@
 //! # }
 //! ```
 
+pub mod cases;
 pub mod checks;
 pub mod client;
 pub mod config;
+pub mod generate;
 pub mod kinds;
+pub mod lint;
 pub mod report;
 pub mod requests;
 pub mod rules;

@@ -163,6 +163,82 @@ pub fn rule(id: &str) -> Option<&'static Rule> {
     CATALOG.iter().find(|r| r.id == id)
 }
 
+/// A property over generated requests: a rule whose check looks at every call a property made for
+/// one generated case (the first call, repeats, re-admissions), not at a single exchange.
+pub struct PropertyRule {
+    pub id: &'static str,
+    pub severity: Severity,
+    pub statement: &'static str,
+    pub source: &'static str,
+    pub check: fn(&crate::generate::property::Observation) -> Check,
+}
+
+impl std::fmt::Debug for PropertyRule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PropertyRule").field("id", &self.id).field("severity", &self.severity).finish()
+    }
+}
+
+const REINVOKE: &str = "mutating/reinvocationcontext.go; pkg/admission/reinvocation.go; Kubernetes docs, Dynamic Admission Control: Reinvocation policy, Idempotence";
+
+/// The properties `webhook-conformance fuzz` holds generated requests to.
+pub static PROPERTIES: &[PropertyRule] = &[
+    PropertyRule {
+        id: "property.contract",
+        severity: Severity::Fail,
+        statement: "Every FAIL rule of the catalog holds on every generated request (any operation, version, dryRun, object shape).",
+        source: VERIFY,
+        check: crate::generate::property::check_contract,
+    },
+    PropertyRule {
+        id: "property.operations",
+        severity: Severity::Fail,
+        statement: "DELETE (null object), CONNECT and subresource requests the rules select get an answer every FAIL rule accepts.",
+        source: "request/admissionreview.go (CreateV1AdmissionReview: object/oldObject/options by operation)",
+        check: crate::generate::property::check_operations,
+    },
+    PropertyRule {
+        id: "property.idempotent",
+        severity: Severity::Fail,
+        statement: "A mutating webhook changes nothing more when it admits again the object it just patched (new uid, same operation).",
+        source: REINVOKE,
+        check: crate::generate::property::check_idempotent,
+    },
+    PropertyRule {
+        id: "property.reinvocation",
+        severity: Severity::Fail,
+        statement: "After another mutator edits its result, a reinvoked mutating webhook reaches a fixed point and re-adds nothing it already added.",
+        source: REINVOKE,
+        check: crate::generate::property::check_reinvocation,
+    },
+    PropertyRule {
+        id: "property.deterministic",
+        severity: Severity::Warn,
+        statement: "The same request with a fresh uid gets the same decision and the same resulting object.",
+        source: "request/admissionreview.go (a fresh uid per call); mutating/dispatcher.go",
+        check: crate::generate::property::check_deterministic,
+    },
+    PropertyRule {
+        id: "property.dry-run",
+        severity: Severity::Warn,
+        statement: "dryRun: true gets the same decision and resulting object as dryRun: false (a dry run previews the real thing).",
+        source: "Kubernetes docs, Dynamic Admission Control: Side effects; request/admissionreview.go (dryRun)",
+        check: crate::generate::property::check_dry_run,
+    },
+    PropertyRule {
+        id: "property.dry-run-config",
+        severity: Severity::Fail,
+        statement: "sideEffects is None or NoneOnDryRun: otherwise the apiserver refuses every dry-run request the webhook matches.",
+        source: "pkg/apis/admissionregistration/validation/validation.go; mutating/dispatcher.go, validating/dispatcher.go (does not support dry run)",
+        check: crate::generate::property::check_dry_run_config,
+    },
+];
+
+/// The property with this id.
+pub fn property(id: &str) -> Option<&'static PropertyRule> {
+    PROPERTIES.iter().find(|r| r.id == id)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,6 +249,13 @@ mod tests {
         ids.sort();
         ids.dedup();
         assert_eq!(ids.len(), CATALOG.len());
+        let mut pids: Vec<_> = PROPERTIES.iter().map(|r| r.id).chain(CATALOG.iter().map(|r| r.id)).collect();
+        pids.sort();
+        pids.dedup();
+        assert_eq!(pids.len(), CATALOG.len() + PROPERTIES.len());
+        for p in PROPERTIES {
+            assert!(p.id.starts_with("property.") && !p.statement.contains('\n') && !p.source.is_empty(), "{}", p.id);
+        }
         for r in CATALOG {
             assert!(!r.statement.contains('\n') && !r.statement.is_empty(), "{}", r.id);
             assert!(!r.source.is_empty(), "{}", r.id);

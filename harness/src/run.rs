@@ -71,7 +71,7 @@ pub async fn run(webhooks: &[WebhookSpec], target: &mut RunningTarget, options: 
     }
     records.sort_by_key(|(i, _)| *i);
     let records = records.into_iter().map(|(_, r)| r).collect();
-    let mut notes = Vec::new();
+    let mut notes = target.notes.clone();
     if let Some(status) = target.exit_status() {
         notes.push(format!("the target exited during the run ({status})"));
     }
@@ -83,6 +83,8 @@ pub async fn run(webhooks: &[WebhookSpec], target: &mut RunningTarget, options: 
         duration: started.elapsed(),
         notes,
         target_log: target.log_tail(),
+        cases: Vec::new(),
+        lint: Vec::new(),
     })
 }
 

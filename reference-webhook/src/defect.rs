@@ -102,6 +102,20 @@ defects! {
         "validate: audit annotation key `bad/key` (contains `/`)";
     PatchWithDenial = "patch-with-denial", "denial.no-patch",
         "mutate: denies CREATE/UPDATE requests and still includes a patch";
+    // Properties over generated requests (`webhook-conformance fuzz`): every single answer is
+    // valid; the defect only shows across calls.
+    SidecarEveryCall = "sidecar-every-call", "property.idempotent",
+        "mutate: appends the sidecar container on every call, even when the pod already has it";
+    SidecarLastCheck = "sidecar-last-check", "property.reinvocation",
+        "mutate: looks for its sidecar only in the last container, so another mutator's container makes it add a second one";
+    CounterAnnotation = "counter-annotation", "property.idempotent",
+        "mutate: an annotation counting the calls that saw the object (1, 2, 3, ...)";
+    RandomAnnotation = "random-annotation", "property.deterministic",
+        "mutate: sets an annotation to a fresh random value when the object lacks it";
+    NoMutationOnDryRun = "no-mutation-on-dry-run", "property.dry-run",
+        "mutate: sends no patch when the request is a dry run";
+    PatchTypeOnSecondCall = "patch-type-on-second-call", "property.idempotent",
+        "mutate: when an object already holds all its changes (a re-invocation), sends patchType without a patch";
 }
 
 impl Defect {
@@ -116,9 +130,17 @@ impl Defect {
             | Defect::ReplaceMissingKey
             | Defect::BadWarning
             | Defect::BadAuditKey
-            | Defect::PatchWithDenial => "WARN",
+            | Defect::PatchWithDenial
+            | Defect::RandomAnnotation
+            | Defect::NoMutationOnDryRun => "WARN",
             _ => "FAIL",
         }
+    }
+
+    /// True for the defects that only a property over several calls catches (`webhook-conformance
+    /// fuzz`): each single answer passes every per-answer rule.
+    pub fn is_property(&self) -> bool {
+        self.rule().starts_with("property.")
     }
 }
 
@@ -178,7 +200,7 @@ mod tests {
                 "{d} is not kebab-case"
             );
         }
-        assert_eq!(Defect::ALL.len(), 33);
+        assert_eq!(Defect::ALL.len(), 39);
     }
 
     #[test]

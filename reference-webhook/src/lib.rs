@@ -31,6 +31,17 @@ pub struct Options {
     pub defect: Option<Defect>,
 }
 
+/// Harmless ways of writing the same mutation (not defects): a cluster accepts them and ends with
+/// the same object. The suite must pass them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Style {
+    /// Send the patch operations in reverse order (they are independent: same result).
+    pub reorder_ops: bool,
+    /// When nothing needs to change, send a patch anyway: a `test` of the label and a `replace`
+    /// of it with the value it already has (same result as no patch).
+    pub restate_unchanged: bool,
+}
+
 /// Serves the webhook on an already-bound listener with the given TLS config; runs until the task
 /// running it is aborted.
 pub async fn serve(
@@ -79,12 +90,21 @@ pub async fn spawn(
     tls: Arc<rustls::ServerConfig>,
     opts: Options,
 ) -> anyhow::Result<RunningWebhook> {
+    spawn_styled(tls, opts, Style::default()).await
+}
+
+/// [`spawn`], writing its mutations in a harmless [`Style`].
+pub async fn spawn_styled(
+    tls: Arc<rustls::ServerConfig>,
+    opts: Options,
+    style: Style,
+) -> anyhow::Result<RunningWebhook> {
     let tls = server::effective_tls(tls, opts)?;
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
         .await
         .context("binding 127.0.0.1:0")?;
     let addr = listener.local_addr()?;
-    let task = tokio::spawn(server::serve_prepared(listener, tls, opts));
+    let task = tokio::spawn(server::serve_prepared_styled(listener, tls, opts, style));
     Ok(RunningWebhook {
         addr,
         task: Some(task),

@@ -22,6 +22,11 @@ pub const NOTE_ANNOTATION: &str = "conformance.example/note";
 /// The value of [`NOTE_ANNOTATION`].
 pub const NOTE_VALUE: &str = "?????>>>>>~~ü";
 
+/// The annotation counting calls under the `counter-annotation` defect.
+pub const CALLS_ANNOTATION: &str = "conformance.example/calls";
+/// The annotation with a random value under the `random-annotation` defect.
+pub const TOKEN_ANNOTATION: &str = "conformance.example/token";
+
 /// Escapes one JSON Pointer reference token (RFC 6901): `~` → `~0`, `/` → `~1`.
 pub fn escape_token(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
@@ -122,6 +127,11 @@ pub fn patch_ops(request: &Value, defect: Option<Defect>) -> Vec<Value> {
     if !is_mutable(request) {
         return Vec::new();
     }
+    if defect == Some(Defect::NoMutationOnDryRun)
+        && request.get("dryRun").and_then(Value::as_bool) == Some(true)
+    {
+        return Vec::new();
+    }
     let object = &request["object"];
     let Some(meta) = object.get("metadata").and_then(Value::as_object) else {
         return Vec::new();
@@ -147,6 +157,23 @@ pub fn patch_ops(request: &Value, defect: Option<Defect>) -> Vec<Value> {
     if defect == Some(Defect::UrlSafeBase64) {
         annotations.push((NOTE_ANNOTATION, json!(NOTE_VALUE)));
     }
+    let current_annotation = |key: &str| {
+        meta.get("annotations")
+            .and_then(|a| a.get(key))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    if defect == Some(Defect::CounterAnnotation) {
+        let seen: u64 = current_annotation(CALLS_ANNOTATION)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        annotations.push((CALLS_ANNOTATION, json!((seen + 1).to_string())));
+    }
+    if defect == Some(Defect::RandomAnnotation) {
+        let token = current_annotation(TOKEN_ANNOTATION)
+            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        annotations.push((TOKEN_ANNOTATION, json!(token)));
+    }
     ops.extend(map_ops(
         meta,
         "annotations",
@@ -163,9 +190,13 @@ pub fn patch_ops(request: &Value, defect: Option<Defect>) -> Vec<Value> {
             .and_then(|s| s.get("containers"))
             .and_then(Value::as_array)
         {
-            let has_sidecar = containers
-                .iter()
-                .any(|c| c.get("name").and_then(Value::as_str) == Some(SIDECAR_NAME));
+            let is_sidecar =
+                |c: &Value| c.get("name").and_then(Value::as_str) == Some(SIDECAR_NAME);
+            let has_sidecar = match defect {
+                Some(Defect::SidecarEveryCall) => false,
+                Some(Defect::SidecarLastCheck) => containers.last().is_some_and(is_sidecar),
+                _ => containers.iter().any(is_sidecar),
+            };
             if !has_sidecar {
                 ops.push(json!({
                     "op": "add",

@@ -8,6 +8,7 @@ use serde_json::{json, Map, Value};
 use crate::defect::Defect;
 use crate::mutate::{self, escape_token};
 use crate::validate;
+use crate::Style;
 
 /// `admission.k8s.io/v1`.
 pub const V1: &str = "admission.k8s.io/v1";
@@ -137,10 +138,24 @@ struct Answer {
     patch: Option<Value>,
     warnings: Vec<String>,
     audit: Vec<(String, String)>,
+    /// A mutable object that already holds every change (nothing to patch).
+    unchanged: bool,
 }
 
-fn mutate_answer(request: &Value, defect: Option<Defect>) -> Answer {
-    let ops = mutate::patch_ops(request, defect);
+fn mutate_answer(request: &Value, defect: Option<Defect>, style: Style) -> Answer {
+    let mut ops = mutate::patch_ops(request, defect);
+    let unchanged = ops.is_empty() && mutate::is_mutable(request);
+    if style.reorder_ops {
+        ops.reverse();
+    }
+    if unchanged && style.restate_unchanged {
+        // Harmless: a test of what holds, and a replace with the same value.
+        let path = format!("/metadata/labels/{}", escape_token(mutate::MUTATED_LABEL));
+        ops = vec![
+            json!({"op": "test", "path": path, "value": "true"}),
+            json!({"op": "replace", "path": path, "value": "true"}),
+        ];
+    }
     if defect == Some(Defect::PatchWithDenial) && mutate::is_mutable(request) {
         // A patch that always applies: either the real one, or a test of what already holds.
         let ops = if ops.is_empty() {
@@ -163,6 +178,7 @@ fn mutate_answer(request: &Value, defect: Option<Defect>) -> Answer {
     Answer {
         allowed: true,
         patch: (!ops.is_empty()).then_some(Value::Array(ops)),
+        unchanged,
         ..Answer::default()
     }
 }
@@ -199,6 +215,7 @@ fn validate_answer(request: &Value, defect: Option<Defect>) -> Answer {
         patch,
         warnings,
         audit: vec![(audit_key.to_string(), decision.to_string())],
+        unchanged: false,
     }
 }
 
@@ -282,7 +299,10 @@ fn render(
             response.insert("patch".into(), encoded);
         }
         None => {
-            if patch_defect == Some(Defect::TypeWithoutPatch) {
+            let second_call = endpoint == Endpoint::Mutate
+                && defect == Some(Defect::PatchTypeOnSecondCall)
+                && answer.unchanged;
+            if patch_defect == Some(Defect::TypeWithoutPatch) || second_call {
                 response.insert("patchType".into(), json!(JSON_PATCH));
             }
         }
@@ -323,8 +343,18 @@ fn render(
 /// The answer to a decoded review on `endpoint`, as JSON, under `defect` (the body-level parts
 /// only: HTTP-level defects are applied by [`handle`]).
 pub fn respond(endpoint: Endpoint, review: &ReviewRequest, defect: Option<Defect>) -> Value {
+    respond_styled(endpoint, review, defect, Style::default())
+}
+
+/// [`respond`], written in a harmless [`Style`].
+pub fn respond_styled(
+    endpoint: Endpoint,
+    review: &ReviewRequest,
+    defect: Option<Defect>,
+    style: Style,
+) -> Value {
     let answer = match endpoint {
-        Endpoint::Mutate => mutate_answer(&review.request, defect),
+        Endpoint::Mutate => mutate_answer(&review.request, defect, style),
         Endpoint::Validate => validate_answer(&review.request, defect),
     };
     render(endpoint, review, answer, defect)
@@ -337,6 +367,17 @@ pub fn handle(
     content_type: Option<&str>,
     body: &[u8],
     defect: Option<Defect>,
+) -> Action {
+    handle_styled(endpoint, content_type, body, defect, Style::default())
+}
+
+/// [`handle`], with the mutating answer written in a harmless [`Style`].
+pub fn handle_styled(
+    endpoint: Endpoint,
+    content_type: Option<&str>,
+    body: &[u8],
+    defect: Option<Defect>,
+    style: Style,
 ) -> Action {
     match defect {
         Some(Defect::Hang) => return Action::Hang,
@@ -356,7 +397,7 @@ pub fn handle(
         Ok(review) => review,
         Err(message) => return Action::Reply(Reply::text(400, &message)),
     };
-    let json = respond(endpoint, &review, defect);
+    let json = respond_styled(endpoint, &review, defect, style);
     let body = match defect {
         Some(Defect::EmptyBody) => Vec::new(),
         Some(Defect::GarbageBody) => b"<html>oops</html>".to_vec(),

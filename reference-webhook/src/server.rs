@@ -17,7 +17,7 @@ use tokio_rustls::TlsAcceptor;
 
 use crate::defect::Defect;
 use crate::review::{self, Action, Endpoint, Reply};
-use crate::Options;
+use crate::{Options, Style};
 
 /// The largest request body read; a larger one gets 413.
 pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
@@ -45,6 +45,16 @@ pub async fn serve_prepared(
     tls: Arc<rustls::ServerConfig>,
     opts: Options,
 ) -> anyhow::Result<()> {
+    serve_prepared_styled(listener, tls, opts, Style::default()).await
+}
+
+/// [`serve_prepared`], writing mutations in a harmless [`Style`].
+pub async fn serve_prepared_styled(
+    listener: TcpListener,
+    tls: Arc<rustls::ServerConfig>,
+    opts: Options,
+    style: Style,
+) -> anyhow::Result<()> {
     let acceptor = TlsAcceptor::from(tls);
     let defect = opts.defect;
     let mut connections = JoinSet::new();
@@ -52,7 +62,7 @@ pub async fn serve_prepared(
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((tcp, _peer)) => {
-                    connections.spawn(serve_connection(acceptor.clone(), tcp, defect));
+                    connections.spawn(serve_connection(acceptor.clone(), tcp, defect, style));
                 }
                 Err(_) => {
                     // Out of file descriptors or a connection reset before accept: back off a
@@ -65,7 +75,12 @@ pub async fn serve_prepared(
     }
 }
 
-async fn serve_connection(acceptor: TlsAcceptor, tcp: TcpStream, defect: Option<Defect>) {
+async fn serve_connection(
+    acceptor: TlsAcceptor,
+    tcp: TcpStream,
+    defect: Option<Defect>,
+    style: Style,
+) {
     let _ = tcp.set_nodelay(true);
     let stream = match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(tcp)).await {
         Ok(Ok(stream)) => stream,
@@ -75,7 +90,9 @@ async fn serve_connection(acceptor: TlsAcceptor, tcp: TcpStream, defect: Option<
     let close = Arc::new(Notify::new());
     let service = {
         let close = close.clone();
-        hyper::service::service_fn(move |request| handle_request(request, defect, close.clone()))
+        hyper::service::service_fn(move |request| {
+            handle_request(request, defect, style, close.clone())
+        })
     };
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder
@@ -110,6 +127,7 @@ fn text(status: u16, text: &str) -> Response<Full<Bytes>> {
 async fn handle_request(
     request: Request<Incoming>,
     defect: Option<Defect>,
+    style: Style,
     close: Arc<Notify>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
     let Some(endpoint) = Endpoint::from_path(request.uri().path()) else {
@@ -139,7 +157,7 @@ async fn handle_request(
             return Ok(text(400, "could not read the request body"));
         }
     };
-    match review::handle(endpoint, content_type.as_deref(), &body, defect) {
+    match review::handle_styled(endpoint, content_type.as_deref(), &body, defect, style) {
         Action::Reply(reply) => Ok(reply_to_response(reply)),
         Action::Hang => match std::future::pending::<Infallible>().await {},
         Action::Close => {

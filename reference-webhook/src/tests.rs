@@ -1012,7 +1012,14 @@ fn every_defect_changes_something_or_is_transport_level() {
     );
     let mut with_labels = labelled(json!({"app": "web"}), json!({"x": "y"}));
     with_labels["spec"]["containers"] = json!([]);
+    // Mutated, then another mutator appended a container after the sidecar.
+    let mut reinvoked = mutated.clone();
+    if let Some(containers) = reinvoked["spec"]["containers"].as_array_mut() {
+        containers.push(json!({"name": "other", "image": "registry.example/other:1"}));
+    }
     let reviews = [
+        review_with(V1, "CREATE", bare_pod(), Value::Null, true),
+        create(V1, reinvoked),
         create(V1, object),
         deny_review(),
         review_with(V1, "DELETE", Value::Null, bare_pod(), false),
@@ -1032,4 +1039,86 @@ fn every_defect_changes_something_or_is_transport_level() {
         });
         assert!(differs, "{defect} changes no answer");
     }
+}
+
+#[test]
+fn property_defects_show_only_across_calls() {
+    let first = create(V1, bare_pod());
+    let mutated = apply(&bare_pod(), &patch_of(&response(Endpoint::Mutate, &first)));
+    let again = create(V1, mutated.clone());
+    let with = |d| {
+        crate::review::respond(
+            Endpoint::Mutate,
+            &crate::review::parse_review(&serde_json::to_vec(&again).unwrap()).unwrap(),
+            Some(d),
+        )
+    };
+    // The correct webhook has nothing to add to its own result.
+    assert!(response(Endpoint::Mutate, &again).get("patch").is_none());
+    // sidecar-every-call adds a second sidecar; counter-annotation counts on.
+    let twice = apply(
+        &mutated,
+        &patch_of(&with(Defect::SidecarEveryCall)["response"]),
+    );
+    assert_eq!(
+        twice["spec"]["containers"].as_array().unwrap().len(),
+        mutated["spec"]["containers"].as_array().unwrap().len() + 1
+    );
+    let counted = apply(
+        &mutated,
+        &patch_of(&with(Defect::CounterAnnotation)["response"]),
+    );
+    assert_eq!(
+        counted["metadata"]["annotations"][crate::mutate::CALLS_ANNOTATION],
+        "1"
+    );
+    // patch-type-on-second-call: patchType without a patch only when nothing changes.
+    let r = with(Defect::PatchTypeOnSecondCall);
+    assert_eq!(r["response"]["patchType"], "JSONPatch");
+    assert!(r["response"].get("patch").is_none());
+    let r = crate::review::respond(
+        Endpoint::Mutate,
+        &crate::review::parse_review(&serde_json::to_vec(&first).unwrap()).unwrap(),
+        Some(Defect::PatchTypeOnSecondCall),
+    );
+    assert!(r["response"]["patch"].is_string());
+}
+
+#[test]
+fn harmless_styles_reach_the_same_object() {
+    use crate::Style;
+    let first = create(V1, bare_pod());
+    let parsed = crate::review::parse_review(&serde_json::to_vec(&first).unwrap()).unwrap();
+    let plain = crate::review::respond(Endpoint::Mutate, &parsed, None);
+    let reordered = crate::review::respond_styled(
+        Endpoint::Mutate,
+        &parsed,
+        None,
+        Style {
+            reorder_ops: true,
+            restate_unchanged: false,
+        },
+    );
+    assert_ne!(
+        patch_of(&plain["response"]),
+        patch_of(&reordered["response"])
+    );
+    let result = apply(&bare_pod(), &patch_of(&plain["response"]));
+    assert_eq!(
+        result,
+        apply(&bare_pod(), &patch_of(&reordered["response"]))
+    );
+    let again =
+        crate::review::parse_review(&serde_json::to_vec(&create(V1, result.clone())).unwrap())
+            .unwrap();
+    let restated = crate::review::respond_styled(
+        Endpoint::Mutate,
+        &again,
+        None,
+        Style {
+            reorder_ops: false,
+            restate_unchanged: true,
+        },
+    );
+    assert_eq!(apply(&result, &patch_of(&restated["response"])), result);
 }

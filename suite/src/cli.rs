@@ -9,7 +9,7 @@ use webhook_harness::client::{tls_handshake, Endpoint, HttpVersions};
 use webhook_harness::config::{select_webhooks, Manifest, WebhookSpec};
 use webhook_harness::rules::CATALOG;
 use webhook_harness::run::{run, RunOptions};
-use webhook_harness::target::{start_command, RunningTarget, StartError};
+use webhook_harness::target::{start_command, start_image, ContainerError, ImageSpec, RunningTarget, StartError};
 
 /// Exit code when the suite itself could not run (bad input, unreachable target).
 pub const EXIT_USAGE: i32 = 2;
@@ -21,16 +21,21 @@ pub struct Cli {
     pub command: Option<Command>,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    pub gate: GateArgs,
 }
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run the checks against a webhook (the default command).
-    Run(RunArgs),
+    Run(RunCommand),
     /// Print the rule catalog: id, severity, statement, source.
     Rules,
     /// Serve the bundled reference webhook (optionally with a defect), e.g. to try the suite's --cmd.
     ReferenceWebhook(ReferenceArgs),
+    /// Hold the webhook to the properties (idempotence, reinvocation, determinism, dry run, …) on
+    /// generated requests; failures are shrunk to a minimal request.
+    Fuzz(crate::fuzz::FuzzArgs),
 }
 
 #[derive(Args, Debug, Default, Clone)]
@@ -50,6 +55,31 @@ pub struct RunArgs {
     /// A command that starts the webhook; {cert} {key} {ca} {port} {host} are substituted.
     #[arg(long, value_name = "COMMAND LINE")]
     pub cmd: Option<String>,
+    /// A container image (already on the Docker engine; never pulled) that serves the webhook.
+    #[arg(long, value_name = "NAME[:TAG]", conflicts_with_all = ["url", "cmd"])]
+    pub image: Option<String>,
+    /// --image: the container port the webhook listens on [default: 8443].
+    #[arg(long, value_name = "PORT", requires = "image")]
+    pub image_port: Option<u16>,
+    /// --image: where the generated TLS files are mounted read-only [default: /certs].
+    #[arg(long, value_name = "DIR", requires = "image")]
+    pub image_cert_dir: Option<String>,
+    /// --image: file name of the serving certificate in the mount [default: tls.crt].
+    #[arg(long, value_name = "NAME", requires = "image")]
+    pub image_cert_name: Option<String>,
+    /// --image: file name of the key in the mount [default: tls.key].
+    #[arg(long, value_name = "NAME", requires = "image")]
+    pub image_key_name: Option<String>,
+    /// --image: file name of the CA in the mount [default: ca.pem].
+    #[arg(long, value_name = "NAME", requires = "image")]
+    pub image_ca_name: Option<String>,
+    /// --image: an environment variable for the container (repeatable).
+    #[arg(long = "image-env", value_name = "KEY=VALUE", requires = "image")]
+    pub image_env: Vec<String>,
+    /// --image: an argument appended to the image's entrypoint (repeatable; {cert} {key} {ca} {port}
+    /// become the in-container values).
+    #[arg(long = "image-arg", value_name = "ARG", requires = "image", allow_hyphen_values = true)]
+    pub image_args: Vec<String>,
     /// Seconds a started target has to accept a TLS handshake.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     pub startup_timeout: u64,
@@ -68,6 +98,32 @@ pub struct RunArgs {
     /// With no target: run the bundled reference webhook with this defect (see `reference-webhook --list-defects`).
     #[arg(long, value_name = "NAME")]
     pub reference_defect: Option<String>,
+}
+
+/// The release-gate options of a run: data-driven cases, golden snapshots, JUnit.
+#[derive(Args, Debug, Default, Clone)]
+pub struct GateArgs {
+    /// Data-driven cases (YAML files) to run too [default for the bundled reference: the repo's cases/].
+    #[arg(long, value_name = "DIR")]
+    pub cases: Option<PathBuf>,
+    /// Compare each case's answers with the snapshots (insta .snap files) in DIR: golden.unchanged.
+    #[arg(long, value_name = "DIR")]
+    pub golden: Option<PathBuf>,
+    /// With --golden: write this run's answers as the new snapshots instead of failing on changes.
+    #[arg(long, requires = "golden")]
+    pub update_golden: bool,
+    /// Write a JUnit XML report here (one testcase per rule and webhook, per lint rule, per case).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+}
+
+/// `webhook-conformance run`.
+#[derive(Args, Debug, Default, Clone)]
+pub struct RunCommand {
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub gate: GateArgs,
 }
 
 #[derive(Args, Debug)]
@@ -92,6 +148,7 @@ pub struct ReferenceArgs {
 pub enum TargetChoice {
     Url { url: String, ca: PathBuf },
     Command { command: String, startup_timeout: Duration },
+    Image { spec: ImageSpec },
     Reference { defect: Option<Defect> },
 }
 
@@ -125,6 +182,11 @@ pub async fn start_target(choice: &TargetChoice, webhooks: &[WebhookSpec], tls_d
             Err(StartError::Spawn(e)) => Err(usage(format!("--cmd: {e}"))),
             Err(e) => Err(RunError::Target(format!("target.ready FAIL: {e}"))),
         },
+        TargetChoice::Image { spec } => match start_image(spec, webhooks, tls_dir).await {
+            Ok(t) => Ok(t),
+            Err(ContainerError::Setup(e)) => Err(usage(format!("--image: {e}"))),
+            Err(e) => Err(RunError::Target(format!("target.ready FAIL: {e}"))),
+        },
         TargetChoice::Url { url, ca } => {
             let parsed = reqwest::Url::parse(url).map_err(|e| usage(format!("--url {url:?}: {e}")))?;
             if parsed.scheme() != "https" {
@@ -144,11 +206,41 @@ pub async fn start_target(choice: &TargetChoice, webhooks: &[WebhookSpec], tls_d
             if let Err(e) = tcp_reachable(addr).await {
                 return Err(usage(format!("--url {url:?}: cannot connect to {addr}: {e}")));
             }
+            // The apiserver verifies the certificate for the name the manifest gives (the service's
+            // DNS name, or the host of clientConfig.url), whatever address --url reaches.
+            let mut notes = Vec::new();
+            let mut endpoint = endpoint;
+            if let Some(name) = apiserver_host(webhooks).filter(|n| n != &host) {
+                let mut named = endpoint.clone();
+                named.base.set_host(Some(&name)).map_err(|e| usage(format!("manifest host {name:?}: {e}")))?;
+                named.resolve_to = Some(addr);
+                match tls_handshake(&named, addr, Duration::from_secs(5)).await {
+                    Ok(()) => {
+                        notes.push(format!("TLS verified for {name}, the name the apiserver calls, at {addr}"));
+                        endpoint = named;
+                    }
+                    Err(e) => notes.push(format!(
+                        "the certificate at {addr} does not verify for {name}, the name the apiserver would call ({e}); checked against {host} instead"
+                    )),
+                }
+            }
             // A handshake failure is the webhook's (transport.connect); the run reports it.
-            let _ = tls_handshake(&endpoint, addr, Duration::from_secs(5)).await;
-            Ok(RunningTarget::external(endpoint, format!("url: {url}"), Some(ca.clone())))
+            let mut target = RunningTarget::external(endpoint, format!("url: {url}"), Some(ca.clone()));
+            target.notes = notes;
+            Ok(target)
         }
     }
+}
+
+/// The TLS name the apiserver uses for the first webhook: `<service>.<namespace>.svc`, or the host
+/// of `clientConfig.url`.
+fn apiserver_host(webhooks: &[WebhookSpec]) -> Option<String> {
+    let w = webhooks.first()?;
+    if let Some(svc) = &w.client_config.service {
+        return Some(format!("{}.{}.svc", svc.name, svc.namespace));
+    }
+    let url = reqwest::Url::parse(w.client_config.url.as_deref()?).ok()?;
+    url.host_str().map(str::to_string)
 }
 
 async fn tcp_reachable(addr: std::net::SocketAddr) -> Result<(), String> {
@@ -166,6 +258,7 @@ pub fn choose(args: &RunArgs) -> Result<(TargetChoice, Vec<WebhookSpec>), RunErr
         None => None,
     };
     let choice = match (&args.url, &args.cmd) {
+        _ if args.image.is_some() => TargetChoice::Image { spec: image_spec(args)? },
         (Some(url), None) => {
             let ca = args.ca.clone().ok_or_else(|| usage("--url needs --ca FILE: the CA bundle that signed the webhook's serving certificate"))?;
             TargetChoice::Url { url: url.clone(), ca }
@@ -175,21 +268,53 @@ pub fn choose(args: &RunArgs) -> Result<(TargetChoice, Vec<WebhookSpec>), RunErr
         (Some(_), Some(_)) => return Err(usage("give --url or --cmd, not both")),
     };
     if defect.is_some() && !matches!(choice, TargetChoice::Reference { .. }) {
-        return Err(usage("--reference-defect applies to the bundled reference webhook only (no --url/--cmd)"));
+        return Err(usage("--reference-defect applies to the bundled reference webhook only (no --url/--cmd/--image)"));
     }
     let manifest = match &args.config {
         Some(path) => Manifest::load(path).map_err(usage)?,
         None if matches!(choice, TargetChoice::Reference { .. }) => crate::embedded::reference_manifest(),
-        None => return Err(usage("--config FILE is required with --url or --cmd: the webhook's MutatingWebhookConfiguration/ValidatingWebhookConfiguration")),
+        None => return Err(usage("--config FILE is required with --url, --cmd or --image: the webhook's MutatingWebhookConfiguration/ValidatingWebhookConfiguration")),
     };
     let webhooks = select_webhooks(&manifest, &args.webhooks).map_err(usage)?;
     Ok((choice, webhooks))
 }
 
+/// The `--image*` arguments as an [`ImageSpec`].
+fn image_spec(args: &RunArgs) -> Result<ImageSpec, RunError> {
+    if args.url.is_some() || args.cmd.is_some() {
+        return Err(usage("give one of --url, --cmd, --image"));
+    }
+    let mut spec = ImageSpec::new(args.image.clone().unwrap_or_default());
+    spec.startup_timeout = Duration::from_secs(args.startup_timeout);
+    if let Some(p) = args.image_port {
+        spec.port = p;
+    }
+    for (field, value) in [
+        (&mut spec.cert_dir, &args.image_cert_dir),
+        (&mut spec.cert_name, &args.image_cert_name),
+        (&mut spec.key_name, &args.image_key_name),
+        (&mut spec.ca_name, &args.image_ca_name),
+    ] {
+        if let Some(v) = value {
+            *field = v.clone();
+        }
+    }
+    for kv in &args.image_env {
+        let (k, v) = kv.split_once('=').ok_or_else(|| usage(format!("--image-env {kv:?}: expected KEY=VALUE")))?;
+        spec.env.push((k.to_string(), v.to_string()));
+    }
+    spec.args = args.image_args.clone();
+    Ok(spec)
+}
+
 /// Run the suite as the CLI does; returns the exit code.
-pub async fn run_cli(args: &RunArgs) -> i32 {
+pub async fn run_cli(args: &RunArgs, gate: &GateArgs) -> i32 {
     let (choice, webhooks) = match choose(args) {
         Ok(x) => x,
+        Err(e) => return report_error(&e),
+    };
+    let cases = match crate::cases_cli::load_cases(args, gate, &choice, &webhooks) {
+        Ok(c) => c,
         Err(e) => return report_error(&e),
     };
     let mut target = match start_target(&choice, &webhooks, args.tls_dir.as_deref()).await {
@@ -199,6 +324,9 @@ pub async fn run_cli(args: &RunArgs) -> i32 {
                 let json = serde_json::json!({"verdict": "fail", "results": [{"rule": "target.ready", "outcome": "fail", "detail": m}]});
                 let _ = std::fs::write(path, serde_json::to_string_pretty(&json).unwrap_or_default());
             }
+            if let (RunError::Target(m), Some(path)) = (&e, &gate.junit) {
+                let _ = std::fs::write(path, target_ready_junit(m));
+            }
             return report_error(&e);
         }
     };
@@ -206,11 +334,19 @@ pub async fn run_cli(args: &RunArgs) -> i32 {
         http: if args.http2 { HttpVersions::Http2AndHttp1 } else { HttpVersions::Http1 },
         concurrency: args.concurrency,
     };
-    let report = match run(&webhooks, &mut target, &options).await {
+    let mut report = match run(&webhooks, &mut target, &options).await {
         Ok(r) => r,
         Err(e) => return report_error(&usage(format!("{e:#}"))),
     };
+    if let Err(e) = crate::cases_cli::extend_report(&mut report, gate, &choice, &webhooks, &target, &cases, options.http).await {
+        return report_error(&e);
+    }
     print!("{}", report.render_text());
+    if let Some(path) = &gate.junit {
+        if let Err(e) = crate::cases_cli::write_junit(&report, path) {
+            return report_error(&e);
+        }
+    }
     if let Some(path) = &args.report_json {
         let text = serde_json::to_string_pretty(&report.to_json()).expect("JSON serializes");
         if let Err(e) = std::fs::write(path, text) {
@@ -218,6 +354,14 @@ pub async fn run_cli(args: &RunArgs) -> i32 {
         }
     }
     report.verdict().exit_code()
+}
+
+/// JUnit XML for a target that never became ready: one failing testcase, target.ready.
+fn target_ready_junit(message: &str) -> String {
+    let escaped = message.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;");
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"webhook-conformance\" tests=\"1\" failures=\"1\">\n  <testsuite name=\"target\" tests=\"1\" failures=\"1\">\n    <testcase classname=\"target\" name=\"target.ready\">\n      <failure message=\"the target never became ready\">{escaped}</failure>\n    </testcase>\n  </testsuite>\n</testsuites>\n"
+    )
 }
 
 fn report_error(e: &RunError) -> i32 {
@@ -240,7 +384,12 @@ pub fn print_rules() {
         let lenient = if r.lenient_in_v1beta1 { " [WARN only for admission.k8s.io/v1beta1]" } else { "" };
         println!("{:26} {:4}  {}{}\n{:33}source: {}", r.id, r.severity, r.statement, lenient, "", r.source);
     }
-    println!("{:26} {:4}  {}", "target.ready", "FAIL", "A started target (--cmd) accepts a TLS handshake before its startup deadline and does not exit.");
+    println!("{:26} {:4}  {}", "target.ready", "FAIL", "A started target (--cmd, --image) accepts a TLS handshake before its startup deadline and does not exit.");
+    crate::cases_cli::print_rules();
+    println!("\nPROPERTIES (webhook-conformance fuzz: generated requests)");
+    for p in webhook_harness::rules::PROPERTIES {
+        println!("{:26} {:4}  {}\n{:33}source: {}", p.id, p.severity, p.statement, "", p.source);
+    }
 }
 
 /// `webhook-conformance reference-webhook`.

@@ -18,8 +18,9 @@ fn main() {
                 0
             }
             Some(Command::ReferenceWebhook(args)) => serve_reference(args).await,
-            Some(Command::Run(args)) => run_cli(args).await,
-            None => run_cli(&cli.run).await,
+            Some(Command::Run(args)) => run_cli(&args.run, &args.gate).await,
+            Some(Command::Fuzz(args)) => webhook_conformance::fuzz::fuzz_cli(args).await,
+            None => run_cli(&cli.run, &cli.gate).await,
         }
     });
     // Targets are stopped when dropped inside run_cli; exit only after the runtime is gone.

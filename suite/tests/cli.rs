@@ -144,7 +144,7 @@ fn url_target_with_the_users_ca() {
     // A webhook the user runs: start the reference by hand with certificates the suite generated.
     let dir = tempfile::tempdir().unwrap();
     let manifest = reference_manifest(dir.path());
-    let names = webhook_harness::tls::ServingNames::default();
+    let names = webhook_harness::tls::ServingNames::for_service("reference-webhook", "conformance");
     let tls = webhook_harness::tls::TlsMaterial::generate(&names, Some(&dir.path().join("tls"))).unwrap();
     let mut server = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
         .args(["reference-webhook", "--port", "0"])
@@ -160,6 +160,7 @@ fn url_target_with_the_users_ca() {
     let _ = server.kill();
     let _ = server.wait();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("note: TLS verified for reference-webhook.conformance.svc"), "{}", text(&out));
     // The wrong CA: the webhook's certificate is not trusted, which is the webhook's finding.
     let other = webhook_harness::tls::TlsMaterial::generate(&names, None).unwrap();
     let mut server = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
@@ -176,6 +177,27 @@ fn url_target_with_the_users_ca() {
     let _ = server.wait();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(text(&out).contains("verdict: FAIL — transport.connect"), "{}", text(&out));
+}
+
+#[test]
+fn url_target_whose_certificate_lacks_the_service_name_is_checked_by_its_url_host_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = reference_manifest(dir.path());
+    let tls = webhook_harness::tls::TlsMaterial::generate(&Default::default(), Some(&dir.path().join("tls"))).unwrap();
+    let mut server = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
+        .args(["reference-webhook", "--port", "0"])
+        .arg("--cert").arg(tls.cert_path()).arg("--key").arg(tls.key_path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(server.stdout.as_mut().unwrap()), &mut line).unwrap();
+    let port = line.trim().rsplit(':').next().unwrap().to_string();
+    let out = run(bin().arg("--config").arg(&manifest).arg("--url").arg(format!("https://127.0.0.1:{port}")).arg("--ca").arg(tls.ca_path()));
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("does not verify for reference-webhook.conformance.svc"), "{}", text(&out));
 }
 
 #[test]

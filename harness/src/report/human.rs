@@ -57,6 +57,7 @@ pub fn render(report: &RunReport) -> String {
             }
         }
     }
+    render_lint_and_cases(report, &mut out);
     if report.verdict() == super::Verdict::Fail || !report.notes.is_empty() {
         if let Some(log) = report.target_log.as_deref().filter(|l| !l.trim().is_empty()) {
             let _ = writeln!(out, "\ntarget output (last lines):\n{}", indent(log, 2));
@@ -82,4 +83,52 @@ pub fn render(report: &RunReport) -> String {
 fn indent(text: &str, n: usize) -> String {
     let pad = " ".repeat(n);
     text.lines().map(|l| format!("{pad}{l}")).collect::<Vec<_>>().join("\n")
+}
+
+fn tag(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Fail => "FAIL",
+        Outcome::Warn => "WARN",
+        Outcome::Pass => "pass",
+        Outcome::Skip => "skip",
+    }
+}
+
+/// The manifest lint and the data-driven cases, after the rule catalog.
+fn render_lint_and_cases(report: &RunReport, out: &mut String) {
+    if !report.lint.is_empty() {
+        let _ = writeln!(out, "\n== manifest lint");
+        let passed = report.lint.iter().filter(|f| f.outcome == Outcome::Pass).count();
+        for f in report.lint.iter().filter(|f| f.outcome != Outcome::Pass) {
+            let statement = crate::lint::lint_rule(f.rule).map(|r| r.statement).unwrap_or_default();
+            if f.outcome == Outcome::Skip {
+                // Only the caBundle's skip says something worth reading (it was not checked).
+                if f.rule != crate::lint::CA_BUNDLE {
+                    continue;
+                }
+                let _ = writeln!(out, "  skip  {:26} {}: {}", f.rule, f.webhook, f.detail.as_deref().unwrap_or_default());
+                continue;
+            }
+            let _ = writeln!(out, "  {:4}  {:26} {}: {statement}", tag(f.outcome), f.rule, f.webhook);
+            if let Some(d) = &f.detail {
+                let _ = writeln!(out, "          what: {d}");
+            }
+        }
+        let skipped = report.lint.iter().filter(|f| f.outcome == Outcome::Skip).count();
+        let _ = writeln!(out, "  ({passed} lint checks pass, {skipped} not applicable)");
+    }
+    if !report.cases.is_empty() {
+        let _ = writeln!(out, "\n== cases ({})", report.cases.len());
+        for c in &report.cases {
+            let _ = writeln!(out, "  {:4}  {:26} {} → {} ({})", tag(c.outcome()), c.name, c.what, c.decision.as_str(), c.file.display());
+            for f in c.findings.iter().filter(|f| matches!(f.outcome, Outcome::Fail | Outcome::Warn)) {
+                let _ = writeln!(out, "        {} {}:\n{}", tag(f.outcome), f.rule, indent(f.detail.as_deref().unwrap_or_default(), 10));
+            }
+            for record in &c.records {
+                for f in record.findings.iter().filter(|f| matches!(f.outcome, Outcome::Fail | Outcome::Warn)) {
+                    let _ = writeln!(out, "        {} {} on {}: {}", tag(f.outcome), f.rule, record.webhook.name, f.detail.as_deref().unwrap_or_default());
+                }
+            }
+        }
+    }
 }

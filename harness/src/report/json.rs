@@ -54,6 +54,8 @@ pub fn render(report: &RunReport) -> Value {
         "duration_ms": report.duration.as_millis() as u64,
         "notes": report.notes,
         "results": results,
+        "lint": report.lint,
+        "cases": cases(report),
     })
 }
 
@@ -67,4 +69,28 @@ fn response_of(t: &Transport) -> Value {
         }),
         Transport::Failed(f) => json!({"failure": f.kind, "message": f.message}),
     }
+}
+
+fn cases(report: &RunReport) -> Vec<Value> {
+    report
+        .cases
+        .iter()
+        .map(|c| {
+            let failed: Vec<Value> = c
+                .records
+                .iter()
+                .flat_map(|r| r.findings.iter().filter(|f| matches!(f.outcome, Outcome::Fail | Outcome::Warn)).map(move |f| (r, f)))
+                .map(|(r, f)| json!({"rule": f.rule, "outcome": f.outcome, "webhook": r.webhook.name, "detail": f.detail, "apiserver_message": f.apiserver_message, "curl": report.curl(r)}))
+                .collect();
+            json!({
+                "case": c.name,
+                "file": c.file.display().to_string(),
+                "request": c.what,
+                "decision": c.decision.as_str(),
+                "outcome": c.outcome(),
+                "findings": c.findings,
+                "answers": failed,
+            })
+        })
+        .collect()
 }

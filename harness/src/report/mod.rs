@@ -3,6 +3,7 @@
 mod curl;
 mod human;
 mod json;
+mod junit;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -25,6 +26,10 @@ pub struct RunReport {
     /// Things about the target worth saying (it exited, …).
     pub notes: Vec<String>,
     pub target_log: Option<String>,
+    /// Data-driven cases run after the default plan (their calls are in `records` too).
+    pub cases: Vec<crate::cases::CaseResult>,
+    /// Manifest lint findings.
+    pub lint: Vec<crate::lint::LintFinding>,
 }
 
 /// The verdict of a whole run.
@@ -62,7 +67,9 @@ pub struct RuleSummary<'a> {
 
 impl RunReport {
     pub fn verdict(&self) -> Verdict {
-        let failed = self.records.iter().any(|r| r.findings.iter().any(|f| f.outcome == Outcome::Fail));
+        let failed = self.records.iter().any(|r| r.findings.iter().any(|f| f.outcome == Outcome::Fail))
+            || self.cases.iter().any(|c| c.findings.iter().any(|f| f.outcome == Outcome::Fail))
+            || self.lint.iter().any(|f| f.outcome == Outcome::Fail);
         if failed {
             Verdict::Fail
         } else {
@@ -120,6 +127,7 @@ impl RunReport {
                 ids.push(s.rule.id);
             }
         }
+        self.extra_rules(Outcome::Fail, &mut ids);
         ids
     }
 
@@ -131,7 +139,24 @@ impl RunReport {
                 ids.push(s.rule.id);
             }
         }
+        self.extra_rules(Outcome::Warn, &mut ids);
         ids
+    }
+
+    /// Case and lint rules with this outcome, appended to `ids` (deduplicated).
+    fn extra_rules(&self, outcome: Outcome, ids: &mut Vec<&'static str>) {
+        let case_ids = self.cases.iter().flat_map(|c| c.findings.iter()).filter(|f| f.outcome == outcome).map(|f| f.rule);
+        let lint_ids = self.lint.iter().filter(|f| f.outcome == outcome).map(|f| f.rule);
+        for id in case_ids.chain(lint_ids) {
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+    }
+
+    /// The JUnit XML of the run (`--junit`).
+    pub fn to_junit(&self) -> String {
+        junit::render(self)
     }
 
     pub fn render_text(&self) -> String {

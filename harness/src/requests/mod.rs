@@ -5,7 +5,7 @@ mod plan;
 mod resources;
 mod review;
 
-pub use objects::{connect_options, created_through, new_object, scale, stored, updated, Variant, NAMESPACE};
-pub use plan::{plan, RequestCase};
+pub use objects::{connect_options, created_through, holds_pod_spec, new_object, scale, stored, updated, Variant, NAMESPACE};
+pub use plan::{admission_spec, admission_spec_from, plan, RequestCase};
 pub use resources::{built_ins, targets_for, Gvk, Operation, Resource, SubObject, Subresource, Target};
 pub use review::{admission_review, default_user, fresh_uid, AdmissionSpec};

@@ -53,10 +53,17 @@ fn variants_for(target: &Target) -> &'static [Variant] {
 
 /// The AdmissionSpec for one target and variant, as a webhook of `kind` would receive it.
 pub fn admission_spec(target: &Target, variant: Variant, kind: WebhookKind) -> AdmissionSpec {
-    let resource = &target.resource;
     let name = format!("demo-{}", variant.as_str());
+    let fresh = objects::new_object(&target.resource, variant, &name);
+    admission_spec_from(target, fresh, &name, kind)
+}
+
+/// The AdmissionSpec for one target built around `fresh`, the object as a client sends it on CREATE
+/// (named `name`): the stored, updated and deleted forms are derived from it as the apiserver would.
+pub fn admission_spec_from(target: &Target, fresh: Value, name: &str, kind: WebhookKind) -> AdmissionSpec {
+    let resource = &target.resource;
+    let name = name.to_string();
     let namespace = resource.namespaced.then(|| NAMESPACE.to_string());
-    let fresh = objects::new_object(resource, variant, &name);
     let stored = objects::stored(fresh.clone(), "5d3e1c9a-6a8f-4c0e-9a6e-0000000000aa", "1001");
     let op = target.operation;
     let (object_kind, object, old_object) = match target.subresource.map(|s| s.object) {

@@ -3,8 +3,10 @@
 //! webhook, a container).
 
 mod command;
+pub mod container;
 
 pub use command::{start as start_command, substitute, StartError};
+pub use container::{start as start_image, ContainerError, ContainerTarget, ImageSpec};
 
 use std::any::Any;
 use std::net::SocketAddr;
@@ -27,30 +29,52 @@ pub struct RunningTarget {
     user_ca: Option<std::path::PathBuf>,
     /// Anything else whose drop stops the target (an in-process server, a container).
     _guard: Option<Box<dyn Any + Send + Sync>>,
+    /// A target started by other means than a command that can still report its output and exit
+    /// (a container); dropped, and so stopped, with the target.
+    monitor: Option<Box<dyn TargetMonitor>>,
+    /// Things about the target the report should say (e.g. which TLS name was verified).
+    pub notes: Vec<String>,
+}
+
+/// What a started target (other than a command) can tell about itself: its output and whether it
+/// has exited. Dropping it stops the target.
+pub trait TargetMonitor: Send + Sync {
+    /// The last lines the target wrote.
+    fn log_tail(&self) -> String;
+    /// `Some(description)` once the target has exited, `None` while it runs.
+    fn exit_status(&mut self) -> Option<String>;
 }
 
 impl RunningTarget {
     /// A target the harness did not start.
     pub fn external(endpoint: Endpoint, description: String, ca_file: Option<std::path::PathBuf>) -> Self {
-        RunningTarget { endpoint, description, tls: None, process: None, user_ca: ca_file, _guard: None }
+        RunningTarget { endpoint, description, tls: None, process: None, user_ca: ca_file, _guard: None, monitor: None, notes: Vec::new() }
     }
 
     /// A target kept alive by `guard` (dropped with the target).
     pub fn guarded(endpoint: Endpoint, description: String, tls: Option<TlsMaterial>, guard: Box<dyn Any + Send + Sync>) -> Self {
-        RunningTarget { endpoint, description, tls, process: None, user_ca: None, _guard: Some(guard) }
+        RunningTarget { endpoint, description, tls, process: None, user_ca: None, _guard: Some(guard), monitor: None, notes: Vec::new() }
+    }
+
+    /// A target whose `monitor` reports its output and exit, and stops it when dropped.
+    pub fn monitored(endpoint: Endpoint, description: String, tls: Option<TlsMaterial>, monitor: Box<dyn TargetMonitor>) -> Self {
+        RunningTarget { endpoint, description, tls, process: None, user_ca: None, _guard: None, monitor: Some(monitor), notes: Vec::new() }
     }
 
     pub(crate) fn with_process(endpoint: Endpoint, description: String, tls: TlsMaterial, process: CommandTarget) -> Self {
-        RunningTarget { endpoint, description, tls: Some(tls), process: Some(process), user_ca: None, _guard: None }
+        RunningTarget { endpoint, description, tls: Some(tls), process: Some(process), user_ca: None, _guard: None, monitor: None, notes: Vec::new() }
     }
 
     /// The tail of the target's output, when the harness started it.
     pub fn log_tail(&self) -> Option<String> {
-        self.process.as_ref().map(|p| p.log_tail())
+        self.process.as_ref().map(|p| p.log_tail()).or_else(|| self.monitor.as_ref().map(|m| m.log_tail()))
     }
 
     /// Has a started target exited? (`None` when still running or not started by the harness.)
     pub fn exit_status(&mut self) -> Option<String> {
+        if let Some(m) = self.monitor.as_mut() {
+            return m.exit_status();
+        }
         self.process.as_mut().and_then(|p| match p.status() {
             ProcessStatus::Running => None,
             ProcessStatus::Exited(s) => Some(s),
