@@ -133,22 +133,35 @@ impl Client {
         let deadline = Duration::from_secs(u64::from(timeout_seconds));
         let start = Instant::now();
         let attempt = async {
-            let response = self
-                .http
-                .post(url)
-                .header(reqwest::header::CONTENT_TYPE, CONTENT_TYPE)
-                .header(reqwest::header::ACCEPT, ACCEPT)
-                .body(body.to_vec())
-                .send()
-                .await?;
-            let status = response.status().as_u16();
-            let http_version = format!("{:?}", response.version());
-            let content_type = response
-                .headers()
-                .get(reqwest::header::CONTENT_TYPE)
-                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-            let body = response.bytes().await?.to_vec();
-            Ok::<_, reqwest::Error>(HttpAnswer { status, content_type, body, http_version, elapsed: Duration::ZERO })
+            let mut retries = 0;
+            loop {
+                let response = self
+                    .http
+                    .post(url.clone())
+                    .header(reqwest::header::CONTENT_TYPE, CONTENT_TYPE)
+                    .header(reqwest::header::ACCEPT, ACCEPT)
+                    .body(body.to_vec())
+                    .send()
+                    .await?;
+                let status = response.status().as_u16();
+                let retry_after = retry_after_seconds(status, response.headers());
+                let http_version = format!("{:?}", response.version());
+                let content_type = response
+                    .headers()
+                    .get(reqwest::header::CONTENT_TYPE)
+                    .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+                let body = response.bytes().await?.to_vec();
+                let answer = HttpAnswer { status, content_type, body, http_version, elapsed: Duration::ZERO };
+                // As client-go does: a 429 or 5xx carrying Retry-After is tried again after that many
+                // seconds, at most 10 times, within the call's deadline.
+                match retry_after {
+                    Some(wait) if retries < MAX_RETRIES && start.elapsed() + wait < deadline => {
+                        retries += 1;
+                        tokio::time::sleep(wait).await;
+                    }
+                    _ => return Ok::<_, reqwest::Error>(answer),
+                }
+            }
         };
         match tokio::time::timeout(deadline, attempt).await {
             Ok(Ok(mut answer)) => {
@@ -163,6 +176,18 @@ impl Client {
             }),
         }
     }
+}
+
+/// client-go's retry limit for a request.
+const MAX_RETRIES: u32 = 10;
+
+/// The wait a 429 or 5xx answer asks for with `Retry-After: <seconds>` (client-go `checkWait`).
+fn retry_after_seconds(status: u16, headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    if status != 429 && status < 500 {
+        return None;
+    }
+    let seconds: u64 = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?.trim().parse().ok()?;
+    Some(Duration::from_secs(seconds))
 }
 
 fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {

@@ -82,7 +82,7 @@ pub static CATALOG: &[Rule] = &[
         "The webhook answers within timeoutSeconds (default 10 s); the apiserver gives up after that.",
         "mutating/dispatcher.go, validating/dispatcher.go (?timeout=Ns, context deadline)"),
     rule!("transport.status", Fail, false, checks::status,
-        "The HTTP status is 200–206; any other status is an error of calling the webhook.",
+        "The HTTP status is 200–206 (after the retries a 429/5xx with Retry-After earns); any other status is an error of calling the webhook.",
         "k8s.io/client-go/rest/request.go (transformResponse); pkg/util/webhook/client.go"),
     rule!("transport.content-type", Fail, false, checks::content_type,
         "A Content-Type header, when sent, parses as a media type (Go mime.ParseMediaType).",
