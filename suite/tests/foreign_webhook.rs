@@ -1,0 +1,35 @@
+//! The suite is black-box: a webhook in another language (Python, standard library only) passes when
+//! it honours the protocol, and its bugs are caught by the rules the apiserver would reject them with.
+
+use std::process::Command;
+
+fn run_python(bug: &str) -> (i32, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("hook.yaml");
+    std::fs::write(&manifest, reference_webhook::MANIFEST).unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/python_webhook.py");
+    let cmd = format!("exec python3 {script} --cert {{cert}} --key {{key}} --port {{port}} --bug '{bug}'");
+    let out = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
+        .arg("--config").arg(&manifest)
+        .arg("--cmd").arg(cmd)
+        .output()
+        .expect("the CLI runs");
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    (out.status.code().unwrap_or(-1), text)
+}
+
+#[test]
+fn python_webhook_that_honours_the_protocol_passes() {
+    let (code, text) = run_python("");
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("verdict: PASS"), "{text}");
+}
+
+#[test]
+fn python_webhook_bugs_fail_their_rules() {
+    for (bug, rule) in [("uid-on-error", "response.uid"), ("labels-map", "patch.applies"), ("mime-type", "patch.type")] {
+        let (code, text) = run_python(bug);
+        assert_eq!(code, 1, "{bug}: {text}");
+        assert!(text.contains(&format!("verdict: FAIL — {rule}")), "{bug}: {text}");
+    }
+}
