@@ -23,6 +23,21 @@ fn reference_manifest(dir: &Path) -> PathBuf {
     path
 }
 
+/// The reference webhook started by hand (as a user runs their webhook) with `tls`'s files, on a
+/// free port; returns the process and the port.
+fn start_reference(tls: &webhook_harness::tls::TlsMaterial) -> (std::process::Child, String) {
+    let mut server = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
+        .args(["reference-webhook", "--port", "0"])
+        .arg("--cert").arg(tls.cert_path()).arg("--key").arg(tls.key_path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(server.stdout.as_mut().unwrap()), &mut line).unwrap();
+    let port = line.trim().strip_prefix("listening on https://").and_then(|a| a.rsplit(':').next()).unwrap_or_else(|| panic!("{line}")).to_string();
+    (server, port)
+}
+
 /// The reference webhook started by the suite itself through `--cmd`.
 fn reference_cmd(extra: &str) -> String {
     format!("exec {} reference-webhook --cert {{cert}} --key {{key}} --port {{port}} {extra}", env!("CARGO_BIN_EXE_webhook-conformance"))
@@ -146,16 +161,7 @@ fn url_target_with_the_users_ca() {
     let manifest = reference_manifest(dir.path());
     let names = webhook_harness::tls::ServingNames::for_service("reference-webhook", "conformance");
     let tls = webhook_harness::tls::TlsMaterial::generate(&names, Some(&dir.path().join("tls"))).unwrap();
-    let mut server = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
-        .args(["reference-webhook", "--port", "0"])
-        .arg("--cert").arg(tls.cert_path()).arg("--key").arg(tls.key_path())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut std::io::BufReader::new(server.stdout.as_mut().unwrap()), &mut line).unwrap();
-    let addr = line.trim().strip_prefix("listening on https://").unwrap().to_string();
-    let port = addr.rsplit(':').next().unwrap();
+    let (mut server, port) = start_reference(&tls);
     let out = run(bin().arg("--config").arg(&manifest).arg("--url").arg(format!("https://localhost:{port}")).arg("--ca").arg(tls.ca_path()).arg("--http2"));
     let _ = server.kill();
     let _ = server.wait();
@@ -163,15 +169,7 @@ fn url_target_with_the_users_ca() {
     assert!(text(&out).contains("note: TLS verified for reference-webhook.conformance.svc"), "{}", text(&out));
     // The wrong CA: the webhook's certificate is not trusted, which is the webhook's finding.
     let other = webhook_harness::tls::TlsMaterial::generate(&names, None).unwrap();
-    let mut server = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
-        .args(["reference-webhook", "--port", "0"])
-        .arg("--cert").arg(tls.cert_path()).arg("--key").arg(tls.key_path())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut std::io::BufReader::new(server.stdout.as_mut().unwrap()), &mut line).unwrap();
-    let port = line.trim().rsplit(':').next().unwrap().to_string();
+    let (mut server, port) = start_reference(&tls);
     let out = run(bin().arg("--config").arg(&manifest).arg("--url").arg(format!("https://localhost:{port}")).arg("--ca").arg(other.ca_path()));
     let _ = server.kill();
     let _ = server.wait();
@@ -184,15 +182,7 @@ fn url_target_whose_certificate_lacks_the_service_name_is_checked_by_its_url_hos
     let dir = tempfile::tempdir().unwrap();
     let manifest = reference_manifest(dir.path());
     let tls = webhook_harness::tls::TlsMaterial::generate(&Default::default(), Some(&dir.path().join("tls"))).unwrap();
-    let mut server = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
-        .args(["reference-webhook", "--port", "0"])
-        .arg("--cert").arg(tls.cert_path()).arg("--key").arg(tls.key_path())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut std::io::BufReader::new(server.stdout.as_mut().unwrap()), &mut line).unwrap();
-    let port = line.trim().rsplit(':').next().unwrap().to_string();
+    let (mut server, port) = start_reference(&tls);
     let out = run(bin().arg("--config").arg(&manifest).arg("--url").arg(format!("https://127.0.0.1:{port}")).arg("--ca").arg(tls.ca_path()));
     let _ = server.kill();
     let _ = server.wait();
