@@ -14,6 +14,10 @@ use webhook_harness::rules::{Outcome, PROPERTIES};
 
 const SEED: u64 = 20_260_101;
 
+/// Generated cases per property for the correct reference webhook: with 6 properties on 2 webhooks,
+/// thousands of cases in all.
+const REFERENCE_CASES: u32 = 200;
+
 fn mutating() -> Vec<WebhookSpec> {
     embedded::reference_manifest().webhooks.into_iter().filter(|w| w.kind == WebhookKind::Mutating).collect()
 }
@@ -34,7 +38,7 @@ fn outcome(report: &PropertyReport, id: &str, webhook: &str) -> Outcome {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reference_webhook_holds_every_property() {
     let webhooks = embedded::reference_manifest().webhooks;
-    let report = fuzz_reference(&webhooks, None, Style::default(), &options(24, &[])).await;
+    let report = fuzz_reference(&webhooks, None, Style::default(), &options(REFERENCE_CASES, &[])).await;
     let text = report.render_text();
     assert_eq!(report.verdict(), Verdict::Pass, "{text}");
     assert!(report.warned_rules().is_empty(), "{text}");
@@ -44,11 +48,13 @@ async fn reference_webhook_holds_every_property() {
         assert_eq!(outcome(&report, id, mutate), Outcome::Pass, "{id}\n{text}");
     }
     for r in report.results.iter().filter(|r| r.outcome == Outcome::Pass && r.rule.id != "property.dry-run-config") {
-        assert!(r.cases >= 24, "{} ran {} cases", r.rule.id, r.cases);
+        assert_eq!(r.cases, u64::from(REFERENCE_CASES), "{} ran {} cases", r.rule.id, r.cases);
     }
+    let total: u64 = report.results.iter().map(|r| r.cases).sum();
+    assert!(total >= 2000, "only {total} cases in all");
     // A validating webhook has nothing to be idempotent about.
     assert_eq!(outcome(&report, "property.idempotent", &webhooks[1].name), Outcome::Skip);
-    assert!(report.requests > 24 * 10, "{} requests", report.requests);
+    assert!(report.requests > u64::from(REFERENCE_CASES) * 10, "{} requests", report.requests);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -133,4 +139,16 @@ async fn side_effects_that_refuse_dry_run_fail_the_config_property() {
     assert_eq!(report.failed_rules(), vec!["property.dry-run-config"], "{}", report.render_text());
     assert_eq!(outcome(&report, "property.dry-run", &webhooks[0].name), Outcome::Skip);
     assert!(report.render_text().contains("does not support dry run"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cases_means_cases_per_property_whatever_the_concurrency() {
+    // As PROPTEST_CASES: N generated cases per property, also when N does not divide evenly.
+    let webhooks = mutating();
+    let opts = FuzzOptions { cases: 5, concurrency: 4, ..options(5, &["property.idempotent", "property.deterministic"]) };
+    let report = fuzz_reference(&webhooks, None, Style::default(), &opts).await;
+    for r in report.results.iter().filter(|r| r.outcome == Outcome::Pass) {
+        assert_eq!(r.cases, 5, "{}", r.rule.id);
+    }
+    assert!(report.results.iter().filter(|r| r.outcome == Outcome::Pass).count() >= 2, "{}", report.render_text());
 }

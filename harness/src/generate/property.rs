@@ -614,12 +614,17 @@ async fn run_property(shared: Shared, opts: &FuzzOptions, index: usize, budget: 
     let deadline = budget.map(|b| Instant::now() + b);
     let mut round = 0usize;
     loop {
-        let per_worker = match deadline {
-            Some(_) => 16,
-            None => (opts.cases as usize).div_ceil(workers).max(1) as u32,
-        };
         let mut tasks = tokio::task::JoinSet::new();
-        for w in 0..workers.min(if deadline.is_some() { workers } else { opts.cases.max(1) as usize }) {
+        let active = workers.min(if deadline.is_some() { workers } else { opts.cases.max(1) as usize });
+        for w in 0..active {
+            // Exactly `cases` in all: the first `cases % active` workers take one more.
+            let per_worker = match deadline {
+                Some(_) => 16,
+                None => {
+                    let n = opts.cases.max(1) as usize;
+                    (n / active + usize::from(w < n % active)) as u32
+                }
+            };
             let shared = shared.clone();
             let seed = seed_for(opts.seed, index, w, round);
             let iters = opts.max_shrink_iters;
