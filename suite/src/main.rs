@@ -12,18 +12,34 @@ fn main() {
     };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
     let code = runtime.block_on(async {
-        match &cli.command {
-            Some(Command::Rules) => {
-                print_rules();
-                0
+        let work = async {
+            match &cli.command {
+                Some(Command::Rules) => {
+                    print_rules();
+                    0
+                }
+                Some(Command::ReferenceWebhook(args)) => serve_reference(args).await,
+                Some(Command::Run(args)) => run_cli(&args.run, &args.gate).await,
+                Some(Command::Fuzz(args)) => webhook_conformance::fuzz::fuzz_cli(args).await,
+                None => run_cli(&cli.run, &cli.gate).await,
             }
-            Some(Command::ReferenceWebhook(args)) => serve_reference(args).await,
-            Some(Command::Run(args)) => run_cli(&args.run, &args.gate).await,
-            Some(Command::Fuzz(args)) => webhook_conformance::fuzz::fuzz_cli(args).await,
-            None => run_cli(&cli.run, &cli.gate).await,
+        };
+        // On Ctrl-C or SIGTERM (a cancelled CI job) the run is dropped, and with it the target:
+        // a started command's process group is killed and a container removed.
+        let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+        tokio::select! {
+            code = work => code,
+            _ = tokio::signal::ctrl_c() => {
+                eprintln!("webhook-conformance: interrupted; the target was stopped");
+                130
+            }
+            _ = terminate.recv() => {
+                eprintln!("webhook-conformance: terminated; the target was stopped");
+                143
+            }
         }
     });
-    // Targets are stopped when dropped inside run_cli; exit only after the runtime is gone.
-    drop(runtime);
+    // Targets are stopped when dropped inside the run; exit only after the runtime is gone.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(5));
     std::process::exit(code);
 }

@@ -264,3 +264,27 @@ fn unknown_webhook_name_lists_the_known_ones() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("mutate.reference.conformance.example"), "{}", text(&out));
 }
+
+#[test]
+fn sigterm_during_a_run_stops_the_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("m.yaml");
+    std::fs::write(&manifest, reference_webhook::MANIFEST.replace("timeoutSeconds: 5", "timeoutSeconds: 30")).unwrap();
+    let pidfile = dir.path().join("pid");
+    let cmd = format!("echo $$ > {}; exec {} reference-webhook --cert {{cert}} --key {{key}} --port {{port}} --defect hang", pidfile.display(), env!("CARGO_BIN_EXE_webhook-conformance"));
+    let mut child = bin().arg("--config").arg(&manifest).arg("--cmd").arg(&cmd).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    // Wait (with a deadline) until the target has started and the run is hanging on it.
+    let started = std::time::Instant::now();
+    while !pidfile.exists() || std::fs::read_to_string(&pidfile).unwrap_or_default().trim().is_empty() {
+        assert!(started.elapsed() < Duration::from_secs(20), "the target never started");
+        std::thread::yield_now();
+    }
+    let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+    assert!(!living_members(pid).is_empty(), "the target is running before the signal");
+    // SAFETY: signals the CLI process we started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(143));
+    let living = living_members(pid);
+    assert!(living.is_empty(), "the target outlived SIGTERM: {living:?}");
+}
