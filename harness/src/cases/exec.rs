@@ -162,6 +162,16 @@ pub fn request_case(case: &Case, webhook: &WebhookSpec, current: &Value) -> Requ
     RequestCase::new(format!("case {}: {}", case.name, case.what()), webhook.primary_review_version(), true, spec)
 }
 
+/// Do the webhook's namespaceSelector and objectSelector select the case's request as it is?
+fn selected_by(webhook: &WebhookSpec, request: &RequestCase) -> bool {
+    let Ok(selectors) = crate::requests::Selectors::of(webhook) else { return false };
+    let mut fitted = request.spec.clone();
+    crate::requests::fit_selectors(&selectors, &mut fitted)
+        && fitted.object == request.spec.object
+        && fitted.old_object == request.spec.old_object
+        && fitted.namespace == request.spec.namespace
+}
+
 fn first_fail(findings: &[Finding]) -> Option<&Finding> {
     findings.iter().find(|f| f.outcome == Outcome::Fail)
 }
@@ -177,6 +187,10 @@ pub async fn run_case(client: &Client, case: &Case, webhooks: &[&WebhookSpec]) -
     let mut decision = Decision::Allowed;
     for webhook in webhooks {
         let request = request_case(case, webhook, &current);
+        if !selected_by(webhook, &request) {
+            // The apiserver does not call a webhook whose selectors leave this object out.
+            continue;
+        }
         let record = exchange(client, Arc::new((*webhook).clone()), request).await;
         let x = Exchange::new(&record.webhook, &record.case, &record.transport, &record.url);
         if let Some(list) = x.response().and_then(|r| r.get("warnings")).and_then(Value::as_array) {

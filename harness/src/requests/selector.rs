@@ -1,0 +1,278 @@
+//! namespaceSelector and objectSelector: the apiserver calls a webhook only for objects (and
+//! namespaces) they select (`generic/webhook.go` ShouldCallHook, `object/matcher.go`,
+//! `namespace/matcher.go`). Requests are fitted to them, so the suite never sends what a cluster would
+//! not: a required label is set on the object, a namespace the selector names is used, and a request
+//! no object could make match (e.g. a Scale, which has no labels, under a label-requiring
+//! objectSelector) is not sent at all.
+
+use serde_json::{Map, Value};
+
+use super::review::AdmissionSpec;
+use crate::config::WebhookSpec;
+
+/// The label every namespace carries with its own name.
+pub const NAMESPACE_NAME_LABEL: &str = "kubernetes.io/metadata.name";
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Requirement {
+    In(String, Vec<String>),
+    NotIn(String, Vec<String>),
+    Exists(String),
+    DoesNotExist(String),
+}
+
+/// A parsed metav1.LabelSelector. `None` from [`LabelSelector::parse`] for an empty selector (it
+/// selects everything).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LabelSelector {
+    requirements: Vec<Requirement>,
+}
+
+impl LabelSelector {
+    pub fn parse(value: Option<&Value>) -> Result<Option<LabelSelector>, String> {
+        let Some(value) = value.filter(|v| !v.is_null()) else { return Ok(None) };
+        let mut requirements = Vec::new();
+        if let Some(labels) = value.get("matchLabels").and_then(Value::as_object) {
+            for (k, v) in labels {
+                let v = v.as_str().ok_or_else(|| format!("matchLabels.{k} is not a string"))?;
+                requirements.push(Requirement::In(k.clone(), vec![v.to_string()]));
+            }
+        }
+        for e in value.get("matchExpressions").and_then(Value::as_array).into_iter().flatten() {
+            let key = e.get("key").and_then(Value::as_str).ok_or("a matchExpression has no key")?.to_string();
+            let values: Vec<String> = e.get("values").and_then(Value::as_array).into_iter().flatten().filter_map(|v| v.as_str().map(String::from)).collect();
+            requirements.push(match e.get("operator").and_then(Value::as_str) {
+                Some("In") => Requirement::In(key, values),
+                Some("NotIn") => Requirement::NotIn(key, values),
+                Some("Exists") => Requirement::Exists(key),
+                Some("DoesNotExist") => Requirement::DoesNotExist(key),
+                other => return Err(format!("matchExpressions operator {other:?} is not In, NotIn, Exists or DoesNotExist")),
+            });
+        }
+        Ok((!requirements.is_empty()).then_some(LabelSelector { requirements }))
+    }
+
+    /// Does the selector select these labels?
+    pub fn matches(&self, labels: &Map<String, Value>) -> bool {
+        let get = |k: &str| labels.get(k).and_then(Value::as_str);
+        self.requirements.iter().all(|r| match r {
+            Requirement::In(k, vs) => get(k).is_some_and(|v| vs.iter().any(|x| x == v)),
+            Requirement::NotIn(k, vs) => get(k).is_none_or(|v| !vs.iter().any(|x| x == v)),
+            Requirement::Exists(k) => labels.contains_key(k),
+            Requirement::DoesNotExist(k) => !labels.contains_key(k),
+        })
+    }
+
+    /// Change `labels` as little as needed so that the selector selects them (it may still not, when
+    /// requirements contradict each other).
+    pub fn satisfy(&self, labels: &mut Map<String, Value>) {
+        for r in &self.requirements {
+            match r {
+                Requirement::In(k, vs) => {
+                    let ok = labels.get(k).and_then(Value::as_str).is_some_and(|v| vs.iter().any(|x| x == v));
+                    if !ok {
+                        if let Some(first) = vs.first() {
+                            labels.insert(k.clone(), Value::String(first.clone()));
+                        }
+                    }
+                }
+                Requirement::NotIn(k, vs) => {
+                    if labels.get(k).and_then(Value::as_str).is_some_and(|v| vs.iter().any(|x| x == v)) {
+                        labels.remove(k);
+                    }
+                }
+                Requirement::Exists(k) => {
+                    if !labels.contains_key(k) {
+                        labels.insert(k.clone(), Value::String("conformance".into()));
+                    }
+                }
+                Requirement::DoesNotExist(k) => {
+                    labels.remove(k);
+                }
+            }
+        }
+    }
+
+    /// The values an In requirement on `key` allows, if any.
+    fn allowed_values(&self, key: &str) -> Option<&[String]> {
+        self.requirements.iter().find_map(|r| match r {
+            Requirement::In(k, vs) if k == key => Some(vs.as_slice()),
+            _ => None,
+        })
+    }
+}
+
+/// A webhook's selectors.
+#[derive(Clone, Debug, Default)]
+pub struct Selectors {
+    pub object: Option<LabelSelector>,
+    pub namespace: Option<LabelSelector>,
+}
+
+impl Selectors {
+    pub fn of(webhook: &WebhookSpec) -> Result<Selectors, String> {
+        Ok(Selectors {
+            object: LabelSelector::parse(webhook.object_selector.as_ref()).map_err(|e| format!("objectSelector: {e}"))?,
+            namespace: LabelSelector::parse(webhook.namespace_selector.as_ref()).map_err(|e| format!("namespaceSelector: {e}"))?,
+        })
+    }
+}
+
+/// Objects whose labels are the user's to set: not a Scale (which carries none), not connect options
+/// or objects created through a subresource.
+fn labels_are_free(spec: &AdmissionSpec) -> bool {
+    let kind = spec.kind.kind.as_str();
+    kind != "Scale" && !kind.ends_with("Options") && !matches!(spec.sub_resource.as_deref(), Some("eviction" | "binding"))
+}
+
+fn labels_of(object: &Value) -> Option<Map<String, Value>> {
+    let meta = object.get("metadata")?.as_object()?;
+    Some(meta.get("labels").and_then(Value::as_object).cloned().unwrap_or_default())
+}
+
+fn fit_object_labels(selector: &LabelSelector, object: &mut Value) {
+    let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) else { return };
+    let mut labels = meta.get("labels").and_then(Value::as_object).cloned().unwrap_or_default();
+    if selector.matches(&labels) {
+        return;
+    }
+    selector.satisfy(&mut labels);
+    meta.insert("labels".into(), Value::Object(labels));
+}
+
+/// Does `selector` select `object` or `old_object`, as the object matcher reads them (a null object,
+/// or one without metadata, never matches)?
+fn selects_either(selector: &LabelSelector, spec: &AdmissionSpec) -> bool {
+    [&spec.object, &spec.old_object].iter().any(|o| labels_of(o).is_some_and(|l| selector.matches(&l)))
+}
+
+/// Fit `spec` to the webhook's selectors; false when the apiserver would not call the webhook for
+/// any object of this shape (then the request is not sent).
+pub fn fit(selectors: &Selectors, spec: &mut AdmissionSpec) -> bool {
+    let free = labels_are_free(spec);
+    if let Some(selector) = &selectors.object {
+        if free {
+            fit_object_labels(selector, &mut spec.object);
+            fit_object_labels(selector, &mut spec.old_object);
+        }
+        if !selects_either(selector, spec) {
+            return false;
+        }
+    }
+    if let Some(selector) = &selectors.namespace {
+        if spec.kind.kind == "Namespace" && spec.namespace.is_none() {
+            // A Namespace is matched by its own labels.
+            if free {
+                fit_object_labels(selector, &mut spec.object);
+                fit_object_labels(selector, &mut spec.old_object);
+            }
+            let own = if spec.object.is_null() { &spec.old_object } else { &spec.object };
+            return labels_of(own).is_some_and(|l| selector.matches(&l));
+        }
+        let Some(namespace) = spec.namespace.clone() else {
+            // Cluster-scoped objects always pass the namespaceSelector.
+            return true;
+        };
+        let name = match selector.allowed_values(NAMESPACE_NAME_LABEL) {
+            Some(names) if !names.contains(&namespace) => match names.first() {
+                Some(n) => n.clone(),
+                None => return false,
+            },
+            _ => namespace.clone(),
+        };
+        let mut labels = Map::new();
+        labels.insert(NAMESPACE_NAME_LABEL.into(), Value::String(name.clone()));
+        // Other labels of the namespace are the cluster's to set; assume a namespace that has them.
+        selector.satisfy(&mut labels);
+        if labels.get(NAMESPACE_NAME_LABEL).and_then(Value::as_str) != Some(name.as_str()) || !selector.matches(&labels) {
+            return false;
+        }
+        if name != namespace {
+            spec.namespace = Some(name.clone());
+            for o in [&mut spec.object, &mut spec.old_object] {
+                if let Some(meta) = o.get_mut("metadata").and_then(Value::as_object_mut) {
+                    if meta.contains_key("namespace") {
+                        meta.insert("namespace".into(), Value::String(name.clone()));
+                    }
+                }
+            }
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::requests::{admission_spec, built_ins, Operation, SubObject, Target, Variant};
+    use crate::config::WebhookKind;
+    use serde_json::json;
+
+    fn target(plural: &str, sub: Option<&str>, op: Operation) -> Target {
+        let resource = built_ins().into_iter().find(|r| r.plural == plural).unwrap();
+        let subresource = sub.map(|s| *resource.subresources.iter().find(|x| x.name == s).unwrap());
+        Target { resource, subresource, operation: op }
+    }
+
+    fn selectors(object: Value, namespace: Value) -> Selectors {
+        Selectors { object: LabelSelector::parse(Some(&object)).unwrap(), namespace: LabelSelector::parse(Some(&namespace)).unwrap() }
+    }
+
+    #[test]
+    fn operators() {
+        let s = LabelSelector::parse(Some(&json!({"matchLabels": {"a": "1"}, "matchExpressions": [
+            {"key": "b", "operator": "In", "values": ["x", "y"]}, {"key": "c", "operator": "NotIn", "values": ["no"]},
+            {"key": "d", "operator": "Exists"}, {"key": "e", "operator": "DoesNotExist"}]}))).unwrap().unwrap();
+        let labels = |v: Value| v.as_object().unwrap().clone();
+        assert!(s.matches(&labels(json!({"a": "1", "b": "y", "d": ""}))));
+        assert!(!s.matches(&labels(json!({"a": "1", "b": "y", "d": "", "e": "z"}))));
+        assert!(!s.matches(&labels(json!({"a": "1", "b": "y", "c": "no", "d": ""}))));
+        assert!(!s.matches(&labels(json!({"a": "2", "b": "y", "d": ""}))));
+        let mut l = labels(json!({"c": "no", "e": "1"}));
+        s.satisfy(&mut l);
+        assert!(s.matches(&l), "{l:?}");
+        assert!(LabelSelector::parse(Some(&json!({}))).unwrap().is_none(), "an empty selector selects everything");
+        assert!(LabelSelector::parse(Some(&json!({"matchExpressions": [{"key": "a", "operator": "Gt"}]}))).is_err());
+    }
+
+    #[test]
+    fn bare_objects_get_the_labels_the_object_selector_requires() {
+        let s = selectors(json!({"matchLabels": {"inject": "true"}}), json!({}));
+        let mut spec = admission_spec(&target("pods", None, Operation::Create), Variant::Bare, WebhookKind::Mutating);
+        assert!(fit(&s, &mut spec));
+        assert_eq!(spec.object["metadata"]["labels"]["inject"], "true");
+        let mut delete = admission_spec(&target("pods", None, Operation::Delete), Variant::Bare, WebhookKind::Mutating);
+        assert!(fit(&s, &mut delete));
+        assert_eq!(delete.old_object["metadata"]["labels"]["inject"], "true");
+    }
+
+    #[test]
+    fn scale_and_connect_requests_never_match_a_label_requiring_object_selector() {
+        let s = selectors(json!({"matchLabels": {"inject": "true"}}), json!({}));
+        let mut scale = admission_spec(&target("deployments", Some("scale"), Operation::Update), Variant::Bare, WebhookKind::Mutating);
+        assert_eq!(scale.kind.kind, "Scale");
+        assert!(!fit(&s, &mut scale));
+        let mut exec = admission_spec(&target("pods", Some("exec"), Operation::Connect), Variant::Bare, WebhookKind::Validating);
+        assert!(!fit(&s, &mut exec));
+        // Without a selector they are sent.
+        assert!(fit(&Selectors::default(), &mut exec));
+        let _ = SubObject::Scale;
+    }
+
+    #[test]
+    fn namespace_selectors_pick_the_namespace() {
+        let s = selectors(json!({}), json!({"matchExpressions": [{"key": NAMESPACE_NAME_LABEL, "operator": "In", "values": ["prod"]}]}));
+        let mut spec = admission_spec(&target("pods", None, Operation::Create), Variant::Bare, WebhookKind::Mutating);
+        assert!(fit(&s, &mut spec));
+        assert_eq!(spec.namespace.as_deref(), Some("prod"));
+        assert_eq!(spec.object["metadata"]["namespace"], "prod");
+        let excluded = selectors(json!({}), json!({"matchExpressions": [{"key": NAMESPACE_NAME_LABEL, "operator": "NotIn", "values": [crate::requests::NAMESPACE]}]}));
+        let mut spec = admission_spec(&target("pods", None, Operation::Create), Variant::Bare, WebhookKind::Mutating);
+        assert!(!fit(&excluded, &mut spec));
+        // A cluster-scoped object other than a Namespace always passes.
+        let mut ns = admission_spec(&target("namespaces", None, Operation::Create), Variant::Bare, WebhookKind::Mutating);
+        let team = selectors(json!({}), json!({"matchLabels": {"team": "a"}}));
+        assert!(fit(&team, &mut ns), "a Namespace is fitted by its own labels");
+        assert_eq!(ns.object["metadata"]["labels"]["team"], "a");
+    }
+}
