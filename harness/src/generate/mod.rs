@@ -74,22 +74,39 @@ pub struct Shape {
 pub const LARGE_ANNOTATION: &str = "suite.conformance.example/large";
 const LARGE_BYTES: usize = 256 * 1024;
 
+/// `len` characters of `ranges` (what the regex `[..]{lo,hi}` draws, without parsing a regex on
+/// every draw; shrinks towards the first character and the shortest length).
+fn chars(ranges: &'static [std::ops::RangeInclusive<char>], len: std::ops::RangeInclusive<usize>) -> impl Strategy<Value = String> + Clone {
+    prop::collection::vec(prop::char::ranges(std::borrow::Cow::Borrowed(ranges)), len).prop_map(String::from_iter)
+}
+
+const LOWER: &[std::ops::RangeInclusive<char>] = &['a'..='z'];
+const LOWER_DIGIT: &[std::ops::RangeInclusive<char>] = &['a'..='z', '0'..='9'];
+const LOWER_DIGIT_DASH: &[std::ops::RangeInclusive<char>] = &['a'..='z', '0'..='9', '-'..='-'];
+const UPPER: &[std::ops::RangeInclusive<char>] = &['A'..='Z'];
+
 fn key() -> impl Strategy<Value = String> {
     prop_oneof![
-        "[a-z]{1,8}",
-        "[a-z]{1,6}\\.example/[a-z0-9-]{1,8}",
-        "[a-z]{1,4}~[a-z0-9]{1,4}",
-        "example\\.com/[a-z]{1,3}~1[a-z]{1,3}",
+        chars(LOWER, 1..=8),
+        (chars(LOWER, 1..=6), chars(LOWER_DIGIT_DASH, 1..=8)).prop_map(|(a, b)| format!("{a}.example/{b}")),
+        (chars(LOWER, 1..=4), chars(LOWER_DIGIT, 1..=4)).prop_map(|(a, b)| format!("{a}~{b}")),
+        (chars(LOWER, 1..=3), chars(LOWER, 1..=3)).prop_map(|(a, b)| format!("example.com/{a}~1{b}")),
         Just("conformance.example/mutated".to_string()),
     ]
 }
 
+/// Printable unicode (`\PC{0,12}`): the regex is parsed once here, not on every draw.
+fn printable() -> &'static proptest::string::RegexGeneratorStrategy<String> {
+    static PRINTABLE: std::sync::OnceLock<proptest::string::RegexGeneratorStrategy<String>> = std::sync::OnceLock::new();
+    PRINTABLE.get_or_init(|| proptest::string::string_regex("\\PC{0,12}").expect("a valid regex"))
+}
+
 fn value() -> impl Strategy<Value = String> {
     prop_oneof![
-        "[a-z0-9]{0,8}",
+        chars(LOWER_DIGIT, 0..=8),
         Just(String::new()),
         Just("héllo ✓".to_string()),
-        "\\PC{0,12}",
+        printable(),
     ]
 }
 
@@ -105,7 +122,7 @@ fn string_map() -> impl Strategy<Value = Option<BTreeMap<String, String>>> {
 fn container() -> impl Strategy<Value = ContainerShape> {
     (
         prop::sample::select(vec!["registry.example/app:1.0", "registry.example/app:latest", "registry.example/ünï:2"]),
-        prop::collection::vec(("[A-Z]{1,6}", value()), 0..3),
+        prop::collection::vec((chars(UPPER, 1..=6), value()), 0..3),
         any::<bool>(),
     )
         .prop_map(|(image, env, unknown_field)| ContainerShape { image: image.to_string(), env, unknown_field })
@@ -228,8 +245,17 @@ pub fn apply_shape(object: &mut Value, kind: &str, shape: &Shape) {
 
 /// One generated request for `target`.
 pub fn build(kind: WebhookKind, target: &Target, shape: &Shape, version: &str, primary: bool, dry_run: bool, user: Value) -> RequestCase {
-    let name = "demo-gen";
-    let mut fresh = new_object(&target.resource, Variant::Bare, name);
+    build_from(kind, target, new_object(&target.resource, Variant::Bare, GENERATED_NAME), shape, version, primary, dry_run, user)
+}
+
+/// The name of generated objects.
+const GENERATED_NAME: &str = "demo-gen";
+
+/// [`build`] from `fresh`, the bare fixture of `target`'s resource named [`GENERATED_NAME`] (built,
+/// and passed through its k8s-openapi type, once per target rather than once per draw).
+#[allow(clippy::too_many_arguments)]
+fn build_from(kind: WebhookKind, target: &Target, mut fresh: Value, shape: &Shape, version: &str, primary: bool, dry_run: bool, user: Value) -> RequestCase {
+    let name = GENERATED_NAME;
     apply_shape(&mut fresh, &target.resource.kind, shape);
     let mut spec = admission_spec_from(target, fresh, name, kind);
     spec.dry_run = dry_run;
@@ -250,11 +276,21 @@ pub fn requests(webhook: &WebhookSpec, scope: Scope) -> Option<SBoxedStrategy<Re
     let versions: Vec<String> = webhook.review_versions().iter().map(|v| v.to_string()).collect();
     let primary = versions.first().cloned().unwrap_or_else(|| "v1".to_string());
     let kind = webhook.kind;
+    // The bare fixture of each target, built once: `new_object` round-trips it through its typed
+    // k8s-openapi struct, which does not depend on the draw.
+    let fixtures: std::sync::Arc<Vec<(Target, Value)>> = std::sync::Arc::new(
+        targets.into_iter().map(|t| {
+            let fresh = new_object(&t.resource, Variant::Bare, GENERATED_NAME);
+            (t, fresh)
+        }).collect(),
+    );
+    let indices: Vec<usize> = (0..fixtures.len()).collect();
     Some(
-        (prop::sample::select(targets), shapes(), prop::sample::select(versions), any::<bool>(), users())
-            .prop_map(move |(target, shape, version, dry_run, user)| {
+        (prop::sample::select(indices), shapes(), prop::sample::select(versions), any::<bool>(), users())
+            .prop_map(move |(index, shape, version, dry_run, user)| {
                 let is_primary = version == primary;
-                build(kind, &target, &shape, &version, is_primary, dry_run, user)
+                let (target, fresh) = &fixtures[index];
+                build_from(kind, target, fresh.clone(), &shape, &version, is_primary, dry_run, user)
             })
             .sboxed(),
     )
