@@ -22,7 +22,7 @@ use serde_json::{json, Map, Value};
 
 use crate::config::{WebhookKind, WebhookSpec};
 use crate::requests::{
-    admission_spec_from, default_user, new_object, targets_for, AdmissionSpec, Gvk, Operation, RequestCase, Target,
+    admission_spec_from, default_user, fit_selectors, new_object, targets_for, AdmissionSpec, Gvk, Operation, RequestCase, Selectors, Target,
     Variant,
 };
 
@@ -245,7 +245,8 @@ pub fn apply_shape(object: &mut Value, kind: &str, shape: &Shape) {
 
 /// One generated request for `target`.
 pub fn build(kind: WebhookKind, target: &Target, shape: &Shape, version: &str, primary: bool, dry_run: bool, user: Value) -> RequestCase {
-    build_from(kind, target, new_object(&target.resource, Variant::Bare, GENERATED_NAME), shape, version, primary, dry_run, user)
+    let fresh = new_object(&target.resource, Variant::Bare, GENERATED_NAME);
+    build_from(kind, &Selectors::default(), target, fresh, shape, version, primary, dry_run, user).expect("no selectors select everything")
 }
 
 /// The name of generated objects.
@@ -254,22 +255,36 @@ const GENERATED_NAME: &str = "demo-gen";
 /// [`build`] from `fresh`, the bare fixture of `target`'s resource named [`GENERATED_NAME`] (built,
 /// and passed through its k8s-openapi type, once per target rather than once per draw).
 #[allow(clippy::too_many_arguments)]
-fn build_from(kind: WebhookKind, target: &Target, mut fresh: Value, shape: &Shape, version: &str, primary: bool, dry_run: bool, user: Value) -> RequestCase {
+fn build_from(kind: WebhookKind, selectors: &Selectors, target: &Target, mut fresh: Value, shape: &Shape, version: &str, primary: bool, dry_run: bool, user: Value) -> Option<RequestCase> {
     let name = GENERATED_NAME;
     apply_shape(&mut fresh, &target.resource.kind, shape);
     let mut spec = admission_spec_from(target, fresh, name, kind);
     spec.dry_run = dry_run;
     spec.user = user;
+    // Only what the webhook's namespaceSelector and objectSelector let through reaches it.
+    if !fit_selectors(selectors, &mut spec) {
+        return None;
+    }
     let what = match target.subresource {
         Some(s) => format!("{} {}/{}", target.operation, target.resource.plural, s.name),
         None => format!("{} {}", target.operation, target.resource.plural),
     };
-    RequestCase::new(format!("{what} (generated)"), version, primary, spec)
+    Some(RequestCase::new(format!("{what} (generated)"), version, primary, spec))
 }
 
 /// Generated requests for `webhook` within `scope`; `None` when its rules select no such target.
 pub fn requests(webhook: &WebhookSpec, scope: Scope) -> Option<SBoxedStrategy<RequestCase>> {
-    let targets: Vec<Target> = targets_for(&webhook.rules).into_iter().filter(|t| scope.admits(t)).collect();
+    let selectors = Selectors::of(webhook).ok()?;
+    // Targets no object can reach through the selectors (e.g. /scale under a label-requiring
+    // objectSelector) are left out.
+    let targets: Vec<Target> = targets_for(&webhook.rules)
+        .into_iter()
+        .filter(|t| scope.admits(t))
+        .filter(|t| {
+            let mut spec = admission_spec_from(t, new_object(&t.resource, Variant::Bare, GENERATED_NAME), GENERATED_NAME, webhook.kind);
+            fit_selectors(&selectors, &mut spec)
+        })
+        .collect();
     if targets.is_empty() {
         return None;
     }
@@ -287,10 +302,10 @@ pub fn requests(webhook: &WebhookSpec, scope: Scope) -> Option<SBoxedStrategy<Re
     let indices: Vec<usize> = (0..fixtures.len()).collect();
     Some(
         (prop::sample::select(indices), shapes(), prop::sample::select(versions), any::<bool>(), users())
-            .prop_map(move |(index, shape, version, dry_run, user)| {
+            .prop_filter_map("the webhook's selectors leave this object out", move |(index, shape, version, dry_run, user)| {
                 let is_primary = version == primary;
                 let (target, fresh) = &fixtures[index];
-                build_from(kind, target, fresh.clone(), &shape, &version, is_primary, dry_run, user)
+                build_from(kind, &selectors, target, fresh.clone(), &shape, &version, is_primary, dry_run, user)
             })
             .sboxed(),
     )
@@ -382,6 +397,22 @@ mod tests {
 
     fn deterministic() -> proptest::test_runner::TestRng {
         proptest::test_runner::TestRng::deterministic_rng(proptest::test_runner::RngAlgorithm::ChaCha)
+    }
+
+    #[test]
+    fn generated_requests_pass_the_webhooks_selectors() {
+        let mut webhook = reference().webhooks[0].clone();
+        webhook.object_selector = Some(serde_json::json!({"matchLabels": {"inject": "yes"}}));
+        let strategy = requests(&webhook, Scope::All).unwrap();
+        let mut runner = TestRunner::new_with_rng(Config { cases: 100, failure_persistence: None, ..Config::default() }, deterministic());
+        runner
+            .run(&strategy, |case| {
+                prop_assert!(case.spec.kind.kind != "Scale", "a Scale carries no labels: never selected");
+                let object = if case.object().is_null() { &case.spec.old_object } else { case.object() };
+                prop_assert_eq!(&object["metadata"]["labels"]["inject"], "yes", "{}", case.label);
+                Ok(())
+            })
+            .unwrap();
     }
 
     #[test]
