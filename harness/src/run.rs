@@ -72,6 +72,13 @@ pub async fn run(webhooks: &[WebhookSpec], target: &mut RunningTarget, options: 
     records.sort_by_key(|(i, _)| *i);
     let records = records.into_iter().map(|(_, r)| r).collect();
     let mut notes = target.notes.clone();
+    for w in webhooks.iter().filter(|w| !w.match_conditions.is_empty()) {
+        notes.push(format!(
+            "{}: its {} matchConditions (CEL) are not evaluated; requests were sent whatever they say, so a finding on a request they exclude is one a cluster never shows",
+            w.name,
+            w.match_conditions.len()
+        ));
+    }
     if let Some(status) = target.exit_status() {
         notes.push(format!("the target exited during the run ({status})"));
     }

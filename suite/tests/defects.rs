@@ -77,3 +77,17 @@ async fn v1beta1_leniency_turns_uid_and_gvk_breaches_into_warnings() {
     let report = run(&manifest.webhooks, &mut target, &RunOptions::default()).await.unwrap();
     assert_eq!(report.failed_rules(), vec!["response.uid"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn match_conditions_are_named_as_not_evaluated() {
+    let text = reference_webhook::MANIFEST.replacen(
+        "    reinvocationPolicy: IfNeeded\n",
+        "    reinvocationPolicy: IfNeeded\n    matchConditions:\n      - name: not-kube-system\n        expression: \"request.namespace != 'kube-system'\"\n",
+        1,
+    );
+    let manifest = Manifest::parse("mc.yaml".as_ref(), &text).unwrap();
+    let mut target = embedded::start(&manifest.webhooks, None, None).await.unwrap();
+    let report = run(&manifest.webhooks, &mut target, &RunOptions::default()).await.unwrap();
+    assert!(report.notes.iter().any(|n| n.contains("matchConditions (CEL) are not evaluated")), "{:?}", report.notes);
+    assert!(report.render_text().contains("note: mutate.reference.conformance.example: its 1 matchConditions"));
+}
