@@ -9,7 +9,7 @@ use crate::error::ApplyError;
 use crate::gojson::{encode_value, kind_name, top_value, validate};
 use crate::node::{
     deep_copy, equal, is_array, marshal_root, root_to_value, unmarshal_ary, unmarshal_doc, Con,
-    Fault, Lazy, Root, State, NIL_DEREF,
+    Fault, Lazy, Node, Root, State, NIL_DEREF,
 };
 use crate::pointer::{decode_patch_key, split_tokens};
 
@@ -163,29 +163,8 @@ pub(crate) fn apply_op(
                 .map_err(|f| cx.wrap(&format!("error in remove for path: '{path}'"), f))
         }
         "move" => {
-            let from = op
-                .from()
-                .map_err(|e| cx.fail(format!("move operation failed to decode from: {e}")))?;
-            let val = {
-                let Some((mut con, key)) = find_object(root, &from) else {
-                    return Err(cx.fail(format!(
-                        "move operation does not apply: doc is missing from path: {from}: missing value"
-                    )));
-                };
-                let prefix = format!("error in move for path: '{key}'");
-                con.get(&key).map_err(|f| cx.wrap(&prefix, f))?;
-                con.remove(&key).map_err(|f| cx.wrap(&prefix, f))?
-            };
-            let path = op
-                .path()
-                .map_err(|e| cx.fail(format!("move operation failed to decode path: {e}")))?;
-            let Some((mut con, key)) = find_object(root, &path) else {
-                return Err(cx.fail(format!(
-                    "move operation does not apply: doc is missing destination path: {path}: missing value"
-                )));
-            };
-            con.add(&key, val)
-                .map_err(|f| cx.wrap(&format!("error in move for path: '{path}'"), f))
+            let val = move_take(root, op, index)?;
+            move_put(root, op, index, val)
         }
         "test" => {
             let path = op
@@ -293,6 +272,42 @@ pub(crate) fn apply_op(
         }
         other => Err(cx.fail(format!("Unexpected kind: {other}"))),
     }
+}
+
+/// The first half of `move`: the source looked up and removed.
+pub(crate) fn move_take(root: &mut Root, op: &Operation, index: usize) -> Result<Node, ApplyError> {
+    let cx = Ctx { index };
+    let from = op
+        .from()
+        .map_err(|e| cx.fail(format!("move operation failed to decode from: {e}")))?;
+    let Some((mut con, key)) = find_object(root, &from) else {
+        return Err(cx.fail(format!(
+            "move operation does not apply: doc is missing from path: {from}: missing value"
+        )));
+    };
+    let prefix = format!("error in move for path: '{key}'");
+    con.get(&key).map_err(|f| cx.wrap(&prefix, f))?;
+    con.remove(&key).map_err(|f| cx.wrap(&prefix, f))
+}
+
+/// The second half of `move`: the removed value added at the destination.
+pub(crate) fn move_put(
+    root: &mut Root,
+    op: &Operation,
+    index: usize,
+    val: Node,
+) -> Result<(), ApplyError> {
+    let cx = Ctx { index };
+    let path = op
+        .path()
+        .map_err(|e| cx.fail(format!("move operation failed to decode path: {e}")))?;
+    let Some((mut con, key)) = find_object(root, &path) else {
+        return Err(cx.fail(format!(
+            "move operation does not apply: doc is missing destination path: {path}: missing value"
+        )));
+    };
+    con.add(&key, val)
+        .map_err(|f| cx.wrap(&format!("error in move for path: '{path}'"), f))
 }
 
 /// Run every operation over a loaded root.

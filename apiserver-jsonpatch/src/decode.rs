@@ -10,8 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::error::DecodeError;
 use crate::gojson::{
-    array_elements, dispose, encode_string, kind_name, object_members, raw_to_value, top_value,
-    unquote, validate,
+    array_elements, dispose, kind_name, object_members, raw_to_value, top_value, unquote, validate,
 };
 use crate::node::{Lazy, Node, Raw};
 
@@ -64,20 +63,6 @@ impl Operation {
     pub(crate) fn value(&self) -> Node {
         self.member("value")
             .map(|raw| Box::new(Lazy::from_raw(raw.clone())))
-    }
-
-    /// A `remove` of `path`, as `move` performs on its source.
-    pub(crate) fn remove_of(path: &str) -> Operation {
-        let mut quoted = Vec::new();
-        encode_string(path, &mut quoted);
-        let mut members = HashMap::new();
-        members.insert("op".to_string(), Some(Arc::from(&b"\"remove\""[..])));
-        members.insert("path".to_string(), Some(Arc::from(quoted)));
-        Operation {
-            members: Some(members),
-            duplicate: false,
-            order: vec!["op".to_string(), "path".to_string()],
-        }
     }
 
     pub(crate) fn has_value(&self) -> bool {

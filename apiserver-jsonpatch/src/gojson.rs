@@ -28,6 +28,71 @@ pub(crate) fn skip_space(b: &[u8], mut i: usize) -> usize {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Fast scanning over the plain bytes of strings, eight at a time. The byte loops below only ever
+// use these to skip bytes they would have copied or passed over one by one anyway.
+
+/// `"` and `\\` stop a scan (always).
+const STOP_QUOTE: u8 = 0;
+/// Control characters (below 0x20) stop a scan.
+const STOP_CTRL: u8 = 1;
+/// `<`, `>`, `&` and 0xe2 (the first byte of U+2028 and U+2029) stop a scan.
+const STOP_HTML: u8 = 2;
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+#[inline(always)]
+fn has_zero_byte(x: u64) -> bool {
+    x.wrapping_sub(LO) & !x & HI != 0
+}
+
+#[inline(always)]
+fn has_byte(x: u64, c: u8) -> bool {
+    has_zero_byte(x ^ (LO * u64::from(c)))
+}
+
+/// Some byte is below `n` (`n` at most 0x80).
+#[inline(always)]
+fn has_below(x: u64, n: u8) -> bool {
+    x.wrapping_sub(LO * u64::from(n)) & !x & HI != 0
+}
+
+#[inline(always)]
+fn stops<const SET: u8>(c: u8) -> bool {
+    c == b'"'
+        || c == b'\\'
+        || (SET & STOP_CTRL != 0 && c < 0x20)
+        || (SET & STOP_HTML != 0 && matches!(c, b'<' | b'>' | b'&' | 0xe2))
+}
+
+/// The first index at or after `i` whose byte stops a scan of kind `SET` (or `b.len()`).
+#[inline]
+fn plain_end<const SET: u8>(b: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = b.get(i..i + 8) {
+        let x = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+        let mut hit = has_byte(x, b'"') || has_byte(x, b'\\');
+        if SET & STOP_CTRL != 0 {
+            hit = hit || has_below(x, 0x20);
+        }
+        if SET & STOP_HTML != 0 {
+            hit = hit
+                || has_byte(x, b'<')
+                || has_byte(x, b'>')
+                || has_byte(x, b'&')
+                || has_byte(x, 0xe2);
+        }
+        if hit {
+            break;
+        }
+        i += 8;
+    }
+    while i < b.len() && !stops::<SET>(b[i]) {
+        i += 1;
+    }
+    i
+}
+
+// ---------------------------------------------------------------------------------------------
 // Syntax check: a port of the state machine of Go's encoding/json scanner, so that messages
 // (including the ones produced at end of input) are Go's.
 
@@ -310,7 +375,19 @@ pub(crate) fn validate(data: &[u8]) -> Result<(), SyntaxError> {
         bytes: 0,
         err: None,
     };
-    for &c in data {
+    let mut i = 0;
+    while i < data.len() {
+        if let Step::InString = s.step {
+            // Plain string bytes change nothing but the count.
+            let end = plain_end::<STOP_CTRL>(data, i);
+            s.bytes += end - i;
+            i = end;
+            if i == data.len() {
+                break;
+            }
+        }
+        let c = data[i];
+        i += 1;
         s.bytes += 1;
         s.feed(c);
         if let Some(err) = s.err.take() {
@@ -364,6 +441,10 @@ pub(crate) fn kind_name(raw: &[u8]) -> &'static str {
 fn string_end(b: &[u8], mut i: usize) -> usize {
     i += 1;
     while i < b.len() {
+        i = plain_end::<STOP_QUOTE>(b, i);
+        if i == b.len() {
+            break;
+        }
         match b[i] {
             b'"' => return i + 1,
             b'\\' => i += 2,
@@ -486,6 +567,24 @@ pub(crate) fn unquote(raw: &[u8]) -> String {
     let mut out = String::with_capacity(s.len());
     let mut i = 0;
     while i < s.len() {
+        // A run without escapes that is valid UTF-8 is taken as it is.
+        let end = plain_end::<STOP_QUOTE>(s, i);
+        if end > i {
+            match std::str::from_utf8(&s[i..end]) {
+                Ok(text) => {
+                    out.push_str(text);
+                    i = end;
+                }
+                Err(e) => {
+                    let valid = e.valid_up_to();
+                    out.push_str(std::str::from_utf8(&s[i..i + valid]).unwrap_or_default());
+                    i += valid;
+                }
+            }
+            if i == s.len() {
+                break;
+            }
+        }
         let c = s[i];
         if c == b'\\' {
             let e = s.get(i + 1).copied().unwrap_or(b'\\');
@@ -546,10 +645,30 @@ pub(crate) fn unquote(raw: &[u8]) -> String {
 /// `json.RawMessage` (`escape_html == true`: `<`, `>`, `&`, U+2028 and U+2029 escaped).
 pub(crate) fn compact(raw: &[u8], escape_html: bool) -> Vec<u8> {
     let mut out = Vec::with_capacity(raw.len());
+    compact_into(raw, escape_html, &mut out);
+    out
+}
+
+/// [`compact`], appending to `out`.
+pub(crate) fn compact_into(raw: &[u8], escape_html: bool, out: &mut Vec<u8>) {
+    out.reserve(raw.len());
     let mut in_string = false;
     let mut escaped = false;
     let mut i = 0;
     while i < raw.len() {
+        if in_string && !escaped {
+            // Plain string bytes are copied as they are.
+            let end = if escape_html {
+                plain_end::<STOP_HTML>(raw, i)
+            } else {
+                plain_end::<STOP_QUOTE>(raw, i)
+            };
+            out.extend_from_slice(&raw[i..end]);
+            i = end;
+            if i == raw.len() {
+                break;
+            }
+        }
         let c = raw[i];
         if escape_html && matches!(c, b'<' | b'>' | b'&') {
             out.extend_from_slice(b"\\u00");
@@ -586,36 +705,44 @@ pub(crate) fn compact(raw: &[u8], escape_html: bool) -> Vec<u8> {
         out.push(c);
         i += 1;
     }
-    out
 }
 
 /// Go's encoder for a string (`json.Marshal`, HTML escaping on).
 pub(crate) fn encode_string(s: &str, out: &mut Vec<u8>) {
+    let b = s.as_bytes();
+    out.reserve(b.len() + 2);
     out.push(b'"');
-    for ch in s.chars() {
-        match ch {
-            '"' => out.extend_from_slice(b"\\\""),
-            '\\' => out.extend_from_slice(b"\\\\"),
-            '\u{8}' => out.extend_from_slice(b"\\b"),
-            '\u{c}' => out.extend_from_slice(b"\\f"),
-            '\n' => out.extend_from_slice(b"\\n"),
-            '\r' => out.extend_from_slice(b"\\r"),
-            '\t' => out.extend_from_slice(b"\\t"),
-            '<' | '>' | '&' | '\u{0}'..='\u{1f}' => {
-                let b = ch as u8;
+    let mut i = 0;
+    while i < b.len() {
+        let end = plain_end::<{ STOP_CTRL | STOP_HTML }>(b, i);
+        out.extend_from_slice(&b[i..end]);
+        i = end;
+        let Some(&c) = b.get(i) else { break };
+        match c {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            0x8 => out.extend_from_slice(b"\\b"),
+            0xc => out.extend_from_slice(b"\\f"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            b'<' | b'>' | b'&' | 0x00..=0x1f => {
                 out.extend_from_slice(b"\\u00");
-                out.push(HEX[usize::from(b >> 4)]);
-                out.push(HEX[usize::from(b & 0xf)]);
-            }
-            '\u{2028}' | '\u{2029}' => {
-                out.extend_from_slice(b"\\u202");
-                out.push(HEX[(ch as usize) & 0xf]);
+                out.push(HEX[usize::from(c >> 4)]);
+                out.push(HEX[usize::from(c & 0xf)]);
             }
             _ => {
-                let mut buf = [0u8; 4];
-                out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                // 0xe2: U+2028 and U+2029 are escaped, any other character starting with it is not.
+                if b.get(i + 1) == Some(&0x80) && matches!(b.get(i + 2), Some(0xa8 | 0xa9)) {
+                    out.extend_from_slice(b"\\u202");
+                    out.push(HEX[usize::from(b[i + 2] & 0xf)]);
+                    i += 3;
+                    continue;
+                }
+                out.push(c);
             }
         }
+        i += 1;
     }
     out.push(b'"');
 }
@@ -659,6 +786,18 @@ pub(crate) fn encode_value(v: &Value, out: &mut Vec<u8>) {
 /// text, or with `lossy` becomes a string of that text. Iterative, so that deep nesting (Go allows
 /// 10000 levels) does not exhaust the stack.
 pub(crate) fn raw_to_value(raw: &[u8], lossy: bool) -> Result<Value, String> {
+    // serde_json's parser reads the same value whenever it accepts the text at all (valid
+    // UTF-8, no unpaired surrogate escapes, numbers it can hold, at most 128 levels): its number
+    // parsing is the one used below, and duplicate keys resolve to the last one as below.
+    // Anything it rejects goes the long way, which reproduces Go's reading of it.
+    if let Ok(value) = serde_json::from_slice::<Value>(raw) {
+        return Ok(value);
+    }
+    raw_to_value_go(raw, lossy)
+}
+
+/// [`raw_to_value`] the long way, for any valid input.
+fn raw_to_value_go(raw: &[u8], lossy: bool) -> Result<Value, String> {
     enum Frame {
         Array(Vec<Value>),
         Object(Map<String, Value>, Option<String>),
@@ -857,6 +996,48 @@ mod tests {
         assert_eq!(unquote(br#""\ud83dx""#), "\u{fffd}x");
         assert_eq!(unquote(br#""\ud83d\u0041""#), "\u{fffd}A");
         assert_eq!(unquote(b"\"\xe2\x82A\""), "\u{fffd}\u{fffd}A");
+    }
+
+    #[test]
+    fn raw_values_read_alike_both_ways() {
+        let cases: &[&[u8]] = &[
+            br#"{"a":1,"b":[1.0,-0,0.5e-3,1E5,18446744073709551615,18446744073709551616,-9223372036854775809]}"#,
+            br#"{"a":1,"a":2,"b":{"c":null,"c":[true,false]}}"#,
+            br#"["\u003c\u0026\u003e","\ud83d\ude00","\u2028","\/\b\f\n\r\t\"\\","\u00e9x"]"#,
+            " [ 1 , { \"k\" : \"v\" } ] ".as_bytes(),
+            "\"héllo ✓ \u{2028}\"".as_bytes(),
+            br#""\ud83dx""#,
+            br#""\udc00""#,
+            br#""\ud83d\u0041""#,
+            b"\"\xe2\x82A\"",
+            b"\"\xff\"",
+            b"[1e400]",
+            b"-0.0",
+            b"{}",
+            b"[]",
+            b"null",
+        ];
+        for raw in cases {
+            let slow = raw_to_value_go(raw, true).unwrap();
+            assert_eq!(
+                raw_to_value(raw, true).unwrap(),
+                slow,
+                "{}",
+                String::from_utf8_lossy(raw)
+            );
+            if let Ok(fast) = serde_json::from_slice::<Value>(raw) {
+                // Same values, numbers of the same kind.
+                assert_eq!(fast, slow, "{}", String::from_utf8_lossy(raw));
+                assert_eq!(fast.to_string(), slow.to_string());
+            }
+        }
+        assert_eq!(raw_to_value(b"[1e400]", false), Err("1e400".to_string()));
+        let deep = format!("{}{}", "[".repeat(500), "]".repeat(500));
+        let fast = raw_to_value(deep.as_bytes(), false).unwrap();
+        let slow = raw_to_value_go(deep.as_bytes(), false).unwrap();
+        assert!(fast == slow);
+        dispose(fast);
+        dispose(slow);
     }
 
     #[test]

@@ -12,10 +12,12 @@
 
 use serde_json::Value;
 
-use crate::apply::{apply_op, doc_bytes, load_root};
+use crate::apply::{apply_op, doc_bytes, load_root, move_put, move_take};
 use crate::decode::{Operation, Patch};
-use crate::gojson::{dispose, raw_to_value};
-use crate::node::{root_to_value, Root};
+use crate::gojson::{
+    array_elements, compact, dispose, object_members, raw_to_value, skip_space, unquote,
+};
+use crate::node::{marshal_ary, marshal_doc, Node, PArr, PDoc, Root, State};
 use crate::pointer::{atoi, decode_patch_key};
 
 /// `replace` of an object member that does not exist (v4 adds it; RFC 6902 §4.3 requires it).
@@ -76,12 +78,148 @@ pub struct Leniency {
     pub what: &'static str,
 }
 
+/// A value of the library's tree as `root_to_value` would show it, looked at without converting
+/// or copying anything: nil pointers, nil raw messages, nil maps and nil slices are `Null`; a node
+/// still raw is read from its text.
+#[derive(Clone, Copy)]
+enum View<'v> {
+    Null,
+    /// A map (never nil).
+    Doc(&'v PDoc),
+    /// A slice (never nil).
+    Ary(&'v PArr),
+    /// Raw JSON text, not `null`.
+    Raw(&'v [u8]),
+}
+
+impl<'v> View<'v> {
+    fn of_root(root: &'v Root) -> Self {
+        match root {
+            Root::Doc(doc) => View::of_doc(doc),
+            Root::Ary(ary) => View::of_ary(ary),
+        }
+    }
+
+    fn of_doc(doc: &'v PDoc) -> Self {
+        if doc.is_some() {
+            View::Doc(doc)
+        } else {
+            View::Null
+        }
+    }
+
+    fn of_ary(ary: &'v PArr) -> Self {
+        if ary.is_some() {
+            View::Ary(ary)
+        } else {
+            View::Null
+        }
+    }
+
+    fn of_node(node: &'v Node) -> Self {
+        let Some(node) = node.as_deref() else {
+            return View::Null;
+        };
+        match &node.state {
+            State::Raw => match node.raw.as_deref() {
+                Some(raw) => View::of_raw(raw),
+                None => View::Null,
+            },
+            State::Doc(doc) => View::of_doc(doc),
+            State::Ary(ary) => View::of_ary(ary),
+        }
+    }
+
+    fn of_raw(raw: &'v [u8]) -> Self {
+        let raw = &raw[skip_space(raw, 0)..];
+        match raw.first() {
+            None | Some(b'n') => View::Null,
+            _ => View::Raw(raw),
+        }
+    }
+
+    fn is_object(self) -> bool {
+        match self {
+            View::Doc(_) => true,
+            View::Raw(raw) => raw.first() == Some(&b'{'),
+            _ => false,
+        }
+    }
+
+    /// The member `key` of an object (the last of duplicates, as decoding keeps it).
+    fn member(self, key: &str) -> Option<View<'v>> {
+        match self {
+            View::Doc(Some(map)) => map.get(key).map(View::of_node),
+            View::Raw(raw) if raw.first() == Some(&b'{') => object_members(raw)
+                .into_iter()
+                .rev()
+                .find(|(k, _)| key_is(k, key))
+                .map(|(_, v)| View::of_raw(v)),
+            _ => None,
+        }
+    }
+
+    /// The elements of an array, `None` for anything else.
+    fn elements(self) -> Option<Elements<'v>> {
+        match self {
+            View::Ary(Some(items)) => Some(Elements::Nodes(items)),
+            View::Raw(raw) if raw.first() == Some(&b'[') => {
+                Some(Elements::Raw(array_elements(raw)))
+            }
+            _ => None,
+        }
+    }
+
+    /// The value as a `serde_json::Value` (what the same place of `root_to_value` holds).
+    fn to_value(self) -> Value {
+        let mut bytes = Vec::new();
+        match self {
+            View::Null => return Value::Null,
+            View::Doc(doc) => marshal_doc(doc, &mut bytes),
+            View::Ary(ary) => marshal_ary(ary, &mut bytes),
+            View::Raw(raw) => bytes = compact(raw, true),
+        }
+        raw_to_value(&bytes, true).unwrap_or(Value::Null)
+    }
+}
+
+enum Elements<'v> {
+    Nodes(&'v [Node]),
+    Raw(Vec<&'v [u8]>),
+}
+
+impl<'v> Elements<'v> {
+    fn len(&self) -> usize {
+        match self {
+            Elements::Nodes(items) => items.len(),
+            Elements::Raw(items) => items.len(),
+        }
+    }
+
+    fn get(&self, idx: usize) -> Option<View<'v>> {
+        match self {
+            Elements::Nodes(items) => items.get(idx).map(View::of_node),
+            Elements::Raw(items) => items.get(idx).map(|raw| View::of_raw(raw)),
+        }
+    }
+}
+
+/// The raw quoted `raw` key, unquoted, equals `key`.
+fn key_is(raw: &[u8], key: &str) -> bool {
+    let inner = &raw[1..raw.len().saturating_sub(1).max(1)];
+    if !inner.contains(&b'\\') && std::str::from_utf8(inner).is_ok() {
+        // Nothing to unescape and nothing to replace: the key is its text.
+        return inner == key.as_bytes();
+    }
+    unquote(raw) == key
+}
+
 /// Where a pointer leads in a document, read the way v4 reads it.
 struct Walk<'v> {
     /// The container of the last token (`None` for the root pointer or when the walk broke off).
-    parent: Option<&'v Value>,
+    parent: Option<View<'v>>,
     /// The value the pointer names, if it exists.
-    target: Option<&'v Value>,
+    target: Option<View<'v>>,
     /// The decoded tokens.
     tokens: Vec<String>,
 }
@@ -109,7 +247,7 @@ fn resolve_index(token: &str, len: usize) -> Option<usize> {
 /// Walk `pointer` through `doc`, collecting RFC 6901 findings. `append_ok` says a final `-` on
 /// an array is legitimate (add-like destinations).
 fn walk<'v>(
-    doc: &'v Value,
+    doc: View<'v>,
     pointer: &str,
     append_ok: bool,
     out: &mut Vec<&'static str>,
@@ -135,17 +273,17 @@ fn walk<'v>(
         let last = i + 1 == tokens.len();
         let Some(here) = cur else { break };
         parent = Some(here);
-        cur = match here {
-            Value::Object(map) => map.get(token.as_str()),
-            Value::Array(items) => {
-                if token == "-" && last && append_ok {
-                    None
-                } else {
-                    index_findings(token, out);
-                    resolve_index(token, items.len()).and_then(|idx| items.get(idx))
-                }
+        cur = if here.is_object() {
+            here.member(token)
+        } else if let Some(items) = here.elements() {
+            if token == "-" && last && append_ok {
+                None
+            } else {
+                index_findings(token, out);
+                resolve_index(token, items.len()).and_then(|idx| items.get(idx))
             }
-            _ => None,
+        } else {
+            None
         };
     }
     Walk {
@@ -164,7 +302,7 @@ fn bad_escape(token: &str) -> bool {
 
 /// The member named by the walk is missing from an object (not merely null).
 fn missing_member(w: &Walk<'_>) -> bool {
-    matches!(w.parent, Some(Value::Object(_))) && w.target.is_none()
+    w.parent.is_some_and(View::is_object) && w.target.is_none()
 }
 
 /// RFC 6902 §4.6 equality: numbers by numeric value, everything else structurally. Iterative.
@@ -210,8 +348,7 @@ fn push_all(kinds: Vec<&'static str>, pointer: &str, found: &mut Vec<(&'static s
     }
 }
 
-fn op_findings(op: &Operation, doc: &Value, root: &Root, index: usize) -> Vec<Leniency> {
-    let mut found: Vec<(&'static str, String)> = Vec::new();
+fn op_findings(op: &Operation, doc: View<'_>, found: &mut Vec<(&'static str, String)>) {
     let path = op.path().unwrap_or_default();
     let from = op.from().unwrap_or_default();
     if op.duplicate {
@@ -221,7 +358,7 @@ fn op_findings(op: &Operation, doc: &Value, root: &Root, index: usize) -> Vec<Le
         "add" => {
             let mut kinds = Vec::new();
             walk(doc, &path, true, &mut kinds);
-            push_all(kinds, &path, &mut found);
+            push_all(kinds, &path, found);
             if !op.has_value() {
                 found.push((ADD_MISSING_VALUE, path.clone()));
             }
@@ -229,12 +366,12 @@ fn op_findings(op: &Operation, doc: &Value, root: &Root, index: usize) -> Vec<Le
         "remove" => {
             let mut kinds = Vec::new();
             walk(doc, &path, false, &mut kinds);
-            push_all(kinds, &path, &mut found);
+            push_all(kinds, &path, found);
         }
         "replace" => {
             let mut kinds = Vec::new();
             let w = walk(doc, &path, false, &mut kinds);
-            push_all(kinds, &path, &mut found);
+            push_all(kinds, &path, found);
             if !path.is_empty() && missing_member(&w) {
                 found.push((REPLACE_MISSING_KEY, path.clone()));
             }
@@ -245,7 +382,7 @@ fn op_findings(op: &Operation, doc: &Value, root: &Root, index: usize) -> Vec<Le
         "test" => {
             let mut kinds = Vec::new();
             let w = walk(doc, &path, false, &mut kinds);
-            push_all(kinds, &path, &mut found);
+            push_all(kinds, &path, found);
             let value = op
                 .raw_member("value")
                 .map(|raw| raw_to_value(raw, true).unwrap_or(Value::Null));
@@ -256,9 +393,11 @@ fn op_findings(op: &Operation, doc: &Value, root: &Root, index: usize) -> Vec<Le
                     found.push((TEST_MISSING_NULL, path.clone()));
                 }
             } else if let Some(target) = w.target {
-                if !rfc_equal(target, value.as_ref().unwrap_or(&Value::Null)) {
+                let target = target.to_value();
+                if !rfc_equal(&target, value.as_ref().unwrap_or(&Value::Null)) {
                     found.push((TEST_V4_EQUALITY, path.clone()));
                 }
+                dispose(target);
             }
             if let Some(value) = value {
                 dispose(value);
@@ -267,66 +406,77 @@ fn op_findings(op: &Operation, doc: &Value, root: &Root, index: usize) -> Vec<Le
         "copy" => {
             let mut kinds = Vec::new();
             let w = walk(doc, &from, false, &mut kinds);
-            push_all(kinds, &from, &mut found);
+            push_all(kinds, &from, found);
             if missing_member(&w) {
                 found.push((COPY_MISSING_FROM, from.clone()));
             }
             let mut kinds = Vec::new();
             walk(doc, &path, true, &mut kinds);
-            push_all(kinds, &path, &mut found);
+            push_all(kinds, &path, found);
         }
         "move" => {
+            // The source side only: the destination is looked up after the source is removed
+            // (see `move_findings`).
             let mut kinds = Vec::new();
-            let wf = walk(doc, &from, false, &mut kinds);
-            push_all(kinds, &from, &mut found);
-            // The destination is looked up after the source is removed.
-            let mut after = root.clone();
-            let removal = Operation::remove_of(&from);
-            let doc_after = match apply_op(&mut after, &removal, index, &mut 0) {
-                Ok(()) => root_to_value(&after, true).unwrap_or(Value::Null),
-                Err(_) => doc.clone(),
-            };
-            let mut kinds = Vec::new();
-            let wp = walk(&doc_after, &path, true, &mut kinds);
-            push_all(kinds, &path, &mut found);
-            if wf.tokens.len() < wp.tokens.len()
-                && wp.tokens.starts_with(&wf.tokens)
-                && !from.is_empty()
-            {
-                found.push((MOVE_INTO_CHILD, path.clone()));
-            }
-            dispose(doc_after);
+            walk(doc, &from, false, &mut kinds);
+            push_all(kinds, &from, found);
         }
         _ => {}
     }
-    found
-        .into_iter()
-        .map(|(what, path)| Leniency {
-            op_index: index,
-            path,
-            what,
-        })
-        .collect()
+}
+
+/// The destination side of a `move`, on the document as it is once the source is removed.
+fn move_findings(op: &Operation, doc: View<'_>, found: &mut Vec<(&'static str, String)>) {
+    let path = op.path().unwrap_or_default();
+    let from = op.from().unwrap_or_default();
+    let from_tokens = walk(View::Null, &from, false, &mut Vec::new()).tokens;
+    let mut kinds = Vec::new();
+    let wp = walk(doc, &path, true, &mut kinds);
+    push_all(kinds, &path, found);
+    if from_tokens.len() < wp.tokens.len()
+        && wp.tokens.starts_with(&from_tokens)
+        && !from.is_empty()
+    {
+        found.push((MOVE_INTO_CHILD, path.clone()));
+    }
 }
 
 /// The ways `patch` relies on v4 leniency rather than RFC 6902 when applied to `doc` (empty if
 /// none). See the module constants for the kinds.
+///
+/// Each operation is checked on the library's own tree as it stands before the operation (a
+/// `move`'s destination once its source is removed), read in place: nothing is re-encoded or
+/// copied beyond the values a `test` compares.
 pub fn leniencies(doc: &Value, patch: &Patch) -> Vec<Leniency> {
     let mut out = Vec::new();
     let Ok(mut root) = load_root(&doc_bytes(doc)) else {
         return out;
     };
     let mut copied = 0i64;
+    let mut found = Vec::new();
     for (index, op) in patch.ops.iter().enumerate() {
-        let Ok(snapshot) = root_to_value(&root, true) else {
-            break;
+        found.clear();
+        op_findings(op, View::of_root(&root), &mut found);
+        let applied = if op.kind() == "move" {
+            // Apply the move in its two halves, looking at the destination in between.
+            match move_take(&mut root, op, index) {
+                Ok(val) => {
+                    move_findings(op, View::of_root(&root), &mut found);
+                    move_put(&mut root, op, index, val)
+                }
+                Err(e) => Err(e),
+            }
+        } else {
+            apply_op(&mut root, op, index, &mut copied)
         };
-        let findings = op_findings(op, &snapshot, &root, index);
-        dispose(snapshot);
-        if apply_op(&mut root, op, index, &mut copied).is_err() {
+        if applied.is_err() {
             break;
         }
-        out.extend(findings);
+        out.extend(found.drain(..).map(|(what, path)| Leniency {
+            op_index: index,
+            path,
+            what,
+        }));
     }
     out
 }

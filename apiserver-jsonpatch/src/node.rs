@@ -15,7 +15,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::gojson::{
-    array_elements, compact, encode_string, object_members, raw_to_value, unquote,
+    array_elements, compact, compact_into, encode_string, object_members, raw_to_value, unquote,
 };
 use crate::pointer::atoi;
 
@@ -312,7 +312,7 @@ fn run_marshal<'a>(first: Task<'a>, out: &mut Vec<u8>) {
             Task::Node(None) => out.extend_from_slice(b"null"),
             Task::Node(Some(node)) => match &node.state {
                 State::Raw => match &node.raw {
-                    Some(raw) => out.extend_from_slice(&compact(raw, true)),
+                    Some(raw) => compact_into(raw, true, out),
                     None => out.extend_from_slice(b"null"),
                 },
                 State::Doc(doc) => tasks.push(Task::Doc(doc)),
@@ -348,6 +348,16 @@ fn run_marshal<'a>(first: Task<'a>, out: &mut Vec<u8>) {
 /// pointers, nil raw messages, nil maps and nil slices as `null`.
 pub(crate) fn marshal(node: Option<&Lazy>, out: &mut Vec<u8>) {
     run_marshal(Task::Node(node), out);
+}
+
+/// `json.Marshal` of a map.
+pub(crate) fn marshal_doc(doc: &PDoc, out: &mut Vec<u8>) {
+    run_marshal(Task::Doc(doc), out);
+}
+
+/// `json.Marshal` of a slice.
+pub(crate) fn marshal_ary(ary: &PArr, out: &mut Vec<u8>) {
+    run_marshal(Task::Ary(ary), out);
 }
 
 /// `json.Marshal(pd)` of the root container.
