@@ -180,7 +180,7 @@ fn parse_state(state: &str) -> Option<String> {
 
 /// Run `docker ARGS` and return its stdout; stderr becomes the error. Waits at most
 /// [`DOCKER_CALL_DEADLINE`] (polled, so that it also works inside `Drop` and outside a runtime).
-fn docker_blocking(args: &[&str]) -> Result<String, String> {
+pub fn docker_blocking(args: &[&str]) -> Result<String, String> {
     let mut child = Command::new("docker")
         .args(args)
         .stdin(Stdio::null())

@@ -143,21 +143,9 @@ fn wait(mut child: std::process::Child, what: &str) -> Result<std::process::Outp
     child.wait_with_output().map_err(|e| e.to_string())
 }
 
-/// `docker ARGS`: stdout, or why it failed.
+/// `docker ARGS`: stdout, or why it failed (with the harness's deadline).
 pub fn docker(args: &[&str]) -> Result<String, String> {
-    let child = Command::new("docker")
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot run `docker`: {e}"))?;
-    let out = wait(child, &format!("docker {}", args.join(" ")))?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    } else {
-        Err(format!("`docker {}` failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
-    }
+    webhook_harness::target::container::docker_blocking(args)
 }
 
 /// A label value unique to one test of this run.
