@@ -179,29 +179,16 @@ fn parse_state(state: &str) -> Option<String> {
 }
 
 /// Run `docker ARGS` and return its stdout; stderr becomes the error. Waits at most
-/// [`DOCKER_CALL_DEADLINE`] (polled, so that it also works inside `Drop` and outside a runtime).
+/// [`DOCKER_CALL_DEADLINE`] (blocking, so that it also works inside `Drop` and outside a runtime).
 pub fn docker_blocking(args: &[&str]) -> Result<String, String> {
-    let mut child = Command::new("docker")
+    let child = Command::new("docker")
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot run `docker`: {e}"))?;
-    let deadline = Instant::now() + DOCKER_CALL_DEADLINE;
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if Instant::now() >= deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!("`docker {}` did not finish within {DOCKER_CALL_DEADLINE:?}", args.join(" ")));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-            Err(e) => return Err(format!("waiting for `docker`: {e}")),
-        }
-    }
-    let out = child.wait_with_output().map_err(|e| format!("reading `docker` output: {e}"))?;
+    let out = wait_with_deadline(child, DOCKER_CALL_DEADLINE, &format!("`docker {}`", args.join(" ")))?;
     output_result(args, out)
 }
 
@@ -217,6 +204,31 @@ async fn docker(args: &[String]) -> Result<String, String> {
         .map_err(|_| format!("`docker {}` did not finish within {DOCKER_CALL_DEADLINE:?}", args.join(" ")))?
         .map_err(|e| format!("cannot run `docker`: {e}"))?;
     output_result(args, out)
+}
+
+/// Wait for `child` to exit and collect its output (read while it runs, so a full pipe cannot stall
+/// it), at most `deadline`; past that it is killed. Works inside `Drop` and outside a runtime.
+pub fn wait_with_deadline(child: std::process::Child, deadline: Duration, what: &str) -> Result<std::process::Output, String> {
+    let pid = child.id() as i32;
+    let (done, finished) = std::sync::mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let _ = done.send(child.wait_with_output());
+    });
+    match finished.recv_timeout(deadline) {
+        Ok(result) => {
+            let _ = waiter.join();
+            result.map_err(|e| format!("waiting for {what}: {e}"))
+        }
+        Err(_) => {
+            // SAFETY: the child has not been reaped (its waiter is still blocked on it), so the pid
+            // is still ours.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+            let _ = waiter.join();
+            Err(format!("{what} did not finish within {deadline:?}"))
+        }
+    }
 }
 
 fn output_result(args: &[impl AsRef<str>], out: std::process::Output) -> Result<String, String> {
@@ -362,6 +374,21 @@ pub fn containers_with_label(label: &str) -> Result<Vec<String>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn waiting_on_a_child_keeps_its_deadline_and_its_output() {
+        let spawn = |script: &str| {
+            Command::new("sh").args(["-c", script]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap()
+        };
+        // More output than a pipe holds: it is read while the child runs.
+        let out = wait_with_deadline(spawn("head -c 200000 /dev/zero; echo done >&2"), Duration::from_secs(20), "big").unwrap();
+        assert_eq!(out.stdout.len(), 200_000);
+        assert_eq!(String::from_utf8_lossy(&out.stderr).trim(), "done");
+        let started = std::time::Instant::now();
+        let err = wait_with_deadline(spawn("exec sleep 30"), Duration::from_millis(200), "sleeper").unwrap_err();
+        assert!(err.contains("sleeper did not finish within"), "{err}");
+        assert!(started.elapsed() < Duration::from_secs(10), "the child was not killed at the deadline");
+    }
 
     #[test]
     fn state_and_port_parsing() {

@@ -13,7 +13,7 @@ use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub const REPOSITORY: &str = "webhook-conformance-reference";
 const IMAGE_LABEL: &str = "webhook-conformance.test-image";
@@ -128,19 +128,8 @@ fn shared_libraries(bin: &Path) -> Result<Vec<PathBuf>, String> {
 }
 
 /// Wait for `child` with a deadline, collecting its output.
-fn wait(mut child: std::process::Child, what: &str) -> Result<std::process::Output, String> {
-    let deadline = Instant::now() + DEADLINE;
-    let mut tick = Duration::from_millis(5);
-    while child.try_wait().map_err(|e| e.to_string())?.is_none() {
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(format!("{what} did not finish within {DEADLINE:?}"));
-        }
-        std::thread::sleep(tick);
-        tick = (tick * 2).min(Duration::from_millis(100));
-    }
-    child.wait_with_output().map_err(|e| e.to_string())
+fn wait(child: std::process::Child, what: &str) -> Result<std::process::Output, String> {
+    webhook_harness::target::container::wait_with_deadline(child, DEADLINE, what)
 }
 
 /// `docker ARGS`: stdout, or why it failed (with the harness's deadline).
