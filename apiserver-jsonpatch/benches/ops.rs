@@ -83,20 +83,11 @@ fn rate(label: &str, budget: Duration, mut f: impl FnMut()) {
         n += 1;
     }
     let secs = started.elapsed().as_secs_f64();
-    println!(
-        "  {label:<60} {:>10.0} ops/s  ({:>8.1} µs/op)",
-        n as f64 / secs,
-        secs * 1e6 / n as f64
-    );
+    println!("  {label:<60} {:>10.0} ops/s  ({:>8.1} µs/op)", n as f64 / secs, secs * 1e6 / n as f64);
 }
 
 fn main() {
-    let budget = Duration::from_millis(
-        std::env::var("JP_BENCH_MS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(600),
-    );
+    let budget = Duration::from_millis(std::env::var("JP_BENCH_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(600));
     let typical = patch(json!([
         {"op": "add", "path": "/metadata/labels/conformance.example~1mutated", "value": "true"},
         {"op": "add", "path": "/metadata/annotations/conformance.example~1reviewed-by", "value": "reference-webhook"},
@@ -112,18 +103,11 @@ fn main() {
     for (name, doc) in [("4 KiB pod", pod(false)), ("256 KiB pod", pod(true))] {
         let size = serde_json::to_vec(&doc).unwrap().len();
         println!("{name} ({size} bytes of JSON):");
-        rate(
-            &format!("(reference: serde_json to_vec + from_slice) [{name}]"),
-            budget,
-            || {
-                let bytes = serde_json::to_vec(black_box(&doc)).unwrap();
-                black_box(serde_json::from_slice::<Value>(&bytes).unwrap());
-            },
-        );
-        for (pname, p) in [
-            ("3-op add patch", &typical),
-            ("5-op test/replace/copy/move/remove", &mixed),
-        ] {
+        rate(&format!("(reference: serde_json to_vec + from_slice) [{name}]"), budget, || {
+            let bytes = serde_json::to_vec(black_box(&doc)).unwrap();
+            black_box(serde_json::from_slice::<Value>(&bytes).unwrap());
+        });
+        for (pname, p) in [("3-op add patch", &typical), ("5-op test/replace/copy/move/remove", &mixed)] {
             apply(&doc, p).expect("the patch applies");
             rate(&format!("apply       {pname} [{name}]"), budget, || {
                 black_box(apply(black_box(&doc), p).unwrap());

@@ -8,8 +8,8 @@ use crate::decode::{Operation, Patch};
 use crate::error::ApplyError;
 use crate::gojson::{encode_value, kind_name, top_value, validate};
 use crate::node::{
-    deep_copy, equal, is_array, marshal_root, root_to_value, unmarshal_ary, unmarshal_doc, Con,
-    Fault, Lazy, Node, Root, State, NIL_DEREF,
+    deep_copy, equal, is_array, marshal_root, root_to_value, unmarshal_ary, unmarshal_doc, Con, Fault, Lazy, Node,
+    Root, State, NIL_DEREF,
 };
 use crate::pointer::{decode_patch_key, split_tokens};
 
@@ -29,11 +29,7 @@ pub(crate) fn find_object<'a>(root: &'a mut Root, path: &str) -> Option<(Con<'a>
         };
         let lazy: &'a mut Lazy = next.as_deref_mut()?;
         let array = is_array(lazy.raw.as_deref()?);
-        con = if array {
-            Con::Ary(lazy.convert_to_ary()?)
-        } else {
-            Con::Doc(lazy.convert_to_doc()?)
-        };
+        con = if array { Con::Ary(lazy.convert_to_ary()?) } else { Con::Doc(lazy.convert_to_doc()?) };
     }
     Some((con, decode_patch_key(last)))
 }
@@ -48,10 +44,7 @@ pub(crate) fn load_root(doc: &[u8]) -> Result<Root, ApplyError> {
         (unmarshal_doc(raw).map(Root::Doc), "jsonpatch.partialDoc")
     };
     root.ok_or_else(|| ApplyError::Document {
-        message: format!(
-            "json: cannot unmarshal {} into Go value of type {type_name}",
-            kind_name(raw)
-        ),
+        message: format!("json: cannot unmarshal {} into Go value of type {type_name}", kind_name(raw)),
     })
 }
 
@@ -68,10 +61,7 @@ struct Ctx {
 
 impl Ctx {
     fn fail(&self, message: String) -> ApplyError {
-        ApplyError::Operation {
-            index: self.index,
-            message,
-        }
+        ApplyError::Operation { index: self.index, message }
     }
 
     fn wrap(&self, prefix: &str, fault: Fault) -> ApplyError {
@@ -82,51 +72,35 @@ impl Ctx {
     }
 
     fn panic(&self, message: String) -> ApplyError {
-        ApplyError::Panic {
-            index: self.index,
-            message,
-        }
+        ApplyError::Panic { index: self.index, message }
     }
 }
 
 /// Apply one operation (one iteration of the loop in `ApplyIndent`).
-pub(crate) fn apply_op(
-    root: &mut Root,
-    op: &Operation,
-    index: usize,
-    copied: &mut i64,
-) -> Result<(), ApplyError> {
+pub(crate) fn apply_op(root: &mut Root, op: &Operation, index: usize, copied: &mut i64) -> Result<(), ApplyError> {
     let cx = Ctx { index };
     match op.kind().as_str() {
         "add" => {
-            let path = op.path().map_err(|_| {
-                cx.fail("add operation failed to decode path: missing value".into())
-            })?;
+            let path = op.path().map_err(|_| cx.fail("add operation failed to decode path: missing value".into()))?;
             let Some((mut con, key)) = find_object(root, &path) else {
-                return Err(cx.fail(format!(
-                    "add operation does not apply: doc is missing path: \"{path}\": missing value"
-                )));
+                return Err(
+                    cx.fail(format!("add operation does not apply: doc is missing path: \"{path}\": missing value"))
+                );
             };
-            con.add(&key, op.value())
-                .map_err(|f| cx.wrap(&format!("error in add for path: '{path}'"), f))
+            con.add(&key, op.value()).map_err(|f| cx.wrap(&format!("error in add for path: '{path}'"), f))
         }
         "remove" => {
-            let path = op.path().map_err(|_| {
-                cx.fail("remove operation failed to decode path: missing value".into())
-            })?;
+            let path =
+                op.path().map_err(|_| cx.fail("remove operation failed to decode path: missing value".into()))?;
             let Some((mut con, key)) = find_object(root, &path) else {
-                return Err(cx.fail(format!(
-                    "remove operation does not apply: doc is missing path: \"{path}\": missing value"
-                )));
+                return Err(
+                    cx.fail(format!("remove operation does not apply: doc is missing path: \"{path}\": missing value"))
+                );
             };
-            con.remove(&key)
-                .map(drop)
-                .map_err(|f| cx.wrap(&format!("error in remove for path: '{path}'"), f))
+            con.remove(&key).map(drop).map_err(|f| cx.wrap(&format!("error in remove for path: '{path}'"), f))
         }
         "replace" => {
-            let path = op
-                .path()
-                .map_err(|e| cx.fail(format!("replace operation failed to decode path: {e}")))?;
+            let path = op.path().map_err(|e| cx.fail(format!("replace operation failed to decode path: {e}")))?;
             if path.is_empty() {
                 let Some(mut val) = op.value() else {
                     return Err(cx.panic(NIL_DEREF.to_string()));
@@ -134,42 +108,33 @@ pub(crate) fn apply_op(
                 // A fresh node is raw: tryDoc, then tryAry.
                 if val.convert_to_doc().is_none() && val.convert_to_ary().is_none() {
                     // Go wraps a nil error here, which fmt renders as %!w(<nil>).
-                    return Err(cx.fail(
-                        "replace operation value must be object or array: %!w(<nil>)".into(),
-                    ));
+                    return Err(cx.fail("replace operation value must be object or array: %!w(<nil>)".into()));
                 }
                 *root = match val.take_state() {
                     State::Doc(doc) => Root::Doc(doc),
                     State::Ary(ary) => Root::Ary(ary),
-                    State::Raw => {
-                        return Err(
-                            cx.fail("replace operation hit impossible case: %!w(<nil>)".into())
-                        )
-                    }
+                    State::Raw => return Err(cx.fail("replace operation hit impossible case: %!w(<nil>)".into())),
                 };
                 return Ok(());
             }
             let Some((mut con, key)) = find_object(root, &path) else {
-                return Err(cx.fail(format!(
-                    "replace operation does not apply: doc is missing path: {path}: missing value"
-                )));
+                return Err(
+                    cx.fail(format!("replace operation does not apply: doc is missing path: {path}: missing value"))
+                );
             };
             if con.get(&key).is_err() {
-                return Err(cx.fail(format!(
-                    "replace operation does not apply: doc is missing key: {path}: missing value"
-                )));
+                return Err(
+                    cx.fail(format!("replace operation does not apply: doc is missing key: {path}: missing value"))
+                );
             }
-            con.set(&key, op.value())
-                .map_err(|f| cx.wrap(&format!("error in remove for path: '{path}'"), f))
+            con.set(&key, op.value()).map_err(|f| cx.wrap(&format!("error in remove for path: '{path}'"), f))
         }
         "move" => {
             let val = move_take(root, op, index)?;
             move_put(root, op, index, val)
         }
         "test" => {
-            let path = op
-                .path()
-                .map_err(|e| cx.fail(format!("test operation failed to decode path: {e}")))?;
+            let path = op.path().map_err(|e| cx.fail(format!("test operation failed to decode path: {e}")))?;
             if path.is_empty() {
                 let taken = std::mem::replace(root, Root::Doc(None));
                 let mut this = Lazy {
@@ -193,13 +158,9 @@ pub(crate) fn apply_op(
                 };
             }
             let Some((mut con, key)) = find_object(root, &path) else {
-                return Err(cx.fail(format!(
-                    "test operation does not apply: is missing path: {path}: missing value"
-                )));
+                return Err(cx.fail(format!("test operation does not apply: is missing path: {path}: missing value")));
             };
-            let found = con
-                .get(&key)
-                .map_err(|f| cx.wrap(&format!("error in test for path: '{path}'"), f))?;
+            let found = con.get(&key).map_err(|f| cx.wrap(&format!("error in test for path: '{path}'"), f))?;
             let failed = || cx.fail(format!("testing value {path} failed: test failed"));
             let mut value = op.value();
             let Some(current) = found.and_then(|n| n.as_deref_mut()) else {
@@ -219,24 +180,16 @@ pub(crate) fn apply_op(
             }
         }
         "copy" => {
-            let from = op
-                .from()
-                .map_err(|e| cx.fail(format!("copy operation failed to decode from: {e}")))?;
-            let missing_from = || {
-                cx.fail(format!(
-                    "copy operation does not apply: doc is missing from path: {from}: missing value"
-                ))
-            };
+            let from = op.from().map_err(|e| cx.fail(format!("copy operation failed to decode from: {e}")))?;
+            let missing_from =
+                || cx.fail(format!("copy operation does not apply: doc is missing from path: {from}: missing value"));
             {
                 let Some((mut con, key)) = find_object(root, &from) else {
                     return Err(missing_from());
                 };
-                con.get(&key)
-                    .map_err(|f| cx.wrap(&format!("error in copy for from: '{from}'"), f))?;
+                con.get(&key).map_err(|f| cx.wrap(&format!("error in copy for from: '{from}'"), f))?;
             }
-            let path = op.path().map_err(|_| {
-                cx.fail("copy operation failed to decode path: missing value".into())
-            })?;
+            let path = op.path().map_err(|_| cx.fail("copy operation failed to decode path: missing value".into()))?;
             let missing_dest = || {
                 cx.fail(format!(
                     "copy operation does not apply: doc is missing destination path: {path}: missing value"
@@ -251,9 +204,7 @@ pub(crate) fn apply_op(
                 let Some((mut con, key)) = find_object(root, &from) else {
                     return Err(missing_from());
                 };
-                let found = con
-                    .get(&key)
-                    .map_err(|f| cx.wrap(&format!("error in copy for from: '{from}'"), f))?;
+                let found = con.get(&key).map_err(|f| cx.wrap(&format!("error in copy for from: '{from}'"), f))?;
                 deep_copy(found.and_then(|n| n.as_deref()))
             };
             *copied += size as i64;
@@ -267,8 +218,7 @@ pub(crate) fn apply_op(
             let Some((mut con, key)) = find_object(root, &path) else {
                 return Err(missing_dest());
             };
-            con.add(&key, copy)
-                .map_err(|f| cx.wrap("error while adding value during copy", f))
+            con.add(&key, copy).map_err(|f| cx.wrap("error while adding value during copy", f))
         }
         other => Err(cx.fail(format!("Unexpected kind: {other}"))),
     }
@@ -277,13 +227,9 @@ pub(crate) fn apply_op(
 /// The first half of `move`: the source looked up and removed.
 pub(crate) fn move_take(root: &mut Root, op: &Operation, index: usize) -> Result<Node, ApplyError> {
     let cx = Ctx { index };
-    let from = op
-        .from()
-        .map_err(|e| cx.fail(format!("move operation failed to decode from: {e}")))?;
+    let from = op.from().map_err(|e| cx.fail(format!("move operation failed to decode from: {e}")))?;
     let Some((mut con, key)) = find_object(root, &from) else {
-        return Err(cx.fail(format!(
-            "move operation does not apply: doc is missing from path: {from}: missing value"
-        )));
+        return Err(cx.fail(format!("move operation does not apply: doc is missing from path: {from}: missing value")));
     };
     let prefix = format!("error in move for path: '{key}'");
     con.get(&key).map_err(|f| cx.wrap(&prefix, f))?;
@@ -291,23 +237,15 @@ pub(crate) fn move_take(root: &mut Root, op: &Operation, index: usize) -> Result
 }
 
 /// The second half of `move`: the removed value added at the destination.
-pub(crate) fn move_put(
-    root: &mut Root,
-    op: &Operation,
-    index: usize,
-    val: Node,
-) -> Result<(), ApplyError> {
+pub(crate) fn move_put(root: &mut Root, op: &Operation, index: usize, val: Node) -> Result<(), ApplyError> {
     let cx = Ctx { index };
-    let path = op
-        .path()
-        .map_err(|e| cx.fail(format!("move operation failed to decode path: {e}")))?;
+    let path = op.path().map_err(|e| cx.fail(format!("move operation failed to decode path: {e}")))?;
     let Some((mut con, key)) = find_object(root, &path) else {
-        return Err(cx.fail(format!(
-            "move operation does not apply: doc is missing destination path: {path}: missing value"
-        )));
+        return Err(
+            cx.fail(format!("move operation does not apply: doc is missing destination path: {path}: missing value"))
+        );
     };
-    con.add(&key, val)
-        .map_err(|f| cx.wrap(&format!("error in move for path: '{path}'"), f))
+    con.add(&key, val).map_err(|f| cx.wrap(&format!("error in move for path: '{path}'"), f))
 }
 
 /// Run every operation over a loaded root.

@@ -9,9 +9,7 @@ use std::sync::{Arc, OnceLock};
 use serde_json::{Map, Value};
 
 use crate::error::DecodeError;
-use crate::gojson::{
-    array_elements, dispose, kind_name, object_members, raw_to_value, top_value, unquote, validate,
-};
+use crate::gojson::{array_elements, dispose, kind_name, object_members, raw_to_value, top_value, unquote, validate};
 use crate::node::{Lazy, Node, Raw};
 
 /// One operation as the library holds it.
@@ -41,10 +39,7 @@ impl Operation {
     fn string_member(&self, name: &str, missing: &str) -> Result<String, String> {
         match self.member(name) {
             Some(Some(raw)) if raw.first() == Some(&b'"') => Ok(unquote(raw)),
-            Some(Some(raw)) => Err(format!(
-                "json: cannot unmarshal {} into Go value of type string",
-                kind_name(raw)
-            )),
+            Some(Some(raw)) => Err(format!("json: cannot unmarshal {} into Go value of type string", kind_name(raw))),
             _ => Err(missing.to_string()),
         }
     }
@@ -61,8 +56,7 @@ impl Operation {
 
     /// `value()`: nil when the member is absent, a node with a nil raw message when it is `null`.
     pub(crate) fn value(&self) -> Node {
-        self.member("value")
-            .map(|raw| Box::new(Lazy::from_raw(raw.clone())))
+        self.member("value").map(|raw| Box::new(Lazy::from_raw(raw.clone())))
     }
 
     pub(crate) fn has_value(&self) -> bool {
@@ -116,8 +110,7 @@ impl Patch {
     /// `serde_json` cannot hold (e.g. `1e400`) appears as a string of its text. Applying always
     /// uses the raw text, not these values.
     pub fn operations(&self) -> &[Map<String, Value>] {
-        self.views
-            .get_or_init(|| self.ops.iter().map(Operation::view).collect())
+        self.views.get_or_init(|| self.ops.iter().map(Operation::view).collect())
     }
 }
 
@@ -137,22 +130,14 @@ fn parse_operation(raw: &[u8]) -> Operation {
     let mut duplicate = false;
     for (k, v) in object_members(raw) {
         let key = unquote(k);
-        let value: Option<Raw> = if v == b"null" {
-            None
-        } else {
-            Some(Arc::from(v))
-        };
+        let value: Option<Raw> = if v == b"null" { None } else { Some(Arc::from(v)) };
         if members.insert(key.clone(), value).is_some() {
             duplicate = true;
         } else {
             order.push(key);
         }
     }
-    Operation {
-        members: Some(members),
-        duplicate,
-        order,
-    }
+    Operation { members: Some(members), duplicate, order }
 }
 
 /// Decode patch bytes as `jsonpatch.DecodePatch` does.
@@ -164,10 +149,7 @@ pub fn decode_patch(bytes: &[u8]) -> Result<Patch, DecodeError> {
     if bytes.is_empty() {
         return Ok(Patch::default());
     }
-    validate(bytes).map_err(|e| DecodeError::Syntax {
-        message: e.message,
-        offset: e.offset,
-    })?;
+    validate(bytes).map_err(|e| DecodeError::Syntax { message: e.message, offset: e.offset })?;
     let raw = top_value(bytes);
     let mut patch = Patch::default();
     match raw.first() {
@@ -180,9 +162,9 @@ pub fn decode_patch(bytes: &[u8]) -> Result<Patch, DecodeError> {
                     _ => {
                         return Err(DecodeError::Type {
                             message: format!(
-                            "json: cannot unmarshal {} into Patch.{i} of type jsonpatch.Operation",
-                            kind_name(element)
-                        ),
+                                "json: cannot unmarshal {} into Patch.{i} of type jsonpatch.Operation",
+                                kind_name(element)
+                            ),
                         })
                     }
                 }
@@ -190,10 +172,7 @@ pub fn decode_patch(bytes: &[u8]) -> Result<Patch, DecodeError> {
         }
         _ => {
             return Err(DecodeError::Type {
-                message: format!(
-                    "json: cannot unmarshal {} into Go value of type jsonpatch.Patch",
-                    kind_name(raw)
-                ),
+                message: format!("json: cannot unmarshal {} into Go value of type jsonpatch.Patch", kind_name(raw)),
             })
         }
     }

@@ -44,9 +44,7 @@ impl FieldError {
     /// prints after `failed to call webhook: ` for a base64 error. `None` for type errors.
     pub fn cause(&self) -> Option<String> {
         match self {
-            FieldError::Base64 { offset } => {
-                Some(format!("illegal base64 data at input byte {offset}"))
-            }
+            FieldError::Base64 { offset } => Some(format!("illegal base64 data at input byte {offset}")),
             _ => None,
         }
     }
@@ -72,11 +70,7 @@ pub enum ApplyError {
     Operation { index: usize, message: String },
     /// The `copy` operations of the patch together copied more than the apiserver's limit (3 MiB).
     #[error("Unable to complete the copy, the accumulated size increase of copy is {accumulated}, exceeding the limit {limit}")]
-    CopySizeLimit {
-        index: usize,
-        accumulated: i64,
-        limit: i64,
-    },
+    CopySizeLimit { index: usize, accumulated: i64, limit: i64 },
     /// Operation `index` makes the Go library panic (for example a `test` comparing arrays that
     /// hold `null`, or an `add` into a value that was copied from a `null`). A kube-apiserver
     /// recovers the panic and fails the request with an internal error; `message` is Go's runtime

@@ -38,12 +38,7 @@ fn decode_map() -> [u8; 256] {
 
 /// One step of Go's `(*base64.Encoding).decodeQuantum` for `StdEncoding`: returns the next source
 /// index and the decoded bytes, or the offset of a `CorruptInputError`.
-fn decode_quantum(
-    map: &[u8; 256],
-    src: &[u8],
-    mut si: usize,
-    out: &mut Vec<u8>,
-) -> Result<usize, usize> {
+fn decode_quantum(map: &[u8; 256], src: &[u8], mut si: usize, out: &mut Vec<u8>) -> Result<usize, usize> {
     let mut dbuf = [0u8; 4];
     let mut j = 0usize;
     let mut dlen = 4usize;
@@ -96,10 +91,7 @@ fn decode_quantum(
         dlen = j;
         break;
     }
-    let val = u32::from(dbuf[0]) << 18
-        | u32::from(dbuf[1]) << 12
-        | u32::from(dbuf[2]) << 6
-        | u32::from(dbuf[3]);
+    let val = u32::from(dbuf[0]) << 18 | u32::from(dbuf[1]) << 12 | u32::from(dbuf[2]) << 6 | u32::from(dbuf[3]);
     let bytes = [(val >> 16) as u8, (val >> 8) as u8, val as u8];
     out.extend_from_slice(&bytes[..dlen - 1]);
     match trailing_garbage {
@@ -133,15 +125,9 @@ fn kind_of(v: &Value) -> &'static str {
 /// Go's `encoding/json` decoding of a JSON value into the `[]byte` field `patch`.
 pub fn decode_patch_field(field: &Value) -> Result<PatchBytes, FieldError> {
     match field {
-        Value::Null => Ok(PatchBytes {
-            bytes: Vec::new(),
-            form: FieldForm::Null,
-        }),
+        Value::Null => Ok(PatchBytes { bytes: Vec::new(), form: FieldForm::Null }),
         Value::String(s) => go_base64_decode(s.as_bytes())
-            .map(|bytes| PatchBytes {
-                bytes,
-                form: FieldForm::Base64String,
-            })
+            .map(|bytes| PatchBytes { bytes, form: FieldForm::Base64String })
             .map_err(|offset| FieldError::Base64 { offset }),
         Value::Array(items) => {
             let mut bytes = Vec::with_capacity(items.len());
@@ -150,30 +136,15 @@ pub fn decode_patch_field(field: &Value) -> Result<PatchBytes, FieldError> {
                     Value::Null => 0,
                     Value::Number(n) => match n.as_u64() {
                         Some(b) if b <= 255 => b as u8,
-                        _ => {
-                            return Err(FieldError::Element {
-                                index,
-                                value: format!("number {n}"),
-                            })
-                        }
+                        _ => return Err(FieldError::Element { index, value: format!("number {n}") }),
                     },
-                    other => {
-                        return Err(FieldError::Element {
-                            index,
-                            value: kind_of(other).to_string(),
-                        })
-                    }
+                    other => return Err(FieldError::Element { index, value: kind_of(other).to_string() }),
                 };
                 bytes.push(byte);
             }
-            Ok(PatchBytes {
-                bytes,
-                form: FieldForm::ByteArray,
-            })
+            Ok(PatchBytes { bytes, form: FieldForm::ByteArray })
         }
-        other => Err(FieldError::WrongType {
-            kind: kind_of(other),
-        }),
+        other => Err(FieldError::WrongType { kind: kind_of(other) }),
     }
 }
 
@@ -219,13 +190,7 @@ mod tests {
             let wrapped: String = encoded
                 .chars()
                 .enumerate()
-                .flat_map(|(i, c)| {
-                    if i % 7 == 3 {
-                        vec!['\r', '\n', c]
-                    } else {
-                        vec![c]
-                    }
-                })
+                .flat_map(|(i, c)| if i % 7 == 3 { vec!['\r', '\n', c] } else { vec![c] })
                 .collect();
             assert_eq!(go_base64_decode(wrapped.as_bytes()).unwrap(), data);
         }
@@ -233,17 +198,12 @@ mod tests {
 
     #[test]
     fn field_forms() {
-        assert_eq!(
-            decode_patch_field(&json!(null)).unwrap().form,
-            FieldForm::Null
-        );
+        assert_eq!(decode_patch_field(&json!(null)).unwrap().form, FieldForm::Null);
         let arr = decode_patch_field(&json!([91, 93, null])).unwrap();
         assert_eq!(arr.bytes, vec![91, 93, 0]);
         assert_eq!(arr.form, FieldForm::ByteArray);
         assert_eq!(
-            decode_patch_field(&json!([1, 256]))
-                .unwrap_err()
-                .to_string(),
+            decode_patch_field(&json!([1, 256])).unwrap_err().to_string(),
             "json: cannot unmarshal number 256 into .patch.1 of type uint8"
         );
         assert_eq!(

@@ -75,11 +75,7 @@ fn plain_end<const SET: u8>(b: &[u8], mut i: usize) -> usize {
             hit = hit || has_below(x, 0x20);
         }
         if SET & STOP_HTML != 0 {
-            hit = hit
-                || has_byte(x, b'<')
-                || has_byte(x, b'>')
-                || has_byte(x, b'&')
-                || has_byte(x, 0xe2);
+            hit = hit || has_byte(x, b'<') || has_byte(x, b'>') || has_byte(x, b'&') || has_byte(x, 0xe2);
         }
         if hit {
             break;
@@ -201,19 +197,13 @@ impl Scanner {
                 }
             }
             Step::InStringEsc => match c {
-                b'b' | b'f' | b'n' | b'r' | b't' | b'\\' | b'/' | b'"' => {
-                    self.step = Step::InString
-                }
+                b'b' | b'f' | b'n' | b'r' | b't' | b'\\' | b'/' | b'"' => self.step = Step::InString,
                 b'u' => self.step = Step::InStringEscU(0),
                 _ => self.error(c, "in string escape code"),
             },
             Step::InStringEscU(k) => {
                 if c.is_ascii_hexdigit() {
-                    self.step = if k == 3 {
-                        Step::InString
-                    } else {
-                        Step::InStringEscU(k + 1)
-                    };
+                    self.step = if k == 3 { Step::InString } else { Step::InStringEscU(k + 1) };
                 } else {
                     self.error(c, "in \\u hexadecimal character escape");
                 }
@@ -258,17 +248,10 @@ impl Scanner {
             }
             Step::Literal(lit, pos) => {
                 if c == lit[pos] {
-                    self.step = if pos + 1 == lit.len() {
-                        Step::EndValue
-                    } else {
-                        Step::Literal(lit, pos + 1)
-                    };
+                    self.step = if pos + 1 == lit.len() { Step::EndValue } else { Step::Literal(lit, pos + 1) };
                 } else {
-                    let context = format!(
-                        "in literal {} (expecting {})",
-                        String::from_utf8_lossy(lit),
-                        quote_char(lit[pos])
-                    );
+                    let context =
+                        format!("in literal {} (expecting {})", String::from_utf8_lossy(lit), quote_char(lit[pos]));
                     self.error(c, &context);
                 }
             }
@@ -368,13 +351,7 @@ impl Scanner {
 /// Go's `checkValid`: the whole input must be exactly one JSON value (surrounding whitespace
 /// allowed). Invalid UTF-8 inside strings is accepted, as Go does.
 pub(crate) fn validate(data: &[u8]) -> Result<(), SyntaxError> {
-    let mut s = Scanner {
-        step: Step::BeginValue,
-        parse: Vec::new(),
-        end_top: false,
-        bytes: 0,
-        err: None,
-    };
+    let mut s = Scanner { step: Step::BeginValue, parse: Vec::new(), end_top: false, bytes: 0, err: None };
     let mut i = 0;
     while i < data.len() {
         if let Step::InString = s.step {
@@ -405,10 +382,7 @@ pub(crate) fn validate(data: &[u8]) -> Result<(), SyntaxError> {
     if s.end_top {
         return Ok(());
     }
-    Err(SyntaxError {
-        message: "unexpected end of JSON input".to_string(),
-        offset: s.bytes,
-    })
+    Err(SyntaxError { message: "unexpected end of JSON input".to_string(), offset: s.bytes })
 }
 
 /// Go's `quoteChar`: the byte read as a rune (Latin-1), quoted with single quotes.
@@ -606,10 +580,7 @@ pub(crate) fn unquote(raw: &[u8]) -> String {
                             None
                         };
                         match low {
-                            Some(lo)
-                                if (0xd800..0xdc00).contains(&r)
-                                    && (0xdc00..0xe000).contains(&lo) =>
-                            {
+                            Some(lo) if (0xd800..0xdc00).contains(&r) && (0xdc00..0xe000).contains(&lo) => {
                                 let cp = 0x10000 + ((r - 0xd800) << 10) + (lo - 0xdc00);
                                 out.push(char::from_u32(cp).unwrap_or('\u{fffd}'));
                                 i += 6;
@@ -658,11 +629,7 @@ pub(crate) fn compact_into(raw: &[u8], escape_html: bool, out: &mut Vec<u8>) {
     while i < raw.len() {
         if in_string && !escaped {
             // Plain string bytes are copied as they are.
-            let end = if escape_html {
-                plain_end::<STOP_HTML>(raw, i)
-            } else {
-                plain_end::<STOP_QUOTE>(raw, i)
-            };
+            let end = if escape_html { plain_end::<STOP_HTML>(raw, i) } else { plain_end::<STOP_QUOTE>(raw, i) };
             out.extend_from_slice(&raw[i..end]);
             i = end;
             if i == raw.len() {
@@ -677,12 +644,7 @@ pub(crate) fn compact_into(raw: &[u8], escape_html: bool, out: &mut Vec<u8>) {
             i += 1;
             continue;
         }
-        if escape_html
-            && c == 0xe2
-            && i + 2 < raw.len()
-            && raw[i + 1] == 0x80
-            && raw[i + 2] & !1 == 0xa8
-        {
+        if escape_html && c == 0xe2 && i + 2 < raw.len() && raw[i + 1] == 0x80 && raw[i + 2] & !1 == 0xa8 {
             out.extend_from_slice(b"\\u202");
             out.push(HEX[usize::from(raw[i + 2] & 0xf)]);
             i += 3;
@@ -850,9 +812,7 @@ fn raw_to_value_go(raw: &[u8], lossy: bool) -> Result<Value, String> {
                     b'n' => Value::Null,
                     _ => match serde_json::from_slice::<Number>(token) {
                         Ok(n) => Value::Number(n),
-                        Err(_) if lossy => {
-                            Value::String(String::from_utf8_lossy(token).into_owned())
-                        }
+                        Err(_) if lossy => Value::String(String::from_utf8_lossy(token).into_owned()),
                         Err(_) => return Err(String::from_utf8_lossy(token).into_owned()),
                     },
                 }
@@ -938,50 +898,20 @@ mod tests {
     fn go_syntax_messages() {
         assert_eq!(err(""), "unexpected end of JSON input");
         assert_eq!(err("[{"), "unexpected end of JSON input");
-        assert_eq!(
-            err("x"),
-            "invalid character 'x' looking for beginning of value"
-        );
-        assert_eq!(
-            err("[1,]"),
-            "invalid character ']' looking for beginning of value"
-        );
+        assert_eq!(err("x"), "invalid character 'x' looking for beginning of value");
+        assert_eq!(err("[1,]"), "invalid character ']' looking for beginning of value");
         assert_eq!(err("[] x"), "invalid character 'x' after top-level value");
         assert_eq!(err("01"), "invalid character '1' after top-level value");
         assert_eq!(err("{\"a\" 1}"), "invalid character '1' after object key");
-        assert_eq!(
-            err("{\"a\":1 2}"),
-            "invalid character '2' after object key:value pair"
-        );
+        assert_eq!(err("{\"a\":1 2}"), "invalid character '2' after object key:value pair");
         assert_eq!(err("[1 2]"), "invalid character '2' after array element");
-        assert_eq!(
-            err("{1:2}"),
-            "invalid character '1' looking for beginning of object key string"
-        );
-        assert_eq!(
-            err("1."),
-            "invalid character ' ' after decimal point in numeric literal"
-        );
-        assert_eq!(
-            err("[tru"),
-            "invalid character ' ' in literal true (expecting 'e')"
-        );
-        assert_eq!(
-            err("nul x"),
-            "invalid character ' ' in literal null (expecting 'l')"
-        );
-        assert_eq!(
-            err("\"\\x\""),
-            "invalid character 'x' in string escape code"
-        );
-        assert_eq!(
-            err("\"\u{1}\""),
-            "invalid character '\\x01' in string literal"
-        );
-        assert_eq!(
-            err("'a'"),
-            "invalid character '\\'' looking for beginning of value"
-        );
+        assert_eq!(err("{1:2}"), "invalid character '1' looking for beginning of object key string");
+        assert_eq!(err("1."), "invalid character ' ' after decimal point in numeric literal");
+        assert_eq!(err("[tru"), "invalid character ' ' in literal true (expecting 'e')");
+        assert_eq!(err("nul x"), "invalid character ' ' in literal null (expecting 'l')");
+        assert_eq!(err("\"\\x\""), "invalid character 'x' in string escape code");
+        assert_eq!(err("\"\u{1}\""), "invalid character '\\x01' in string literal");
+        assert_eq!(err("'a'"), "invalid character '\\'' looking for beginning of value");
         assert_eq!(
             validate(b"\xef\xbb\xbf[]").unwrap_err().message,
             "invalid character '\u{ef}' looking for beginning of value"
@@ -1019,12 +949,7 @@ mod tests {
         ];
         for raw in cases {
             let slow = raw_to_value_go(raw, true).unwrap();
-            assert_eq!(
-                raw_to_value(raw, true).unwrap(),
-                slow,
-                "{}",
-                String::from_utf8_lossy(raw)
-            );
+            assert_eq!(raw_to_value(raw, true).unwrap(), slow, "{}", String::from_utf8_lossy(raw));
             if let Ok(fast) = serde_json::from_slice::<Value>(raw) {
                 // Same values, numbers of the same kind.
                 assert_eq!(fast, slow, "{}", String::from_utf8_lossy(raw));
@@ -1042,10 +967,7 @@ mod tests {
 
     #[test]
     fn compact_and_encode() {
-        assert_eq!(
-            compact(b"{ \"a\" : [1, \"x y\"] }", false),
-            b"{\"a\":[1,\"x y\"]}"
-        );
+        assert_eq!(compact(b"{ \"a\" : [1, \"x y\"] }", false), b"{\"a\":[1,\"x y\"]}");
         assert_eq!(compact(b"\"<&>\"", true), b"\"\\u003c\\u0026\\u003e\"");
         let mut out = Vec::new();
         encode_string("a<\u{1}\u{8}\u{2028}é", &mut out);
@@ -1054,10 +976,7 @@ mod tests {
 
     #[test]
     fn quoting() {
-        assert_eq!(
-            go_quote("a\"b\\\n\u{0}\u{a0}ü"),
-            "\"a\\\"b\\\\\\n\\x00\\u00a0ü\""
-        );
+        assert_eq!(go_quote("a\"b\\\n\u{0}\u{a0}ü"), "\"a\\\"b\\\\\\n\\x00\\u00a0ü\"");
         assert_eq!(quote_char(b'"'), "'\"'");
         assert_eq!(quote_char(0x85), "'\\u0085'");
     }

@@ -14,9 +14,7 @@ use serde_json::Value;
 
 use crate::apply::{apply_op, doc_bytes, load_root, move_put, move_take};
 use crate::decode::{Operation, Patch};
-use crate::gojson::{
-    array_elements, compact, dispose, object_members, raw_to_value, skip_space, unquote,
-};
+use crate::gojson::{array_elements, compact, dispose, object_members, raw_to_value, skip_space, unquote};
 use crate::node::{marshal_ary, marshal_doc, Node, PArr, PDoc, Root, State};
 use crate::pointer::{atoi, decode_patch_key};
 
@@ -150,11 +148,9 @@ impl<'v> View<'v> {
     fn member(self, key: &str) -> Option<View<'v>> {
         match self {
             View::Doc(Some(map)) => map.get(key).map(View::of_node),
-            View::Raw(raw) if raw.first() == Some(&b'{') => object_members(raw)
-                .into_iter()
-                .rev()
-                .find(|(k, _)| key_is(k, key))
-                .map(|(_, v)| View::of_raw(v)),
+            View::Raw(raw) if raw.first() == Some(&b'{') => {
+                object_members(raw).into_iter().rev().find(|(k, _)| key_is(k, key)).map(|(_, v)| View::of_raw(v))
+            }
             _ => None,
         }
     }
@@ -163,9 +159,7 @@ impl<'v> View<'v> {
     fn elements(self) -> Option<Elements<'v>> {
         match self {
             View::Ary(Some(items)) => Some(Elements::Nodes(items)),
-            View::Raw(raw) if raw.first() == Some(&b'[') => {
-                Some(Elements::Raw(array_elements(raw)))
-            }
+            View::Raw(raw) if raw.first() == Some(&b'[') => Some(Elements::Raw(array_elements(raw))),
             _ => None,
         }
     }
@@ -246,18 +240,9 @@ fn resolve_index(token: &str, len: usize) -> Option<usize> {
 
 /// Walk `pointer` through `doc`, collecting RFC 6901 findings. `append_ok` says a final `-` on
 /// an array is legitimate (add-like destinations).
-fn walk<'v>(
-    doc: View<'v>,
-    pointer: &str,
-    append_ok: bool,
-    out: &mut Vec<&'static str>,
-) -> Walk<'v> {
+fn walk<'v>(doc: View<'v>, pointer: &str, append_ok: bool, out: &mut Vec<&'static str>) -> Walk<'v> {
     if pointer.is_empty() {
-        return Walk {
-            parent: None,
-            target: Some(doc),
-            tokens: Vec::new(),
-        };
+        return Walk { parent: None, target: Some(doc), tokens: Vec::new() };
     }
     if !pointer.starts_with('/') {
         out.push(NO_LEADING_SLASH);
@@ -286,18 +271,12 @@ fn walk<'v>(
             None
         };
     }
-    Walk {
-        parent,
-        target: cur,
-        tokens,
-    }
+    Walk { parent, target: cur, tokens }
 }
 
 fn bad_escape(token: &str) -> bool {
     let b = token.as_bytes();
-    b.iter()
-        .enumerate()
-        .any(|(i, &c)| c == b'~' && !matches!(b.get(i + 1), Some(b'0') | Some(b'1')))
+    b.iter().enumerate().any(|(i, &c)| c == b'~' && !matches!(b.get(i + 1), Some(b'0') | Some(b'1')))
 }
 
 /// The member named by the walk is missing from an object (not merely null).
@@ -383,9 +362,7 @@ fn op_findings(op: &Operation, doc: View<'_>, found: &mut Vec<(&'static str, Str
             let mut kinds = Vec::new();
             let w = walk(doc, &path, false, &mut kinds);
             push_all(kinds, &path, found);
-            let value = op
-                .raw_member("value")
-                .map(|raw| raw_to_value(raw, true).unwrap_or(Value::Null));
+            let value = op.raw_member("value").map(|raw| raw_to_value(raw, true).unwrap_or(Value::Null));
             if !op.has_value() {
                 found.push((TEST_MISSING_VALUE, path.clone()));
             } else if w.target.is_none() {
@@ -433,10 +410,7 @@ fn move_findings(op: &Operation, doc: View<'_>, found: &mut Vec<(&'static str, S
     let mut kinds = Vec::new();
     let wp = walk(doc, &path, true, &mut kinds);
     push_all(kinds, &path, found);
-    if from_tokens.len() < wp.tokens.len()
-        && wp.tokens.starts_with(&from_tokens)
-        && !from.is_empty()
-    {
+    if from_tokens.len() < wp.tokens.len() && wp.tokens.starts_with(&from_tokens) && !from.is_empty() {
         found.push((MOVE_INTO_CHILD, path.clone()));
     }
 }
@@ -472,11 +446,7 @@ pub fn leniencies(doc: &Value, patch: &Patch) -> Vec<Leniency> {
         if applied.is_err() {
             break;
         }
-        out.extend(found.drain(..).map(|(what, path)| Leniency {
-            op_index: index,
-            path,
-            what,
-        }));
+        out.extend(found.drain(..).map(|(what, path)| Leniency { op_index: index, path, what }));
     }
     out
 }

@@ -14,9 +14,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::gojson::{
-    array_elements, compact, compact_into, encode_string, object_members, raw_to_value, unquote,
-};
+use crate::gojson::{array_elements, compact, compact_into, encode_string, object_members, raw_to_value, unquote};
 use crate::pointer::atoi;
 
 pub(crate) type Raw = Arc<[u8]>;
@@ -25,8 +23,7 @@ pub(crate) type PDoc = Option<BTreeMap<String, Node>>;
 pub(crate) type PArr = Option<Vec<Node>>;
 
 /// Go runtime panic texts.
-pub(crate) const NIL_DEREF: &str =
-    "runtime error: invalid memory address or nil pointer dereference";
+pub(crate) const NIL_DEREF: &str = "runtime error: invalid memory address or nil pointer dereference";
 pub(crate) const NIL_MAP: &str = "assignment to entry in nil map";
 
 /// `lazyNode`: its raw message (possibly nil) and which representation is current.
@@ -130,10 +127,7 @@ impl Lazy {
     }
 
     pub(crate) fn from_raw(raw: Option<Raw>) -> Self {
-        Lazy {
-            raw,
-            state: State::Raw,
-        }
+        Lazy { raw, state: State::Raw }
     }
 
     fn is_raw(&self) -> bool {
@@ -206,8 +200,7 @@ fn nil_deref() -> Fault {
 /// it happens to check the key sets first, then values in key order. Iterative (depth-first, in
 /// Go's order), so deep values do not exhaust the stack.
 pub(crate) fn equal<'a>(n: Option<&'a mut Lazy>, o: Option<&'a mut Lazy>) -> Result<bool, Fault> {
-    let mut stack: Vec<(Option<&'a mut Lazy>, Option<&'a mut Lazy>, Pair)> =
-        vec![(n, o, Pair::Deref)];
+    let mut stack: Vec<(Option<&'a mut Lazy>, Option<&'a mut Lazy>, Pair)> = vec![(n, o, Pair::Deref)];
     while let Some((n, o, pair)) = stack.pop() {
         if let Pair::Member = pair {
             match (&n, &o) {
@@ -236,11 +229,7 @@ pub(crate) fn equal<'a>(n: Option<&'a mut Lazy>, o: Option<&'a mut Lazy>) -> Res
                 if o.is_raw() && !o.try_doc() {
                     return Ok(false);
                 }
-                let Lazy {
-                    state: State::Doc(od),
-                    ..
-                } = o
-                else {
+                let Lazy { state: State::Doc(od), .. } = o else {
                     return Ok(false);
                 };
                 let empty_n = BTreeMap::new();
@@ -264,11 +253,7 @@ pub(crate) fn equal<'a>(n: Option<&'a mut Lazy>, o: Option<&'a mut Lazy>) -> Res
                 if !matches!(o.state, State::Ary(_)) && !o.try_ary() {
                     return Ok(false);
                 }
-                let Lazy {
-                    state: State::Ary(oa),
-                    ..
-                } = o
-                else {
+                let Lazy { state: State::Ary(oa), .. } = o else {
                     return Ok(false);
                 };
                 let nlen = na.as_ref().map_or(0, Vec::len);
@@ -392,9 +377,7 @@ pub(crate) enum Con<'a> {
 }
 
 fn invalid_index(idx: i64) -> Fault {
-    Fault::Error(format!(
-        "Unable to access invalid index: {idx}: invalid index referenced"
-    ))
+    Fault::Error(format!("Unable to access invalid index: {idx}: invalid index referenced"))
 }
 
 fn len_i64(ary: &PArr) -> i64 {
@@ -453,9 +436,8 @@ impl<'a> Con<'a> {
                     ary.get_or_insert_with(Vec::new).push(val);
                     return Ok(());
                 }
-                let mut idx = atoi(key).map_err(|e| {
-                    Fault::Error(format!("value was not a proper array index: '{key}': {e}"))
-                })?;
+                let mut idx =
+                    atoi(key).map_err(|e| Fault::Error(format!("value was not a proper array index: '{key}': {e}")))?;
                 let size = len_i64(ary) + 1;
                 if idx >= size {
                     return Err(invalid_index(idx));
@@ -496,9 +478,7 @@ impl<'a> Con<'a> {
                         *slot = val;
                         Ok(())
                     }
-                    None => Err(Fault::Panic(format!(
-                        "runtime error: index out of range [{idx}] with length {len}"
-                    ))),
+                    None => Err(Fault::Panic(format!("runtime error: index out of range [{idx}] with length {len}"))),
                 }
             }
         }
@@ -509,9 +489,7 @@ impl<'a> Con<'a> {
         match self {
             Con::Doc(doc) => match doc.as_mut().and_then(|m| m.remove(key)) {
                 Some(node) => Ok(node),
-                None => Err(Fault::Error(format!(
-                    "Unable to remove nonexistent key: {key}: missing value"
-                ))),
+                None => Err(Fault::Error(format!("Unable to remove nonexistent key: {key}: missing value"))),
             },
             Con::Ary(ary) => {
                 let len = len_i64(ary);

@@ -60,10 +60,7 @@ pub(crate) fn atoi(s: &str) -> Result<i64, String> {
         if !c.is_ascii_digit() {
             return Err(syntax());
         }
-        n = match n
-            .checked_mul(10)
-            .and_then(|v| v.checked_add(u64::from(c - b'0')))
-        {
+        n = match n.checked_mul(10).and_then(|v| v.checked_add(u64::from(c - b'0'))) {
             Some(v) => v,
             None => return Err(range()),
         };
@@ -108,22 +105,10 @@ mod tests {
             atoi("9223372036854775808").unwrap_err(),
             "strconv.Atoi: parsing \"9223372036854775808\": value out of range"
         );
-        assert_eq!(
-            atoi("-").unwrap_err(),
-            "strconv.Atoi: parsing \"-\": invalid syntax"
-        );
-        assert_eq!(
-            atoi("").unwrap_err(),
-            "strconv.Atoi: parsing \"\": invalid syntax"
-        );
-        assert_eq!(
-            atoi("1_0").unwrap_err(),
-            "strconv.Atoi: parsing \"1_0\": invalid syntax"
-        );
-        assert_eq!(
-            atoi(" 1").unwrap_err(),
-            "strconv.Atoi: parsing \" 1\": invalid syntax"
-        );
+        assert_eq!(atoi("-").unwrap_err(), "strconv.Atoi: parsing \"-\": invalid syntax");
+        assert_eq!(atoi("").unwrap_err(), "strconv.Atoi: parsing \"\": invalid syntax");
+        assert_eq!(atoi("1_0").unwrap_err(), "strconv.Atoi: parsing \"1_0\": invalid syntax");
+        assert_eq!(atoi(" 1").unwrap_err(), "strconv.Atoi: parsing \" 1\": invalid syntax");
         assert_eq!(
             atoi("99999999999999999999x").unwrap_err(),
             "strconv.Atoi: parsing \"99999999999999999999x\": value out of range"

@@ -6,27 +6,18 @@ use apiserver_jsonpatch::leniency::{self, *};
 use apiserver_jsonpatch::{apply, decode_patch, leniencies, Leniency, Patch};
 use serde_json::{json, Value};
 
-const VECTORS: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/vectors/jsonpatch-v4.json"
-);
+const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/vectors/jsonpatch-v4.json");
 
 fn vectors() -> Vec<Value> {
-    let text = std::fs::read_to_string(VECTORS)
-        .unwrap_or_else(|e| panic!("the vector file {VECTORS} could not be read: {e}"));
+    let text =
+        std::fs::read_to_string(VECTORS).unwrap_or_else(|e| panic!("the vector file {VECTORS} could not be read: {e}"));
     let all: Value = serde_json::from_str(&text).expect("vector file is JSON");
-    all["patch"]
-        .as_array()
-        .expect("`patch` is an array")
-        .clone()
+    all["patch"].as_array().expect("`patch` is an array").clone()
 }
 
 /// (doc, patch) of the named vector.
 fn vector(name: &str) -> (Value, Value) {
-    let v = vectors()
-        .into_iter()
-        .find(|v| v["name"] == name)
-        .unwrap_or_else(|| panic!("no vector named {name:?}"));
+    let v = vectors().into_iter().find(|v| v["name"] == name).unwrap_or_else(|| panic!("no vector named {name:?}"));
     (v["doc"].clone(), v["patch"].clone())
 }
 
@@ -43,19 +34,10 @@ fn kinds(doc: &Value, patch: &Patch) -> Vec<&'static str> {
 /// `lenient` must report `kind` (and only findings of that kind); `strict` must report nothing.
 fn check(kind: &str, doc: &Value, lenient: &Patch, strict: &Patch) {
     let found = kinds(doc, lenient);
-    assert!(
-        found.contains(&kind),
-        "{kind}: not detected, found {found:?}"
-    );
-    assert!(
-        found.iter().all(|k| *k == kind),
-        "{kind}: extra findings {found:?}"
-    );
+    assert!(found.contains(&kind), "{kind}: not detected, found {found:?}");
+    assert!(found.iter().all(|k| *k == kind), "{kind}: extra findings {found:?}");
     let clean = kinds(doc, strict);
-    assert!(
-        clean.is_empty(),
-        "{kind}: strict counterpart reported {clean:?}"
-    );
+    assert!(clean.is_empty(), "{kind}: strict counterpart reported {clean:?}");
 }
 
 #[test]
@@ -66,11 +48,7 @@ fn replace_of_a_missing_key() {
     let found = leniencies(&doc, &patch_of(&p));
     assert_eq!(
         found,
-        vec![Leniency {
-            op_index: 0,
-            path: "/metadata/labels/missing".into(),
-            what: REPLACE_MISSING_KEY
-        }]
+        vec![Leniency { op_index: 0, path: "/metadata/labels/missing".into(), what: REPLACE_MISSING_KEY }]
     );
 }
 
@@ -134,12 +112,7 @@ fn add_with_missing_value_member() {
 fn replace_with_missing_value_member() {
     let (doc, p) = vector("replace missing value field");
     let strict = json!([{"op": "replace", "path": "/metadata/labels/app", "value": null}]);
-    check(
-        REPLACE_MISSING_VALUE,
-        &doc,
-        &patch_of(&p),
-        &patch_of(&strict),
-    );
+    check(REPLACE_MISSING_VALUE, &doc, &patch_of(&p), &patch_of(&strict));
 }
 
 #[test]
@@ -156,12 +129,7 @@ fn pointer_with_an_invalid_escape() {
     let (_, strict) = vector("key with ~0 escape");
     check(INVALID_ESCAPE, &doc, &patch_of(&p), &patch_of(&strict));
     let trailing = json!([{"op": "add", "path": "/a/x~", "value": 1}]);
-    check(
-        INVALID_ESCAPE,
-        &doc,
-        &patch_of(&trailing),
-        &patch_of(&strict),
-    );
+    check(INVALID_ESCAPE, &doc, &patch_of(&trailing), &patch_of(&strict));
 }
 
 #[test]
@@ -172,10 +140,7 @@ fn pointer_without_a_leading_slash() {
     let p = json!([{"op": "add", "path": "x/metadata/labels/z", "value": "x"}]);
     let strict = json!([{"op": "add", "path": "/metadata/labels/z", "value": "x"}]);
     check(NO_LEADING_SLASH, &doc, &patch_of(&p), &patch_of(&strict));
-    assert_eq!(
-        apply(&doc, &patch_of(&p)).unwrap()["metadata"]["labels"]["z"],
-        "x"
-    );
+    assert_eq!(apply(&doc, &patch_of(&p)).unwrap()["metadata"]["labels"]["z"], "x");
 }
 
 #[test]
@@ -187,15 +152,10 @@ fn test_passing_only_by_v4_comparison() {
         {"op": "copy", "from": "/metadata/labels/z", "path": "/metadata/labels/y"}
     ]);
     let mut p = setup.clone();
-    p.as_array_mut()
-        .unwrap()
-        .push(json!({"op": "test", "path": "/metadata/labels/y", "value": {}}));
+    p.as_array_mut().unwrap().push(json!({"op": "test", "path": "/metadata/labels/y", "value": {}}));
     // (Testing the copy against null fails in v4; the original added null does test equal.)
     let mut strict = setup;
-    strict
-        .as_array_mut()
-        .unwrap()
-        .push(json!({"op": "test", "path": "/metadata/labels/z", "value": null}));
+    strict.as_array_mut().unwrap().push(json!({"op": "test", "path": "/metadata/labels/z", "value": null}));
     check(TEST_V4_EQUALITY, &doc, &patch_of(&p), &patch_of(&strict));
 }
 
@@ -230,14 +190,7 @@ fn analysis_follows_the_patched_document_and_stops_at_a_failure() {
         {"op": "replace", "path": "/metadata/labels/never", "value": "4"}
     ]);
     let found = leniencies(&doc, &patch_of(&p));
-    assert_eq!(
-        found,
-        vec![Leniency {
-            op_index: 2,
-            path: "/metadata/labels/other".into(),
-            what: REPLACE_MISSING_KEY
-        }]
-    );
+    assert_eq!(found, vec![Leniency { op_index: 2, path: "/metadata/labels/other".into(), what: REPLACE_MISSING_KEY }]);
 }
 
 #[test]
@@ -269,10 +222,7 @@ fn every_accepted_vector_gets_the_expected_findings() {
         let name = v["name"].as_str().unwrap();
         let found = kinds(&v["doc"], &patch_of(&v["patch"]));
         if found != expected(name) {
-            mismatches.push(format!(
-                "{name}: found {found:?}, expected {:?}",
-                expected(name)
-            ));
+            mismatches.push(format!("{name}: found {found:?}, expected {:?}", expected(name)));
         }
     }
     assert!(accepted > 0);

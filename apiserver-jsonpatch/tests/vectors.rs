@@ -4,10 +4,7 @@
 use apiserver_jsonpatch::{apply, apply_json, decode_patch, decode_patch_field, Stage};
 use serde_json::Value;
 
-const VECTORS: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/vectors/jsonpatch-v4.json"
-);
+const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/vectors/jsonpatch-v4.json");
 
 fn load() -> Value {
     let text = std::fs::read_to_string(VECTORS).unwrap_or_else(|e| {
@@ -21,9 +18,7 @@ fn load() -> Value {
 fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
-        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q)),
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
         }
@@ -38,9 +33,7 @@ fn name(v: &Value) -> String {
 #[test]
 fn every_base64_vector() {
     let vectors = load();
-    let list = vectors["base64"]
-        .as_array()
-        .expect("`base64` must be an array");
+    let list = vectors["base64"].as_array().expect("`base64` must be an array");
     assert!(!list.is_empty(), "no base64 vectors");
     let mut mismatches = Vec::new();
     for v in list {
@@ -88,9 +81,7 @@ fn every_base64_vector() {
 #[test]
 fn every_patch_vector() {
     let vectors = load();
-    let list = vectors["patch"]
-        .as_array()
-        .expect("`patch` must be an array");
+    let list = vectors["patch"].as_array().expect("`patch` must be an array");
     assert!(!list.is_empty(), "no patch vectors");
     let mut mismatches = Vec::new();
     for v in list {
@@ -109,11 +100,7 @@ fn every_patch_vector() {
         match (outcome, ok) {
             (Ok(got), true) => {
                 if !same(&got, &v["result"]) {
-                    mismatches.push(format!(
-                        "{}: result\n  got  {got}\n  want {}",
-                        name(v),
-                        v["result"]
-                    ));
+                    mismatches.push(format!("{}: result\n  got  {got}\n  want {}", name(v), v["result"]));
                 }
                 // The byte-level entry point must agree.
                 let patch = decode_patch(&bytes).expect("decoded above");
@@ -127,17 +114,12 @@ fn every_patch_vector() {
                     other => mismatches.push(format!("{}: apply_json gave {other:?}", name(v))),
                 }
             }
-            (Ok(got), false) => mismatches.push(format!(
-                "{}: succeeded with {got}, want {} error {}",
-                name(v),
-                v["stage"],
-                v["error"]
-            )),
-            (Err((stage, e)), true) => mismatches.push(format!(
-                "{}: {} error {e}, want success",
-                name(v),
-                stage.as_str()
-            )),
+            (Ok(got), false) => {
+                mismatches.push(format!("{}: succeeded with {got}, want {} error {}", name(v), v["stage"], v["error"]))
+            }
+            (Err((stage, e)), true) => {
+                mismatches.push(format!("{}: {} error {e}, want success", name(v), stage.as_str()))
+            }
             (Err((stage, e)), false) => {
                 let want = v["error"].as_str().unwrap_or("");
                 let want_stage = v["stage"].as_str().unwrap_or("");

@@ -47,7 +47,11 @@ pub async fn exchange(client: &Client, webhook: Arc<WebhookSpec>, case: RequestC
 }
 
 /// Run the default checks of every webhook against the target.
-pub async fn run(webhooks: &[WebhookSpec], target: &mut RunningTarget, options: &RunOptions) -> anyhow::Result<RunReport> {
+pub async fn run(
+    webhooks: &[WebhookSpec],
+    target: &mut RunningTarget,
+    options: &RunOptions,
+) -> anyhow::Result<RunReport> {
     let started = Instant::now();
     let client = Arc::new(Client::new(target.endpoint.clone(), options.http)?);
     let limit = Arc::new(Semaphore::new(options.concurrency.max(1)));
@@ -96,7 +100,11 @@ pub async fn run(webhooks: &[WebhookSpec], target: &mut RunningTarget, options: 
 }
 
 /// Block on a run with a fresh runtime (for callers that are not async).
-pub fn run_blocking(webhooks: &[WebhookSpec], target: &mut RunningTarget, options: &RunOptions) -> anyhow::Result<RunReport> {
+pub fn run_blocking(
+    webhooks: &[WebhookSpec],
+    target: &mut RunningTarget,
+    options: &RunOptions,
+) -> anyhow::Result<RunReport> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(run(webhooks, target, options))
 }

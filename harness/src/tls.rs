@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use rcgen::{
-    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
-    Issuer, KeyPair, KeyUsagePurpose, SanType, PKCS_ECDSA_P256_SHA256,
+    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
+    KeyUsagePurpose, SanType, PKCS_ECDSA_P256_SHA256,
 };
 
 /// Names the serving certificate is valid for, beyond the loopback names it always carries.
@@ -30,12 +30,7 @@ impl ServingNames {
     /// The names the apiserver uses for a `clientConfig.service`: `<name>.<namespace>.svc` and the
     /// cluster-local form.
     pub fn for_service(name: &str, namespace: &str) -> Self {
-        ServingNames {
-            dns: vec![
-                format!("{name}.{namespace}.svc"),
-                format!("{name}.{namespace}.svc.cluster.local"),
-            ],
-        }
+        ServingNames { dns: vec![format!("{name}.{namespace}.svc"), format!("{name}.{namespace}.svc.cluster.local")] }
     }
 }
 
@@ -61,11 +56,8 @@ impl TlsMaterial {
         let mut ca_params = CertificateParams::default();
         ca_params.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
         ca_params.distinguished_name = dn("webhook-conformance throw-away CA");
-        ca_params.key_usages = vec![
-            KeyUsagePurpose::KeyCertSign,
-            KeyUsagePurpose::CrlSign,
-            KeyUsagePurpose::DigitalSignature,
-        ];
+        ca_params.key_usages =
+            vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign, KeyUsagePurpose::DigitalSignature];
         let ca_cert = ca_params.self_signed(&ca_key)?;
         let issuer = Issuer::new(ca_params, ca_key);
 
@@ -79,8 +71,7 @@ impl TlsMaterial {
 
         let dir = match keep_in {
             Some(path) => {
-                fs::create_dir_all(path)
-                    .with_context(|| format!("creating TLS directory {}", path.display()))?;
+                fs::create_dir_all(path).with_context(|| format!("creating TLS directory {}", path.display()))?;
                 Dir::Kept(path.to_path_buf())
             }
             None => Dir::Temp(
@@ -90,12 +81,7 @@ impl TlsMaterial {
                     .context("creating a temporary directory for the generated certificates")?,
             ),
         };
-        let material = TlsMaterial {
-            ca_pem: ca_cert.pem(),
-            cert_pem: cert.pem(),
-            key_pem: key.serialize_pem(),
-            dir,
-        };
+        let material = TlsMaterial { ca_pem: ca_cert.pem(), cert_pem: cert.pem(), key_pem: key.serialize_pem(), dir };
         write_private(&material.ca_path(), &material.ca_pem)?;
         write_private(&material.cert_path(), &material.cert_pem)?;
         write_private(&material.key_path(), &material.key_pem)?;
@@ -136,9 +122,7 @@ fn serving_sans(names: &ServingNames) -> anyhow::Result<Vec<SanType>> {
         SanType::IpAddress(IpAddr::V6(Ipv6Addr::LOCALHOST)),
     ];
     for name in &names.dns {
-        sans.push(SanType::DnsName(
-            name.as_str().try_into().with_context(|| format!("{name:?} is not a DNS name"))?,
-        ));
+        sans.push(SanType::DnsName(name.as_str().try_into().with_context(|| format!("{name:?} is not a DNS name"))?));
     }
     Ok(sans)
 }
@@ -158,9 +142,8 @@ fn write_private(path: &Path, contents: &str) -> anyhow::Result<()> {
 
 /// Parse PEM certificates (a CA bundle) into DER.
 pub fn parse_certificates(pem: &[u8]) -> anyhow::Result<Vec<rustls::pki_types::CertificateDer<'static>>> {
-    let certs = rustls_pemfile::certs(&mut &pem[..])
-        .collect::<Result<Vec<_>, _>>()
-        .context("reading PEM certificates")?;
+    let certs =
+        rustls_pemfile::certs(&mut &pem[..]).collect::<Result<Vec<_>, _>>().context("reading PEM certificates")?;
     anyhow::ensure!(!certs.is_empty(), "no PEM certificate found");
     Ok(certs)
 }
@@ -206,8 +189,13 @@ mod tests {
         let (_, cert) = x509_parser::parse_x509_certificate(&der).unwrap();
         let san = cert.subject_alternative_name().unwrap().unwrap().value;
         let text = format!("{:?}", san.general_names);
-        for want in ["localhost", "hook.system.svc", "hook.system.svc.cluster.local", "[127, 0, 0, 1]",
-                     "[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]"] {
+        for want in [
+            "localhost",
+            "hook.system.svc",
+            "hook.system.svc.cluster.local",
+            "[127, 0, 0, 1]",
+            "[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]",
+        ] {
             assert!(text.contains(want), "SAN {want} missing from {text}");
         }
         let eku = cert.extended_key_usage().unwrap().unwrap().value;

@@ -53,7 +53,10 @@ fn verdict(m: &Manifest, c: &RequestCase, status: u16, content_type: &str, body:
 }
 
 fn review(version: &str, response: Value) -> Vec<u8> {
-    serde_json::to_vec(&json!({"apiVersion": format!("admission.k8s.io/{version}"), "kind": "AdmissionReview", "response": response})).unwrap()
+    serde_json::to_vec(
+        &json!({"apiVersion": format!("admission.k8s.io/{version}"), "kind": "AdmissionReview", "response": response}),
+    )
+    .unwrap()
 }
 
 const LABEL_PATCH: &str = "/metadata/labels";
@@ -98,14 +101,20 @@ fn rejected_answers_fail_their_rule() {
 
     // A patch on DELETE, where there is no object.
     let d = case(&m, "DELETE pods (bare)");
-    let body = review("v1", json!({"uid": d.uid(), "allowed": true, "patchType": "JSONPatch", "patch": b64(add_labels)}));
+    let body =
+        review("v1", json!({"uid": d.uid(), "allowed": true, "patchType": "JSONPatch", "patch": b64(add_labels)}));
     assert_eq!(verdict(&m, &d, 200, "application/json", &body), vec!["patch.no-object=fail"]);
 
     // A validating webhook that returns a patch.
     let v = manifest("Validating", r#"["v1"]"#);
     let vc = case(&v, "CREATE pods (bare)");
-    let body = review("v1", json!({"uid": vc.uid(), "allowed": true, "patchType": "JSONPatch", "patch": b64(json!([]))}));
-    assert_eq!(verdict(&v, &vc, 200, "application/json", &body), vec!["validating.no-patch=fail"], "patchType alone is refused");
+    let body =
+        review("v1", json!({"uid": vc.uid(), "allowed": true, "patchType": "JSONPatch", "patch": b64(json!([]))}));
+    assert_eq!(
+        verdict(&v, &vc, 200, "application/json", &body),
+        vec!["validating.no-patch=fail"],
+        "patchType alone is refused"
+    );
 }
 
 #[test]
@@ -113,23 +122,90 @@ fn accepted_answers_do_not_fail() {
     let m = manifest("Mutating", r#"["v1"]"#);
     let c = case(&m, "CREATE pods (labelled)");
     let uid = c.uid().to_string();
-    let bytes: Vec<Value> = serde_json::to_vec(&json!([{"op": "add", "path": "/metadata/labels/x", "value": "y"}])).unwrap().into_iter().map(|b| json!(b)).collect();
+    let bytes: Vec<Value> = serde_json::to_vec(&json!([{"op": "add", "path": "/metadata/labels/x", "value": "y"}]))
+        .unwrap()
+        .into_iter()
+        .map(|b| json!(b))
+        .collect();
     let ops_a = json!([{"op": "add", "path": "/metadata/labels/x", "value": "1"}, {"op": "add", "path": "/metadata/annotations/y", "value": "2"}]);
     let ops_b = json!([{"op": "add", "path": "/metadata/annotations/y", "value": "2"}, {"op": "add", "path": "/metadata/labels/x", "value": "1"}]);
     let cases: Vec<(&str, &str, Vec<u8>, Vec<&str>)> = vec![
         ("plain allow", "application/json", review("v1", json!({"uid": uid, "allowed": true})), vec![]),
-        ("patch as a JSON array of bytes", "application/json", review("v1", json!({"uid": uid, "allowed": true, "patchType": "JSONPatch", "patch": bytes})), vec!["patch.base64-string=warn"]),
-        ("replace of a missing key whose map exists", "application/json", review("v1", json!({"uid": uid, "allowed": true, "patchType": "JSONPatch", "patch": b64(json!([{"op": "replace", "path": "/metadata/labels/new", "value": "v"}]))})), vec!["patch.rfc6902=warn"]),
-        ("Content-Type text/plain", "text/plain", review("v1", json!({"uid": uid, "allowed": true})), vec!["transport.content-type-json=warn"]),
-        ("charset parameter", "application/json; charset=utf-8", review("v1", json!({"uid": uid, "allowed": true})), vec![]),
-        ("denial with code 200", "application/json", review("v1", json!({"uid": uid, "allowed": false, "status": {"code": 200, "message": "no"}})), vec!["denial.code=warn"]),
-        ("status {} on an allow", "application/json", review("v1", json!({"uid": uid, "allowed": true, "status": {}})), vec![]),
-        ("unknown extra fields", "application/json", review("v1", json!({"uid": uid, "allowed": true, "extra": {"x": 1}, "patchType": null})), vec![]),
-        ("operations in one order", "application/json", review("v1", json!({"uid": uid, "allowed": true, "patchType": "JSONPatch", "patch": b64(ops_a)})), vec![]),
-        ("the same operations in another order", "application/json", review("v1", json!({"uid": uid, "allowed": true, "patchType": "JSONPatch", "patch": b64(ops_b)})), vec![]),
-        ("empty patch array with type", "application/json", review("v1", json!({"uid": uid, "allowed": true, "patchType": "JSONPatch", "patch": b64(json!([]))})), vec![]),
-        ("denial without message", "application/json", review("v1", json!({"uid": uid, "allowed": false})), vec!["denial.message=warn"]),
-        ("allowed missing", "application/json", review("v1", json!({"uid": uid})), vec!["response.allowed-present=warn"]),
+        (
+            "patch as a JSON array of bytes",
+            "application/json",
+            review("v1", json!({"uid": uid, "allowed": true, "patchType": "JSONPatch", "patch": bytes})),
+            vec!["patch.base64-string=warn"],
+        ),
+        (
+            "replace of a missing key whose map exists",
+            "application/json",
+            review(
+                "v1",
+                json!({"uid": uid, "allowed": true, "patchType": "JSONPatch", "patch": b64(json!([{"op": "replace", "path": "/metadata/labels/new", "value": "v"}]))}),
+            ),
+            vec!["patch.rfc6902=warn"],
+        ),
+        (
+            "Content-Type text/plain",
+            "text/plain",
+            review("v1", json!({"uid": uid, "allowed": true})),
+            vec!["transport.content-type-json=warn"],
+        ),
+        (
+            "charset parameter",
+            "application/json; charset=utf-8",
+            review("v1", json!({"uid": uid, "allowed": true})),
+            vec![],
+        ),
+        (
+            "denial with code 200",
+            "application/json",
+            review("v1", json!({"uid": uid, "allowed": false, "status": {"code": 200, "message": "no"}})),
+            vec!["denial.code=warn"],
+        ),
+        (
+            "status {} on an allow",
+            "application/json",
+            review("v1", json!({"uid": uid, "allowed": true, "status": {}})),
+            vec![],
+        ),
+        (
+            "unknown extra fields",
+            "application/json",
+            review("v1", json!({"uid": uid, "allowed": true, "extra": {"x": 1}, "patchType": null})),
+            vec![],
+        ),
+        (
+            "operations in one order",
+            "application/json",
+            review("v1", json!({"uid": uid, "allowed": true, "patchType": "JSONPatch", "patch": b64(ops_a)})),
+            vec![],
+        ),
+        (
+            "the same operations in another order",
+            "application/json",
+            review("v1", json!({"uid": uid, "allowed": true, "patchType": "JSONPatch", "patch": b64(ops_b)})),
+            vec![],
+        ),
+        (
+            "empty patch array with type",
+            "application/json",
+            review("v1", json!({"uid": uid, "allowed": true, "patchType": "JSONPatch", "patch": b64(json!([]))})),
+            vec![],
+        ),
+        (
+            "denial without message",
+            "application/json",
+            review("v1", json!({"uid": uid, "allowed": false})),
+            vec!["denial.message=warn"],
+        ),
+        (
+            "allowed missing",
+            "application/json",
+            review("v1", json!({"uid": uid})),
+            vec!["response.allowed-present=warn"],
+        ),
     ];
     let mut wrong = Vec::new();
     for (name, ct, body, want) in cases {
@@ -150,7 +226,12 @@ fn v1beta1_is_lenient_where_the_apiserver_is() {
     let body = serde_json::to_vec(&json!({"response": {"allowed": true, "patch": add}})).unwrap();
     let got = verdict(&m, &c, 200, "application/json", &body);
     assert!(got.iter().all(|g| g.ends_with("=warn")), "{got:?}");
-    assert!(got.contains(&"response.uid=warn".to_string()) && got.contains(&"review.gvk-present=warn".to_string()) && got.contains(&"patch.pairing=warn".to_string()), "{got:?}");
+    assert!(
+        got.contains(&"response.uid=warn".to_string())
+            && got.contains(&"review.gvk-present=warn".to_string())
+            && got.contains(&"patch.pairing=warn".to_string()),
+        "{got:?}"
+    );
     // But a v1 answer to a v1beta1 request does not decode.
     let body = review("v1", json!({"uid": c.uid(), "allowed": true}));
     assert_eq!(verdict(&m, &c, 200, "application/json", &body), vec!["review.gvk=fail"]);

@@ -42,7 +42,9 @@ async fn serve(tls: &TlsMaterial, answers: Vec<&'static str>) -> (SocketAddr, Ar
                     let Some(end) = text.find("\r\n\r\n") else { continue };
                     let length: usize = text[..end]
                         .lines()
-                        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
+                        .find_map(|l| {
+                            l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap())
+                        })
                         .unwrap_or(0);
                     if buf.len() < end + 4 + length {
                         continue;

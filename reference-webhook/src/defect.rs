@@ -173,11 +173,7 @@ impl FromStr for Defect {
     type Err = UnknownDefect;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Defect::ALL
-            .iter()
-            .copied()
-            .find(|d| d.name() == s)
-            .ok_or_else(|| UnknownDefect(s.to_string()))
+        Defect::ALL.iter().copied().find(|d| d.name() == s).ok_or_else(|| UnknownDefect(s.to_string()))
     }
 }
 
@@ -194,9 +190,7 @@ mod tests {
             assert!(!d.description().is_empty());
             assert!(d.rule().contains('.'), "rule id {} of {d}", d.rule());
             assert!(
-                d.name()
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                d.name().chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
                 "{d} is not kebab-case"
             );
         }

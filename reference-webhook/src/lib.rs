@@ -86,10 +86,7 @@ impl Drop for RunningWebhook {
 }
 
 /// Binds 127.0.0.1 on a free port and serves the webhook there in a background task.
-pub async fn spawn(
-    tls: Arc<rustls::ServerConfig>,
-    opts: Options,
-) -> anyhow::Result<RunningWebhook> {
+pub async fn spawn(tls: Arc<rustls::ServerConfig>, opts: Options) -> anyhow::Result<RunningWebhook> {
     spawn_styled(tls, opts, Style::default()).await
 }
 
@@ -100,13 +97,8 @@ pub async fn spawn_styled(
     style: Style,
 ) -> anyhow::Result<RunningWebhook> {
     let tls = server::effective_tls(tls, opts)?;
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
-        .await
-        .context("binding 127.0.0.1:0")?;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.context("binding 127.0.0.1:0")?;
     let addr = listener.local_addr()?;
     let task = tokio::spawn(server::serve_prepared_styled(listener, tls, opts, style));
-    Ok(RunningWebhook {
-        addr,
-        task: Some(task),
-    })
+    Ok(RunningWebhook { addr, task: Some(task) })
 }

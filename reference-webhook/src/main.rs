@@ -46,49 +46,28 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let Some(cert) = &args.cert else {
-        usage_error(
-            ErrorKind::MissingRequiredArgument,
-            "--cert FILE (or WEBHOOK_TLS_CERT) is required",
-        );
+        usage_error(ErrorKind::MissingRequiredArgument, "--cert FILE (or WEBHOOK_TLS_CERT) is required");
     };
     let Some(key) = &args.key else {
-        usage_error(
-            ErrorKind::MissingRequiredArgument,
-            "--key FILE (or WEBHOOK_TLS_KEY) is required",
-        );
+        usage_error(ErrorKind::MissingRequiredArgument, "--key FILE (or WEBHOOK_TLS_KEY) is required");
     };
     let cert_pem = std::fs::read(cert).unwrap_or_else(|e| {
-        usage_error(
-            ErrorKind::ValueValidation,
-            format!("cannot read --cert {}: {e}", cert.display()),
-        )
+        usage_error(ErrorKind::ValueValidation, format!("cannot read --cert {}: {e}", cert.display()))
     });
     let key_pem = std::fs::read(key).unwrap_or_else(|e| {
-        usage_error(
-            ErrorKind::ValueValidation,
-            format!("cannot read --key {}: {e}", key.display()),
-        )
+        usage_error(ErrorKind::ValueValidation, format!("cannot read --key {}: {e}", key.display()))
     });
-    let tls = reference_webhook::server_tls_config(&cert_pem, &key_pem).unwrap_or_else(|e| {
-        usage_error(
-            ErrorKind::ValueValidation,
-            format!("bad --cert/--key: {e:#}"),
-        )
-    });
+    let tls = reference_webhook::server_tls_config(&cert_pem, &key_pem)
+        .unwrap_or_else(|e| usage_error(ErrorKind::ValueValidation, format!("bad --cert/--key: {e:#}")));
 
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("reference-webhook: cannot start the runtime: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let opts = Options {
-        defect: args.defect,
-    };
+    let opts = Options { defect: args.defect };
     let result = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port))
             .await
@@ -100,8 +79,7 @@ fn main() -> ExitCode {
             writeln!(out, "listening on https://{addr}")?;
             out.flush()?;
         }
-        let mut terminate =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+        let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
         tokio::select! {
             served = reference_webhook::server::serve_prepared(listener, tls, opts) => served,
             _ = terminate.recv() => Ok(()),

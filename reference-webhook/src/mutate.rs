@@ -37,10 +37,7 @@ pub fn escape_token(token: &str) -> String {
 pub fn is_mutable(request: &Value) -> bool {
     let op = request.get("operation").and_then(Value::as_str);
     matches!(op, Some("CREATE") | Some("UPDATE"))
-        && request
-            .get("object")
-            .and_then(|o| o.get("metadata"))
-            .is_some_and(Value::is_object)
+        && request.get("object").and_then(|o| o.get("metadata")).is_some_and(Value::is_object)
 }
 
 /// How one metadata map (labels or annotations) is written under the active defect.
@@ -55,17 +52,10 @@ struct MapStyle {
 }
 
 /// The operations bringing `metadata.<field>` to hold `entries`, none for entries that already hold.
-fn map_ops(
-    meta: &Map<String, Value>,
-    field: &str,
-    entries: &[(&str, Value)],
-    style: MapStyle,
-) -> Vec<Value> {
+fn map_ops(meta: &Map<String, Value>, field: &str, entries: &[(&str, Value)], style: MapStyle) -> Vec<Value> {
     let current = meta.get(field).and_then(Value::as_object);
-    let needed: Vec<&(&str, Value)> = entries
-        .iter()
-        .filter(|(key, value)| current.and_then(|m| m.get(*key)) != Some(value))
-        .collect();
+    let needed: Vec<&(&str, Value)> =
+        entries.iter().filter(|(key, value)| current.and_then(|m| m.get(*key)) != Some(value)).collect();
     if needed.is_empty() {
         return Vec::new();
     }
@@ -81,11 +71,7 @@ fn map_ops(
     match current {
         Some(map) => {
             for (key, value) in needed {
-                let op = if style.replace_missing && !map.contains_key(*key) {
-                    "replace"
-                } else {
-                    "add"
-                };
+                let op = if style.replace_missing && !map.contains_key(*key) { "replace" } else { "add" };
                 ops.push(json!({"op": op, "path": key_path(key), "value": value}));
             }
         }
@@ -102,10 +88,7 @@ fn map_ops(
             }
         }
         None => {
-            let map: Map<String, Value> = needed
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.clone()))
-                .collect();
+            let map: Map<String, Value> = needed.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
             ops.push(json!({"op": "add", "path": map_path, "value": map}));
         }
     }
@@ -115,21 +98,14 @@ fn map_ops(
 /// The JSON Patch operations the mutating webhook answers `request` (the AdmissionReview's
 /// `request` member) with, under `defect`. Empty when nothing needs to change.
 pub fn patch_ops(request: &Value, defect: Option<Defect>) -> Vec<Value> {
-    if defect == Some(Defect::PatchOnDelete)
-        && request.get("operation").and_then(Value::as_str) == Some("DELETE")
-    {
-        let path = format!(
-            "/metadata/labels/{}",
-            escape_token("conformance.example/deleted")
-        );
+    if defect == Some(Defect::PatchOnDelete) && request.get("operation").and_then(Value::as_str) == Some("DELETE") {
+        let path = format!("/metadata/labels/{}", escape_token("conformance.example/deleted"));
         return vec![json!({"op": "add", "path": path, "value": "true"})];
     }
     if !is_mutable(request) {
         return Vec::new();
     }
-    if defect == Some(Defect::NoMutationOnDryRun)
-        && request.get("dryRun").and_then(Value::as_bool) == Some(true)
-    {
+    if defect == Some(Defect::NoMutationOnDryRun) && request.get("dryRun").and_then(Value::as_bool) == Some(true) {
         return Vec::new();
     }
     let object = &request["object"];
@@ -148,50 +124,31 @@ pub fn patch_ops(request: &Value, defect: Option<Defect>) -> Vec<Value> {
         },
     );
 
-    let reviewed_by = if defect == Some(Defect::WrongType) {
-        json!(1)
-    } else {
-        json!(REVIEWED_BY_VALUE)
-    };
+    let reviewed_by = if defect == Some(Defect::WrongType) { json!(1) } else { json!(REVIEWED_BY_VALUE) };
     let mut annotations = vec![(REVIEWED_BY_ANNOTATION, reviewed_by)];
     if defect == Some(Defect::UrlSafeBase64) {
         annotations.push((NOTE_ANNOTATION, json!(NOTE_VALUE)));
     }
-    let current_annotation = |key: &str| {
-        meta.get("annotations")
-            .and_then(|a| a.get(key))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    };
+    let current_annotation =
+        |key: &str| meta.get("annotations").and_then(|a| a.get(key)).and_then(Value::as_str).map(str::to_string);
     if defect == Some(Defect::CounterAnnotation) {
-        let seen: u64 = current_annotation(CALLS_ANNOTATION)
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
+        let seen: u64 = current_annotation(CALLS_ANNOTATION).and_then(|v| v.parse().ok()).unwrap_or(0);
         annotations.push((CALLS_ANNOTATION, json!((seen + 1).to_string())));
     }
     if defect == Some(Defect::RandomAnnotation) {
-        let token = current_annotation(TOKEN_ANNOTATION)
-            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        let token = current_annotation(TOKEN_ANNOTATION).unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         annotations.push((TOKEN_ANNOTATION, json!(token)));
     }
     ops.extend(map_ops(
         meta,
         "annotations",
         &annotations,
-        MapStyle {
-            unescaped: defect == Some(Defect::UnescapedSlash),
-            ..MapStyle::default()
-        },
+        MapStyle { unescaped: defect == Some(Defect::UnescapedSlash), ..MapStyle::default() },
     ));
 
     if object.get("kind").and_then(Value::as_str) == Some("Pod") {
-        if let Some(containers) = object
-            .get("spec")
-            .and_then(|s| s.get("containers"))
-            .and_then(Value::as_array)
-        {
-            let is_sidecar =
-                |c: &Value| c.get("name").and_then(Value::as_str) == Some(SIDECAR_NAME);
+        if let Some(containers) = object.get("spec").and_then(|s| s.get("containers")).and_then(Value::as_array) {
+            let is_sidecar = |c: &Value| c.get("name").and_then(Value::as_str) == Some(SIDECAR_NAME);
             let has_sidecar = match defect {
                 Some(Defect::SidecarEveryCall) => false,
                 Some(Defect::SidecarLastCheck) => containers.last().is_some_and(is_sidecar),

@@ -51,11 +51,7 @@ pub struct Reply {
 
 impl Reply {
     fn text(status: u16, text: &str) -> Reply {
-        Reply {
-            status,
-            content_type: "text/plain; charset=utf-8",
-            body: format!("{text}\n").into_bytes(),
-        }
+        Reply { status, content_type: "text/plain; charset=utf-8", body: format!("{text}\n").into_bytes() }
     }
 
     /// The body as JSON, if it is JSON.
@@ -88,8 +84,7 @@ pub struct ReviewRequest {
 
 /// Decodes an AdmissionReview request body; the error is a short text for a 400 answer.
 pub fn parse_review(body: &[u8]) -> Result<ReviewRequest, String> {
-    let value: Value =
-        serde_json::from_slice(body).map_err(|e| format!("request body is not JSON: {e}"))?;
+    let value: Value = serde_json::from_slice(body).map_err(|e| format!("request body is not JSON: {e}"))?;
     let Value::Object(mut top) = value else {
         return Err("request body is not a JSON object".into());
     };
@@ -114,19 +109,12 @@ pub fn parse_review(body: &[u8]) -> Result<ReviewRequest, String> {
         Some(_) => return Err("request.uid is not a string".into()),
         None => return Err("request.uid is missing".into()),
     };
-    Ok(ReviewRequest {
-        api_version,
-        uid,
-        request,
-    })
+    Ok(ReviewRequest { api_version, uid, request })
 }
 
 /// True for `application/json`, with or without parameters, in any letter case.
 pub fn is_json_media_type(content_type: &str) -> bool {
-    content_type
-        .split(';')
-        .next()
-        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case(APPLICATION_JSON))
+    content_type.split(';').next().is_some_and(|essence| essence.trim().eq_ignore_ascii_case(APPLICATION_JSON))
 }
 
 /// The decision of one webhook before it is written out.
@@ -175,12 +163,7 @@ fn mutate_answer(request: &Value, defect: Option<Defect>, style: Style) -> Answe
             ..Answer::default()
         };
     }
-    Answer {
-        allowed: true,
-        patch: (!ops.is_empty()).then_some(Value::Array(ops)),
-        unchanged,
-        ..Answer::default()
-    }
+    Answer { allowed: true, patch: (!ops.is_empty()).then_some(Value::Array(ops)), unchanged, ..Answer::default() }
 }
 
 fn validate_answer(request: &Value, defect: Option<Defect>) -> Answer {
@@ -196,17 +179,10 @@ fn validate_answer(request: &Value, defect: Option<Defect>) -> Answer {
     if defect == Some(Defect::BadWarning) {
         warnings.push("reference-webhook rings a bell\u{0007}".to_string());
     }
-    let audit_key = if defect == Some(Defect::BadAuditKey) {
-        "bad/key"
-    } else {
-        "decision"
-    };
+    let audit_key = if defect == Some(Defect::BadAuditKey) { "bad/key" } else { "decision" };
     let decision = if verdict.allowed { "allowed" } else { "denied" };
     let patch = (defect == Some(Defect::ValidatingPatch)).then(|| {
-        let path = format!(
-            "/metadata/annotations/{}",
-            escape_token("conformance.example/validated")
-        );
+        let path = format!("/metadata/annotations/{}", escape_token("conformance.example/validated"));
         json!([{"op": "add", "path": path, "value": "true"}])
     });
     Answer {
@@ -238,15 +214,9 @@ fn is_mutate_patch_defect(defect: Defect) -> bool {
 }
 
 /// Writes `answer` to `review` as the response AdmissionReview of `endpoint`, under `defect`.
-fn render(
-    endpoint: Endpoint,
-    review: &ReviewRequest,
-    answer: Answer,
-    defect: Option<Defect>,
-) -> Value {
+fn render(endpoint: Endpoint, review: &ReviewRequest, answer: Answer, defect: Option<Defect>) -> Value {
     // The patch-writing defects are mutate-only: the validating answer is written correctly.
-    let patch_defect =
-        defect.filter(|d| endpoint == Endpoint::Mutate && is_mutate_patch_defect(*d));
+    let patch_defect = defect.filter(|d| endpoint == Endpoint::Mutate && is_mutate_patch_defect(*d));
     let mut response = Map::new();
     match defect {
         Some(Defect::NoUid) => {}
@@ -276,9 +246,7 @@ fn render(
     match answer.patch {
         Some(patch) => {
             let patch = match (patch_defect, patch) {
-                (Some(Defect::PatchNotArray), Value::Array(mut ops)) if !ops.is_empty() => {
-                    ops.swap_remove(0)
-                }
+                (Some(Defect::PatchNotArray), Value::Array(mut ops)) if !ops.is_empty() => ops.swap_remove(0),
                 (_, patch) => patch,
             };
             let bytes = serde_json::to_vec(&patch).unwrap_or_default();
@@ -299,9 +267,8 @@ fn render(
             response.insert("patch".into(), encoded);
         }
         None => {
-            let second_call = endpoint == Endpoint::Mutate
-                && defect == Some(Defect::PatchTypeOnSecondCall)
-                && answer.unchanged;
+            let second_call =
+                endpoint == Endpoint::Mutate && defect == Some(Defect::PatchTypeOnSecondCall) && answer.unchanged;
             if patch_defect == Some(Defect::TypeWithoutPatch) || second_call {
                 response.insert("patchType".into(), json!(JSON_PATCH));
             }
@@ -311,11 +278,7 @@ fn render(
         response.insert("warnings".into(), json!(answer.warnings));
     }
     if !answer.audit.is_empty() {
-        let audit: Map<String, Value> = answer
-            .audit
-            .into_iter()
-            .map(|(k, v)| (k, Value::String(v)))
-            .collect();
+        let audit: Map<String, Value> = answer.audit.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
         response.insert("auditAnnotations".into(), Value::Object(audit));
     }
 
@@ -326,11 +289,7 @@ fn render(
             (Some(Defect::WrongVersion), _) => V1,
             (_, version) => version,
         };
-        let kind = if defect == Some(Defect::WrongKind) {
-            "AdmissionResponse"
-        } else {
-            KIND
-        };
+        let kind = if defect == Some(Defect::WrongKind) { "AdmissionResponse" } else { KIND };
         top.insert("apiVersion".into(), json!(api_version));
         top.insert("kind".into(), json!(kind));
     }
@@ -347,12 +306,7 @@ pub fn respond(endpoint: Endpoint, review: &ReviewRequest, defect: Option<Defect
 }
 
 /// [`respond`], written in a harmless [`Style`].
-pub fn respond_styled(
-    endpoint: Endpoint,
-    review: &ReviewRequest,
-    defect: Option<Defect>,
-    style: Style,
-) -> Value {
+pub fn respond_styled(endpoint: Endpoint, review: &ReviewRequest, defect: Option<Defect>, style: Style) -> Value {
     let answer = match endpoint {
         Endpoint::Mutate => mutate_answer(&review.request, defect, style),
         Endpoint::Validate => validate_answer(&review.request, defect),
@@ -362,12 +316,7 @@ pub fn respond_styled(
 
 /// What the server does with a POST to `endpoint` with this Content-Type (None when absent)
 /// and body, under `defect`. Never panics.
-pub fn handle(
-    endpoint: Endpoint,
-    content_type: Option<&str>,
-    body: &[u8],
-    defect: Option<Defect>,
-) -> Action {
+pub fn handle(endpoint: Endpoint, content_type: Option<&str>, body: &[u8], defect: Option<Defect>) -> Action {
     handle_styled(endpoint, content_type, body, defect, Style::default())
 }
 
@@ -408,9 +357,5 @@ pub fn handle_styled(
         Some(Defect::TextPlain) => "text/plain",
         _ => APPLICATION_JSON,
     };
-    Action::Reply(Reply {
-        status: 200,
-        content_type,
-        body,
-    })
+    Action::Reply(Reply { status: 200, content_type, body })
 }

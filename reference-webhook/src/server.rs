@@ -27,10 +27,7 @@ const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The TLS config actually served: the given one, or under `untrusted-cert` a fresh self-signed one.
-pub fn effective_tls(
-    tls: Arc<rustls::ServerConfig>,
-    opts: Options,
-) -> anyhow::Result<Arc<rustls::ServerConfig>> {
+pub fn effective_tls(tls: Arc<rustls::ServerConfig>, opts: Options) -> anyhow::Result<Arc<rustls::ServerConfig>> {
     if opts.defect == Some(Defect::UntrustedCert) {
         crate::tls::self_signed_config()
     } else {
@@ -75,12 +72,7 @@ pub async fn serve_prepared_styled(
     }
 }
 
-async fn serve_connection(
-    acceptor: TlsAcceptor,
-    tcp: TcpStream,
-    defect: Option<Defect>,
-    style: Style,
-) {
+async fn serve_connection(acceptor: TlsAcceptor, tcp: TcpStream, defect: Option<Defect>, style: Style) {
     let _ = tcp.set_nodelay(true);
     let stream = match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(tcp)).await {
         Ok(Ok(stream)) => stream,
@@ -90,15 +82,10 @@ async fn serve_connection(
     let close = Arc::new(Notify::new());
     let service = {
         let close = close.clone();
-        hyper::service::service_fn(move |request| {
-            handle_request(request, defect, style, close.clone())
-        })
+        hyper::service::service_fn(move |request| handle_request(request, defect, style, close.clone()))
     };
     let mut builder = auto::Builder::new(TokioExecutor::new());
-    builder
-        .http1()
-        .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_TIMEOUT);
+    builder.http1().timer(TokioTimer::new()).header_read_timeout(HEADER_READ_TIMEOUT);
     let connection = builder.serve_connection(TokioIo::new(stream), service);
     tokio::select! {
         _ = connection => {}
@@ -108,11 +95,8 @@ async fn serve_connection(
 
 fn reply_to_response(reply: Reply) -> Response<Full<Bytes>> {
     let mut response = Response::new(Full::new(Bytes::from(reply.body)));
-    *response.status_mut() =
-        StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    response
-        .headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static(reply.content_type));
+    *response.status_mut() = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static(reply.content_type));
     response
 }
 
@@ -135,9 +119,7 @@ async fn handle_request(
     };
     if request.method() != Method::POST {
         let mut response = text(405, "method not allowed: use POST");
-        response
-            .headers_mut()
-            .insert(ALLOW, HeaderValue::from_static("POST"));
+        response.headers_mut().insert(ALLOW, HeaderValue::from_static("POST"));
         return Ok(response);
     }
     let content_type = match request.headers().get(CONTENT_TYPE).map(|v| v.to_str()) {
@@ -145,10 +127,7 @@ async fn handle_request(
         Some(Ok(value)) => Some(value.to_string()),
         Some(Err(_)) => return Ok(text(415, "unreadable Content-Type header")),
     };
-    let body = match Limited::new(request.into_body(), MAX_BODY_BYTES)
-        .collect()
-        .await
-    {
+    let body = match Limited::new(request.into_body(), MAX_BODY_BYTES).collect().await {
         Ok(collected) => collected.to_bytes(),
         Err(error) => {
             if error.is::<http_body_util::LengthLimitError>() {

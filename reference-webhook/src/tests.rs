@@ -10,13 +10,7 @@ use crate::review::{handle, Action, Endpoint, Reply, V1, V1BETA1};
 
 const UID: &str = "705ab4f5-6393-11e8-b7cc-42010a800002";
 
-fn review_with(
-    api_version: &str,
-    operation: &str,
-    object: Value,
-    old_object: Value,
-    dry_run: bool,
-) -> Value {
+fn review_with(api_version: &str, operation: &str, object: Value, old_object: Value, dry_run: bool) -> Value {
     json!({
         "apiVersion": api_version,
         "kind": "AdmissionReview",
@@ -66,12 +60,7 @@ fn scale(metadata: Value) -> Value {
 }
 
 fn call(endpoint: Endpoint, review: &Value, defect: Option<Defect>) -> Action {
-    handle(
-        endpoint,
-        Some("application/json"),
-        &serde_json::to_vec(review).unwrap(),
-        defect,
-    )
+    handle(endpoint, Some("application/json"), &serde_json::to_vec(review).unwrap(), defect)
 }
 
 fn reply(endpoint: Endpoint, review: &Value, defect: Option<Defect>) -> Reply {
@@ -107,14 +96,8 @@ fn patch_of(response: &Value) -> Value {
 }
 
 fn assert_no_patch(response: &Value) {
-    assert!(
-        response.get("patch").is_none(),
-        "unexpected patch in {response}"
-    );
-    assert!(
-        response.get("patchType").is_none(),
-        "unexpected patchType in {response}"
-    );
+    assert!(response.get("patch").is_none(), "unexpected patch in {response}");
+    assert!(response.get("patchType").is_none(), "unexpected patchType in {response}");
 }
 
 fn apply(object: &Value, patch: &Value) -> Value {
@@ -150,29 +133,11 @@ fn mutate_pod_without_labels_v1_and_v1beta1() {
 fn mutate_is_idempotent_on_its_own_output() {
     for version in [V1, V1BETA1] {
         let object = bare_pod();
-        let patched = apply(
-            &object,
-            &patch_of(&response(
-                Endpoint::Mutate,
-                &create(version, object.clone()),
-            )),
-        );
-        assert_eq!(
-            patched["metadata"]["labels"]["conformance.example/mutated"],
-            "true"
-        );
-        assert_eq!(
-            patched["metadata"]["annotations"]["conformance.example/reviewed-by"],
-            "reference-webhook"
-        );
-        assert_eq!(
-            patched["spec"]["containers"][1]["name"],
-            "conformance-sidecar"
-        );
-        let again = response(
-            Endpoint::Mutate,
-            &review_with(version, "UPDATE", patched.clone(), patched, false),
-        );
+        let patched = apply(&object, &patch_of(&response(Endpoint::Mutate, &create(version, object.clone()))));
+        assert_eq!(patched["metadata"]["labels"]["conformance.example/mutated"], "true");
+        assert_eq!(patched["metadata"]["annotations"]["conformance.example/reviewed-by"], "reference-webhook");
+        assert_eq!(patched["spec"]["containers"][1]["name"], "conformance-sidecar");
+        let again = response(Endpoint::Mutate, &review_with(version, "UPDATE", patched.clone(), patched, false));
         assert_eq!(again["allowed"], true);
         assert_no_patch(&again);
     }
@@ -181,10 +146,7 @@ fn mutate_is_idempotent_on_its_own_output() {
 #[test]
 fn mutate_reinvocation_after_another_mutator_changes_nothing_more() {
     let object = bare_pod();
-    let mut patched = apply(
-        &object,
-        &patch_of(&response(Endpoint::Mutate, &create(V1, object.clone()))),
-    );
+    let mut patched = apply(&object, &patch_of(&response(Endpoint::Mutate, &create(V1, object.clone()))));
     // Another webhook adds a label, an annotation and a container, and defaulting fills fields.
     patched["metadata"]["labels"]["other.example/team"] = json!("blue");
     patched["metadata"]["annotations"]["other.example/x"] = json!("y");
@@ -217,10 +179,7 @@ fn mutate_escapes_keys_into_existing_maps() {
         ])
     );
     let patched = apply(&object, &patch);
-    assert_eq!(
-        patched["metadata"]["labels"],
-        json!({"app": "web", "conformance.example/mutated": "true"})
-    );
+    assert_eq!(patched["metadata"]["labels"], json!({"app": "web", "conformance.example/mutated": "true"}));
 }
 
 #[test]
@@ -250,11 +209,7 @@ fn mutate_does_not_duplicate_an_existing_sidecar() {
     object["spec"]["containers"] = json!([{"name": "conformance-sidecar", "image": "other:2"}]);
     let patch = patch_of(&response(Endpoint::Mutate, &create(V1, object)));
     assert_eq!(patch.as_array().unwrap().len(), 2);
-    assert!(patch
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|op| op["path"] != "/spec/containers/-"));
+    assert!(patch.as_array().unwrap().iter().all(|op| op["path"] != "/spec/containers/-"));
 }
 
 #[test]
@@ -303,10 +258,7 @@ fn connect_with_pod_exec_options() {
         assert_no_patch(&mutated);
         let validated = response(Endpoint::Validate, &review);
         assert_eq!(validated["allowed"], true);
-        assert_eq!(
-            validated["auditAnnotations"],
-            json!({"decision": "allowed"})
-        );
+        assert_eq!(validated["auditAnnotations"], json!({"decision": "allowed"}));
         assert_no_patch(&validated);
     }
 }
@@ -344,28 +296,15 @@ fn status_subresource_with_parent_kind() {
 #[test]
 fn dry_run_gets_the_same_answer() {
     for endpoint in [Endpoint::Mutate, Endpoint::Validate] {
-        let wet = answer(
-            endpoint,
-            &review_with(V1, "CREATE", bare_pod(), Value::Null, false),
-            None,
-        );
-        let dry = answer(
-            endpoint,
-            &review_with(V1, "CREATE", bare_pod(), Value::Null, true),
-            None,
-        );
+        let wet = answer(endpoint, &review_with(V1, "CREATE", bare_pod(), Value::Null, false), None);
+        let dry = answer(endpoint, &review_with(V1, "CREATE", bare_pod(), Value::Null, true), None);
         assert_eq!(wet, dry);
     }
 }
 
 #[test]
 fn objects_without_metadata_are_not_patched() {
-    for object in [
-        json!({"kind": "Pod"}),
-        json!({"kind": "Pod", "metadata": "x"}),
-        json!(42),
-        json!([1]),
-    ] {
+    for object in [json!({"kind": "Pod"}), json!({"kind": "Pod", "metadata": "x"}), json!(42), json!([1])] {
         let response = response(Endpoint::Mutate, &create(V1, object));
         assert_eq!(response["allowed"], true);
         assert_no_patch(&response);
@@ -394,10 +333,7 @@ fn validate_allows_and_audits() {
 #[test]
 fn validate_denies_the_deny_label() {
     for version in [V1, V1BETA1] {
-        let review = create(
-            version,
-            labelled(json!({"conformance.example/deny": "true"}), json!({})),
-        );
+        let review = create(version, labelled(json!({"conformance.example/deny": "true"}), json!({})));
         let response = response(Endpoint::Validate, &review);
         assert_eq!(response["allowed"], false);
         assert_eq!(
@@ -409,10 +345,7 @@ fn validate_denies_the_deny_label() {
     }
     // Only the exact string "true" denies.
     for value in [json!("false"), json!("True"), json!(true)] {
-        let review = create(
-            V1,
-            labelled(json!({"conformance.example/deny": value}), json!({})),
-        );
+        let review = create(V1, labelled(json!({"conformance.example/deny": value}), json!({})));
         assert_eq!(response(Endpoint::Validate, &review)["allowed"], true);
     }
 }
@@ -437,16 +370,10 @@ fn validate_update_judges_the_new_object() {
 
 #[test]
 fn validate_warns_on_the_warn_annotation() {
-    let review = create(
-        V1,
-        labelled(json!({}), json!({"conformance.example/warn": ""})),
-    );
+    let review = create(V1, labelled(json!({}), json!({"conformance.example/warn": ""})));
     let response = response(Endpoint::Validate, &review);
     assert_eq!(response["allowed"], true);
-    assert_eq!(
-        response["warnings"],
-        json!(["conformance.example/warn is set"])
-    );
+    assert_eq!(response["warnings"], json!(["conformance.example/warn is set"]));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -467,14 +394,12 @@ fn malformed_bodies_get_400() {
         b"[]".to_vec(),
         b"null".to_vec(),
         b"{}".to_vec(),
-        br#"{"apiVersion":"admission.k8s.io/v2","kind":"AdmissionReview","request":{"uid":"x"}}"#
-            .to_vec(),
+        br#"{"apiVersion":"admission.k8s.io/v2","kind":"AdmissionReview","request":{"uid":"x"}}"#.to_vec(),
         br#"{"apiVersion":"admission.k8s.io/v1","kind":"Pod","request":{"uid":"x"}}"#.to_vec(),
         br#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}"#.to_vec(),
         br#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":null}"#.to_vec(),
         br#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{}}"#.to_vec(),
-        br#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":7}}"#
-            .to_vec(),
+        br#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":7}}"#.to_vec(),
         vec![0xff, 0xfe, 0x00],
     ];
     for endpoint in [Endpoint::Mutate, Endpoint::Validate] {
@@ -496,16 +421,8 @@ fn every_truncation_and_odd_shape_is_answered_without_panic() {
     let full = serde_json::to_vec(&create(V1, bare_pod())).unwrap();
     for end in 0..=full.len() {
         for endpoint in [Endpoint::Mutate, Endpoint::Validate] {
-            let status = status_of(handle(
-                endpoint,
-                Some("application/json"),
-                &full[..end],
-                None,
-            ));
-            assert!(
-                status == 400 || (status == 200 && end == full.len()),
-                "prefix {end}: {status}"
-            );
+            let status = status_of(handle(endpoint, Some("application/json"), &full[..end], None));
+            assert!(status == 400 || (status == 200 && end == full.len()), "prefix {end}: {status}");
         }
     }
     // Odd but decodable requests: a minimal request, odd member types.
@@ -534,10 +451,7 @@ fn invalid_metadata_maps_are_replaced_whole() {
     let object = json!({"kind": "ConfigMap", "metadata": {"labels": "x", "annotations": [1]}});
     let patch = patch_of(&response(Endpoint::Mutate, &create(V1, object.clone())));
     let patched = apply(&object, &patch);
-    assert_eq!(
-        patched["metadata"]["labels"],
-        json!({"conformance.example/mutated": "true"})
-    );
+    assert_eq!(patched["metadata"]["labels"], json!({"conformance.example/mutated": "true"}));
     assert_no_patch(&response(Endpoint::Mutate, &create(V1, patched)));
 }
 
@@ -550,18 +464,10 @@ fn content_type_with_parameters_is_accepted() {
         Some("Application/JSON;charset=UTF-8"),
         None,
     ] {
-        assert_eq!(
-            status_of(handle(Endpoint::Mutate, content_type, &body, None)),
-            200,
-            "{content_type:?}"
-        );
+        assert_eq!(status_of(handle(Endpoint::Mutate, content_type, &body, None)), 200, "{content_type:?}");
     }
     for content_type in ["text/plain", "application/yaml", "application/jsonx", ""] {
-        assert_eq!(
-            status_of(handle(Endpoint::Validate, Some(content_type), &body, None)),
-            415,
-            "{content_type}"
-        );
+        assert_eq!(status_of(handle(Endpoint::Validate, Some(content_type), &body, None)), 415, "{content_type}");
     }
 }
 
@@ -576,16 +482,11 @@ fn escape_token_follows_rfc6901() {
 fn defect_answer(endpoint: Endpoint, review: &Value, defect: Defect) -> Value {
     let reply = reply(endpoint, review, Some(defect));
     assert_eq!(reply.status, 200, "{defect}");
-    reply
-        .json()
-        .unwrap_or_else(|| panic!("{defect}: body is not JSON"))
+    reply.json().unwrap_or_else(|| panic!("{defect}: body is not JSON"))
 }
 
 fn deny_review() -> Value {
-    create(
-        V1,
-        labelled(json!({"conformance.example/deny": "true"}), json!({})),
-    )
+    create(V1, labelled(json!({"conformance.example/deny": "true"}), json!({})))
 }
 
 #[test]
@@ -593,10 +494,7 @@ fn defect_hang_and_close_connection() {
     for endpoint in [Endpoint::Mutate, Endpoint::Validate] {
         let review = create(V1, bare_pod());
         assert_eq!(call(endpoint, &review, Some(Defect::Hang)), Action::Hang);
-        assert_eq!(
-            call(endpoint, &review, Some(Defect::CloseConnection)),
-            Action::Close
-        );
+        assert_eq!(call(endpoint, &review, Some(Defect::CloseConnection)), Action::Close);
     }
 }
 
@@ -605,10 +503,7 @@ fn defect_status_500() {
     for endpoint in [Endpoint::Mutate, Endpoint::Validate] {
         let reply = reply(endpoint, &create(V1, bare_pod()), Some(Defect::Status500));
         assert_eq!(reply.status, 500);
-        assert_eq!(
-            String::from_utf8(reply.body).unwrap().trim(),
-            "internal error"
-        );
+        assert_eq!(String::from_utf8(reply.body).unwrap().trim(), "internal error");
     }
 }
 
@@ -640,11 +535,7 @@ fn defect_bodies() {
 
 #[test]
 fn defect_allowed_as_string() {
-    let a = defect_answer(
-        Endpoint::Mutate,
-        &create(V1, bare_pod()),
-        Defect::AllowedAsString,
-    );
+    let a = defect_answer(Endpoint::Mutate, &create(V1, bare_pod()), Defect::AllowedAsString);
     assert_eq!(a["response"]["allowed"], json!("true"));
     let a = defect_answer(Endpoint::Validate, &deny_review(), Defect::AllowedAsString);
     assert_eq!(a["response"]["allowed"], json!("false"));
@@ -658,21 +549,12 @@ fn defect_envelope() {
         assert!(a.get("apiVersion").is_none() && a.get("kind").is_none());
         assert_eq!(a["response"]["uid"], UID);
 
-        assert_eq!(
-            defect_answer(endpoint, &v1, Defect::WrongVersion)["apiVersion"],
-            V1BETA1
-        );
+        assert_eq!(defect_answer(endpoint, &v1, Defect::WrongVersion)["apiVersion"], V1BETA1);
         let v1beta1 = create(V1BETA1, bare_pod());
-        assert_eq!(
-            defect_answer(endpoint, &v1beta1, Defect::WrongVersion)["apiVersion"],
-            V1
-        );
+        assert_eq!(defect_answer(endpoint, &v1beta1, Defect::WrongVersion)["apiVersion"], V1);
 
         let a = defect_answer(endpoint, &v1, Defect::WrongKind);
-        assert_eq!(
-            (a["apiVersion"].as_str(), a["kind"].as_str()),
-            (Some(V1), Some("AdmissionResponse"))
-        );
+        assert_eq!((a["apiVersion"].as_str(), a["kind"].as_str()), (Some(V1), Some("AdmissionResponse")));
 
         let a = defect_answer(endpoint, &v1, Defect::NoResponse);
         assert!(a.get("response").is_none());
@@ -689,10 +571,7 @@ fn defect_uids() {
             assert_ne!(uid, UID);
             assert_eq!(uid.len(), 36);
             let b = defect_answer(endpoint, &review, Defect::WrongUid);
-            assert_ne!(
-                b["response"]["uid"], a["response"]["uid"],
-                "fresh each time"
-            );
+            assert_ne!(b["response"]["uid"], a["response"]["uid"], "fresh each time");
             let a = defect_answer(endpoint, &review, Defect::NoUid);
             assert!(a["response"].get("uid").is_none());
             assert!(a["response"].get("allowed").is_some());
@@ -702,52 +581,27 @@ fn defect_uids() {
 
 #[test]
 fn defect_patch_pairing() {
-    let a = defect_answer(
-        Endpoint::Mutate,
-        &create(V1, bare_pod()),
-        Defect::PatchWithoutType,
-    );
+    let a = defect_answer(Endpoint::Mutate, &create(V1, bare_pod()), Defect::PatchWithoutType);
     assert!(a["response"].get("patchType").is_none());
     assert!(a["response"]["patch"].is_string());
 
     let object = bare_pod();
-    let patched = apply(
-        &object,
-        &patch_of(&response(Endpoint::Mutate, &create(V1, object.clone()))),
-    );
-    let a = defect_answer(
-        Endpoint::Mutate,
-        &create(V1, patched),
-        Defect::TypeWithoutPatch,
-    );
+    let patched = apply(&object, &patch_of(&response(Endpoint::Mutate, &create(V1, object.clone()))));
+    let a = defect_answer(Endpoint::Mutate, &create(V1, patched), Defect::TypeWithoutPatch);
     assert_eq!(a["response"]["patchType"], "JSONPatch");
     assert!(a["response"].get("patch").is_none());
     // When it does patch, the answer is correct.
-    let a = defect_answer(
-        Endpoint::Mutate,
-        &create(V1, bare_pod()),
-        Defect::TypeWithoutPatch,
-    );
+    let a = defect_answer(Endpoint::Mutate, &create(V1, bare_pod()), Defect::TypeWithoutPatch);
     assert_eq!(patch_of(&a["response"]), expected_full_patch());
     // Validating answers are not affected by these mutate-only defects.
-    for defect in [
-        Defect::PatchWithoutType,
-        Defect::TypeWithoutPatch,
-        Defect::MimePatchType,
-    ] {
-        assert_no_patch(
-            &defect_answer(Endpoint::Validate, &create(V1, bare_pod()), defect)["response"],
-        );
+    for defect in [Defect::PatchWithoutType, Defect::TypeWithoutPatch, Defect::MimePatchType] {
+        assert_no_patch(&defect_answer(Endpoint::Validate, &create(V1, bare_pod()), defect)["response"]);
     }
 }
 
 #[test]
 fn defect_mime_patch_type() {
-    let a = defect_answer(
-        Endpoint::Mutate,
-        &create(V1, bare_pod()),
-        Defect::MimePatchType,
-    );
+    let a = defect_answer(Endpoint::Mutate, &create(V1, bare_pod()), Defect::MimePatchType);
     assert_eq!(a["response"]["patchType"], "application/json-patch+json");
     assert!(a["response"]["patch"].is_string());
 }
@@ -760,45 +614,27 @@ fn defect_validating_patch() {
         assert!(patch.as_array().is_some_and(|ops| !ops.is_empty()));
     }
     // The mutating answer is correct.
-    let a = defect_answer(
-        Endpoint::Mutate,
-        &create(V1, bare_pod()),
-        Defect::ValidatingPatch,
-    );
+    let a = defect_answer(Endpoint::Mutate, &create(V1, bare_pod()), Defect::ValidatingPatch);
     assert_eq!(patch_of(&a["response"]), expected_full_patch());
 }
 
 #[test]
 fn defect_url_safe_base64() {
     for object in [bare_pod(), labelled(json!({"a": "b"}), json!({"c": "d"}))] {
-        let a = defect_answer(
-            Endpoint::Mutate,
-            &create(V1, object.clone()),
-            Defect::UrlSafeBase64,
-        );
+        let a = defect_answer(Endpoint::Mutate, &create(V1, object.clone()), Defect::UrlSafeBase64);
         let text = a["response"]["patch"].as_str().unwrap();
         assert!(text.contains('-') || text.contains('_'), "{text}");
         assert!(!text.ends_with('='));
-        assert!(
-            STANDARD.decode(text).is_err(),
-            "must not be standard base64"
-        );
+        assert!(STANDARD.decode(text).is_err(), "must not be standard base64");
         let patch: Value = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(text).unwrap()).unwrap();
         let patched = apply(&object, &patch);
-        assert_eq!(
-            patched["metadata"]["annotations"]["conformance.example/note"],
-            "?????>>>>>~~ü"
-        );
+        assert_eq!(patched["metadata"]["annotations"]["conformance.example/note"], "?????>>>>>~~ü");
     }
 }
 
 #[test]
 fn defect_patch_not_array() {
-    let a = defect_answer(
-        Endpoint::Mutate,
-        &create(V1, bare_pod()),
-        Defect::PatchNotArray,
-    );
+    let a = defect_answer(Endpoint::Mutate, &create(V1, bare_pod()), Defect::PatchNotArray);
     let patch = patch_of(&a["response"]);
     assert!(patch.is_object());
     assert_eq!(patch["op"], "add");
@@ -807,65 +643,38 @@ fn defect_patch_not_array() {
 #[test]
 fn defect_missing_parent() {
     let object = bare_pod();
-    let a = defect_answer(
-        Endpoint::Mutate,
-        &create(V1, object.clone()),
-        Defect::MissingParent,
-    );
+    let a = defect_answer(Endpoint::Mutate, &create(V1, object.clone()), Defect::MissingParent);
     let patch = patch_of(&a["response"]);
     assert_eq!(
         patch[0],
         json!({"op": "add", "path": "/metadata/labels/conformance.example~1mutated", "value": "true"})
     );
     let parsed: json_patch::Patch = serde_json::from_value(patch).unwrap();
-    assert!(
-        json_patch::patch(&mut object.clone(), &parsed).is_err(),
-        "must not apply without labels"
-    );
+    assert!(json_patch::patch(&mut object.clone(), &parsed).is_err(), "must not apply without labels");
     // With a labels map it is correct.
     let object = labelled(json!({"a": "b"}), json!({}));
-    let a = defect_answer(
-        Endpoint::Mutate,
-        &create(V1, object.clone()),
-        Defect::MissingParent,
-    );
+    let a = defect_answer(Endpoint::Mutate, &create(V1, object.clone()), Defect::MissingParent);
     apply(&object, &patch_of(&a["response"]));
 }
 
 #[test]
 fn defect_unescaped_slash() {
     for object in [bare_pod(), labelled(json!({}), json!({"x": "y"}))] {
-        let a = defect_answer(
-            Endpoint::Mutate,
-            &create(V1, object.clone()),
-            Defect::UnescapedSlash,
-        );
+        let a = defect_answer(Endpoint::Mutate, &create(V1, object.clone()), Defect::UnescapedSlash);
         let patch = patch_of(&a["response"]);
         let ops = patch.as_array().unwrap();
-        assert!(ops
-            .iter()
-            .any(|op| op["path"] == "/metadata/annotations/conformance.example/reviewed-by"));
+        assert!(ops.iter().any(|op| op["path"] == "/metadata/annotations/conformance.example/reviewed-by"));
         let parsed: json_patch::Patch = serde_json::from_value(patch).unwrap();
-        assert!(
-            json_patch::patch(&mut object.clone(), &parsed).is_err(),
-            "must not apply"
-        );
+        assert!(json_patch::patch(&mut object.clone(), &parsed).is_err(), "must not apply");
     }
 }
 
 #[test]
 fn defect_wrong_type() {
     let object = bare_pod();
-    let a = defect_answer(
-        Endpoint::Mutate,
-        &create(V1, object.clone()),
-        Defect::WrongType,
-    );
+    let a = defect_answer(Endpoint::Mutate, &create(V1, object.clone()), Defect::WrongType);
     let patched = apply(&object, &patch_of(&a["response"]));
-    assert_eq!(
-        patched["metadata"]["annotations"]["conformance.example/reviewed-by"],
-        json!(1)
-    );
+    assert_eq!(patched["metadata"]["annotations"]["conformance.example/reviewed-by"], json!(1));
 }
 
 #[test]
@@ -875,11 +684,7 @@ fn defect_patch_on_delete() {
     assert_eq!(a["response"]["allowed"], true);
     assert!(!patch_of(&a["response"]).as_array().unwrap().is_empty());
     // CREATE is correct.
-    let a = defect_answer(
-        Endpoint::Mutate,
-        &create(V1, bare_pod()),
-        Defect::PatchOnDelete,
-    );
+    let a = defect_answer(Endpoint::Mutate, &create(V1, bare_pod()), Defect::PatchOnDelete);
     assert_eq!(patch_of(&a["response"]), expected_full_patch());
 }
 
@@ -897,95 +702,51 @@ fn defect_allowed_missing() {
 
 #[test]
 fn defect_denial_status() {
-    let a = defect_answer(
-        Endpoint::Validate,
-        &deny_review(),
-        Defect::DenyWithoutMessage,
-    );
+    let a = defect_answer(Endpoint::Validate, &deny_review(), Defect::DenyWithoutMessage);
     assert_eq!(a["response"]["allowed"], false);
     assert_eq!(a["response"]["status"], json!({"code": 403}));
     let a = defect_answer(Endpoint::Validate, &deny_review(), Defect::DenyCode200);
     assert_eq!(a["response"]["allowed"], false);
     assert_eq!(a["response"]["status"]["code"], 200);
-    assert_eq!(
-        a["response"]["status"]["message"],
-        "label conformance.example/deny is set to true"
-    );
+    assert_eq!(a["response"]["status"]["message"], "label conformance.example/deny is set to true");
 }
 
 #[test]
 fn defect_patch_as_byte_array() {
-    let a = defect_answer(
-        Endpoint::Mutate,
-        &create(V1, bare_pod()),
-        Defect::PatchAsByteArray,
-    );
+    let a = defect_answer(Endpoint::Mutate, &create(V1, bare_pod()), Defect::PatchAsByteArray);
     assert_eq!(a["response"]["patchType"], "JSONPatch");
-    let bytes: Vec<u8> =
-        serde_json::from_value(a["response"]["patch"].clone()).expect("an array of bytes");
-    assert_eq!(
-        serde_json::from_slice::<Value>(&bytes).unwrap(),
-        expected_full_patch()
-    );
+    let bytes: Vec<u8> = serde_json::from_value(a["response"]["patch"].clone()).expect("an array of bytes");
+    assert_eq!(serde_json::from_slice::<Value>(&bytes).unwrap(), expected_full_patch());
 }
 
 #[test]
 fn defect_replace_missing_key() {
     let object = labelled(json!({"app": "web"}), json!({}));
-    let a = defect_answer(
-        Endpoint::Mutate,
-        &create(V1, object.clone()),
-        Defect::ReplaceMissingKey,
-    );
+    let a = defect_answer(Endpoint::Mutate, &create(V1, object.clone()), Defect::ReplaceMissingKey);
     let patch = patch_of(&a["response"]);
     assert_eq!(
         patch[0],
         json!({"op": "replace", "path": "/metadata/labels/conformance.example~1mutated", "value": "true"})
     );
     let parsed: json_patch::Patch = serde_json::from_value(patch).unwrap();
-    assert!(
-        json_patch::patch(&mut object.clone(), &parsed).is_err(),
-        "RFC 6902 rejects it"
-    );
+    assert!(json_patch::patch(&mut object.clone(), &parsed).is_err(), "RFC 6902 rejects it");
 }
 
 #[test]
 fn defect_bad_warning_and_audit_key() {
-    let a = defect_answer(
-        Endpoint::Validate,
-        &create(V1, bare_pod()),
-        Defect::BadWarning,
-    );
+    let a = defect_answer(Endpoint::Validate, &create(V1, bare_pod()), Defect::BadWarning);
     let warnings = a["response"]["warnings"].as_array().unwrap();
-    assert!(warnings
-        .iter()
-        .any(|w| w.as_str().unwrap().contains('\u{7}')));
-    let a = defect_answer(
-        Endpoint::Validate,
-        &create(V1, bare_pod()),
-        Defect::BadAuditKey,
-    );
-    assert_eq!(
-        a["response"]["auditAnnotations"],
-        json!({"bad/key": "allowed"})
-    );
+    assert!(warnings.iter().any(|w| w.as_str().unwrap().contains('\u{7}')));
+    let a = defect_answer(Endpoint::Validate, &create(V1, bare_pod()), Defect::BadAuditKey);
+    assert_eq!(a["response"]["auditAnnotations"], json!({"bad/key": "allowed"}));
 }
 
 #[test]
 fn defect_patch_with_denial() {
-    for object in [
-        bare_pod(),
-        labelled(json!({"conformance.example/mutated": "true"}), json!({})),
-    ] {
-        let a = defect_answer(
-            Endpoint::Mutate,
-            &create(V1, object.clone()),
-            Defect::PatchWithDenial,
-        );
+    for object in [bare_pod(), labelled(json!({"conformance.example/mutated": "true"}), json!({}))] {
+        let a = defect_answer(Endpoint::Mutate, &create(V1, object.clone()), Defect::PatchWithDenial);
         assert_eq!(a["response"]["allowed"], false);
-        assert!(a["response"]["status"]["message"]
-            .as_str()
-            .is_some_and(|m| !m.is_empty()));
+        assert!(a["response"]["status"]["message"].as_str().is_some_and(|m| !m.is_empty()));
         let patch = patch_of(&a["response"]);
         assert!(!patch.as_array().unwrap().is_empty());
     }
@@ -995,10 +756,7 @@ fn defect_patch_with_denial() {
 fn untrusted_cert_does_not_change_answers() {
     for endpoint in [Endpoint::Mutate, Endpoint::Validate] {
         let review = create(V1, bare_pod());
-        assert_eq!(
-            reply(endpoint, &review, Some(Defect::UntrustedCert)),
-            reply(endpoint, &review, None)
-        );
+        assert_eq!(reply(endpoint, &review, Some(Defect::UntrustedCert)), reply(endpoint, &review, None));
     }
 }
 
@@ -1006,10 +764,7 @@ fn untrusted_cert_does_not_change_answers() {
 fn every_defect_changes_something_or_is_transport_level() {
     // Inputs on which every defect shows: a bare pod, a denied pod, a DELETE, an already-mutated pod.
     let object = bare_pod();
-    let mutated = apply(
-        &object,
-        &patch_of(&response(Endpoint::Mutate, &create(V1, object.clone()))),
-    );
+    let mutated = apply(&object, &patch_of(&response(Endpoint::Mutate, &create(V1, object.clone()))));
     let mut with_labels = labelled(json!({"app": "web"}), json!({"x": "y"}));
     with_labels["spec"]["containers"] = json!([]);
     // Mutated, then another mutator appended a container after the sidecar.
@@ -1033,9 +788,7 @@ fn every_defect_changes_something_or_is_transport_level() {
         let differs = reviews.iter().any(|review| {
             [Endpoint::Mutate, Endpoint::Validate]
                 .iter()
-                .any(|&endpoint| {
-                    call(endpoint, review, Some(defect)) != call(endpoint, review, None)
-                })
+                .any(|&endpoint| call(endpoint, review, Some(defect)) != call(endpoint, review, None))
         });
         assert!(differs, "{defect} changes no answer");
     }
@@ -1056,22 +809,13 @@ fn property_defects_show_only_across_calls() {
     // The correct webhook has nothing to add to its own result.
     assert!(response(Endpoint::Mutate, &again).get("patch").is_none());
     // sidecar-every-call adds a second sidecar; counter-annotation counts on.
-    let twice = apply(
-        &mutated,
-        &patch_of(&with(Defect::SidecarEveryCall)["response"]),
-    );
+    let twice = apply(&mutated, &patch_of(&with(Defect::SidecarEveryCall)["response"]));
     assert_eq!(
         twice["spec"]["containers"].as_array().unwrap().len(),
         mutated["spec"]["containers"].as_array().unwrap().len() + 1
     );
-    let counted = apply(
-        &mutated,
-        &patch_of(&with(Defect::CounterAnnotation)["response"]),
-    );
-    assert_eq!(
-        counted["metadata"]["annotations"][crate::mutate::CALLS_ANNOTATION],
-        "1"
-    );
+    let counted = apply(&mutated, &patch_of(&with(Defect::CounterAnnotation)["response"]));
+    assert_eq!(counted["metadata"]["annotations"][crate::mutate::CALLS_ANNOTATION], "1");
     // patch-type-on-second-call: patchType without a patch only when nothing changes.
     let r = with(Defect::PatchTypeOnSecondCall);
     assert_eq!(r["response"]["patchType"], "JSONPatch");
@@ -1094,31 +838,17 @@ fn harmless_styles_reach_the_same_object() {
         Endpoint::Mutate,
         &parsed,
         None,
-        Style {
-            reorder_ops: true,
-            restate_unchanged: false,
-        },
+        Style { reorder_ops: true, restate_unchanged: false },
     );
-    assert_ne!(
-        patch_of(&plain["response"]),
-        patch_of(&reordered["response"])
-    );
+    assert_ne!(patch_of(&plain["response"]), patch_of(&reordered["response"]));
     let result = apply(&bare_pod(), &patch_of(&plain["response"]));
-    assert_eq!(
-        result,
-        apply(&bare_pod(), &patch_of(&reordered["response"]))
-    );
-    let again =
-        crate::review::parse_review(&serde_json::to_vec(&create(V1, result.clone())).unwrap())
-            .unwrap();
+    assert_eq!(result, apply(&bare_pod(), &patch_of(&reordered["response"])));
+    let again = crate::review::parse_review(&serde_json::to_vec(&create(V1, result.clone())).unwrap()).unwrap();
     let restated = crate::review::respond_styled(
         Endpoint::Mutate,
         &again,
         None,
-        Style {
-            reorder_ops: false,
-            restate_unchanged: true,
-        },
+        Style { reorder_ops: false, restate_unchanged: true },
     );
     assert_eq!(apply(&result, &patch_of(&restated["response"])), result);
 }

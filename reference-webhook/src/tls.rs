@@ -9,17 +9,13 @@ use rustls::ServerConfig;
 /// The ALPN protocols offered, in order of preference.
 pub const ALPN: [&[u8]; 2] = [b"h2", b"http/1.1"];
 
-fn config(
-    certs: Vec<CertificateDer<'static>>,
-    key: PrivateKeyDer<'static>,
-) -> anyhow::Result<Arc<ServerConfig>> {
-    let mut config =
-        ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-            .with_safe_default_protocol_versions()
-            .context("TLS protocol versions")?
-            .with_no_client_auth()
-            .with_single_cert(certs, key)
-            .context("the TLS certificate and key do not make a usable pair")?;
+fn config(certs: Vec<CertificateDer<'static>>, key: PrivateKeyDer<'static>) -> anyhow::Result<Arc<ServerConfig>> {
+    let mut config = ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .context("TLS protocol versions")?
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .context("the TLS certificate and key do not make a usable pair")?;
     config.alpn_protocols = ALPN.iter().map(|p| p.to_vec()).collect();
     Ok(Arc::new(config))
 }
@@ -42,16 +38,9 @@ pub fn server_tls_config(cert_pem: &[u8], key_pem: &[u8]) -> anyhow::Result<Arc<
 /// A server config with a fresh self-signed certificate for localhost/127.0.0.1/::1, trusted by
 /// nobody (the `untrusted-cert` defect).
 pub fn self_signed_config() -> anyhow::Result<Arc<ServerConfig>> {
-    let names = vec![
-        "localhost".to_string(),
-        "127.0.0.1".to_string(),
-        "::1".to_string(),
-    ];
-    let certified =
-        rcgen::generate_simple_self_signed(names).context("minting a self-signed certificate")?;
+    let names = vec!["localhost".to_string(), "127.0.0.1".to_string(), "::1".to_string()];
+    let certified = rcgen::generate_simple_self_signed(names).context("minting a self-signed certificate")?;
     let cert = certified.cert.der().clone();
-    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(
-        certified.signing_key.serialize_der(),
-    ));
+    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(certified.signing_key.serialize_der()));
     config(vec![cert], key)
 }

@@ -38,21 +38,22 @@ fn metadata_entry<'a>(object: &'a Value, field: &str, key: &str) -> Option<&'a V
 /// Decides on `request` (the AdmissionReview's `request` member).
 pub fn verdict(request: &Value) -> Verdict {
     let object = judged_object(request);
-    let labelled =
-        metadata_entry(object, "labels", DENY_LABEL).and_then(Value::as_str) == Some("true");
+    let labelled = metadata_entry(object, "labels", DENY_LABEL).and_then(Value::as_str) == Some("true");
     let privileged = has_privileged_container(object);
     let denied = labelled || privileged;
-    let message = if labelled { DENY_MESSAGE } else if privileged { PRIVILEGED_MESSAGE } else { "" };
+    let message = if labelled {
+        DENY_MESSAGE
+    } else if privileged {
+        PRIVILEGED_MESSAGE
+    } else {
+        ""
+    };
     let warnings = if metadata_entry(object, "annotations", WARN_ANNOTATION).is_some() {
         vec![WARNING.to_string()]
     } else {
         Vec::new()
     };
-    Verdict {
-        allowed: !denied,
-        message,
-        warnings,
-    }
+    Verdict { allowed: !denied, message, warnings }
 }
 
 /// The pod spec of a Pod, of a workload's template, or of a CronJob's job template.

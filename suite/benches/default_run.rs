@@ -27,8 +27,15 @@ fn main() {
         times.sort();
         let median = times[rounds / 2];
         println!("default run against the bundled reference webhook: {requests} requests");
-        println!("  rounds: {rounds}, median {:.1} ms, min {:.1} ms, max {:.1} ms",
-            median.as_secs_f64() * 1e3, times[0].as_secs_f64() * 1e3, times[rounds - 1].as_secs_f64() * 1e3);
-        println!("  {:.0} requests/s (median round, including TLS generation and target start)", requests as f64 / median.as_secs_f64());
+        println!(
+            "  rounds: {rounds}, median {:.1} ms, min {:.1} ms, max {:.1} ms",
+            median.as_secs_f64() * 1e3,
+            times[0].as_secs_f64() * 1e3,
+            times[rounds - 1].as_secs_f64() * 1e3
+        );
+        println!(
+            "  {:.0} requests/s (median round, including TLS generation and target start)",
+            requests as f64 / median.as_secs_f64()
+        );
     });
 }

@@ -25,7 +25,8 @@ fn main() {
     let concurrency = env("THROUGHPUT_CONCURRENCY", 8).max(1);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
     runtime.block_on(async move {
-        let webhooks: Vec<_> = embedded::reference_manifest().webhooks.into_iter().filter(|w| w.kind == WebhookKind::Mutating).collect();
+        let webhooks: Vec<_> =
+            embedded::reference_manifest().webhooks.into_iter().filter(|w| w.kind == WebhookKind::Mutating).collect();
         let webhook = Arc::new(webhooks[0].clone());
         let target = embedded::start(&webhooks, None, None).await.expect("reference webhook starts");
         let client = Arc::new(Client::new(target.endpoint.clone(), HttpVersions::Http1).expect("client"));
@@ -100,11 +101,17 @@ fn main() {
         let drawing = started.elapsed();
 
         let rate = |d: Duration| total as f64 / d.as_secs_f64();
-        println!("throughput: {total} requests, concurrency {concurrency}, reference webhook in-process (HTTP/1.1, TLS)");
+        println!(
+            "throughput: {total} requests, concurrency {concurrency}, reference webhook in-process (HTTP/1.1, TLS)"
+        );
         println!("  generated + checked : {:>9.0} requests/s  ({:.2} s)", rate(checked), checked.as_secs_f64());
         println!("  bare client loop    : {:>9.0} requests/s  ({:.2} s)", rate(bare), bare.as_secs_f64());
         println!("  ratio checked/bare  : {:>9.2}", rate(checked) / rate(bare));
-        println!("  (drawing cases alone: {:>9.0} cases/s on one thread, {} KiB of requests)", rate(drawing), bytes / 1024);
+        println!(
+            "  (drawing cases alone: {:>9.0} cases/s on one thread, {} KiB of requests)",
+            rate(drawing),
+            bytes / 1024
+        );
         drop(target);
     });
 }

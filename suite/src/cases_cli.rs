@@ -14,10 +14,17 @@ use crate::cli::{GateArgs, RunArgs, RunError, TargetChoice};
 
 /// The cases of a run: `--cases DIR`, or the repository's `cases/` for the bundled reference
 /// webhook (when that directory exists), or none. A broken case file is a usage error (exit 2).
-pub fn load_cases(args: &RunArgs, gate: &GateArgs, choice: &TargetChoice, webhooks: &[WebhookSpec]) -> Result<Vec<Case>, RunError> {
+pub fn load_cases(
+    args: &RunArgs,
+    gate: &GateArgs,
+    choice: &TargetChoice,
+    webhooks: &[WebhookSpec],
+) -> Result<Vec<Case>, RunError> {
     let dir: Option<PathBuf> = match &gate.cases {
         Some(d) => Some(d.clone()),
-        None if matches!(choice, TargetChoice::Reference { .. }) && args.config.is_none() => Some(cases::builtin_dir()).filter(|d| d.is_dir()),
+        None if matches!(choice, TargetChoice::Reference { .. }) && args.config.is_none() => {
+            Some(cases::builtin_dir()).filter(|d| d.is_dir())
+        }
         None => None,
     };
     let Some(dir) = dir else { return Ok(Vec::new()) };
@@ -37,14 +44,24 @@ pub fn golden_mode(gate: &GateArgs) -> GoldenMode {
 
 /// Add the manifest lint (with the caBundle checked against the served certificate when the user
 /// runs the target with their own certificates) and the cases to `report`.
-pub async fn extend_report(report: &mut RunReport, gate: &GateArgs, choice: &TargetChoice, webhooks: &[WebhookSpec], target: &RunningTarget, loaded: &[Case], http: HttpVersions) -> Result<(), RunError> {
+pub async fn extend_report(
+    report: &mut RunReport,
+    gate: &GateArgs,
+    choice: &TargetChoice,
+    webhooks: &[WebhookSpec],
+    target: &RunningTarget,
+    loaded: &[Case],
+    http: HttpVersions,
+) -> Result<(), RunError> {
     let mut findings = lint::lint(webhooks);
     let user_certs = matches!(choice, TargetChoice::Url { .. }).then_some(&target.endpoint);
     let served = lint::check_ca_bundle_served(webhooks, user_certs).await;
     lint::merge_ca_bundle(&mut findings, served);
     report.lint = findings;
     if !loaded.is_empty() {
-        let results = cases::run_cases(loaded, webhooks, target, http, &golden_mode(gate)).await.map_err(|e| RunError::Usage(format!("{e:#}")))?;
+        let results = cases::run_cases(loaded, webhooks, target, http, &golden_mode(gate))
+            .await
+            .map_err(|e| RunError::Usage(format!("{e:#}")))?;
         for r in &results {
             report.records.extend(r.records.iter().cloned());
         }

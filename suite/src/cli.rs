@@ -15,7 +15,11 @@ use webhook_harness::target::{start_command, start_image, ContainerError, ImageS
 pub const EXIT_USAGE: i32 = 2;
 
 #[derive(Parser, Debug)]
-#[command(name = "webhook-conformance", version, about = "Conformance suite for Kubernetes admission webhooks: plays the kube-apiserver against your webhook and tells you whether a cluster would accept its answers.")]
+#[command(
+    name = "webhook-conformance",
+    version,
+    about = "Conformance suite for Kubernetes admission webhooks: plays the kube-apiserver against your webhook and tells you whether a cluster would accept its answers."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -174,14 +178,22 @@ fn usage(e: impl std::fmt::Display) -> RunError {
 }
 
 /// Start the chosen target for `webhooks`.
-pub async fn start_target(choice: &TargetChoice, webhooks: &[WebhookSpec], tls_dir: Option<&Path>) -> Result<RunningTarget, RunError> {
+pub async fn start_target(
+    choice: &TargetChoice,
+    webhooks: &[WebhookSpec],
+    tls_dir: Option<&Path>,
+) -> Result<RunningTarget, RunError> {
     match choice {
-        TargetChoice::Reference { defect } => crate::embedded::start(webhooks, *defect, tls_dir).await.map_err(|e| usage(format!("{e:#}"))),
-        TargetChoice::Command { command, startup_timeout } => match start_command(command, webhooks, tls_dir, *startup_timeout).await {
-            Ok(t) => Ok(t),
-            Err(StartError::Spawn(e)) => Err(usage(format!("--cmd: {e}"))),
-            Err(e) => Err(RunError::Target(format!("target.ready FAIL: {e}"))),
-        },
+        TargetChoice::Reference { defect } => {
+            crate::embedded::start(webhooks, *defect, tls_dir).await.map_err(|e| usage(format!("{e:#}")))
+        }
+        TargetChoice::Command { command, startup_timeout } => {
+            match start_command(command, webhooks, tls_dir, *startup_timeout).await {
+                Ok(t) => Ok(t),
+                Err(StartError::Spawn(e)) => Err(usage(format!("--cmd: {e}"))),
+                Err(e) => Err(RunError::Target(format!("target.ready FAIL: {e}"))),
+            }
+        }
         TargetChoice::Image { spec } => match start_image(spec, webhooks, tls_dir).await {
             Ok(t) => Ok(t),
             Err(ContainerError::Setup(e)) => Err(usage(format!("--image: {e}"))),
@@ -260,10 +272,14 @@ pub fn choose(args: &RunArgs) -> Result<(TargetChoice, Vec<WebhookSpec>), RunErr
     let choice = match (&args.url, &args.cmd) {
         _ if args.image.is_some() => TargetChoice::Image { spec: image_spec(args)? },
         (Some(url), None) => {
-            let ca = args.ca.clone().ok_or_else(|| usage("--url needs --ca FILE: the CA bundle that signed the webhook's serving certificate"))?;
+            let ca = args.ca.clone().ok_or_else(|| {
+                usage("--url needs --ca FILE: the CA bundle that signed the webhook's serving certificate")
+            })?;
             TargetChoice::Url { url: url.clone(), ca }
         }
-        (None, Some(cmd)) => TargetChoice::Command { command: cmd.clone(), startup_timeout: Duration::from_secs(args.startup_timeout) },
+        (None, Some(cmd)) => {
+            TargetChoice::Command { command: cmd.clone(), startup_timeout: Duration::from_secs(args.startup_timeout) }
+        }
         (None, None) => TargetChoice::Reference { defect },
         (Some(_), Some(_)) => return Err(usage("give --url or --cmd, not both")),
     };
@@ -338,7 +354,9 @@ pub async fn run_cli(args: &RunArgs, gate: &GateArgs) -> i32 {
         Ok(r) => r,
         Err(e) => return report_error(&usage(format!("{e:#}"))),
     };
-    if let Err(e) = crate::cases_cli::extend_report(&mut report, gate, &choice, &webhooks, &target, &cases, options.http).await {
+    if let Err(e) =
+        crate::cases_cli::extend_report(&mut report, gate, &choice, &webhooks, &target, &cases, options.http).await
+    {
         return report_error(&e);
     }
     print!("{}", report.render_text());
@@ -384,7 +402,11 @@ pub fn print_rules() {
         let lenient = if r.lenient_in_v1beta1 { " [WARN only for admission.k8s.io/v1beta1]" } else { "" };
         println!("{:26} {:4}  {}{}\n{:33}source: {}", r.id, r.severity, r.statement, lenient, "", r.source);
     }
-    println!("{:26} {:4}  {}", "target.ready", "FAIL", "A started target (--cmd, --image) accepts a TLS handshake before its startup deadline and does not exit.");
+    println!(
+        "{:26} {:4}  A started target (--cmd, --image) accepts a TLS handshake before its startup deadline and does not exit.",
+        "target.ready",
+        "FAIL"
+    );
     crate::cases_cli::print_rules();
     println!("\nPROPERTIES (webhook-conformance fuzz: generated requests)");
     for p in webhook_harness::rules::PROPERTIES {

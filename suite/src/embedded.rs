@@ -15,12 +15,21 @@ pub fn reference_manifest() -> Manifest {
 }
 
 /// Start the reference webhook (with `defect`, if any) for `webhooks`, trusting a fresh CA.
-pub async fn start(webhooks: &[WebhookSpec], defect: Option<Defect>, keep_tls_in: Option<&Path>) -> anyhow::Result<RunningTarget> {
+pub async fn start(
+    webhooks: &[WebhookSpec],
+    defect: Option<Defect>,
+    keep_tls_in: Option<&Path>,
+) -> anyhow::Result<RunningTarget> {
     start_styled(webhooks, defect, reference_webhook::Style::default(), keep_tls_in).await
 }
 
 /// [`start`], with the reference webhook writing its mutations in a harmless style (same results).
-pub async fn start_styled(webhooks: &[WebhookSpec], defect: Option<Defect>, style: reference_webhook::Style, keep_tls_in: Option<&Path>) -> anyhow::Result<RunningTarget> {
+pub async fn start_styled(
+    webhooks: &[WebhookSpec],
+    defect: Option<Defect>,
+    style: reference_webhook::Style,
+    keep_tls_in: Option<&Path>,
+) -> anyhow::Result<RunningTarget> {
     let tls = TlsMaterial::generate(&serving_names(webhooks), keep_tls_in)?;
     let server_tls = reference_webhook::server_tls_config(tls.cert_pem.as_bytes(), tls.key_pem.as_bytes())?;
     let running = reference_webhook::spawn_styled(server_tls, Options { defect }, style)

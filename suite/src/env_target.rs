@@ -15,12 +15,18 @@ pub fn from_env() -> anyhow::Result<(TargetChoice, Manifest)> {
     let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     let choice = match (var("WEBHOOK_URL"), var("WEBHOOK_CMD")) {
         (Some(_), Some(_)) => anyhow::bail!("set WEBHOOK_URL or WEBHOOK_CMD, not both"),
-        (Some(_), _) | (_, Some(_)) if var("WEBHOOK_IMAGE").is_some() => anyhow::bail!("set one of WEBHOOK_URL, WEBHOOK_CMD, WEBHOOK_IMAGE"),
+        (Some(_), _) | (_, Some(_)) if var("WEBHOOK_IMAGE").is_some() => {
+            anyhow::bail!("set one of WEBHOOK_URL, WEBHOOK_CMD, WEBHOOK_IMAGE")
+        }
         (Some(url), None) => {
-            let ca = var("WEBHOOK_CA").ok_or_else(|| anyhow::anyhow!("WEBHOOK_URL needs WEBHOOK_CA (the CA bundle that signed the webhook's certificate)"))?;
+            let ca = var("WEBHOOK_CA").ok_or_else(|| {
+                anyhow::anyhow!("WEBHOOK_URL needs WEBHOOK_CA (the CA bundle that signed the webhook's certificate)")
+            })?;
             TargetChoice::Url { url, ca: PathBuf::from(ca) }
         }
-        (None, Some(cmd)) => TargetChoice::Command { command: cmd, startup_timeout: std::time::Duration::from_secs(30) },
+        (None, Some(cmd)) => {
+            TargetChoice::Command { command: cmd, startup_timeout: std::time::Duration::from_secs(30) }
+        }
         (None, None) if var("WEBHOOK_IMAGE").is_some() => {
             let mut spec = webhook_harness::target::ImageSpec::new(var("WEBHOOK_IMAGE").unwrap_or_default());
             if let Some(port) = var("WEBHOOK_IMAGE_PORT") {
@@ -29,7 +35,8 @@ pub fn from_env() -> anyhow::Result<(TargetChoice, Manifest)> {
             if let Some(dir) = var("WEBHOOK_IMAGE_CERT_DIR") {
                 spec.cert_dir = dir;
             }
-            spec.args = var("WEBHOOK_IMAGE_ARGS").map(|a| a.split_whitespace().map(String::from).collect()).unwrap_or_default();
+            spec.args =
+                var("WEBHOOK_IMAGE_ARGS").map(|a| a.split_whitespace().map(String::from).collect()).unwrap_or_default();
             TargetChoice::Image { spec }
         }
         (None, None) => TargetChoice::Reference { defect: None },

@@ -63,7 +63,9 @@ pub async fn fuzz_cli(args: &FuzzArgs) -> i32 {
     };
     for p in &args.properties {
         if webhook_harness::rules::property(p).is_none() {
-            return report(&RunError::Usage(format!("--property {p:?}: no such property (see `webhook-conformance rules`)")));
+            return report(&RunError::Usage(format!(
+                "--property {p:?}: no such property (see `webhook-conformance rules`)"
+            )));
         }
     }
     if args.fuzz_cases == 0 && args.duration.is_none() {
@@ -148,7 +150,17 @@ mod tests {
     fn the_fuzz_command_parses() {
         use clap::{CommandFactory, Parser};
         crate::cli::Cli::command().debug_assert();
-        let cli = crate::cli::Cli::try_parse_from(["webhook-conformance", "fuzz", "--cases", "3", "--seed", "9", "--duration", "1m"]).unwrap();
+        let cli = crate::cli::Cli::try_parse_from([
+            "webhook-conformance",
+            "fuzz",
+            "--cases",
+            "3",
+            "--seed",
+            "9",
+            "--duration",
+            "1m",
+        ])
+        .unwrap();
         let Some(crate::cli::Command::Fuzz(args)) = cli.command else { panic!("not the fuzz command") };
         assert_eq!((args.fuzz_cases, args.seed, args.duration), (3, Some(9), Some(Duration::from_secs(60))));
     }

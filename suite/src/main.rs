@@ -26,7 +26,8 @@ fn main() {
         };
         // On Ctrl-C or SIGTERM (a cancelled CI job) the run is dropped, and with it the target:
         // a started command's process group is killed and a container removed.
-        let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+        let mut terminate =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
         tokio::select! {
             code = work => code,
             _ = tokio::signal::ctrl_c() => {

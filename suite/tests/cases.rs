@@ -35,8 +35,10 @@ fn var(k: &str) -> Option<String> {
 }
 
 fn run_one(shared: &Shared, case: &Case) -> Result<(), Failed> {
-    let chosen = cases::webhooks_for(case, &shared.webhooks).map_err(|e| Failed::from(format!("{}: {e}", case.file.display())))?;
-    let client = Client::new(shared.endpoint.clone(), HttpVersions::Http1).map_err(|e| Failed::from(format!("{e:#}")))?;
+    let chosen = cases::webhooks_for(case, &shared.webhooks)
+        .map_err(|e| Failed::from(format!("{}: {e}", case.file.display())))?;
+    let client =
+        Client::new(shared.endpoint.clone(), HttpVersions::Http1).map_err(|e| Failed::from(format!("{e:#}")))?;
     let run = shared.runtime.block_on(cases::run_case(&client, case, &chosen));
     let result = cases::judge(case, run, &GoldenMode::Off);
     let mut problems = Vec::new();
@@ -67,7 +69,11 @@ fn run_one(shared: &Shared, case: &Case) -> Result<(), Failed> {
             settings.bind(|| insta::assert_snapshot!(name.as_str(), snapshot));
         }));
         if let Err(panic) = outcome {
-            let text = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
+            let text = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
             let diff = match cases::snapshot::compare(dir, &case.name, &result.snapshot) {
                 cases::Golden::Changed(_, diff) => diff,
                 cases::Golden::Missing(p) => format!("no snapshot {}", p.display()),
@@ -97,7 +103,9 @@ fn main() {
     let golden = match (var("WEBHOOK_GOLDEN"), &user_cases) {
         (Some(g), _) => Some(PathBuf::from(g)),
         (None, Some(c)) => Some(c.join("golden")),
-        (None, None) if matches!(choice, TargetChoice::Reference { .. }) && var("WEBHOOK_CONFIG").is_none() => Some(cases::builtin_golden_dir()),
+        (None, None) if matches!(choice, TargetChoice::Reference { .. }) && var("WEBHOOK_CONFIG").is_none() => {
+            Some(cases::builtin_golden_dir())
+        }
         (None, None) => None,
     };
 
@@ -110,7 +118,8 @@ fn main() {
     files.sort();
     let loaded: Vec<Result<Case, cases::CaseError>> = files.iter().map(|f| cases::load_file(f)).collect();
 
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio runtime");
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio runtime");
     let webhooks = manifest.webhooks.clone();
     let any_runnable = loaded.iter().any(Result::is_ok);
     let target = if any_runnable {

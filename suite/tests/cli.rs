@@ -9,8 +9,7 @@ fn bin() -> Command {
 }
 
 fn run(cmd: &mut Command) -> Output {
-    let out = cmd.output().expect("the CLI runs");
-    out
+    cmd.output().expect("the CLI runs")
 }
 
 fn text(out: &Output) -> String {
@@ -28,19 +27,30 @@ fn reference_manifest(dir: &Path) -> PathBuf {
 fn start_reference(tls: &webhook_harness::tls::TlsMaterial) -> (std::process::Child, String) {
     let mut server = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
         .args(["reference-webhook", "--port", "0"])
-        .arg("--cert").arg(tls.cert_path()).arg("--key").arg(tls.key_path())
+        .arg("--cert")
+        .arg(tls.cert_path())
+        .arg("--key")
+        .arg(tls.key_path())
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let mut line = String::new();
     std::io::BufRead::read_line(&mut std::io::BufReader::new(server.stdout.as_mut().unwrap()), &mut line).unwrap();
-    let port = line.trim().strip_prefix("listening on https://").and_then(|a| a.rsplit(':').next()).unwrap_or_else(|| panic!("{line}")).to_string();
+    let port = line
+        .trim()
+        .strip_prefix("listening on https://")
+        .and_then(|a| a.rsplit(':').next())
+        .unwrap_or_else(|| panic!("{line}"))
+        .to_string();
     (server, port)
 }
 
 /// The reference webhook started by the suite itself through `--cmd`.
 fn reference_cmd(extra: &str) -> String {
-    format!("exec {} reference-webhook --cert {{cert}} --key {{key}} --port {{port}} {extra}", env!("CARGO_BIN_EXE_webhook-conformance"))
+    format!(
+        "exec {} reference-webhook --cert {{cert}} --key {{key}} --port {{port}} {extra}",
+        env!("CARGO_BIN_EXE_webhook-conformance")
+    )
 }
 
 #[test]
@@ -61,7 +71,11 @@ fn default_run_passes_against_the_bundled_reference() {
 fn a_defect_fails_with_the_rule_the_apiserver_message_and_a_replay() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("report.json");
-    let out = run(bin().args(["--reference-defect", "missing-parent", "--tls-dir"]).arg(dir.path().join("tls")).arg("--report-json").arg(&json));
+    let out = run(bin()
+        .args(["--reference-defect", "missing-parent", "--tls-dir"])
+        .arg(dir.path().join("tls"))
+        .arg("--report-json")
+        .arg(&json));
     let t = text(&out);
     assert_eq!(out.status.code(), Some(1), "{t}");
     assert!(t.contains("FAIL  patch.applies"), "{t}");
@@ -70,7 +84,12 @@ fn a_defect_fails_with_the_rule_the_apiserver_message_and_a_replay() {
     assert!(t.contains("verdict: FAIL — patch.applies"), "{t}");
     let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(report["verdict"], "fail");
-    let applies = report["results"].as_array().unwrap().iter().find(|r| r["rule"] == "patch.applies" && r["outcome"] == "fail").unwrap();
+    let applies = report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["rule"] == "patch.applies" && r["outcome"] == "fail")
+        .unwrap();
     assert!(applies["breaches"][0]["curl"].as_str().unwrap().contains("--resolve"));
 }
 
@@ -85,17 +104,33 @@ fn the_replay_command_reproduces_the_request() {
     let manifest = reference_manifest(dir.path());
     let tls = dir.path().join("tls");
     // A long-lived target: the reference webhook started by hand with the suite's kept certificates.
-    let out = run(bin().args(["--config"]).arg(&manifest).arg("--tls-dir").arg(&tls).arg("--cmd").arg(reference_cmd("--defect wrong-uid")).arg("--report-json").arg(&json));
+    let out = run(bin()
+        .args(["--config"])
+        .arg(&manifest)
+        .arg("--tls-dir")
+        .arg(&tls)
+        .arg("--cmd")
+        .arg(reference_cmd("--defect wrong-uid"))
+        .arg("--report-json")
+        .arg(&json));
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-    let uid = report["results"].as_array().unwrap().iter().find(|r| r["rule"] == "response.uid" && r["outcome"] == "fail").unwrap();
+    let uid = report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["rule"] == "response.uid" && r["outcome"] == "fail")
+        .unwrap();
     let curl = uid["breaches"][0]["curl"].as_str().unwrap().to_string();
     assert!(curl.contains(&tls.join("ca.pem").display().to_string()), "{curl}");
     // Start the same defect again on a port of our own and replay against it.
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let mut server = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
         .args(["reference-webhook", "--defect", "wrong-uid", "--port", &port.to_string()])
-        .arg("--cert").arg(tls.join("tls.crt")).arg("--key").arg(tls.join("tls.key"))
+        .arg("--cert")
+        .arg(tls.join("tls.crt"))
+        .arg("--key")
+        .arg(tls.join("tls.key"))
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
@@ -108,7 +143,8 @@ fn the_replay_command_reproduces_the_request() {
     let _ = server.kill();
     let _ = server.wait();
     let body: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out)));
-    let sent: serde_json::Value = serde_json::from_str(replay.split("<<'EOF'\n").nth(1).unwrap().split("\nEOF").next().unwrap()).unwrap();
+    let sent: serde_json::Value =
+        serde_json::from_str(replay.split("<<'EOF'\n").nth(1).unwrap().split("\nEOF").next().unwrap()).unwrap();
     assert_ne!(body["response"]["uid"], sent["request"]["uid"], "the replay shows the wrong uid again");
     assert_eq!(body["kind"], "AdmissionReview");
 }
@@ -146,7 +182,13 @@ fn unreachable_url_is_exit_2() {
     let tls = webhook_harness::tls::TlsMaterial::generate(&Default::default(), None).unwrap();
     std::fs::write(&ca, &tls.ca_pem).unwrap();
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let out = run(bin().arg("--config").arg(&manifest).arg("--url").arg(format!("https://127.0.0.1:{port}")).arg("--ca").arg(&ca));
+    let out = run(bin()
+        .arg("--config")
+        .arg(&manifest)
+        .arg("--url")
+        .arg(format!("https://127.0.0.1:{port}"))
+        .arg("--ca")
+        .arg(&ca));
     let t = text(&out);
     assert_eq!(out.status.code(), Some(2), "{t}");
     assert!(t.contains("cannot connect"), "{t}");
@@ -162,7 +204,14 @@ fn url_target_with_the_users_ca() {
     let names = webhook_harness::tls::ServingNames::for_service("reference-webhook", "conformance");
     let tls = webhook_harness::tls::TlsMaterial::generate(&names, Some(&dir.path().join("tls"))).unwrap();
     let (mut server, port) = start_reference(&tls);
-    let out = run(bin().arg("--config").arg(&manifest).arg("--url").arg(format!("https://localhost:{port}")).arg("--ca").arg(tls.ca_path()).arg("--http2"));
+    let out = run(bin()
+        .arg("--config")
+        .arg(&manifest)
+        .arg("--url")
+        .arg(format!("https://localhost:{port}"))
+        .arg("--ca")
+        .arg(tls.ca_path())
+        .arg("--http2"));
     let _ = server.kill();
     let _ = server.wait();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
@@ -170,7 +219,13 @@ fn url_target_with_the_users_ca() {
     // The wrong CA: the webhook's certificate is not trusted, which is the webhook's finding.
     let other = webhook_harness::tls::TlsMaterial::generate(&names, None).unwrap();
     let (mut server, port) = start_reference(&tls);
-    let out = run(bin().arg("--config").arg(&manifest).arg("--url").arg(format!("https://localhost:{port}")).arg("--ca").arg(other.ca_path()));
+    let out = run(bin()
+        .arg("--config")
+        .arg(&manifest)
+        .arg("--url")
+        .arg(format!("https://localhost:{port}"))
+        .arg("--ca")
+        .arg(other.ca_path()));
     let _ = server.kill();
     let _ = server.wait();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
@@ -183,7 +238,13 @@ fn url_target_whose_certificate_lacks_the_service_name_is_checked_by_its_url_hos
     let manifest = reference_manifest(dir.path());
     let tls = webhook_harness::tls::TlsMaterial::generate(&Default::default(), Some(&dir.path().join("tls"))).unwrap();
     let (mut server, port) = start_reference(&tls);
-    let out = run(bin().arg("--config").arg(&manifest).arg("--url").arg(format!("https://127.0.0.1:{port}")).arg("--ca").arg(tls.ca_path()));
+    let out = run(bin()
+        .arg("--config")
+        .arg(&manifest)
+        .arg("--url")
+        .arg(format!("https://127.0.0.1:{port}"))
+        .arg("--ca")
+        .arg(tls.ca_path()));
     let _ = server.kill();
     let _ = server.wait();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
@@ -196,7 +257,11 @@ fn cmd_target_passes_and_its_process_group_is_gone_afterwards() {
     let manifest = reference_manifest(dir.path());
     let pidfile = dir.path().join("pid");
     // A shell that starts the webhook as a grandchild: the whole group must be killed at the end.
-    let cmd = format!("echo $$ > {}; {} reference-webhook --cert {{cert}} --key {{key}} --port {{port}} & wait", pidfile.display(), env!("CARGO_BIN_EXE_webhook-conformance"));
+    let cmd = format!(
+        "echo $$ > {}; {} reference-webhook --cert {{cert}} --key {{key}} --port {{port}} & wait",
+        pidfile.display(),
+        env!("CARGO_BIN_EXE_webhook-conformance")
+    );
     let out = run(bin().arg("--config").arg(&manifest).arg("--cmd").arg(&cmd));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
@@ -225,10 +290,18 @@ fn cmd_target_that_exits_early_gets_a_verdict_with_its_stderr() {
     let dir = tempfile::tempdir().unwrap();
     let manifest = reference_manifest(dir.path());
     let json = dir.path().join("r.json");
-    let out = run(bin().arg("--config").arg(&manifest).args(["--cmd", "echo 'cannot open {cert}: boom' >&2; exit 3"]).arg("--report-json").arg(&json));
+    let out = run(bin()
+        .arg("--config")
+        .arg(&manifest)
+        .args(["--cmd", "echo 'cannot open {cert}: boom' >&2; exit 3"])
+        .arg("--report-json")
+        .arg(&json));
     let t = text(&out);
     assert_eq!(out.status.code(), Some(1), "{t}");
-    assert!(t.contains("target.ready FAIL") && t.contains("exited before it became ready") && t.contains("boom"), "{t}");
+    assert!(
+        t.contains("target.ready FAIL") && t.contains("exited before it became ready") && t.contains("boom"),
+        "{t}"
+    );
     let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(report["verdict"], "fail");
     assert_eq!(report["results"][0]["rule"], "target.ready");
@@ -239,7 +312,12 @@ fn cmd_target_that_never_listens_gets_a_verdict_within_the_deadline() {
     let dir = tempfile::tempdir().unwrap();
     let manifest = reference_manifest(dir.path());
     let start = std::time::Instant::now();
-    let out = run(bin().arg("--config").arg(&manifest).args(["--startup-timeout", "1", "--cmd", "echo starting; exec sleep 60"]));
+    let out = run(bin().arg("--config").arg(&manifest).args([
+        "--startup-timeout",
+        "1",
+        "--cmd",
+        "echo starting; exec sleep 60",
+    ]));
     let t = text(&out);
     assert_eq!(out.status.code(), Some(1), "{t}");
     assert!(t.contains("did not accept a TLS handshake") && t.contains("starting"), "{t}");
@@ -251,7 +329,12 @@ fn hanging_webhook_is_a_deadline_fail_not_a_hang() {
     let dir = tempfile::tempdir().unwrap();
     let manifest = dir.path().join("m.yaml");
     std::fs::write(&manifest, reference_webhook::MANIFEST.replace("timeoutSeconds: 5", "timeoutSeconds: 1")).unwrap();
-    let out = run(bin().arg("--config").arg(&manifest).args(["--concurrency", "64", "--webhook", "validate.reference.conformance.example"]).arg("--cmd").arg(reference_cmd("--defect hang")));
+    let out = run(bin()
+        .arg("--config")
+        .arg(&manifest)
+        .args(["--concurrency", "64", "--webhook", "validate.reference.conformance.example"])
+        .arg("--cmd")
+        .arg(reference_cmd("--defect hang")));
     let t = text(&out);
     assert_eq!(out.status.code(), Some(1), "{t}");
     assert!(t.contains("verdict: FAIL — transport.deadline"), "{t}");
@@ -271,8 +354,20 @@ fn sigterm_during_a_run_stops_the_target() {
     let manifest = dir.path().join("m.yaml");
     std::fs::write(&manifest, reference_webhook::MANIFEST.replace("timeoutSeconds: 5", "timeoutSeconds: 30")).unwrap();
     let pidfile = dir.path().join("pid");
-    let cmd = format!("echo $$ > {}; exec {} reference-webhook --cert {{cert}} --key {{key}} --port {{port}} --defect hang", pidfile.display(), env!("CARGO_BIN_EXE_webhook-conformance"));
-    let mut child = bin().arg("--config").arg(&manifest).arg("--cmd").arg(&cmd).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let cmd = format!(
+        "echo $$ > {}; exec {} reference-webhook --cert {{cert}} --key {{key}} --port {{port}} --defect hang",
+        pidfile.display(),
+        env!("CARGO_BIN_EXE_webhook-conformance")
+    );
+    let mut child = bin()
+        .arg("--config")
+        .arg(&manifest)
+        .arg("--cmd")
+        .arg(&cmd)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
     // Wait (with a deadline) until the target has started and the run is hanging on it.
     let started = std::time::Instant::now();
     while !pidfile.exists() || std::fs::read_to_string(&pidfile).unwrap_or_default().trim().is_empty() {

@@ -8,9 +8,8 @@ use webhook_harness::run::{run, RunOptions};
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn webhook_passes_every_fail_rule() {
     let (choice, manifest) = env_target::from_env().unwrap_or_else(|e| panic!("webhook-conformance: {e:#}"));
-    let mut target = env_target::start(&choice, &manifest.webhooks)
-        .await
-        .unwrap_or_else(|e| panic!("webhook-conformance: {e:#}"));
+    let mut target =
+        env_target::start(&choice, &manifest.webhooks).await.unwrap_or_else(|e| panic!("webhook-conformance: {e:#}"));
     let report = run(&manifest.webhooks, &mut target, &RunOptions::default()).await.expect("the run completes");
     let text = report.render_text();
     println!("{text}");

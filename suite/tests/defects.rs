@@ -65,7 +65,13 @@ async fn v1beta1_leniency_turns_uid_and_gvk_breaches_into_warnings() {
     // checked for uid or apiVersion/kind.
     let text = reference_webhook::MANIFEST.replace("[\"v1\", \"v1beta1\"]", "[\"v1beta1\"]");
     let manifest = Manifest::parse("v1beta1.yaml".as_ref(), &text).unwrap();
-    for defect in [Defect::NoUid, Defect::NoApiVersionKind, Defect::PatchWithoutType, Defect::MimePatchType, Defect::ValidatingPatch] {
+    for defect in [
+        Defect::NoUid,
+        Defect::NoApiVersionKind,
+        Defect::PatchWithoutType,
+        Defect::MimePatchType,
+        Defect::ValidatingPatch,
+    ] {
         let mut target = embedded::start(&manifest.webhooks, Some(defect), None).await.unwrap();
         let report = run(&manifest.webhooks, &mut target, &RunOptions::default()).await.unwrap();
         assert_eq!(report.verdict(), Verdict::Pass, "{defect}: {}", report.render_text());

@@ -14,8 +14,10 @@ fn run_python_with(bug: &str, manifest_text: &str) -> (i32, String) {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/python_webhook.py");
     let cmd = format!("exec python3 {script} --cert {{cert}} --key {{key}} --port {{port}} --bug '{bug}'");
     let out = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
-        .arg("--config").arg(&manifest)
-        .arg("--cmd").arg(cmd)
+        .arg("--config")
+        .arg(&manifest)
+        .arg("--cmd")
+        .arg(cmd)
         .output()
         .expect("the CLI runs");
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
@@ -31,7 +33,8 @@ fn python_webhook_that_honours_the_protocol_passes() {
 
 #[test]
 fn python_webhook_bugs_fail_their_rules() {
-    for (bug, rule) in [("uid-on-error", "response.uid"), ("labels-map", "patch.applies"), ("mime-type", "patch.type")] {
+    for (bug, rule) in [("uid-on-error", "response.uid"), ("labels-map", "patch.applies"), ("mime-type", "patch.type")]
+    {
         let (code, text) = run_python(bug);
         assert_eq!(code, 1, "{bug}: {text}");
         assert!(text.contains(&format!("verdict: FAIL — {rule}")), "{bug}: {text}");

@@ -22,7 +22,10 @@ fn text(out: &Output) -> String {
 }
 
 fn reference_cmd() -> String {
-    format!("exec {} reference-webhook --cert {{cert}} --key {{key}} --port {{port}}", env!("CARGO_BIN_EXE_webhook-conformance"))
+    format!(
+        "exec {} reference-webhook --cert {{cert}} --key {{key}} --port {{port}}",
+        env!("CARGO_BIN_EXE_webhook-conformance")
+    )
 }
 
 fn write(dir: &Path, name: &str, contents: &str) -> PathBuf {
@@ -49,7 +52,10 @@ async fn a_changed_answer_is_a_readable_diff_naming_the_field() {
         assert!(dir.path().join(format!("{}.snap", c.name)).is_file(), "{}", c.name);
     }
     let unchanged = run_builtin(None, GoldenMode::Check(dir.path().to_path_buf())).await;
-    assert!(unchanged.iter().all(|c| c.findings.iter().all(|f| f.outcome == Outcome::Pass)), "a second run of the same webhook is unchanged");
+    assert!(
+        unchanged.iter().all(|c| c.findings.iter().all(|f| f.outcome == Outcome::Pass)),
+        "a second run of the same webhook is unchanged"
+    );
 
     // … and a webhook that now writes `replace` for a missing label key differs, readably.
     let changed = run_builtin(Some(Defect::ReplaceMissingKey), GoldenMode::Check(dir.path().to_path_buf())).await;
@@ -69,7 +75,10 @@ async fn a_changed_answer_is_a_readable_diff_naming_the_field() {
     let bare = wrong.iter().find(|c| c.name == "pod-bare").unwrap();
     let diff = bare.findings.iter().find(|f| f.rule == cases::GOLDEN).unwrap().detail.clone().unwrap();
     assert!(diff.lines().any(|l| l.starts_with('+') && l.contains("conformance.example/reviewed-by: 1")), "{diff}");
-    assert!(diff.lines().any(|l| l.starts_with('-') && l.contains("conformance.example/reviewed-by: reference-webhook")), "{diff}");
+    assert!(
+        diff.lines().any(|l| l.starts_with('-') && l.contains("conformance.example/reviewed-by: reference-webhook")),
+        "{diff}"
+    );
     // … and it breaks the case's expectation too.
     let e = bare.findings.iter().find(|f| f.rule == cases::EXPECTATION).unwrap();
     assert_eq!(e.outcome, Outcome::Fail, "{e:?}");
@@ -86,11 +95,19 @@ async fn expectations_fail_when_the_webhook_decides_otherwise() {
     .unwrap();
     let webhooks = embedded::reference_manifest().webhooks;
     let target = embedded::start(&webhooks, None, None).await.unwrap();
-    let results = cases::run_cases(std::slice::from_ref(&case), &webhooks, &target, HttpVersions::Http1, &GoldenMode::Off).await.unwrap();
+    let results =
+        cases::run_cases(std::slice::from_ref(&case), &webhooks, &target, HttpVersions::Http1, &GoldenMode::Off)
+            .await
+            .unwrap();
     let f = results[0].findings.iter().find(|f| f.rule == cases::EXPECTATION).unwrap();
     assert_eq!(f.outcome, Outcome::Fail);
     let d = f.detail.as_deref().unwrap();
-    for says in ["expected the request to be denied, it was allowed", "\"nope\"", "/metadata/labels/team", "lack /metadata/labels/conformance.example~1mutated"] {
+    for says in [
+        "expected the request to be denied, it was allowed",
+        "\"nope\"",
+        "/metadata/labels/team",
+        "lack /metadata/labels/conformance.example~1mutated",
+    ] {
         assert!(d.contains(says), "{says}: {d}");
     }
 }
@@ -100,10 +117,12 @@ async fn a_ca_bundle_that_does_not_vouch_for_the_served_certificate_is_a_fail_fi
     let webhooks = embedded::reference_manifest().webhooks;
     let target = embedded::start(&webhooks, None, None).await.unwrap();
     let served_ca = target.tls.as_ref().unwrap().ca_pem.clone();
-    let other = webhook_harness::tls::TlsMaterial::generate(&webhook_harness::target::serving_names(&webhooks), None).unwrap();
+    let other =
+        webhook_harness::tls::TlsMaterial::generate(&webhook_harness::target::serving_names(&webhooks), None).unwrap();
     let with_bundle = |pem: &str| {
         let b64 = base64::engine::general_purpose::STANDARD.encode(pem.as_bytes());
-        let text = reference_webhook::MANIFEST.replace("        path: /mutate\n", &format!("        path: /mutate\n      caBundle: {b64}\n"));
+        let text = reference_webhook::MANIFEST
+            .replace("        path: /mutate\n", &format!("        path: /mutate\n      caBundle: {b64}\n"));
         webhook_harness::config::Manifest::parse("m.yaml".as_ref(), &text).unwrap().webhooks
     };
     let mismatched = lint::check_ca_bundle_served(&with_bundle(&other.ca_pem), Some(&target.endpoint)).await;
@@ -124,7 +143,11 @@ async fn a_ca_bundle_that_does_not_vouch_for_the_served_certificate_is_a_fail_fi
 fn a_broken_case_file_is_exit_2_naming_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "good.yaml", "operation: DELETE\nobject: {apiVersion: v1, kind: Pod, metadata: {name: p}}\n");
-    write(dir.path(), "typo.yaml", "operation: CREATE\nobject: {apiVersion: v1, kind: Pod, metadata: {name: p}}\nexpect:\n  decison: allowed\n");
+    write(
+        dir.path(),
+        "typo.yaml",
+        "operation: CREATE\nobject: {apiVersion: v1, kind: Pod, metadata: {name: p}}\nexpect:\n  decison: allowed\n",
+    );
     let out = bin().arg("--cases").arg(dir.path()).output().unwrap();
     let t = text(&out);
     assert_eq!(out.status.code(), Some(2), "{t}");
@@ -183,7 +206,11 @@ fn well_formed(xml: &str) -> Result<Vec<(String, String)>, String> {
 fn lint_findings_cases_and_junit_from_the_cli() {
     let dir = tempfile::tempdir().unwrap();
     // sideEffects Some: the apiserver refuses this configuration; the suite still runs it.
-    let manifest = write(dir.path(), "hooks.yaml", &reference_webhook::MANIFEST.replacen("sideEffects: None", "sideEffects: Some", 1));
+    let manifest = write(
+        dir.path(),
+        "hooks.yaml",
+        &reference_webhook::MANIFEST.replacen("sideEffects: None", "sideEffects: Some", 1),
+    );
     let cases_dir = dir.path().join("cases");
     std::fs::create_dir(&cases_dir).unwrap();
     for name in ["pod-privileged.yaml", "pod-bare.yaml"] {
@@ -192,11 +219,16 @@ fn lint_findings_cases_and_junit_from_the_cli() {
     let junit = dir.path().join("junit.xml");
     let json = dir.path().join("report.json");
     let out = bin()
-        .arg("--config").arg(&manifest)
-        .arg("--cmd").arg(reference_cmd())
-        .arg("--cases").arg(&cases_dir)
-        .arg("--junit").arg(&junit)
-        .arg("--report-json").arg(&json)
+        .arg("--config")
+        .arg(&manifest)
+        .arg("--cmd")
+        .arg(reference_cmd())
+        .arg("--cases")
+        .arg(&cases_dir)
+        .arg("--junit")
+        .arg(&junit)
+        .arg("--report-json")
+        .arg(&json)
         .output()
         .unwrap();
     let t = text(&out);
@@ -208,28 +240,43 @@ fn lint_findings_cases_and_junit_from_the_cli() {
 
     let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let lint = report["lint"].as_array().unwrap();
-    assert!(lint.iter().any(|f| f["rule"] == "manifest.side-effects" && f["outcome"] == "fail" && f["webhook"] == "mutate.reference.conformance.example"));
+    assert!(lint.iter().any(|f| f["rule"] == "manifest.side-effects"
+        && f["outcome"] == "fail"
+        && f["webhook"] == "mutate.reference.conformance.example"));
     assert!(report["cases"].as_array().unwrap().iter().all(|c| c["outcome"] == "pass"), "{}", report["cases"]);
 
     let xml = std::fs::read_to_string(&junit).unwrap();
     let elements = well_formed(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
     let testcases: Vec<&String> = elements.iter().filter(|(n, _)| n == "testcase").map(|(_, a)| a).collect();
     let has = |name: &str| testcases.iter().any(|a| a.contains(&format!("name=\"{name}\"")));
-    for name in ["response.uid", "patch.applies", "manifest.side-effects", "manifest.timeout", "pod-privileged", "pod-bare"] {
+    for name in
+        ["response.uid", "patch.applies", "manifest.side-effects", "manifest.timeout", "pod-privileged", "pod-bare"]
+    {
         assert!(has(name), "no testcase {name}:\n{xml}");
     }
     // One catalog testcase per rule per webhook, one lint testcase per lint rule per webhook.
     let n = webhook_harness::rules::CATALOG.len() * 2 + lint::LINT_RULES.len() * 2 + 2;
     assert_eq!(testcases.len(), n, "{xml}");
-    assert_eq!(elements.iter().filter(|(n, _)| n == "failure").count(), 1, "only sideEffects of one webhook fails:\n{xml}");
-    assert!(xml.contains("<failure type=\"FAIL\" message=\"sideEffects &quot;Some&quot; is refused on create"), "{xml}");
+    assert_eq!(
+        elements.iter().filter(|(n, _)| n == "failure").count(),
+        1,
+        "only sideEffects of one webhook fails:\n{xml}"
+    );
+    assert!(
+        xml.contains("<failure type=\"FAIL\" message=\"sideEffects &quot;Some&quot; is refused on create"),
+        "{xml}"
+    );
     assert!(xml.contains("<system-out>WARN: sideEffects Some"), "WARN is a passing testcase with system-out:\n{xml}");
 }
 
 #[test]
 fn a_manifest_that_cannot_load_is_exit_2_and_rules_lists_lint_and_case_rules() {
     let dir = tempfile::tempdir().unwrap();
-    let manifest = write(dir.path(), "hooks.yaml", &reference_webhook::MANIFEST.replacen("timeoutSeconds: 5", "timeoutSeconds: 31", 1));
+    let manifest = write(
+        dir.path(),
+        "hooks.yaml",
+        &reference_webhook::MANIFEST.replacen("timeoutSeconds: 5", "timeoutSeconds: 31", 1),
+    );
     let out = bin().arg("--config").arg(&manifest).arg("--cmd").arg(reference_cmd()).output().unwrap();
     let t = text(&out);
     assert_eq!(out.status.code(), Some(2), "{t}");
@@ -237,7 +284,13 @@ fn a_manifest_that_cannot_load_is_exit_2_and_rules_lists_lint_and_case_rules() {
 
     let out = bin().arg("rules").output().unwrap();
     let t = text(&out);
-    for id in ["manifest.side-effects", "manifest.ca-bundle", "manifest.system-namespaces", "case.expectation", "golden.unchanged"] {
+    for id in [
+        "manifest.side-effects",
+        "manifest.ca-bundle",
+        "manifest.system-namespaces",
+        "case.expectation",
+        "golden.unchanged",
+    ] {
         assert!(t.contains(id), "{id}: {t}");
     }
 }
@@ -251,7 +304,11 @@ fn the_cli_checks_and_updates_golden_snapshots() {
     assert!(t.contains("== cases (") && !t.contains("golden.unchanged:"), "{t}");
 
     // A defect against the same snapshots: golden.unchanged FAILs with the diff in the report.
-    let out = bin().args(["--reference-defect", "replace-missing-key", "--golden"]).arg(cases::builtin_golden_dir()).output().unwrap();
+    let out = bin()
+        .args(["--reference-defect", "replace-missing-key", "--golden"])
+        .arg(cases::builtin_golden_dir())
+        .output()
+        .unwrap();
     let t = text(&out);
     assert_eq!(out.status.code(), Some(1), "{t}");
     assert!(t.contains("FAIL golden.unchanged") && t.contains("+  - op: replace"), "{t}");

@@ -49,9 +49,10 @@ async fn reference_image_passes_the_whole_suite() {
 async fn defect_in_the_image_fails_exactly_its_rule() {
     let label = unique_label("defect");
     let webhooks = embedded::reference_manifest().webhooks;
-    let mut target = start_target(&TargetChoice::Image { spec: spec(&label, &["--defect", "status-500"]) }, &webhooks, None)
-        .await
-        .unwrap_or_else(|e| panic!("the reference image starts: {e}"));
+    let mut target =
+        start_target(&TargetChoice::Image { spec: spec(&label, &["--defect", "status-500"]) }, &webhooks, None)
+            .await
+            .unwrap_or_else(|e| panic!("the reference image starts: {e}"));
     let report = run(&webhooks, &mut target, &RunOptions::default()).await.expect("run completes");
     assert_eq!(report.failed_rules(), vec!["transport.status"], "{}", report.render_text());
     assert_eq!(report.verdict(), Verdict::Fail);
@@ -63,7 +64,13 @@ async fn defect_in_the_image_fails_exactly_its_rule() {
 async fn image_that_exits_is_a_target_ready_fail_with_its_output() {
     let label = unique_label("exits");
     let webhooks = embedded::reference_manifest().webhooks;
-    let err = match start_target(&TargetChoice::Image { spec: spec(&label, &["--defect", "no-such-defect"]) }, &webhooks, None).await {
+    let err = match start_target(
+        &TargetChoice::Image { spec: spec(&label, &["--defect", "no-such-defect"]) },
+        &webhooks,
+        None,
+    )
+    .await
+    {
         Ok(_) => panic!("a container that exits must not become a target"),
         Err(e) => e,
     };
@@ -71,7 +78,10 @@ async fn image_that_exits_is_a_target_ready_fail_with_its_output() {
     assert!(message.starts_with("target.ready FAIL: the container of webhook-conformance-reference:"), "{message}");
     assert!(message.contains("exited before it became ready"), "{message}");
     assert!(message.contains("exit code 2"), "{message}");
-    assert!(message.contains("unknown defect `no-such-defect`"), "the container's log tail is in the verdict: {message}");
+    assert!(
+        message.contains("unknown defect `no-such-defect`"),
+        "the container's log tail is in the verdict: {message}"
+    );
     assert!(containers_labelled(&label).is_empty(), "the exited container was removed");
 }
 
@@ -90,7 +100,10 @@ async fn image_listening_elsewhere_never_becomes_ready() {
     let RunError::Target(message) = err else { panic!("expected a target.ready verdict, got usage error: {err}") };
     assert!(message.starts_with("target.ready FAIL: "), "{message}");
     assert!(message.contains("did not accept a TLS handshake") && message.contains("within 3 s"), "{message}");
-    assert!(message.contains("listening on https://0.0.0.0:9443"), "the container's log tail is in the verdict: {message}");
+    assert!(
+        message.contains("listening on https://0.0.0.0:9443"),
+        "the container's log tail is in the verdict: {message}"
+    );
     assert!(containers_labelled(&label).is_empty(), "the container was removed");
 }
 
@@ -101,7 +114,9 @@ async fn container_is_removed_when_a_test_panics_holding_it() {
     let spec = spec(&label, &[]);
     let probe = label.clone();
     let outcome = tokio::spawn(async move {
-        let _target = start_target(&TargetChoice::Image { spec }, &webhooks, None).await.unwrap_or_else(|e| panic!("starts: {e}"));
+        let _target = start_target(&TargetChoice::Image { spec }, &webhooks, None)
+            .await
+            .unwrap_or_else(|e| panic!("starts: {e}"));
         assert_eq!(containers_labelled(&probe).len(), 1);
         panic!("deliberate panic while the container runs");
     })
@@ -119,7 +134,16 @@ fn cli_runs_an_image_and_exits_by_verdict() {
     let report = dir.path().join("report.json");
     let out = Command::new(binary())
         .current_dir(dir.path())
-        .args(["--config", manifest, "--image", &image, "--image-arg=--defect", "--image-arg", "status-500", "--report-json"])
+        .args([
+            "--config",
+            manifest,
+            "--image",
+            &image,
+            "--image-arg=--defect",
+            "--image-arg",
+            "status-500",
+            "--report-json",
+        ])
         .arg(&report)
         .output()
         .unwrap();
@@ -131,7 +155,11 @@ fn cli_runs_an_image_and_exits_by_verdict() {
 
     assert_no_container_left(&stdout);
 
-    let out = Command::new(binary()).current_dir(dir.path()).args(["--config", manifest, "--image", &image]).output().unwrap();
+    let out = Command::new(binary())
+        .current_dir(dir.path())
+        .args(["--config", manifest, "--image", &image])
+        .output()
+        .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     assert_no_container_left(&stdout);
@@ -145,7 +173,16 @@ fn assert_no_container_left(stdout: &str) {
         .and_then(|rest| rest.split(')').next())
         .unwrap_or_else(|| panic!("the report names the container: {stdout}"));
     assert_eq!(id.len(), 12, "{stdout}");
-    let listed = image_support::docker(&["ps", "--all", "--quiet", "--filter", &format!("id={id}"), "--filter", &format!("label={RUN_LABEL}")]).unwrap();
+    let listed = image_support::docker(&[
+        "ps",
+        "--all",
+        "--quiet",
+        "--filter",
+        &format!("id={id}"),
+        "--filter",
+        &format!("label={RUN_LABEL}"),
+    ])
+    .unwrap();
     assert_eq!(listed.trim(), "", "container {id} of the CLI's run is left");
 }
 

@@ -23,16 +23,32 @@ fn mutating() -> Vec<WebhookSpec> {
 }
 
 fn options(cases: u32, only: &[&str]) -> FuzzOptions {
-    FuzzOptions { cases, seed: SEED, concurrency: 2, only: only.iter().map(|s| s.to_string()).collect(), ..FuzzOptions::default() }
+    FuzzOptions {
+        cases,
+        seed: SEED,
+        concurrency: 2,
+        only: only.iter().map(|s| s.to_string()).collect(),
+        ..FuzzOptions::default()
+    }
 }
 
-async fn fuzz_reference(webhooks: &[WebhookSpec], defect: Option<Defect>, style: Style, opts: &FuzzOptions) -> PropertyReport {
+async fn fuzz_reference(
+    webhooks: &[WebhookSpec],
+    defect: Option<Defect>,
+    style: Style,
+    opts: &FuzzOptions,
+) -> PropertyReport {
     let target = embedded::start_styled(webhooks, defect, style, None).await.expect("reference webhook starts");
     fuzz(webhooks, &target, opts, Arc::new(Progress::default())).await.expect("fuzz completes")
 }
 
 fn outcome(report: &PropertyReport, id: &str, webhook: &str) -> Outcome {
-    report.results.iter().find(|r| r.rule.id == id && r.webhook == webhook).map(|r| r.outcome).unwrap_or_else(|| panic!("no result for {id}"))
+    report
+        .results
+        .iter()
+        .find(|r| r.rule.id == id && r.webhook == webhook)
+        .map(|r| r.outcome)
+        .unwrap_or_else(|| panic!("no result for {id}"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -44,7 +60,15 @@ async fn reference_webhook_holds_every_property() {
     assert!(report.warned_rules().is_empty(), "{text}");
     assert_eq!(report.results.len(), PROPERTIES.len() * webhooks.len());
     let mutate = &webhooks[0].name;
-    for id in ["property.contract", "property.operations", "property.idempotent", "property.reinvocation", "property.deterministic", "property.dry-run", "property.dry-run-config"] {
+    for id in [
+        "property.contract",
+        "property.operations",
+        "property.idempotent",
+        "property.reinvocation",
+        "property.deterministic",
+        "property.dry-run",
+        "property.dry-run-config",
+    ] {
         assert_eq!(outcome(&report, id, mutate), Outcome::Pass, "{id}\n{text}");
     }
     for r in report.results.iter().filter(|r| r.outcome == Outcome::Pass && r.rule.id != "property.dry-run-config") {
@@ -63,7 +87,13 @@ async fn each_property_defect_is_caught_and_shrunk_to_a_small_request() {
     let name = webhooks[0].name.clone();
     let mut problems = Vec::new();
     for &defect in Defect::ALL.iter().filter(|d| d.is_property()) {
-        let report = fuzz_reference(&webhooks, Some(defect), Style::default(), &options(48, &[defect.rule(), "property.contract"])).await;
+        let report = fuzz_reference(
+            &webhooks,
+            Some(defect),
+            Style::default(),
+            &options(48, &[defect.rule(), "property.contract"]),
+        )
+        .await;
         let text = report.render_text();
         let expected = if defect.level() == "FAIL" { Outcome::Fail } else { Outcome::Warn };
         let got = outcome(&report, defect.rule(), &name);
@@ -87,7 +117,9 @@ async fn each_property_defect_is_caught_and_shrunk_to_a_small_request() {
         if !small {
             problems.push(format!("{defect}: the minimal request is not small:\n{text}"));
         }
-        for part in ["minimal request", "reproduce the", "curl --http1.1", "answers side by side", &format!("seed: {SEED}")] {
+        for part in
+            ["minimal request", "reproduce the", "curl --http1.1", "answers side by side", &format!("seed: {SEED}")]
+        {
             if !text.contains(part) {
                 problems.push(format!("{defect}: the report lacks {part:?}:\n{text}"));
             }
@@ -100,7 +132,11 @@ async fn each_property_defect_is_caught_and_shrunk_to_a_small_request() {
 async fn harmless_but_different_patches_pass() {
     let webhooks = mutating();
     let only = ["property.idempotent", "property.reinvocation", "property.deterministic", "property.dry-run"];
-    for style in [Style { reorder_ops: true, restate_unchanged: false }, Style { reorder_ops: false, restate_unchanged: true }, Style { reorder_ops: true, restate_unchanged: true }] {
+    for style in [
+        Style { reorder_ops: true, restate_unchanged: false },
+        Style { reorder_ops: false, restate_unchanged: true },
+        Style { reorder_ops: true, restate_unchanged: true },
+    ] {
         let report = fuzz_reference(&webhooks, None, style, &options(24, &only)).await;
         let text = report.render_text();
         assert_eq!(report.verdict(), Verdict::Pass, "{style:?}\n{text}");
@@ -135,7 +171,13 @@ async fn failures_are_saved_and_replayed_first() {
 async fn side_effects_that_refuse_dry_run_fail_the_config_property() {
     let mut webhooks = mutating();
     webhooks[0].side_effects = Some("Some".into());
-    let report = fuzz_reference(&webhooks, None, Style::default(), &options(4, &["property.dry-run-config", "property.dry-run"])).await;
+    let report = fuzz_reference(
+        &webhooks,
+        None,
+        Style::default(),
+        &options(4, &["property.dry-run-config", "property.dry-run"]),
+    )
+    .await;
     assert_eq!(report.failed_rules(), vec!["property.dry-run-config"], "{}", report.render_text());
     assert_eq!(outcome(&report, "property.dry-run", &webhooks[0].name), Outcome::Skip);
     assert!(report.render_text().contains("does not support dry run"));
@@ -145,7 +187,8 @@ async fn side_effects_that_refuse_dry_run_fail_the_config_property() {
 async fn cases_means_cases_per_property_whatever_the_concurrency() {
     // As PROPTEST_CASES: N generated cases per property, also when N does not divide evenly.
     let webhooks = mutating();
-    let opts = FuzzOptions { cases: 5, concurrency: 4, ..options(5, &["property.idempotent", "property.deterministic"]) };
+    let opts =
+        FuzzOptions { cases: 5, concurrency: 4, ..options(5, &["property.idempotent", "property.deterministic"]) };
     let report = fuzz_reference(&webhooks, None, Style::default(), &opts).await;
     for r in report.results.iter().filter(|r| r.outcome == Outcome::Pass) {
         assert_eq!(r.cases, 5, "{}", r.rule.id);

@@ -10,7 +10,9 @@ use super::load::Case;
 use crate::checks::{Exchange, Finding};
 use crate::client::Client;
 use crate::config::{WebhookKind, WebhookSpec};
-use crate::requests::{connect_options, default_user, scale, stored, targets_for, AdmissionSpec, Gvk, Operation, RequestCase, SubObject};
+use crate::requests::{
+    connect_options, default_user, scale, stored, targets_for, AdmissionSpec, Gvk, Operation, RequestCase, SubObject,
+};
 use crate::rules::Outcome;
 use crate::run::{exchange, ExchangeRecord};
 
@@ -127,8 +129,16 @@ pub fn admission_spec(case: &Case, kind: WebhookKind, current: &Value) -> Admiss
         }
         Some(SubObject::Scale) => {
             let gvk = Gvk::new("autoscaling", "v1", "Scale");
-            let object = if current.is_null() { scale(&case.object_name, CASE_UID, 3) } else { with_type_meta(current.clone(), &gvk) };
-            let old = if case.old_object.is_null() { scale(&case.object_name, CASE_UID, 2) } else { with_type_meta(case.old_object.clone(), &gvk) };
+            let object = if current.is_null() {
+                scale(&case.object_name, CASE_UID, 3)
+            } else {
+                with_type_meta(current.clone(), &gvk)
+            };
+            let old = if case.old_object.is_null() {
+                scale(&case.object_name, CASE_UID, 2)
+            } else {
+                with_type_meta(case.old_object.clone(), &gvk)
+            };
             (gvk, object, old)
         }
         Some(SubObject::ConnectOptions(k)) => {
@@ -232,14 +242,21 @@ pub fn check_expectations(case: &Case, run: &CaseRun) -> Result<(), String> {
                 Decision::Rejected(w, r, m) => format!(" ({r} of {w}: {m})"),
                 _ => String::new(),
             };
-            breaches.push(format!("expected the request to be {}, it was {}{detail}", if allowed { "allowed" } else { "denied" }, run.decision.as_str()));
+            breaches.push(format!(
+                "expected the request to be {}, it was {}{detail}",
+                if allowed { "allowed" } else { "denied" },
+                run.decision.as_str()
+            ));
         }
     }
     if let Some(sub) = &e.message {
         match &run.decision {
             Decision::Denied(_, m) | Decision::Rejected(_, _, m) if m.contains(sub.as_str()) => {}
-            Decision::Denied(_, m) | Decision::Rejected(_, _, m) => breaches.push(format!("expected the message to contain {sub:?}; it is {m:?}")),
-            other => breaches.push(format!("expected a denial message containing {sub:?}; the request was {}", other.as_str())),
+            Decision::Denied(_, m) | Decision::Rejected(_, _, m) => {
+                breaches.push(format!("expected the message to contain {sub:?}; it is {m:?}"))
+            }
+            other => breaches
+                .push(format!("expected a denial message containing {sub:?}; the request was {}", other.as_str())),
         }
     }
     if let Some(sub) = &e.warning {
@@ -250,7 +267,9 @@ pub fn check_expectations(case: &Case, run: &CaseRun) -> Result<(), String> {
     for (path, value) in &e.has {
         match (run.final_object.pointer(path), value) {
             (None, _) => breaches.push(format!("expected the resulting object to have {path}; it does not")),
-            (Some(got), Some(want)) if got != want => breaches.push(format!("expected {path} to be {want}; it is {got}")),
+            (Some(got), Some(want)) if got != want => {
+                breaches.push(format!("expected {path} to be {want}; it is {got}"))
+            }
             _ => {}
         }
     }

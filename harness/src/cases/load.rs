@@ -51,7 +51,11 @@ pub struct Expect {
 
 impl Expect {
     pub fn is_empty(&self) -> bool {
-        self.allowed.is_none() && self.message.is_none() && self.warning.is_none() && self.has.is_empty() && self.lacks.is_empty()
+        self.allowed.is_none()
+            && self.message.is_none()
+            && self.warning.is_none()
+            && self.has.is_empty()
+            && self.lacks.is_empty()
     }
 }
 
@@ -139,11 +143,12 @@ enum RawHas {
 
 /// The 1-based line of the first `key:` in `text`, for errors about a field.
 fn line_of(text: &str, key: &str) -> Option<usize> {
-    text.lines().position(|l| {
-        let t = l.trim_start().trim_start_matches("- ");
-        t.starts_with(&format!("{key}:")) || t.starts_with(&format!("\"{key}\":"))
-    })
-    .map(|i| i + 1)
+    text.lines()
+        .position(|l| {
+            let t = l.trim_start().trim_start_matches("- ");
+            t.starts_with(&format!("{key}:")) || t.starts_with(&format!("\"{key}\":"))
+        })
+        .map(|i| i + 1)
 }
 
 /// Every case file (`*.yaml`, `*.yml`) directly in `dir`, by name.
@@ -184,13 +189,9 @@ pub fn parse(file: &Path, text: &str) -> Result<Case, CaseError> {
     let raw: RawCase = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
-        let line = inner.location().map(|l| l.line()).or_else(|| line_of(text, path.rsplit('.').next().unwrap_or(&path)));
-        CaseError {
-            file: file.to_path_buf(),
-            line,
-            field: (path != ".").then_some(path),
-            message: inner.to_string(),
-        }
+        let line =
+            inner.location().map(|l| l.line()).or_else(|| line_of(text, path.rsplit('.').next().unwrap_or(&path)));
+        CaseError { file: file.to_path_buf(), line, field: (path != ".").then_some(path), message: inner.to_string() }
     })?;
     let name = file.file_stem().and_then(|s| s.to_str()).unwrap_or("case").to_string();
 
@@ -199,7 +200,10 @@ pub fn parse(file: &Path, text: &str) -> Result<Case, CaseError> {
     let mut request_resource: Option<(String, String, String)> = None;
     if let Some(request) = raw.request.take() {
         if raw.operation.is_some() || raw.object.is_some() || raw.old_object.is_some() || raw.resource.is_some() {
-            return Err(err(Some("request"), "give either a whole `request` (AdmissionRequest) or operation/object/…, not both".into()));
+            return Err(err(
+                Some("request"),
+                "give either a whole `request` (AdmissionRequest) or operation/object/…, not both".into(),
+            ));
         }
         let s = |k: &str| request.get(k).and_then(Value::as_str).map(String::from);
         raw.operation = s("operation");
@@ -217,7 +221,10 @@ pub fn parse(file: &Path, text: &str) -> Result<Case, CaseError> {
     }
     let _ = (&raw.api_version, &raw.kind);
 
-    let op_text = raw.operation.clone().ok_or_else(|| err(Some("operation"), "required: CREATE, UPDATE, DELETE or CONNECT".into()))?;
+    let op_text = raw
+        .operation
+        .clone()
+        .ok_or_else(|| err(Some("operation"), "required: CREATE, UPDATE, DELETE or CONNECT".into()))?;
     let operation = Operation::ALL
         .into_iter()
         .find(|o| o.as_str() == op_text)
@@ -237,7 +244,11 @@ pub fn parse(file: &Path, text: &str) -> Result<Case, CaseError> {
         (None, None) => {
             let source = if object.is_null() { &old_object } else { &object };
             if source.is_null() {
-                return Err(err(Some("resource"), "cannot tell the resource: give `resource:` (e.g. pods) or an object with apiVersion and kind".into()));
+                return Err(err(
+                    Some("resource"),
+                    "cannot tell the resource: give `resource:` (e.g. pods) or an object with apiVersion and kind"
+                        .into(),
+                ));
             }
             resolve_by_kind(source).map_err(|m| err(Some("object"), m))?
         }
@@ -247,17 +258,30 @@ pub fn parse(file: &Path, text: &str) -> Result<Case, CaseError> {
         Some(sub) => {
             let found = resource.subresources.iter().find(|s| s.name == sub).copied().ok_or_else(|| {
                 let known: Vec<_> = resource.subresources.iter().map(|s| s.name).collect();
-                err(Some("subresource"), format!("{} has no subresource {sub:?} the suite knows (known: {})", resource.plural, known.join(", ")))
+                err(
+                    Some("subresource"),
+                    format!(
+                        "{} has no subresource {sub:?} the suite knows (known: {})",
+                        resource.plural,
+                        known.join(", ")
+                    ),
+                )
             })?;
             if !found.operations.contains(&operation) {
                 let ops: Vec<_> = found.operations.iter().map(|o| o.as_str()).collect();
-                return Err(err(Some("operation"), format!("{}/{sub} takes {}, not {operation}", resource.plural, ops.join(", "))));
+                return Err(err(
+                    Some("operation"),
+                    format!("{}/{sub} takes {}, not {operation}", resource.plural, ops.join(", ")),
+                ));
             }
             Some(found)
         }
     };
     if subresource.is_none() && operation == Operation::Connect {
-        return Err(err(Some("subresource"), "CONNECT goes to a subresource (e.g. exec, attach, portforward, proxy)".into()));
+        return Err(err(
+            Some("subresource"),
+            "CONNECT goes to a subresource (e.g. exec, attach, portforward, proxy)".into(),
+        ));
     }
     let parent_object = matches!(subresource.map(|s| s.object), None | Some(SubObject::Parent));
     match operation {
@@ -265,7 +289,10 @@ pub fn parse(file: &Path, text: &str) -> Result<Case, CaseError> {
             return Err(err(Some("object"), format!("required for {operation}")));
         }
         Operation::Delete if object.is_null() && old_object.is_null() => {
-            return Err(err(Some("object"), "required for DELETE: the object being deleted (sent as oldObject)".into()));
+            return Err(err(
+                Some("object"),
+                "required for DELETE: the object being deleted (sent as oldObject)".into(),
+            ));
         }
         _ => {}
     }
@@ -276,7 +303,12 @@ pub fn parse(file: &Path, text: &str) -> Result<Case, CaseError> {
     };
     let object_name = raw.name.clone().or_else(|| meta("name")).unwrap_or_default();
     let namespace = if resource.namespaced {
-        Some(raw.namespace.clone().or_else(|| meta("namespace")).unwrap_or_else(|| crate::requests::NAMESPACE.to_string()))
+        Some(
+            raw.namespace
+                .clone()
+                .or_else(|| meta("namespace"))
+                .unwrap_or_else(|| crate::requests::NAMESPACE.to_string()),
+        )
     } else {
         None
     };
@@ -383,5 +415,9 @@ fn resolve_by_kind(object: &Value) -> Result<Resource, String> {
         .into_iter()
         .find(|r| r.group == group && r.kind == kind)
         .map(|r| Resource { version: version.to_string(), ..r })
-        .ok_or_else(|| format!("{api_version} {kind} is not a built-in kind the suite knows: give `resource:` as group/version/plural"))
+        .ok_or_else(|| {
+            format!(
+                "{api_version} {kind} is not a built-in kind the suite knows: give `resource:` as group/version/plural"
+            )
+        })
 }

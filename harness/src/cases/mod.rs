@@ -101,7 +101,11 @@ pub fn judge(case: &Case, run: CaseRun, golden: &GoldenMode) -> CaseResult {
     let snapshot = snapshot::render(case, &run);
     let mut findings = Vec::new();
     let expectation = if run.decision == Decision::NotSelected && case.webhook.is_none() {
-        CaseFinding { rule: EXPECTATION, outcome: Outcome::Skip, detail: Some("no webhook of the manifest selects this case".into()) }
+        CaseFinding {
+            rule: EXPECTATION,
+            outcome: Outcome::Skip,
+            detail: Some("no webhook of the manifest selects this case".into()),
+        }
     } else if case.expect.is_empty() {
         CaseFinding { rule: EXPECTATION, outcome: Outcome::Skip, detail: Some("the case has no expect:".into()) }
     } else {
@@ -112,18 +116,43 @@ pub fn judge(case: &Case, run: CaseRun, golden: &GoldenMode) -> CaseResult {
     };
     findings.push(expectation);
     let golden_finding = match golden {
-        GoldenMode::Off => CaseFinding { rule: GOLDEN, outcome: Outcome::Skip, detail: Some("no golden directory given".into()) },
-        _ if run.decision == Decision::NotSelected => CaseFinding { rule: GOLDEN, outcome: Outcome::Skip, detail: Some("no webhook of the manifest selects this case".into()) },
+        GoldenMode::Off => {
+            CaseFinding { rule: GOLDEN, outcome: Outcome::Skip, detail: Some("no golden directory given".into()) }
+        }
+        _ if run.decision == Decision::NotSelected => CaseFinding {
+            rule: GOLDEN,
+            outcome: Outcome::Skip,
+            detail: Some("no webhook of the manifest selects this case".into()),
+        },
         GoldenMode::Check(dir) => match snapshot::compare(dir, &case.name, &snapshot) {
             Golden::Unchanged => CaseFinding { rule: GOLDEN, outcome: Outcome::Pass, detail: None },
-            Golden::Missing(p) => CaseFinding { rule: GOLDEN, outcome: Outcome::Fail, detail: Some(format!("no snapshot {}: run with --update-golden to accept this run's answers", p.display())) },
-            Golden::Changed(p, diff) => CaseFinding { rule: GOLDEN, outcome: Outcome::Fail, detail: Some(format!("the answer differs from {} (accept with --update-golden):\n{diff}", p.display())) },
+            Golden::Missing(p) => CaseFinding {
+                rule: GOLDEN,
+                outcome: Outcome::Fail,
+                detail: Some(format!(
+                    "no snapshot {}: run with --update-golden to accept this run's answers",
+                    p.display()
+                )),
+            },
+            Golden::Changed(p, diff) => CaseFinding {
+                rule: GOLDEN,
+                outcome: Outcome::Fail,
+                detail: Some(format!("the answer differs from {} (accept with --update-golden):\n{diff}", p.display())),
+            },
         },
         GoldenMode::Update(dir) => match snapshot::compare(dir, &case.name, &snapshot) {
             Golden::Unchanged => CaseFinding { rule: GOLDEN, outcome: Outcome::Pass, detail: None },
             _ => match snapshot::write(dir, &case.name, &snapshot) {
-                Ok(p) => CaseFinding { rule: GOLDEN, outcome: Outcome::Pass, detail: Some(format!("snapshot written: {}", p.display())) },
-                Err(e) => CaseFinding { rule: GOLDEN, outcome: Outcome::Fail, detail: Some(format!("cannot write the snapshot to {}: {e}", dir.display())) },
+                Ok(p) => CaseFinding {
+                    rule: GOLDEN,
+                    outcome: Outcome::Pass,
+                    detail: Some(format!("snapshot written: {}", p.display())),
+                },
+                Err(e) => CaseFinding {
+                    rule: GOLDEN,
+                    outcome: Outcome::Fail,
+                    detail: Some(format!("cannot write the snapshot to {}: {e}", dir.display())),
+                },
             },
         },
     };
@@ -142,13 +171,24 @@ pub fn judge(case: &Case, run: CaseRun, golden: &GoldenMode) -> CaseResult {
 /// Check every case's `webhook:` names before a run: an unknown name is an error of the case file.
 pub fn validate_webhooks(cases: &[Case], webhooks: &[WebhookSpec]) -> Result<(), CaseError> {
     for case in cases {
-        webhooks_for(case, webhooks).map_err(|message| CaseError { file: case.file.clone(), line: None, field: Some("webhook".into()), message })?;
+        webhooks_for(case, webhooks).map_err(|message| CaseError {
+            file: case.file.clone(),
+            line: None,
+            field: Some("webhook".into()),
+            message,
+        })?;
     }
     Ok(())
 }
 
 /// Run every case against the target, one after the other.
-pub async fn run_cases(cases: &[Case], webhooks: &[WebhookSpec], target: &RunningTarget, http: HttpVersions, golden: &GoldenMode) -> anyhow::Result<Vec<CaseResult>> {
+pub async fn run_cases(
+    cases: &[Case],
+    webhooks: &[WebhookSpec],
+    target: &RunningTarget,
+    http: HttpVersions,
+    golden: &GoldenMode,
+) -> anyhow::Result<Vec<CaseResult>> {
     let client = Client::new(target.endpoint.clone(), http)?;
     let mut out = Vec::with_capacity(cases.len());
     for case in cases {

@@ -73,11 +73,14 @@ fn answer(record: &crate::run::ExchangeRecord) -> Value {
     };
     out.insert("allowed".into(), json!(x.allowed()));
     let uid = response.get("uid").and_then(Value::as_str);
-    out.insert("uid".into(), json!(match uid {
-        Some(u) if u == record.case.uid() => "matches the request",
-        Some(_) => "differs from the request",
-        None => "missing",
-    }));
+    out.insert(
+        "uid".into(),
+        json!(match uid {
+            Some(u) if u == record.case.uid() => "matches the request",
+            Some(_) => "differs from the request",
+            None => "missing",
+        }),
+    );
     if let Some(status) = response.get("status").filter(|s| !s.is_null()) {
         let mut s = Map::new();
         for k in ["code", "message", "reason"] {
@@ -101,7 +104,8 @@ fn answer(record: &crate::run::ExchangeRecord) -> Value {
             out.insert("patch".into(), json!(format!("undecodable: {e}")));
         }
         Some(Ok(bytes)) => {
-            let decoded = serde_json::from_slice::<Value>(&bytes.bytes).unwrap_or_else(|_| json!(String::from_utf8_lossy(&bytes.bytes)));
+            let decoded = serde_json::from_slice::<Value>(&bytes.bytes)
+                .unwrap_or_else(|_| json!(String::from_utf8_lossy(&bytes.bytes)));
             out.insert("patch".into(), decoded);
         }
     }

@@ -42,9 +42,13 @@ fn semantic_errors_name_field_and_line() {
     assert!(e.to_string().contains("subresource"), "{e}");
     let e = parse_case("operation: UPDATE\nresource: pods\nsubresource: exec\n").unwrap_err();
     assert!(e.to_string().contains("takes CONNECT"), "{e}");
-    let e = parse_case("operation: CREATE\nobject: {apiVersion: v1, kind: Pod}\nexpect:\n  decision: maybe\n").unwrap_err();
+    let e =
+        parse_case("operation: CREATE\nobject: {apiVersion: v1, kind: Pod}\nexpect:\n  decision: maybe\n").unwrap_err();
     assert_eq!(e.line, Some(4), "{e}");
-    let e = parse_case("operation: CREATE\nobject: {apiVersion: v1, kind: Pod}\nexpect:\n  patched:\n    has: [metadata/labels]\n").unwrap_err();
+    let e = parse_case(
+        "operation: CREATE\nobject: {apiVersion: v1, kind: Pod}\nexpect:\n  patched:\n    has: [metadata/labels]\n",
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("JSON pointer"), "{e}");
     let e = parse_case("operation: DELETE\nresource: pods\n").unwrap_err();
     assert!(e.to_string().contains("required for DELETE"), "{e}");
@@ -108,9 +112,15 @@ fn the_built_in_cases_load_and_each_reaches_a_reference_webhook() {
 
 #[test]
 fn an_unknown_webhook_name_is_an_error_of_the_case() {
-    let mut c = parse_case("operation: CREATE\nwebhook: nope.example.com\nobject: {apiVersion: v1, kind: Pod, metadata: {name: p}}\n").unwrap();
+    let mut c = parse_case(
+        "operation: CREATE\nwebhook: nope.example.com\nobject: {apiVersion: v1, kind: Pod, metadata: {name: p}}\n",
+    )
+    .unwrap();
     let e = validate_webhooks(std::slice::from_ref(&c), &reference().webhooks).unwrap_err();
-    assert!(e.to_string().contains("nope.example.com") && e.to_string().contains("mutate.reference.conformance.example"), "{e}");
+    assert!(
+        e.to_string().contains("nope.example.com") && e.to_string().contains("mutate.reference.conformance.example"),
+        "{e}"
+    );
     c.webhook = Some("validate.reference.conformance.example".into());
     assert_eq!(webhooks_for(&c, &reference().webhooks).unwrap().len(), 1);
 }

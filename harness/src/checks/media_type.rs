@@ -100,8 +100,14 @@ mod tests {
 
     #[test]
     fn accepts_what_go_accepts() {
-        for ok in ["application/json", "application/json; charset=utf-8", "Application/JSON;", "text/plain",
-                   "application/json; charset=\"utf-8\"", "json"] {
+        for ok in [
+            "application/json",
+            "application/json; charset=utf-8",
+            "Application/JSON;",
+            "text/plain",
+            "application/json; charset=\"utf-8\"",
+            "json",
+        ] {
             assert!(parse_media_type(ok).is_ok(), "{ok}");
         }
         assert_eq!(parse_media_type(" Application/JSON ; charset=utf-8").unwrap(), "application/json");

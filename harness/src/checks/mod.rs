@@ -11,8 +11,13 @@ mod transport;
 pub use exchange::Exchange;
 pub use media_type::parse_media_type;
 
-pub(crate) use denial::{audit_keys, code as denial_code, message as denial_message, no_patch as denial_no_patch, warnings};
-pub(crate) use patch::{applies, base64, base64_string, json as patch_json, kind_decode, no_object, pairing, patch_type, rfc6902, validating_no_patch};
+pub(crate) use denial::{
+    audit_keys, code as denial_code, message as denial_message, no_patch as denial_no_patch, warnings,
+};
+pub(crate) use patch::{
+    applies, base64, base64_string, json as patch_json, kind_decode, no_object, pairing, patch_type, rfc6902,
+    validating_no_patch,
+};
 pub(crate) use review::{allowed_present, decode, gvk, gvk_present, present, uid};
 pub(crate) use transport::{answer, body, connect, content_type, content_type_json, deadline, status};
 
@@ -95,7 +100,9 @@ pub fn evaluate(x: &Exchange) -> Vec<Finding> {
                     Outcome::Warn
                 } else {
                     if lenient_here && rule.severity == Severity::Fail {
-                        detail.push_str(" [WARN, not FAIL: the apiserver does not enforce this for admission.k8s.io/v1beta1]");
+                        detail.push_str(
+                            " [WARN, not FAIL: the apiserver does not enforce this for admission.k8s.io/v1beta1]",
+                        );
                     }
                     Outcome::Warn
                 };

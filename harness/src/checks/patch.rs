@@ -107,7 +107,10 @@ pub fn json(x: &Exchange) -> Check {
     }
     match x.patch() {
         Some(Err(e)) => Check::violated(
-            format!("the decoded patch is not a JSON Patch document: {e}; patch: {}", super::snippet(&String::from_utf8_lossy(x.nonempty_patch_bytes().unwrap_or_default()))),
+            format!(
+                "the decoded patch is not a JSON Patch document: {e}; patch: {}",
+                super::snippet(&String::from_utf8_lossy(x.nonempty_patch_bytes().unwrap_or_default()))
+            ),
             internal_error(e),
         ),
         _ => Check::Pass,
@@ -123,7 +126,10 @@ pub fn no_object(x: &Exchange) -> Check {
     if x.case.object().is_null() {
         return Check::violated(
             format!("a {}-operation patch on a {} request, which has no object", patch.len(), x.case.spec.operation),
-            internal_error(&format!("admission webhook {:?} attempted to modify the object, which is not supported for this operation", x.webhook.name)),
+            internal_error(&format!(
+                "admission webhook {:?} attempted to modify the object, which is not supported for this operation",
+                x.webhook.name
+            )),
         );
     }
     Check::Pass
@@ -156,10 +162,7 @@ pub fn applies(x: &Exchange) -> Check {
     match x.patched() {
         None => Check::na("no patch to apply"),
         Some(Ok(_)) => Check::Pass,
-        Some(Err(e)) => Check::violated(
-            format!("the patch does not apply to the object: {e}"),
-            internal_error(e),
-        ),
+        Some(Err(e)) => Check::violated(format!("the patch does not apply to the object: {e}"), internal_error(e)),
     }
 }
 

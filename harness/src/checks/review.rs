@@ -111,7 +111,10 @@ pub fn gvk(x: &Exchange) -> Check {
         let version = if api_version.is_empty() { want.clone() } else { api_version.to_string() };
         return Check::violated(
             format!("kind {kind:?}, expected \"AdmissionReview\""),
-            calling_error(&x.webhook.name, &format!("failed to call webhook: no kind {kind:?} is registered for version {version:?} in scheme")),
+            calling_error(
+                &x.webhook.name,
+                &format!("failed to call webhook: no kind {kind:?} is registered for version {version:?} in scheme"),
+            ),
         );
     }
     if api_version != want {
@@ -127,7 +130,10 @@ pub fn gvk(x: &Exchange) -> Check {
     if kind.is_empty() {
         return Check::violated(
             "kind is missing".to_string(),
-            invalid_response(&x.webhook.name, &format!("expected webhook response of {want}, Kind=AdmissionReview, got {api_version}, Kind=")),
+            invalid_response(
+                &x.webhook.name,
+                &format!("expected webhook response of {want}, Kind=AdmissionReview, got {api_version}, Kind="),
+            ),
         );
     }
     Check::Pass
@@ -141,7 +147,10 @@ pub fn gvk_present(x: &Exchange) -> Check {
     if api_version.is_empty() && kind.is_empty() {
         return Check::violated(
             "apiVersion and kind are missing".to_string(),
-            invalid_response(&x.webhook.name, &format!("expected webhook response of {}, Kind=AdmissionReview, got /, Kind=", sent_api_version(x))),
+            invalid_response(
+                &x.webhook.name,
+                &format!("expected webhook response of {}, Kind=AdmissionReview, got /, Kind=", sent_api_version(x)),
+            ),
         );
     }
     Check::Pass
@@ -152,7 +161,10 @@ pub fn present(x: &Exchange) -> Check {
     let Some(review) = x.review() else { return Check::na("no JSON object body") };
     match review.get("response") {
         Some(Value::Object(_)) => Check::Pass,
-        _ => Check::violated("the AdmissionReview has no response".to_string(), invalid_response(&x.webhook.name, "webhook response was absent")),
+        _ => Check::violated(
+            "the AdmissionReview has no response".to_string(),
+            invalid_response(&x.webhook.name, "webhook response was absent"),
+        ),
     }
 }
 

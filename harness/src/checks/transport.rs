@@ -6,12 +6,17 @@ use crate::client::{FailureKind, Transport};
 
 fn failure_check(x: &Exchange, kinds: &[FailureKind]) -> Check {
     match x.transport {
-        Transport::Failed(f) if kinds.contains(&f.kind) => {
-            Check::violated(
-                format!("{:?}: {}", f.kind, f.message),
-                calling_error(&x.webhook.name, &format!("failed to call webhook: Post \"{}\": {}", x.call_url(), go_transport_text(f.kind, &f.message))),
-            )
-        }
+        Transport::Failed(f) if kinds.contains(&f.kind) => Check::violated(
+            format!("{:?}: {}", f.kind, f.message),
+            calling_error(
+                &x.webhook.name,
+                &format!(
+                    "failed to call webhook: Post \"{}\": {}",
+                    x.call_url(),
+                    go_transport_text(f.kind, &f.message)
+                ),
+            ),
+        ),
         _ => Check::Pass,
     }
 }
@@ -79,7 +84,9 @@ pub fn content_type_json(x: &Exchange) -> Check {
         None | Some("") => Check::violated_plain("no Content-Type header; send application/json"),
         Some(ct) => match parse_media_type(ct) {
             Ok(t) if t == "application/json" => Check::Pass,
-            Ok(t) => Check::violated_plain(format!("Content-Type {t:?}; the apiserver reads it as JSON anyway, but send application/json")),
+            Ok(t) => Check::violated_plain(format!(
+                "Content-Type {t:?}; the apiserver reads it as JSON anyway, but send application/json"
+            )),
             Err(_) => Check::na("Content-Type does not parse (transport.content-type)"),
         },
     }
@@ -93,7 +100,13 @@ pub fn body(x: &Exchange) -> Check {
         let ct = a.content_type.clone().unwrap_or_default();
         return Check::violated(
             "empty body".to_string(),
-            calling_error(&x.webhook.name, &format!("failed to call webhook: 0-length response with status code: {} and content type: {ct}", a.status)),
+            calling_error(
+                &x.webhook.name,
+                &format!(
+                    "failed to call webhook: 0-length response with status code: {} and content type: {ct}",
+                    a.status
+                ),
+            ),
         );
     }
     match parsed {

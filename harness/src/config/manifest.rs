@@ -191,23 +191,18 @@ impl Manifest {
 
     /// Parse manifest text; `file` names it in errors.
     pub fn parse(file: &Path, text: &str) -> Result<Manifest, ManifestError> {
-        let err = |location: String, message: String| ManifestError {
-            file: file.to_path_buf(),
-            location,
-            message,
-        };
+        let err = |location: String, message: String| ManifestError { file: file.to_path_buf(), location, message };
         let mut webhooks = Vec::new();
         for (index, document) in serde_yaml::Deserializer::from_str(text).enumerate() {
-            let doc: Option<RawDocument> = serde_path_to_error::deserialize(document)
-                .map_err(|e| {
-                    let path = e.path().to_string();
-                    let location = if path == "." {
-                        format!("document {}", index + 1)
-                    } else {
-                        format!("document {}, {path}", index + 1)
-                    };
-                    err(location, e.into_inner().to_string())
-                })?;
+            let doc: Option<RawDocument> = serde_path_to_error::deserialize(document).map_err(|e| {
+                let path = e.path().to_string();
+                let location = if path == "." {
+                    format!("document {}", index + 1)
+                } else {
+                    format!("document {}, {path}", index + 1)
+                };
+                err(location, e.into_inner().to_string())
+            })?;
             let Some(doc) = doc else { continue };
             collect(file, index + 1, doc, &mut webhooks)?;
         }
@@ -230,25 +225,13 @@ impl Manifest {
     }
 }
 
-fn collect(
-    file: &Path,
-    doc_number: usize,
-    doc: RawDocument,
-    out: &mut Vec<WebhookSpec>,
-) -> Result<(), ManifestError> {
-    let err = |location: String, message: String| ManifestError {
-        file: file.to_path_buf(),
-        location,
-        message,
-    };
+fn collect(file: &Path, doc_number: usize, doc: RawDocument, out: &mut Vec<WebhookSpec>) -> Result<(), ManifestError> {
+    let err = |location: String, message: String| ManifestError { file: file.to_path_buf(), location, message };
     let kind = doc.kind.clone().unwrap_or_default();
     if kind == "List" || kind.ends_with("List") && doc.items.is_some() {
         for (i, item) in doc.items.unwrap_or_default().into_iter().enumerate() {
             let raw: RawDocument = serde_path_to_error::deserialize(item).map_err(|e| {
-                err(
-                    format!("document {doc_number}, items[{i}].{}", e.path()),
-                    e.into_inner().to_string(),
-                )
+                err(format!("document {doc_number}, items[{i}].{}", e.path()), e.into_inner().to_string())
             })?;
             collect(file, doc_number, raw, out)?;
         }
@@ -282,10 +265,7 @@ fn collect(
     let raws = doc.webhooks.unwrap_or_default();
     for (i, raw) in raws.into_iter().enumerate() {
         let at = |field: &str| format!("document {doc_number} ({kind} {configuration:?}), webhooks[{i}].{field}");
-        let name = raw
-            .name
-            .filter(|n| !n.is_empty())
-            .ok_or_else(|| err(at("name"), "required".into()))?;
+        let name = raw.name.filter(|n| !n.is_empty()).ok_or_else(|| err(at("name"), "required".into()))?;
         let versions = raw.admission_review_versions.unwrap_or_default();
         if versions.is_empty() {
             return Err(err(
@@ -299,19 +279,15 @@ fn collect(
                 format!("{versions:?} names no version the apiserver knows (v1, v1beta1)"),
             ));
         }
-        let client_config = raw
-            .client_config
-            .ok_or_else(|| err(at("clientConfig"), "required".into()))?;
+        let client_config = raw.client_config.ok_or_else(|| err(at("clientConfig"), "required".into()))?;
         match (&client_config.url, &client_config.service) {
             (Some(_), Some(_)) => {
                 return Err(err(at("clientConfig"), "exactly one of url or service may be set".into()))
             }
-            (None, None) => {
-                return Err(err(at("clientConfig"), "one of url or service is required".into()))
-            }
+            (None, None) => return Err(err(at("clientConfig"), "one of url or service is required".into())),
             (Some(url), None) => {
-                let parsed = reqwest::Url::parse(url)
-                    .map_err(|e| err(at("clientConfig.url"), format!("{url:?}: {e}")))?;
+                let parsed =
+                    reqwest::Url::parse(url).map_err(|e| err(at("clientConfig.url"), format!("{url:?}: {e}")))?;
                 if parsed.scheme() != "https" {
                     return Err(err(at("clientConfig.url"), format!("{url:?}: the scheme must be https")));
                 }
@@ -327,10 +303,7 @@ fn collect(
         };
         for (r, rule) in raw.rules.iter().enumerate() {
             if rule.operations.is_empty() || rule.resources.is_empty() {
-                return Err(err(
-                    at(&format!("rules[{r}]")),
-                    "operations and resources must not be empty".into(),
-                ));
+                return Err(err(at(&format!("rules[{r}]")), "operations and resources must not be empty".into()));
             }
             for op in &rule.operations {
                 if !["CREATE", "UPDATE", "DELETE", "CONNECT", "*"].contains(&op.as_str()) {
@@ -405,7 +378,10 @@ webhooks:
 
     #[test]
     fn wrong_field_type_names_the_field() {
-        let bad = GOOD.replace("admissionReviewVersions: [\"v1beta1\", \"v1\"]", "admissionReviewVersions: [\"v1\"]\n    timeoutSeconds: soon");
+        let bad = GOOD.replace(
+            "admissionReviewVersions: [\"v1beta1\", \"v1\"]",
+            "admissionReviewVersions: [\"v1\"]\n    timeoutSeconds: soon",
+        );
         let text = parse(&bad).unwrap_err().to_string();
         assert!(text.contains("webhooks[0].timeoutSeconds"), "{text}");
     }
@@ -429,7 +405,14 @@ webhooks:
 
     #[test]
     fn list_and_multi_document_files() {
-        let list = format!("apiVersion: v1\nkind: List\nitems:\n{}", GOOD.trim_start().lines().enumerate().map(|(i, l)| if i == 0 { format!("  - {l}\n") } else { format!("    {l}\n") }).collect::<String>());
+        let list = format!(
+            "apiVersion: v1\nkind: List\nitems:\n{}",
+            GOOD.trim_start()
+                .lines()
+                .enumerate()
+                .map(|(i, l)| if i == 0 { format!("  - {l}\n") } else { format!("    {l}\n") })
+                .collect::<String>()
+        );
         assert_eq!(parse(&list).unwrap().webhooks.len(), 1);
         let two = format!("{GOOD}\n---\n{}", GOOD.replace("Mutating", "Validating"));
         let m = parse(&two).unwrap();

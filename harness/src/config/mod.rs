@@ -5,8 +5,7 @@ mod manifest;
 mod select;
 
 pub use manifest::{
-    ClientConfig, Manifest, ManifestError, RuleWithOperations, ServiceReference, WebhookKind,
-    WebhookSpec,
+    ClientConfig, Manifest, ManifestError, RuleWithOperations, ServiceReference, WebhookKind, WebhookSpec,
 };
 pub use select::select_webhooks;
 

@@ -32,7 +32,11 @@ fn walk(path: &str, a: Option<&Value>, b: Option<&Value>, out: &mut Vec<Change>)
             }
         }
         (x, y) if x == y => {}
-        (x, y) => out.push(Change { pointer: if path.is_empty() { "/".into() } else { path.into() }, before: x.cloned(), after: y.cloned() }),
+        (x, y) => out.push(Change {
+            pointer: if path.is_empty() { "/".into() } else { path.into() },
+            before: x.cloned(),
+            after: y.cloned(),
+        }),
     }
 }
 

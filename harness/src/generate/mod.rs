@@ -22,8 +22,8 @@ use serde_json::{json, Map, Value};
 
 use crate::config::{WebhookKind, WebhookSpec};
 use crate::requests::{
-    admission_spec_from, default_user, fit_selectors, new_object, targets_for, AdmissionSpec, Gvk, Operation, RequestCase, Selectors, Target,
-    Variant,
+    admission_spec_from, default_user, fit_selectors, new_object, targets_for, AdmissionSpec, Gvk, Operation,
+    RequestCase, Selectors, Target, Variant,
 };
 
 /// Which of the targets a strategy draws from.
@@ -42,7 +42,9 @@ impl Scope {
         match self {
             Scope::All => true,
             Scope::WithObject => matches!(t.operation, Operation::Create | Operation::Update),
-            Scope::Operations => matches!(t.operation, Operation::Delete | Operation::Connect) || t.subresource.is_some(),
+            Scope::Operations => {
+                matches!(t.operation, Operation::Delete | Operation::Connect) || t.subresource.is_some()
+            }
         }
     }
 }
@@ -76,7 +78,10 @@ const LARGE_BYTES: usize = 256 * 1024;
 
 /// `len` characters of `ranges` (what the regex `[..]{lo,hi}` draws, without parsing a regex on
 /// every draw; shrinks towards the first character and the shortest length).
-fn chars(ranges: &'static [std::ops::RangeInclusive<char>], len: std::ops::RangeInclusive<usize>) -> impl Strategy<Value = String> + Clone {
+fn chars(
+    ranges: &'static [std::ops::RangeInclusive<char>],
+    len: std::ops::RangeInclusive<usize>,
+) -> impl Strategy<Value = String> + Clone {
     prop::collection::vec(prop::char::ranges(std::borrow::Cow::Borrowed(ranges)), len).prop_map(String::from_iter)
 }
 
@@ -97,17 +102,13 @@ fn key() -> impl Strategy<Value = String> {
 
 /// Printable unicode (`\PC{0,12}`): the regex is parsed once here, not on every draw.
 fn printable() -> &'static proptest::string::RegexGeneratorStrategy<String> {
-    static PRINTABLE: std::sync::OnceLock<proptest::string::RegexGeneratorStrategy<String>> = std::sync::OnceLock::new();
+    static PRINTABLE: std::sync::OnceLock<proptest::string::RegexGeneratorStrategy<String>> =
+        std::sync::OnceLock::new();
     PRINTABLE.get_or_init(|| proptest::string::string_regex("\\PC{0,12}").expect("a valid regex"))
 }
 
 fn value() -> impl Strategy<Value = String> {
-    prop_oneof![
-        chars(LOWER_DIGIT, 0..=8),
-        Just(String::new()),
-        Just("héllo ✓".to_string()),
-        printable(),
-    ]
+    prop_oneof![chars(LOWER_DIGIT, 0..=8), Just(String::new()), Just("héllo ✓".to_string()), printable(),]
 }
 
 fn string_map() -> impl Strategy<Value = Option<BTreeMap<String, String>>> {
@@ -140,16 +141,20 @@ pub fn shapes() -> impl Strategy<Value = Shape> {
         any::<bool>(),
         prop_oneof![30 => Just(false), 1 => Just(true)],
     )
-        .prop_map(|(labels, annotations, containers, init_containers, ephemeral_containers, volumes, extra_fields, large)| Shape {
-            labels,
-            annotations,
-            containers,
-            init_containers,
-            ephemeral_containers,
-            volumes,
-            extra_fields,
-            large,
-        })
+        .prop_map(
+            |(labels, annotations, containers, init_containers, ephemeral_containers, volumes, extra_fields, large)| {
+                Shape {
+                    labels,
+                    annotations,
+                    containers,
+                    init_containers,
+                    ephemeral_containers,
+                    volumes,
+                    extra_fields,
+                    large,
+                }
+            },
+        )
 }
 
 fn users() -> impl Strategy<Value = Value> {
@@ -238,15 +243,25 @@ pub fn apply_shape(object: &mut Value, kind: &str, shape: &Shape) {
         spec.insert("ephemeralContainers".into(), containers_json("debug", &shape.ephemeral_containers));
     }
     if shape.volumes > 0 {
-        let volumes: Vec<Value> = (0..shape.volumes).map(|i| json!({"name": format!("vol{i}"), "emptyDir": {}})).collect();
+        let volumes: Vec<Value> =
+            (0..shape.volumes).map(|i| json!({"name": format!("vol{i}"), "emptyDir": {}})).collect();
         spec.insert("volumes".into(), Value::Array(volumes));
     }
 }
 
 /// One generated request for `target`.
-pub fn build(kind: WebhookKind, target: &Target, shape: &Shape, version: &str, primary: bool, dry_run: bool, user: Value) -> RequestCase {
+pub fn build(
+    kind: WebhookKind,
+    target: &Target,
+    shape: &Shape,
+    version: &str,
+    primary: bool,
+    dry_run: bool,
+    user: Value,
+) -> RequestCase {
     let fresh = new_object(&target.resource, Variant::Bare, GENERATED_NAME);
-    build_from(kind, &Selectors::default(), target, fresh, shape, version, primary, dry_run, user).expect("no selectors select everything")
+    build_from(kind, &Selectors::default(), target, fresh, shape, version, primary, dry_run, user)
+        .expect("no selectors select everything")
 }
 
 /// The name of generated objects.
@@ -255,7 +270,17 @@ const GENERATED_NAME: &str = "demo-gen";
 /// [`build`] from `fresh`, the bare fixture of `target`'s resource named [`GENERATED_NAME`] (built,
 /// and passed through its k8s-openapi type, once per target rather than once per draw).
 #[allow(clippy::too_many_arguments)]
-fn build_from(kind: WebhookKind, selectors: &Selectors, target: &Target, mut fresh: Value, shape: &Shape, version: &str, primary: bool, dry_run: bool, user: Value) -> Option<RequestCase> {
+fn build_from(
+    kind: WebhookKind,
+    selectors: &Selectors,
+    target: &Target,
+    mut fresh: Value,
+    shape: &Shape,
+    version: &str,
+    primary: bool,
+    dry_run: bool,
+    user: Value,
+) -> Option<RequestCase> {
     let name = GENERATED_NAME;
     apply_shape(&mut fresh, &target.resource.kind, shape);
     let mut spec = admission_spec_from(target, fresh, name, kind);
@@ -281,7 +306,12 @@ pub fn requests(webhook: &WebhookSpec, scope: Scope) -> Option<SBoxedStrategy<Re
         .into_iter()
         .filter(|t| scope.admits(t))
         .filter(|t| {
-            let mut spec = admission_spec_from(t, new_object(&t.resource, Variant::Bare, GENERATED_NAME), GENERATED_NAME, webhook.kind);
+            let mut spec = admission_spec_from(
+                t,
+                new_object(&t.resource, Variant::Bare, GENERATED_NAME),
+                GENERATED_NAME,
+                webhook.kind,
+            );
             fit_selectors(&selectors, &mut spec)
         })
         .collect();
@@ -294,19 +324,25 @@ pub fn requests(webhook: &WebhookSpec, scope: Scope) -> Option<SBoxedStrategy<Re
     // The bare fixture of each target, built once: `new_object` round-trips it through its typed
     // k8s-openapi struct, which does not depend on the draw.
     let fixtures: std::sync::Arc<Vec<(Target, Value)>> = std::sync::Arc::new(
-        targets.into_iter().map(|t| {
-            let fresh = new_object(&t.resource, Variant::Bare, GENERATED_NAME);
-            (t, fresh)
-        }).collect(),
+        targets
+            .into_iter()
+            .map(|t| {
+                let fresh = new_object(&t.resource, Variant::Bare, GENERATED_NAME);
+                (t, fresh)
+            })
+            .collect(),
     );
     let indices: Vec<usize> = (0..fixtures.len()).collect();
     Some(
         (prop::sample::select(indices), shapes(), prop::sample::select(versions), any::<bool>(), users())
-            .prop_filter_map("the webhook's selectors leave this object out", move |(index, shape, version, dry_run, user)| {
-                let is_primary = version == primary;
-                let (target, fresh) = &fixtures[index];
-                build_from(kind, &selectors, target, fresh.clone(), &shape, &version, is_primary, dry_run, user)
-            })
+            .prop_filter_map(
+                "the webhook's selectors leave this object out",
+                move |(index, shape, version, dry_run, user)| {
+                    let is_primary = version == primary;
+                    let (target, fresh) = &fixtures[index];
+                    build_from(kind, &selectors, target, fresh.clone(), &shape, &version, is_primary, dry_run, user)
+                },
+            )
             .sboxed(),
     )
 }
@@ -404,7 +440,10 @@ mod tests {
         let mut webhook = reference().webhooks[0].clone();
         webhook.object_selector = Some(serde_json::json!({"matchLabels": {"inject": "yes"}}));
         let strategy = requests(&webhook, Scope::All).unwrap();
-        let mut runner = TestRunner::new_with_rng(Config { cases: 100, failure_persistence: None, ..Config::default() }, deterministic());
+        let mut runner = TestRunner::new_with_rng(
+            Config { cases: 100, failure_persistence: None, ..Config::default() },
+            deterministic(),
+        );
         runner
             .run(&strategy, |case| {
                 prop_assert!(case.spec.kind.kind != "Scale", "a Scale carries no labels: never selected");
@@ -420,7 +459,10 @@ mod tests {
         let m = reference();
         for webhook in &m.webhooks {
             let strategy = requests(webhook, Scope::All).unwrap();
-            let mut runner = TestRunner::new_with_rng(Config { cases: 150, failure_persistence: None, ..Config::default() }, deterministic());
+            let mut runner = TestRunner::new_with_rng(
+                Config { cases: 150, failure_persistence: None, ..Config::default() },
+                deterministic(),
+            );
             let seen_ops = std::sync::Mutex::new(std::collections::HashSet::new());
             runner
                 .run(&strategy, |case| {
@@ -438,7 +480,9 @@ mod tests {
                     match case.spec.operation {
                         Operation::Create if case.spec.sub_resource.is_none() => {
                             prop_assert!(r["oldObject"].is_null());
-                            let filled = meta.get("uid").is_some() && meta.get("creationTimestamp").is_some() && meta.get("generation").is_some();
+                            let filled = meta.get("uid").is_some()
+                                && meta.get("creationTimestamp").is_some()
+                                && meta.get("generation").is_some();
                             prop_assert_eq!(filled, webhook.kind == WebhookKind::Validating, "{}", case.label);
                         }
                         Operation::Update if case.spec.sub_resource.is_none() => {
@@ -466,13 +510,18 @@ mod tests {
     fn shrinking_leads_to_a_bare_small_request() {
         let m = reference();
         let strategy = requests(&m.webhooks[0], Scope::All).unwrap();
-        let mut runner = TestRunner::new_with_rng(Config { cases: 200, failure_persistence: None, ..Config::default() }, deterministic());
+        let mut runner = TestRunner::new_with_rng(
+            Config { cases: 200, failure_persistence: None, ..Config::default() },
+            deterministic(),
+        );
         // Fails for any pod with at least one label: the minimal case has exactly one label and no containers.
         let result = runner.run(&strategy, |case| {
             prop_assert!(!(case.object()["kind"] == "Pod" && map_len(case.object(), "labels") > 0));
             Ok(())
         });
-        let Err(proptest::test_runner::TestError::Fail(_, minimal)) = result else { panic!("expected a failure: {result:?}") };
+        let Err(proptest::test_runner::TestError::Fail(_, minimal)) = result else {
+            panic!("expected a failure: {result:?}")
+        };
         assert_eq!(map_len(minimal.object(), "labels"), 1);
         // An UPDATE's object carries the one annotation the user changed (objects::updated).
         let expected = usize::from(minimal.spec.operation == Operation::Update);
@@ -486,7 +535,10 @@ mod tests {
     fn saved_reviews_rebuild_the_same_request() {
         let m = reference();
         let strategy = requests(&m.webhooks[1], Scope::All).unwrap();
-        let mut runner = TestRunner::new_with_rng(Config { cases: 30, failure_persistence: None, ..Config::default() }, deterministic());
+        let mut runner = TestRunner::new_with_rng(
+            Config { cases: 30, failure_persistence: None, ..Config::default() },
+            deterministic(),
+        );
         runner
             .run(&strategy, |case| {
                 let back = case_from_review(&case.review, case.primary).unwrap();

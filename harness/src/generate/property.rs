@@ -63,8 +63,12 @@ impl Call {
                     .map(|v| serde_json::to_string_pretty(&v).unwrap_or_default())
                     .unwrap_or_else(|_| String::from_utf8_lossy(&a.body).into_owned());
                 let mut s = format!("HTTP {}\n{body}", a.status);
-                if let Some(patch) = self.with(|x| x.nonempty_patch_bytes().map(|b| String::from_utf8_lossy(b).into_owned())) {
-                    let pretty = serde_json::from_str::<Value>(&patch).map(|v| serde_json::to_string_pretty(&v).unwrap_or_default()).unwrap_or(patch);
+                if let Some(patch) =
+                    self.with(|x| x.nonempty_patch_bytes().map(|b| String::from_utf8_lossy(b).into_owned()))
+                {
+                    let pretty = serde_json::from_str::<Value>(&patch)
+                        .map(|v| serde_json::to_string_pretty(&v).unwrap_or_default())
+                        .unwrap_or(patch);
                     s.push_str(&format!("\npatch (decoded):\n{pretty}"));
                 }
                 s
@@ -193,11 +197,15 @@ pub(crate) fn check_reinvocation(obs: &Observation) -> Check {
         Err(c) => return c,
     };
     let note = policy_note(&obs.webhook);
-    let (Some(second), Some(third)) = (obs.call("second"), obs.call("third")) else { return Check::na("no reinvocation") };
+    let (Some(second), Some(third)) = (obs.call("second"), obs.call("third")) else {
+        return Check::na("no reinvocation");
+    };
     if second.allowed() != Some(true) {
         return Check::violated_plain(format!("after another mutator's edit the reinvocation denies the object{note}"));
     }
-    let (Some(r2), Some(_)) = (second.resulting(), first.resulting()) else { return Check::na("a patch did not apply") };
+    let (Some(r2), Some(_)) = (second.resulting(), first.resulting()) else {
+        return Check::na("a patch did not apply");
+    };
     let mut before = Vec::new();
     duplicated_names(second.record.case.object(), "", &mut before);
     let mut after = Vec::new();
@@ -210,7 +218,10 @@ pub(crate) fn check_reinvocation(obs: &Observation) -> Check {
         ));
     }
     if !same(second, third) {
-        return Check::violated_plain(format!("the reinvoked result is not a fixed point: {}{note}", difference(second, third)));
+        return Check::violated_plain(format!(
+            "the reinvoked result is not a fixed point: {}{note}",
+            difference(second, third)
+        ));
     }
     Check::Pass
 }
@@ -238,7 +249,9 @@ pub(crate) fn check_dry_run(obs: &Observation) -> Check {
     if let Some(c) = contract_breach(obs) {
         return c;
     }
-    let (Some(real), Some(dry)) = (obs.call("dryRun=false"), obs.call("dryRun=true")) else { return Check::na("no pair") };
+    let (Some(real), Some(dry)) = (obs.call("dryRun=false"), obs.call("dryRun=true")) else {
+        return Check::na("no pair");
+    };
     if same(real, dry) {
         return Check::Pass;
     }
@@ -300,7 +313,9 @@ fn with_dry_run(case: &RequestCase, dry_run: bool) -> RequestCase {
 pub fn other_mutator(object: &Value) -> Value {
     let mut o = object.clone();
     if let Some(meta) = o.get_mut("metadata").and_then(Value::as_object_mut) {
-        for (field, key, value) in [("labels", "other.example/injected", "1"), ("annotations", "other.example/touched", "yes")] {
+        for (field, key, value) in
+            [("labels", "other.example/injected", "1"), ("annotations", "other.example/touched", "yes")]
+        {
             let map = meta.entry(field).or_insert_with(|| json!({}));
             if !map.is_object() {
                 *map = json!({});
@@ -334,7 +349,10 @@ async fn observe(proc: Procedure, client: &Client, webhook: &Arc<WebhookSpec>, i
         Procedure::Static => {}
         Procedure::Once => calls.push(call(client, webhook, "first", input.clone()).await),
         Procedure::Twice => {
-            let (a, b) = tokio::join!(call(client, webhook, "first", input.clone()), call(client, webhook, "again (fresh uid)", input.with_fresh_uid()));
+            let (a, b) = tokio::join!(
+                call(client, webhook, "first", input.clone()),
+                call(client, webhook, "again (fresh uid)", input.with_fresh_uid())
+            );
             calls.extend([a, b]);
         }
         Procedure::DryRun => {
@@ -356,10 +374,15 @@ async fn observe(proc: Procedure, client: &Client, webhook: &Arc<WebhookSpec>, i
             calls.push(first);
             if let Some(r1) = next {
                 if proc == Procedure::Readmit {
-                    calls.push(call(client, webhook, "again (its own result, fresh uid)", with_object(input, r1)).await);
+                    calls
+                        .push(call(client, webhook, "again (its own result, fresh uid)", with_object(input, r1)).await);
                 } else {
-                    let second = call(client, webhook, "second (after another mutator)", with_object(input, other_mutator(&r1))).await;
-                    let r2 = (second.allowed() == Some(true) && second.failures().is_empty()).then(|| second.resulting()).flatten();
+                    let second =
+                        call(client, webhook, "second (after another mutator)", with_object(input, other_mutator(&r1)))
+                            .await;
+                    let r2 = (second.allowed() == Some(true) && second.failures().is_empty())
+                        .then(|| second.resulting())
+                        .flatten();
                     calls.push(second);
                     if let Some(r2) = r2 {
                         calls.push(call(client, webhook, "third (its reinvoked result)", with_object(input, r2)).await);
@@ -382,7 +405,12 @@ pub struct Progress {
 
 impl Default for Progress {
     fn default() -> Self {
-        Progress { cases: AtomicU64::new(0), requests: AtomicU64::new(0), failures: AtomicU64::new(0), started: Instant::now() }
+        Progress {
+            cases: AtomicU64::new(0),
+            requests: AtomicU64::new(0),
+            failures: AtomicU64::new(0),
+            started: Instant::now(),
+        }
     }
 }
 
@@ -419,7 +447,16 @@ pub struct FuzzOptions {
 
 impl Default for FuzzOptions {
     fn default() -> Self {
-        FuzzOptions { cases: 64, duration: None, seed: 0, concurrency: 4, regressions: None, only: Vec::new(), max_shrink_iters: 1024, http: HttpVersions::Http1 }
+        FuzzOptions {
+            cases: 64,
+            duration: None,
+            seed: 0,
+            concurrency: 4,
+            regressions: None,
+            only: Vec::new(),
+            max_shrink_iters: 1024,
+            http: HttpVersions::Http1,
+        }
     }
 }
 
@@ -471,7 +508,9 @@ fn seed_for(seed: u64, property: usize, worker: usize, round: usize) -> [u8; 32]
 }
 
 fn regressions_file(dir: &Path, webhook: &str, property: &str) -> PathBuf {
-    let clean = |s: &str| s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' }).collect::<String>();
+    let clean = |s: &str| {
+        s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' }).collect::<String>()
+    };
     dir.join(format!("{}--{}.json", clean(webhook), clean(property)))
 }
 
@@ -518,7 +557,13 @@ fn breach(check: &Check) -> Option<String> {
 }
 
 /// One test runner: `cases` generated cases from `seed`; the minimal failure, if any.
-fn run_worker(shared: &Shared, cases: u32, max_shrink_iters: u32, seed: [u8; 32], deadline: Option<Instant>) -> (u64, Option<(String, Observation)>) {
+fn run_worker(
+    shared: &Shared,
+    cases: u32,
+    max_shrink_iters: u32,
+    seed: [u8; 32],
+    deadline: Option<Instant>,
+) -> (u64, Option<(String, Observation)>) {
     let (proc, scope) = procedure(shared.rule.id);
     let Some(strategy) = requests(&shared.webhook, scope) else { return (0, None) };
     let config = Config { cases, max_shrink_iters, failure_persistence: None, source_file: None, ..Config::default() };
@@ -563,10 +608,22 @@ fn outcome_of(rule: &PropertyRule) -> Outcome {
 }
 
 /// Run one property against one webhook.
-async fn run_property(shared: Shared, opts: &FuzzOptions, index: usize, budget: Option<Duration>) -> anyhow::Result<PropertyResult> {
+async fn run_property(
+    shared: Shared,
+    opts: &FuzzOptions,
+    index: usize,
+    budget: Option<Duration>,
+) -> anyhow::Result<PropertyResult> {
     let rule = shared.rule;
     let webhook = shared.webhook.clone();
-    let result = |outcome, cases, note: Option<String>, failure| PropertyResult { rule, webhook: webhook.name.clone(), outcome, cases, note, failure };
+    let result = |outcome, cases, note: Option<String>, failure| PropertyResult {
+        rule,
+        webhook: webhook.name.clone(),
+        outcome,
+        cases,
+        note,
+        failure,
+    };
     let (proc, scope) = procedure(rule.id);
     if proc == Procedure::Static {
         let obs = Observation { webhook: webhook.clone(), input: None, calls: Vec::new() };
@@ -587,7 +644,12 @@ async fn run_property(shared: Shared, opts: &FuzzOptions, index: usize, budget: 
         return Ok(result(Outcome::Skip, 0, Some("a validating webhook does not mutate".into()), None));
     }
     if proc == Procedure::DryRun && !dry_run_supported(&webhook) {
-        return Ok(result(Outcome::Skip, 0, Some("the apiserver sends it no dry-run request (see property.dry-run-config)".into()), None));
+        return Ok(result(
+            Outcome::Skip,
+            0,
+            Some("the apiserver sends it no dry-run request (see property.dry-run-config)".into()),
+            None,
+        ));
     }
     if requests(&webhook, scope).is_none() {
         return Ok(result(Outcome::Skip, 0, Some("its rules select no such request".into()), None));
@@ -605,7 +667,12 @@ async fn run_property(shared: Shared, opts: &FuzzOptions, index: usize, budget: 
             if let Check::Violated(v) = (rule.check)(&obs) {
                 shared.progress.failures.fetch_add(1, Ordering::Relaxed);
                 let note = Some(format!("replayed a saved regression from {}", file.display()));
-                return Ok(result(outcome_of(rule), cases, note, Some(Failure { message: v.detail, observation: obs, seed: None })));
+                return Ok(result(
+                    outcome_of(rule),
+                    cases,
+                    note,
+                    Some(Failure { message: v.detail, observation: obs, seed: None }),
+                ));
             }
         }
     }
@@ -661,11 +728,19 @@ async fn run_property(shared: Shared, opts: &FuzzOptions, index: usize, budget: 
 }
 
 /// Run the properties against every webhook of `webhooks` served by `target`.
-pub async fn fuzz(webhooks: &[WebhookSpec], target: &RunningTarget, opts: &FuzzOptions, progress: Arc<Progress>) -> anyhow::Result<PropertyReport> {
+pub async fn fuzz(
+    webhooks: &[WebhookSpec],
+    target: &RunningTarget,
+    opts: &FuzzOptions,
+    progress: Arc<Progress>,
+) -> anyhow::Result<PropertyReport> {
     let started = Instant::now();
     let client = Arc::new(Client::new(target.endpoint.clone(), opts.http)?);
-    let selected: Vec<(usize, &'static PropertyRule)> =
-        PROPERTIES.iter().enumerate().filter(|(_, p)| opts.only.is_empty() || opts.only.iter().any(|o| o == p.id)).collect();
+    let selected: Vec<(usize, &'static PropertyRule)> = PROPERTIES
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| opts.only.is_empty() || opts.only.iter().any(|o| o == p.id))
+        .collect();
     let budget = opts.duration.map(|d| d / (selected.len() * webhooks.len()).max(1) as u32);
     let mut results = Vec::new();
     for webhook in webhooks {
@@ -709,7 +784,15 @@ fn side_by_side(left_title: &str, left: &str, right_title: &str, right: &str) ->
     for i in 0..l.len().max(r.len()) {
         let a = l.get(i).copied().unwrap_or("");
         let b = r.get(i).copied().unwrap_or("");
-        out.push_str(&format!("    {} | {}\n", cut(a), if b.chars().count() > W { format!("{}…", b.chars().take(W - 1).collect::<String>()) } else { b.to_string() }));
+        out.push_str(&format!(
+            "    {} | {}\n",
+            cut(a),
+            if b.chars().count() > W {
+                format!("{}…", b.chars().take(W - 1).collect::<String>())
+            } else {
+                b.to_string()
+            }
+        ));
     }
     out
 }
@@ -721,7 +804,9 @@ fn indent(s: &str, by: &str) -> String {
 /// The request as JSON for a report, with very long strings cut.
 fn compact(v: &Value) -> Value {
     match v {
-        Value::String(s) if s.len() > 200 => json!(format!("{}… ({} bytes)", s.chars().take(60).collect::<String>(), s.len())),
+        Value::String(s) if s.len() > 200 => {
+            json!(format!("{}… ({} bytes)", s.chars().take(60).collect::<String>(), s.len()))
+        }
         Value::Array(a) => Value::Array(a.iter().map(compact).collect()),
         Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), compact(v))).collect()),
         v => v.clone(),
@@ -755,10 +840,23 @@ impl PropertyReport {
 
     /// The report for people: one line per property and webhook, then each failure in full.
     pub fn render_text(&self) -> String {
-        let mut s = format!("target: {}\nseed: {} ({} requests in {:.1} s)\n\n", self.target, self.seed, self.requests, self.duration.as_secs_f64());
+        let mut s = format!(
+            "target: {}\nseed: {} ({} requests in {:.1} s)\n\n",
+            self.target,
+            self.seed,
+            self.requests,
+            self.duration.as_secs_f64()
+        );
         for r in &self.results {
             let outcome = format!("{:?}", r.outcome).to_uppercase();
-            s.push_str(&format!("{:4}  {:24} {}  ({} cases){}\n", outcome, r.rule.id, r.webhook, r.cases, r.note.as_ref().map(|n| format!(" — {n}")).unwrap_or_default()));
+            s.push_str(&format!(
+                "{:4}  {:24} {}  ({} cases){}\n",
+                outcome,
+                r.rule.id,
+                r.webhook,
+                r.cases,
+                r.note.as_ref().map(|n| format!(" — {n}")).unwrap_or_default()
+            ));
         }
         for r in &self.results {
             if let Some(f) = &r.failure {
@@ -776,7 +874,14 @@ impl PropertyReport {
     }
 
     fn render_failure(&self, r: &PropertyResult, f: &Failure) -> String {
-        let mut s = format!("== {} {} — {}\n   {}\n   {}\n", format!("{:?}", r.outcome).to_uppercase(), r.rule.id, r.webhook, r.rule.statement, f.message);
+        let mut s = format!(
+            "== {} {} — {}\n   {}\n   {}\n",
+            format!("{:?}", r.outcome).to_uppercase(),
+            r.rule.id,
+            r.webhook,
+            r.rule.statement,
+            f.message
+        );
         if let Some(seed) = f.seed {
             s.push_str(&format!("   seed: {} (runner seed {seed:#x})\n", self.seed));
         }

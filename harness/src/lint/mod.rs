@@ -119,7 +119,9 @@ fn finding(rule: &'static LintRule, webhook: &WebhookSpec, check: Check) -> Lint
     let (outcome, detail) = match check {
         Check::Pass => (Outcome::Pass, None),
         Check::NotApplicable(why) => (Outcome::Skip, Some(why)),
-        Check::Violated(v) => (if rule.severity == Severity::Fail { Outcome::Fail } else { Outcome::Warn }, Some(v.detail)),
+        Check::Violated(v) => {
+            (if rule.severity == Severity::Fail { Outcome::Fail } else { Outcome::Warn }, Some(v.detail))
+        }
     };
     LintFinding { rule: rule.id, severity: rule.severity, webhook: webhook.name.clone(), outcome, detail }
 }
@@ -162,7 +164,9 @@ fn side_effects(w: &WebhookSpec) -> Check {
     match w.side_effects.as_deref() {
         None => fail("sideEffects is required (None or NoneOnDryRun)"),
         Some("None" | "NoneOnDryRun") => Check::Pass,
-        Some(v @ ("Unknown" | "Some")) => fail(format!("sideEffects {v:?} is refused on create: use None or NoneOnDryRun (and honour request.dryRun)")),
+        Some(v @ ("Unknown" | "Some")) => fail(format!(
+            "sideEffects {v:?} is refused on create: use None or NoneOnDryRun (and honour request.dryRun)"
+        )),
         Some(v) => fail(format!("sideEffects {v:?} is not one of None, NoneOnDryRun")),
     }
 }
@@ -290,7 +294,9 @@ fn rules(w: &WebhookSpec) -> Check {
             problems.push(format!("{at}.resources: if '*/*' is present, must not specify other resources"));
         }
         if single && plain {
-            problems.push(format!("{at}.resources: if '*' is present, must not specify other resources without subresources"));
+            problems.push(format!(
+                "{at}.resources: if '*' is present, must not specify other resources without subresources"
+            ));
         }
     }
     if problems.is_empty() {
@@ -364,7 +370,11 @@ pub fn selector_matches(selector: Option<&Value>, labels: &BTreeMap<&str, &str>)
     if let Some(exprs) = selector.get("matchExpressions").and_then(Value::as_array) {
         for e in exprs {
             let key = e.get("key").and_then(Value::as_str).unwrap_or_default();
-            let values: Vec<&str> = e.get("values").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+            let values: Vec<&str> = e
+                .get("values")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
             let have = labels.get(key).copied();
             let ok = match e.get("operator").and_then(Value::as_str).unwrap_or_default() {
                 "In" => have.is_some_and(|h| values.contains(&h)),
@@ -440,14 +450,19 @@ pub async fn check_ca_bundle_served(webhooks: &[WebhookSpec], endpoint: Option<&
         let check = match (ca_bundle_pem(w), endpoint) {
             (None, _) => Check::na("no caBundle in the manifest: the served certificate was not checked against it"),
             (Some(Err(e)), _) => fail(e),
-            (Some(Ok(_)), None) => Check::na("the suite generated the serving certificate for this run: the caBundle was not checked"),
+            (Some(Ok(_)), None) => {
+                Check::na("the suite generated the serving certificate for this run: the caBundle was not checked")
+            }
             (Some(Ok(pem)), Some(endpoint)) => match served_addr(endpoint).await {
                 Err(e) => Check::na(format!("cannot reach the target to check the caBundle: {e}")),
                 Ok(addr) => {
                     let with_bundle = Endpoint { ca_pem: pem, ..endpoint.clone() };
                     match tls_handshake(&with_bundle, addr, Duration::from_secs(5)).await {
                         Ok(()) => Check::Pass,
-                        Err(e) => fail(format!("the caBundle does not verify the certificate the webhook serves at {}: {e}", endpoint.base)),
+                        Err(e) => fail(format!(
+                            "the caBundle does not verify the certificate the webhook serves at {}: {e}",
+                            endpoint.base
+                        )),
                     }
                 }
             },

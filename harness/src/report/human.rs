@@ -12,14 +12,25 @@ const MAX_EXAMPLES: usize = 3;
 
 pub fn render(report: &RunReport) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "webhook-conformance: {} ({} requests in {:.2} s)", report.target, report.records.len(), report.duration.as_secs_f64());
+    let _ = writeln!(
+        out,
+        "webhook-conformance: {} ({} requests in {:.2} s)",
+        report.target,
+        report.records.len(),
+        report.duration.as_secs_f64()
+    );
     for note in &report.notes {
         let _ = writeln!(out, "note: {note}");
     }
     let summaries = report.summaries();
     for webhook in report.webhooks() {
         let mine: Vec<_> = summaries.iter().filter(|s| s.webhook == webhook).collect();
-        let kind = report.records.iter().find(|r| r.webhook.name == webhook).map(|r| r.webhook.kind.to_string()).unwrap_or_default();
+        let kind = report
+            .records
+            .iter()
+            .find(|r| r.webhook.name == webhook)
+            .map(|r| r.webhook.kind.to_string())
+            .unwrap_or_default();
         let _ = writeln!(out, "\n== {kind} webhook {webhook}");
         for s in &mine {
             let n = |o: Outcome| s.counts.get(&o).copied().unwrap_or(0);
@@ -31,10 +42,25 @@ pub fn render(report: &RunReport) -> String {
             };
             let _ = writeln!(out, "  {tag:4}  {:26} {}", s.rule.id, s.rule.statement);
             if matches!(s.outcome, Outcome::Fail | Outcome::Warn) {
-                let _ = writeln!(out, "        {} fail, {} warn, {} pass, {} not applicable; source: {}", n(Outcome::Fail), n(Outcome::Warn), n(Outcome::Pass), n(Outcome::Skip), s.rule.source);
+                let _ = writeln!(
+                    out,
+                    "        {} fail, {} warn, {} pass, {} not applicable; source: {}",
+                    n(Outcome::Fail),
+                    n(Outcome::Warn),
+                    n(Outcome::Pass),
+                    n(Outcome::Skip),
+                    s.rule.source
+                );
                 for (record, i) in s.breaches.iter().take(MAX_EXAMPLES) {
                     let f = &record.findings[*i];
-                    let _ = writeln!(out, "        - {} {} [{}] uid {}", if f.outcome == Outcome::Fail { "FAIL" } else { "WARN" }, record.case.label, record.case.version, record.case.uid());
+                    let _ = writeln!(
+                        out,
+                        "        - {} {} [{}] uid {}",
+                        if f.outcome == Outcome::Fail { "FAIL" } else { "WARN" },
+                        record.case.label,
+                        record.case.version,
+                        record.case.uid()
+                    );
                     if let Some(d) = &f.detail {
                         let _ = writeln!(out, "          what: {d}");
                     }
@@ -43,10 +69,22 @@ pub fn render(report: &RunReport) -> String {
                     }
                     match &record.transport {
                         Transport::Answered(a) => {
-                            let _ = writeln!(out, "          answer: HTTP {} {} ({}), body: {}", a.status, a.content_type.as_deref().unwrap_or("no Content-Type"), a.http_version, snippet(&String::from_utf8_lossy(&a.body)));
+                            let _ = writeln!(
+                                out,
+                                "          answer: HTTP {} {} ({}), body: {}",
+                                a.status,
+                                a.content_type.as_deref().unwrap_or("no Content-Type"),
+                                a.http_version,
+                                snippet(&String::from_utf8_lossy(&a.body))
+                            );
                         }
                         Transport::Failed(t) => {
-                            let _ = writeln!(out, "          answer: none ({:?} after {:.2} s)", t.kind, t.elapsed.as_secs_f64());
+                            let _ = writeln!(
+                                out,
+                                "          answer: none ({:?} after {:.2} s)",
+                                t.kind,
+                                t.elapsed.as_secs_f64()
+                            );
                         }
                     }
                     let _ = writeln!(out, "          replay:\n{}", indent(&report.curl(record), 12));
@@ -68,14 +106,26 @@ pub fn render(report: &RunReport) -> String {
     let _ = writeln!(out);
     match report.verdict() {
         super::Verdict::Pass => {
-            let _ = writeln!(out, "verdict: PASS — no rule FAILs{}", if warned.is_empty() { String::new() } else { format!("; WARN: {}", warned.join(", ")) });
+            let _ = writeln!(
+                out,
+                "verdict: PASS — no rule FAILs{}",
+                if warned.is_empty() { String::new() } else { format!("; WARN: {}", warned.join(", ")) }
+            );
         }
         super::Verdict::Fail => {
-            let _ = writeln!(out, "verdict: FAIL — {}{}", failed.join(", "), if warned.is_empty() { String::new() } else { format!("; WARN: {}", warned.join(", ")) });
+            let _ = writeln!(
+                out,
+                "verdict: FAIL — {}{}",
+                failed.join(", "),
+                if warned.is_empty() { String::new() } else { format!("; WARN: {}", warned.join(", ")) }
+            );
         }
     }
     if report.ca_file.is_none() && report.verdict() == super::Verdict::Fail {
-        let _ = writeln!(out, "(the replay commands trust ca.pem: the generated CA was temporary; run with --tls-dir DIR to keep it)");
+        let _ = writeln!(
+            out,
+            "(the replay commands trust ca.pem: the generated CA was temporary; run with --tls-dir DIR to keep it)"
+        );
     }
     out
 }
@@ -106,7 +156,8 @@ fn render_lint_and_cases(report: &RunReport, out: &mut String) {
                 if f.rule != crate::lint::CA_BUNDLE {
                     continue;
                 }
-                let _ = writeln!(out, "  skip  {:26} {}: {}", f.rule, f.webhook, f.detail.as_deref().unwrap_or_default());
+                let _ =
+                    writeln!(out, "  skip  {:26} {}: {}", f.rule, f.webhook, f.detail.as_deref().unwrap_or_default());
                 continue;
             }
             let _ = writeln!(out, "  {:4}  {:26} {}: {statement}", tag(f.outcome), f.rule, f.webhook);
@@ -120,13 +171,34 @@ fn render_lint_and_cases(report: &RunReport, out: &mut String) {
     if !report.cases.is_empty() {
         let _ = writeln!(out, "\n== cases ({})", report.cases.len());
         for c in &report.cases {
-            let _ = writeln!(out, "  {:4}  {:26} {} → {} ({})", tag(c.outcome()), c.name, c.what, c.decision.as_str(), c.file.display());
+            let _ = writeln!(
+                out,
+                "  {:4}  {:26} {} → {} ({})",
+                tag(c.outcome()),
+                c.name,
+                c.what,
+                c.decision.as_str(),
+                c.file.display()
+            );
             for f in c.findings.iter().filter(|f| matches!(f.outcome, Outcome::Fail | Outcome::Warn)) {
-                let _ = writeln!(out, "        {} {}:\n{}", tag(f.outcome), f.rule, indent(f.detail.as_deref().unwrap_or_default(), 10));
+                let _ = writeln!(
+                    out,
+                    "        {} {}:\n{}",
+                    tag(f.outcome),
+                    f.rule,
+                    indent(f.detail.as_deref().unwrap_or_default(), 10)
+                );
             }
             for record in &c.records {
                 for f in record.findings.iter().filter(|f| matches!(f.outcome, Outcome::Fail | Outcome::Warn)) {
-                    let _ = writeln!(out, "        {} {} on {}: {}", tag(f.outcome), f.rule, record.webhook.name, f.detail.as_deref().unwrap_or_default());
+                    let _ = writeln!(
+                        out,
+                        "        {} {} on {}: {}",
+                        tag(f.outcome),
+                        f.rule,
+                        record.webhook.name,
+                        f.detail.as_deref().unwrap_or_default()
+                    );
                 }
             }
         }

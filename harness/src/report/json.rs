@@ -15,7 +15,12 @@ pub fn render(report: &RunReport) -> Value {
         .map(|s| {
             let counts: serde_json::Map<String, Value> = [Outcome::Pass, Outcome::Fail, Outcome::Warn, Outcome::Skip]
                 .iter()
-                .map(|o| (serde_json::to_value(o).unwrap().as_str().unwrap().to_string(), json!(s.counts.get(o).copied().unwrap_or(0))))
+                .map(|o| {
+                    (
+                        serde_json::to_value(o).unwrap().as_str().unwrap().to_string(),
+                        json!(s.counts.get(o).copied().unwrap_or(0)),
+                    )
+                })
                 .collect();
             let examples: Vec<Value> = s
                 .breaches

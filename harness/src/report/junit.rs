@@ -19,7 +19,9 @@ pub fn escape(text: &str) -> String {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
             '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => out.push_str(&format!("[U+{:04X}]", c as u32)),
+            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {
+                out.push_str(&format!("[U+{:04X}]", c as u32))
+            }
             c => out.push(c),
         }
     }
@@ -54,7 +56,14 @@ pub fn render(report: &RunReport) -> String {
             let mut text = String::new();
             for (record, i) in s.breaches.iter().take(3) {
                 let f = &record.findings[*i];
-                let _ = writeln!(text, "{:?} {} [{}] uid {}", f.outcome, record.case.label, record.case.version, record.case.uid());
+                let _ = writeln!(
+                    text,
+                    "{:?} {} [{}] uid {}",
+                    f.outcome,
+                    record.case.label,
+                    record.case.version,
+                    record.case.uid()
+                );
                 if let Some(d) = &f.detail {
                     let _ = writeln!(text, "what: {d}");
                 }
@@ -63,8 +72,18 @@ pub fn render(report: &RunReport) -> String {
                 }
                 let _ = writeln!(text, "replay:\n{}\n", report.curl(record));
             }
-            let message = s.breaches.first().and_then(|(r, i)| r.findings[*i].detail.clone()).unwrap_or_else(|| s.rule.statement.to_string());
-            suite.cases.push(Case { classname: format!("webhook-conformance.rules.{webhook}"), name: s.rule.id.to_string(), outcome: s.outcome, message: first_line(&message), text });
+            let message = s
+                .breaches
+                .first()
+                .and_then(|(r, i)| r.findings[*i].detail.clone())
+                .unwrap_or_else(|| s.rule.statement.to_string());
+            suite.cases.push(Case {
+                classname: format!("webhook-conformance.rules.{webhook}"),
+                name: s.rule.id.to_string(),
+                outcome: s.outcome,
+                message: first_line(&message),
+                text,
+            });
         }
         suites.push(suite);
     }
@@ -73,7 +92,13 @@ pub fn render(report: &RunReport) -> String {
         let mut suite = Suite { name: "lint".into(), cases: Vec::new() };
         for f in &report.lint {
             let detail = f.detail.clone().unwrap_or_default();
-            suite.cases.push(Case { classname: format!("webhook-conformance.lint.{}", f.webhook), name: f.rule.to_string(), outcome: f.outcome, message: first_line(&detail), text: detail });
+            suite.cases.push(Case {
+                classname: format!("webhook-conformance.lint.{}", f.webhook),
+                name: f.rule.to_string(),
+                outcome: f.outcome,
+                message: first_line(&detail),
+                text: detail,
+            });
         }
         suites.push(suite);
     }
@@ -98,14 +123,27 @@ pub fn render(report: &RunReport) -> String {
                     if message.is_empty() {
                         message = format!("{}: {}", f.rule, first_line(f.detail.as_deref().unwrap_or_default()));
                     }
-                    let _ = writeln!(text, "{} {:?} on {}: {}", f.rule, f.outcome, record.webhook.name, f.detail.as_deref().unwrap_or_default());
+                    let _ = writeln!(
+                        text,
+                        "{} {:?} on {}: {}",
+                        f.rule,
+                        f.outcome,
+                        record.webhook.name,
+                        f.detail.as_deref().unwrap_or_default()
+                    );
                     if let Some(m) = &f.apiserver_message {
                         let _ = writeln!(text, "apiserver says: {m}");
                     }
                     let _ = writeln!(text, "replay:\n{}\n", report.curl(record));
                 }
             }
-            suite.cases.push(Case { classname: "webhook-conformance.cases".into(), name: c.name.clone(), outcome: c.outcome(), message, text });
+            suite.cases.push(Case {
+                classname: "webhook-conformance.cases".into(),
+                name: c.name.clone(),
+                outcome: c.outcome(),
+                message,
+                text,
+            });
         }
         suites.push(suite);
     }
@@ -119,7 +157,11 @@ pub fn render(report: &RunReport) -> String {
         let n = suite.cases.len();
         let f = suite.cases.iter().filter(|c| c.outcome == Outcome::Fail).count();
         let s = suite.cases.iter().filter(|c| c.outcome == Outcome::Skip).count();
-        let _ = writeln!(out, "  <testsuite name=\"{}\" tests=\"{n}\" failures=\"{f}\" errors=\"0\" skipped=\"{s}\">", escape(&suite.name));
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"{}\" tests=\"{n}\" failures=\"{f}\" errors=\"0\" skipped=\"{s}\">",
+            escape(&suite.name)
+        );
         for c in &suite.cases {
             let open = format!("    <testcase classname=\"{}\" name=\"{}\"", escape(&c.classname), escape(&c.name));
             match c.outcome {
@@ -127,13 +169,27 @@ pub fn render(report: &RunReport) -> String {
                     let _ = writeln!(out, "{open}/>");
                 }
                 Outcome::Skip => {
-                    let _ = writeln!(out, "{open}>\n      <skipped message=\"{}\"/>\n    </testcase>", escape(if c.message.is_empty() { "not applicable" } else { &c.message }));
+                    let _ = writeln!(
+                        out,
+                        "{open}>\n      <skipped message=\"{}\"/>\n    </testcase>",
+                        escape(if c.message.is_empty() { "not applicable" } else { &c.message })
+                    );
                 }
                 Outcome::Warn => {
-                    let _ = writeln!(out, "{open}>\n      <system-out>WARN: {}\n{}</system-out>\n    </testcase>", escape(&c.message), escape(&c.text));
+                    let _ = writeln!(
+                        out,
+                        "{open}>\n      <system-out>WARN: {}\n{}</system-out>\n    </testcase>",
+                        escape(&c.message),
+                        escape(&c.text)
+                    );
                 }
                 Outcome::Fail => {
-                    let _ = writeln!(out, "{open}>\n      <failure type=\"FAIL\" message=\"{}\">{}</failure>\n    </testcase>", escape(&c.message), escape(&c.text));
+                    let _ = writeln!(
+                        out,
+                        "{open}>\n      <failure type=\"FAIL\" message=\"{}\">{}</failure>\n    </testcase>",
+                        escape(&c.message),
+                        escape(&c.text)
+                    );
                 }
             }
         }

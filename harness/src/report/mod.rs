@@ -145,7 +145,8 @@ impl RunReport {
 
     /// Case and lint rules with this outcome, appended to `ids` (deduplicated).
     fn extra_rules(&self, outcome: Outcome, ids: &mut Vec<&'static str>) {
-        let case_ids = self.cases.iter().flat_map(|c| c.findings.iter()).filter(|f| f.outcome == outcome).map(|f| f.rule);
+        let case_ids =
+            self.cases.iter().flat_map(|c| c.findings.iter()).filter(|f| f.outcome == outcome).map(|f| f.rule);
         let lint_ids = self.lint.iter().filter(|f| f.outcome == outcome).map(|f| f.rule);
         for id in case_ids.chain(lint_ids) {
             if !ids.contains(&id) {

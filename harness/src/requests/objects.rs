@@ -58,14 +58,18 @@ fn pod_spec(variant: Variant) -> Value {
 fn labels(variant: Variant) -> Option<Value> {
     match variant {
         Variant::Bare => None,
-        Variant::Labelled | Variant::Risky => Some(json!({"app": "web", "app.kubernetes.io/name": "web", "tier": "frontend"})),
+        Variant::Labelled | Variant::Risky => {
+            Some(json!({"app": "web", "app.kubernetes.io/name": "web", "tier": "frontend"}))
+        }
     }
 }
 
 fn annotations(variant: Variant) -> Option<Value> {
     match variant {
         Variant::Bare | Variant::Risky => None,
-        Variant::Labelled => Some(json!({"example.com/owner": "team-a", "example.com/path~key": "x", "note": "héllo ✓"})),
+        Variant::Labelled => {
+            Some(json!({"example.com/owner": "team-a", "example.com/path~key": "x", "note": "héllo ✓"}))
+        }
     }
 }
 
@@ -77,19 +81,38 @@ fn spec_for(kind: &str, variant: Variant) -> Option<(&'static str, Value)> {
     let selector = json!({"matchLabels": {"app": "web"}});
     Some(match kind {
         "Pod" => ("spec", pod_spec(variant)),
-        "ConfigMap" => ("data", match variant {
-            Variant::Bare => json!({}),
-            Variant::Labelled | Variant::Risky => json!({"config.yaml": "a: 1\n", "empty": ""}),
-        }),
+        "ConfigMap" => (
+            "data",
+            match variant {
+                Variant::Bare => json!({}),
+                Variant::Labelled | Variant::Risky => json!({"config.yaml": "a: 1\n", "empty": ""}),
+            },
+        ),
         "Secret" => ("data", json!({"token": "c2VjcmV0"})),
-        "Service" => ("spec", json!({"selector": {"app": "web"}, "ports": [{"port": 80, "targetPort": 8080, "protocol": "TCP"}]})),
+        "Service" => (
+            "spec",
+            json!({"selector": {"app": "web"}, "ports": [{"port": 80, "targetPort": 8080, "protocol": "TCP"}]}),
+        ),
         "ServiceAccount" | "Namespace" => return None,
-        "Deployment" | "ReplicaSet" => ("spec", json!({"replicas": 2, "selector": selector, "template": template(variant)})),
-        "StatefulSet" => ("spec", json!({"replicas": 1, "serviceName": "web", "selector": selector, "template": template(variant)})),
+        "Deployment" | "ReplicaSet" => {
+            ("spec", json!({"replicas": 2, "selector": selector, "template": template(variant)}))
+        }
+        "StatefulSet" => {
+            ("spec", json!({"replicas": 1, "serviceName": "web", "selector": selector, "template": template(variant)}))
+        }
         "DaemonSet" => ("spec", json!({"selector": selector, "template": template(variant)})),
-        "Job" => ("spec", json!({"template": {"spec": {"restartPolicy": "Never", "containers": pod_spec(variant)["containers"].clone()}}})),
-        "CronJob" => ("spec", json!({"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": {"spec": {"restartPolicy": "OnFailure", "containers": pod_spec(variant)["containers"].clone()}}}}})),
-        "Ingress" => ("spec", json!({"rules": [{"host": "web.example.com", "http": {"paths": [{"path": "/", "pathType": "Prefix", "backend": {"service": {"name": "web", "port": {"number": 80}}}}]}}]})),
+        "Job" => (
+            "spec",
+            json!({"template": {"spec": {"restartPolicy": "Never", "containers": pod_spec(variant)["containers"].clone()}}}),
+        ),
+        "CronJob" => (
+            "spec",
+            json!({"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": {"spec": {"restartPolicy": "OnFailure", "containers": pod_spec(variant)["containers"].clone()}}}}}),
+        ),
+        "Ingress" => (
+            "spec",
+            json!({"rules": [{"host": "web.example.com", "http": {"paths": [{"path": "/", "pathType": "Prefix", "backend": {"service": {"name": "web", "port": {"number": 80}}}}]}}]}),
+        ),
         _ => ("spec", json!({"replicas": 1, "note": "plain JSON custom resource"})),
     })
 }

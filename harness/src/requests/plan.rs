@@ -83,7 +83,11 @@ pub fn admission_spec_from(target: &Target, fresh: Value, name: &str, kind: Webh
         }
         Some(SubObject::Scale) => {
             let old = objects::scale(&name, "5d3e1c9a-6a8f-4c0e-9a6e-0000000000aa", 2);
-            (Gvk::new("autoscaling", "v1", "Scale"), objects::scale(&name, "5d3e1c9a-6a8f-4c0e-9a6e-0000000000aa", 3), old)
+            (
+                Gvk::new("autoscaling", "v1", "Scale"),
+                objects::scale(&name, "5d3e1c9a-6a8f-4c0e-9a6e-0000000000aa", 3),
+                old,
+            )
         }
         Some(SubObject::ConnectOptions(k)) => (Gvk::new("", "v1", k), objects::connect_options(k), Value::Null),
         Some(SubObject::Created(g, v, k)) => {

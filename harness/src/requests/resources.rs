@@ -122,20 +122,54 @@ fn built_in(group: &str, version: &str, plural: &str, kind: &str, namespaced: bo
 /// The built-in resources the suite presents with typed objects.
 pub fn built_ins() -> Vec<Resource> {
     vec![
-        built_in("", "v1", "pods", "Pod", true, &[
-            STATUS,
-            Subresource { name: "ephemeralcontainers", operations: &[Update], object: SubObject::Parent },
-            Subresource { name: "exec", operations: &[Connect], object: SubObject::ConnectOptions("PodExecOptions") },
-            Subresource { name: "attach", operations: &[Connect], object: SubObject::ConnectOptions("PodAttachOptions") },
-            Subresource { name: "portforward", operations: &[Connect], object: SubObject::ConnectOptions("PodPortForwardOptions") },
-            Subresource { name: "eviction", operations: &[Create], object: SubObject::Created("policy", "v1", "Eviction") },
-        ]),
+        built_in(
+            "",
+            "v1",
+            "pods",
+            "Pod",
+            true,
+            &[
+                STATUS,
+                Subresource { name: "ephemeralcontainers", operations: &[Update], object: SubObject::Parent },
+                Subresource {
+                    name: "exec",
+                    operations: &[Connect],
+                    object: SubObject::ConnectOptions("PodExecOptions"),
+                },
+                Subresource {
+                    name: "attach",
+                    operations: &[Connect],
+                    object: SubObject::ConnectOptions("PodAttachOptions"),
+                },
+                Subresource {
+                    name: "portforward",
+                    operations: &[Connect],
+                    object: SubObject::ConnectOptions("PodPortForwardOptions"),
+                },
+                Subresource {
+                    name: "eviction",
+                    operations: &[Create],
+                    object: SubObject::Created("policy", "v1", "Eviction"),
+                },
+            ],
+        ),
         built_in("", "v1", "configmaps", "ConfigMap", true, &[]),
         built_in("", "v1", "secrets", "Secret", true, &[]),
-        built_in("", "v1", "services", "Service", true, &[
-            STATUS,
-            Subresource { name: "proxy", operations: &[Connect], object: SubObject::ConnectOptions("ServiceProxyOptions") },
-        ]),
+        built_in(
+            "",
+            "v1",
+            "services",
+            "Service",
+            true,
+            &[
+                STATUS,
+                Subresource {
+                    name: "proxy",
+                    operations: &[Connect],
+                    object: SubObject::ConnectOptions("ServiceProxyOptions"),
+                },
+            ],
+        ),
         built_in("", "v1", "serviceaccounts", "ServiceAccount", true, &[]),
         built_in("", "v1", "namespaces", "Namespace", false, &[STATUS]),
         built_in("apps", "v1", "deployments", "Deployment", true, &[STATUS, SCALE]),
@@ -271,7 +305,10 @@ pub fn targets_for(rules: &[RuleWithOperations]) -> Vec<Target> {
                 for sub in &resource.subresources {
                     if resource_entry_matches(entry, &resource.plural, Some(sub.name)) {
                         for &op in sub.operations.iter().filter(|op| ops.contains(op)) {
-                            push(Target { resource: resource.clone(), subresource: Some(*sub), operation: op }, &mut out);
+                            push(
+                                Target { resource: resource.clone(), subresource: Some(*sub), operation: op },
+                                &mut out,
+                            );
                         }
                     }
                 }
@@ -315,7 +352,10 @@ mod tests {
         let ts = targets_for(&[rule(&[""], &["pods/exec", "pods/status"], &["*"], None)]);
         assert_eq!(names(&ts), vec!["CONNECT pods/exec", "UPDATE pods/status"]);
         let ts = targets_for(&[rule(&["apps"], &["*/scale"], &["UPDATE"], None)]);
-        assert_eq!(names(&ts), vec!["UPDATE deployments/scale", "UPDATE replicasets/scale", "UPDATE statefulsets/scale"]);
+        assert_eq!(
+            names(&ts),
+            vec!["UPDATE deployments/scale", "UPDATE replicasets/scale", "UPDATE statefulsets/scale"]
+        );
         let ts = targets_for(&[rule(&[""], &["pods/*"], &["CONNECT"], None)]);
         assert_eq!(names(&ts), vec!["CONNECT pods/exec", "CONNECT pods/attach", "CONNECT pods/portforward"]);
     }

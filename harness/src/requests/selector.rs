@@ -40,13 +40,21 @@ impl LabelSelector {
         }
         for e in value.get("matchExpressions").and_then(Value::as_array).into_iter().flatten() {
             let key = e.get("key").and_then(Value::as_str).ok_or("a matchExpression has no key")?.to_string();
-            let values: Vec<String> = e.get("values").and_then(Value::as_array).into_iter().flatten().filter_map(|v| v.as_str().map(String::from)).collect();
+            let values: Vec<String> = e
+                .get("values")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect();
             requirements.push(match e.get("operator").and_then(Value::as_str) {
                 Some("In") => Requirement::In(key, values),
                 Some("NotIn") => Requirement::NotIn(key, values),
                 Some("Exists") => Requirement::Exists(key),
                 Some("DoesNotExist") => Requirement::DoesNotExist(key),
-                other => return Err(format!("matchExpressions operator {other:?} is not In, NotIn, Exists or DoesNotExist")),
+                other => {
+                    return Err(format!("matchExpressions operator {other:?} is not In, NotIn, Exists or DoesNotExist"))
+                }
             });
         }
         Ok((!requirements.is_empty()).then_some(LabelSelector { requirements }))
@@ -112,8 +120,10 @@ pub struct Selectors {
 impl Selectors {
     pub fn of(webhook: &WebhookSpec) -> Result<Selectors, String> {
         Ok(Selectors {
-            object: LabelSelector::parse(webhook.object_selector.as_ref()).map_err(|e| format!("objectSelector: {e}"))?,
-            namespace: LabelSelector::parse(webhook.namespace_selector.as_ref()).map_err(|e| format!("namespaceSelector: {e}"))?,
+            object: LabelSelector::parse(webhook.object_selector.as_ref())
+                .map_err(|e| format!("objectSelector: {e}"))?,
+            namespace: LabelSelector::parse(webhook.namespace_selector.as_ref())
+                .map_err(|e| format!("namespaceSelector: {e}"))?,
         })
     }
 }
@@ -122,7 +132,9 @@ impl Selectors {
 /// or objects created through a subresource.
 fn labels_are_free(spec: &AdmissionSpec) -> bool {
     let kind = spec.kind.kind.as_str();
-    kind != "Scale" && !kind.ends_with("Options") && !matches!(spec.sub_resource.as_deref(), Some("eviction" | "binding"))
+    kind != "Scale"
+        && !kind.ends_with("Options")
+        && !matches!(spec.sub_resource.as_deref(), Some("eviction" | "binding"))
 }
 
 fn labels_of(object: &Value) -> Option<Map<String, Value>> {
@@ -184,7 +196,8 @@ pub fn fit(selectors: &Selectors, spec: &mut AdmissionSpec) -> bool {
         labels.insert(NAMESPACE_NAME_LABEL.into(), Value::String(name.clone()));
         // Other labels of the namespace are the cluster's to set; assume a namespace that has them.
         selector.satisfy(&mut labels);
-        if labels.get(NAMESPACE_NAME_LABEL).and_then(Value::as_str) != Some(name.as_str()) || !selector.matches(&labels) {
+        if labels.get(NAMESPACE_NAME_LABEL).and_then(Value::as_str) != Some(name.as_str()) || !selector.matches(&labels)
+        {
             return false;
         }
         if name != namespace {
@@ -204,8 +217,8 @@ pub fn fit(selectors: &Selectors, spec: &mut AdmissionSpec) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::requests::{admission_spec, built_ins, Operation, SubObject, Target, Variant};
     use crate::config::WebhookKind;
+    use crate::requests::{admission_spec, built_ins, Operation, SubObject, Target, Variant};
     use serde_json::json;
 
     fn target(plural: &str, sub: Option<&str>, op: Operation) -> Target {
@@ -215,14 +228,19 @@ mod tests {
     }
 
     fn selectors(object: Value, namespace: Value) -> Selectors {
-        Selectors { object: LabelSelector::parse(Some(&object)).unwrap(), namespace: LabelSelector::parse(Some(&namespace)).unwrap() }
+        Selectors {
+            object: LabelSelector::parse(Some(&object)).unwrap(),
+            namespace: LabelSelector::parse(Some(&namespace)).unwrap(),
+        }
     }
 
     #[test]
     fn operators() {
         let s = LabelSelector::parse(Some(&json!({"matchLabels": {"a": "1"}, "matchExpressions": [
             {"key": "b", "operator": "In", "values": ["x", "y"]}, {"key": "c", "operator": "NotIn", "values": ["no"]},
-            {"key": "d", "operator": "Exists"}, {"key": "e", "operator": "DoesNotExist"}]}))).unwrap().unwrap();
+            {"key": "d", "operator": "Exists"}, {"key": "e", "operator": "DoesNotExist"}]})))
+        .unwrap()
+        .unwrap();
         let labels = |v: Value| v.as_object().unwrap().clone();
         assert!(s.matches(&labels(json!({"a": "1", "b": "y", "d": ""}))));
         assert!(!s.matches(&labels(json!({"a": "1", "b": "y", "d": "", "e": "z"}))));
@@ -249,10 +267,15 @@ mod tests {
     #[test]
     fn scale_and_connect_requests_never_match_a_label_requiring_object_selector() {
         let s = selectors(json!({"matchLabels": {"inject": "true"}}), json!({}));
-        let mut scale = admission_spec(&target("deployments", Some("scale"), Operation::Update), Variant::Bare, WebhookKind::Mutating);
+        let mut scale = admission_spec(
+            &target("deployments", Some("scale"), Operation::Update),
+            Variant::Bare,
+            WebhookKind::Mutating,
+        );
         assert_eq!(scale.kind.kind, "Scale");
         assert!(!fit(&s, &mut scale));
-        let mut exec = admission_spec(&target("pods", Some("exec"), Operation::Connect), Variant::Bare, WebhookKind::Validating);
+        let mut exec =
+            admission_spec(&target("pods", Some("exec"), Operation::Connect), Variant::Bare, WebhookKind::Validating);
         assert!(!fit(&s, &mut exec));
         // Without a selector they are sent.
         assert!(fit(&Selectors::default(), &mut exec));
@@ -261,16 +284,23 @@ mod tests {
 
     #[test]
     fn namespace_selectors_pick_the_namespace() {
-        let s = selectors(json!({}), json!({"matchExpressions": [{"key": NAMESPACE_NAME_LABEL, "operator": "In", "values": ["prod"]}]}));
+        let s = selectors(
+            json!({}),
+            json!({"matchExpressions": [{"key": NAMESPACE_NAME_LABEL, "operator": "In", "values": ["prod"]}]}),
+        );
         let mut spec = admission_spec(&target("pods", None, Operation::Create), Variant::Bare, WebhookKind::Mutating);
         assert!(fit(&s, &mut spec));
         assert_eq!(spec.namespace.as_deref(), Some("prod"));
         assert_eq!(spec.object["metadata"]["namespace"], "prod");
-        let excluded = selectors(json!({}), json!({"matchExpressions": [{"key": NAMESPACE_NAME_LABEL, "operator": "NotIn", "values": [crate::requests::NAMESPACE]}]}));
+        let excluded = selectors(
+            json!({}),
+            json!({"matchExpressions": [{"key": NAMESPACE_NAME_LABEL, "operator": "NotIn", "values": [crate::requests::NAMESPACE]}]}),
+        );
         let mut spec = admission_spec(&target("pods", None, Operation::Create), Variant::Bare, WebhookKind::Mutating);
         assert!(!fit(&excluded, &mut spec));
         // A cluster-scoped object other than a Namespace always passes.
-        let mut ns = admission_spec(&target("namespaces", None, Operation::Create), Variant::Bare, WebhookKind::Mutating);
+        let mut ns =
+            admission_spec(&target("namespaces", None, Operation::Create), Variant::Bare, WebhookKind::Mutating);
         let team = selectors(json!({}), json!({"matchLabels": {"team": "a"}}));
         assert!(fit(&team, &mut ns), "a Namespace is fitted by its own labels");
         assert_eq!(ns.object["metadata"]["labels"]["team"], "a");

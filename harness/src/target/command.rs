@@ -120,7 +120,8 @@ pub async fn start(
     keep_tls_in: Option<&std::path::Path>,
     startup_timeout: Duration,
 ) -> Result<RunningTarget, StartError> {
-    let tls = TlsMaterial::generate(&serving_names(webhooks), keep_tls_in).map_err(|e| StartError::Spawn(format!("{e:#}")))?;
+    let tls = TlsMaterial::generate(&serving_names(webhooks), keep_tls_in)
+        .map_err(|e| StartError::Spawn(format!("{e:#}")))?;
     let host = "127.0.0.1";
     let port = free_port().map_err(|e| StartError::Spawn(format!("no free port: {e}")))?;
     let line = substitute(command, &tls, host, port);

@@ -194,11 +194,7 @@ pub fn docker_blocking(args: &[&str]) -> Result<String, String> {
 
 /// The async form of [`docker_blocking`].
 async fn docker(args: &[String]) -> Result<String, String> {
-    let run = tokio::process::Command::new("docker")
-        .args(args)
-        .stdin(Stdio::null())
-        .kill_on_drop(true)
-        .output();
+    let run = tokio::process::Command::new("docker").args(args).stdin(Stdio::null()).kill_on_drop(true).output();
     let out = tokio::time::timeout(DOCKER_CALL_DEADLINE, run)
         .await
         .map_err(|_| format!("`docker {}` did not finish within {DOCKER_CALL_DEADLINE:?}", args.join(" ")))?
@@ -208,7 +204,11 @@ async fn docker(args: &[String]) -> Result<String, String> {
 
 /// Wait for `child` to exit and collect its output (read while it runs, so a full pipe cannot stall
 /// it), at most `deadline`; past that it is killed. Works inside `Drop` and outside a runtime.
-pub fn wait_with_deadline(child: std::process::Child, deadline: Duration, what: &str) -> Result<std::process::Output, String> {
+pub fn wait_with_deadline(
+    child: std::process::Child,
+    deadline: Duration,
+    what: &str,
+) -> Result<std::process::Output, String> {
     let pid = child.id() as i32;
     let (done, finished) = std::sync::mpsc::channel();
     let waiter = std::thread::spawn(move || {
@@ -241,7 +241,12 @@ fn output_result(args: &[impl AsRef<str>], out: std::process::Output) -> Result<
         Ok(text)
     } else {
         let args: Vec<&str> = args.iter().map(|a| a.as_ref()).collect();
-        Err(format!("`docker {}` failed ({}): {}", args.join(" "), out.status, String::from_utf8_lossy(&out.stderr).trim()))
+        Err(format!(
+            "`docker {}` failed ({}): {}",
+            args.join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
     }
 }
 
@@ -257,7 +262,9 @@ pub async fn docker_available() -> Result<String, String> {
 fn mount_dir(spec: &ImageSpec, tls: &TlsMaterial) -> std::io::Result<tempfile::TempDir> {
     let dir = tempfile::Builder::new().prefix("webhook-conformance-mount-").tempdir()?;
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))?;
-    for (name, contents) in [(&spec.ca_name, &tls.ca_pem), (&spec.cert_name, &tls.cert_pem), (&spec.key_name, &tls.key_pem)] {
+    for (name, contents) in
+        [(&spec.ca_name, &tls.ca_pem), (&spec.cert_name, &tls.cert_pem), (&spec.key_name, &tls.key_pem)]
+    {
         // A throw-away key of a throw-away CA; 0644 like a Kubernetes secret volume's default.
         let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o644).open(dir.path().join(name))?;
         f.write_all(contents.as_bytes())?;
@@ -273,20 +280,34 @@ fn check_file_name(what: &str, name: &str) -> Result<(), ContainerError> {
 }
 
 /// Start `spec.image` for `webhooks` and wait until it completes a TLS handshake.
-pub async fn start(spec: &ImageSpec, webhooks: &[WebhookSpec], keep_tls_in: Option<&Path>) -> Result<RunningTarget, ContainerError> {
+pub async fn start(
+    spec: &ImageSpec,
+    webhooks: &[WebhookSpec],
+    keep_tls_in: Option<&Path>,
+) -> Result<RunningTarget, ContainerError> {
     check_file_name("the certificate file name", &spec.cert_name)?;
     check_file_name("the key file name", &spec.key_name)?;
     check_file_name("the CA file name", &spec.ca_name)?;
     if !spec.cert_dir.starts_with('/') {
-        return Err(ContainerError::Setup(format!("the certificate directory {:?} must be an absolute path in the container", spec.cert_dir)));
+        return Err(ContainerError::Setup(format!(
+            "the certificate directory {:?} must be an absolute path in the container",
+            spec.cert_dir
+        )));
     }
     docker_available().await.map_err(ContainerError::Setup)?;
     docker(&["image".into(), "inspect".into(), "--format".into(), "{{.Id}}".into(), spec.image.clone()])
         .await
-        .map_err(|e| ContainerError::Setup(format!("image {} is not on the Docker engine (the suite never pulls; build or pull it first): {e}", spec.image)))?;
+        .map_err(|e| {
+            ContainerError::Setup(format!(
+                "image {} is not on the Docker engine (the suite never pulls; build or pull it first): {e}",
+                spec.image
+            ))
+        })?;
 
-    let tls = TlsMaterial::generate(&serving_names(webhooks), keep_tls_in).map_err(|e| ContainerError::Setup(format!("{e:#}")))?;
-    let mount = mount_dir(spec, &tls).map_err(|e| ContainerError::Setup(format!("preparing the certificate mount: {e}")))?;
+    let tls = TlsMaterial::generate(&serving_names(webhooks), keep_tls_in)
+        .map_err(|e| ContainerError::Setup(format!("{e:#}")))?;
+    let mount =
+        mount_dir(spec, &tls).map_err(|e| ContainerError::Setup(format!("preparing the certificate mount: {e}")))?;
     let run_id = uuid::Uuid::new_v4().to_string();
 
     let mut args: Vec<String> = vec!["create".into(), "--pull".into(), "never".into()];
@@ -313,21 +334,28 @@ pub async fn start(spec: &ImageSpec, webhooks: &[WebhookSpec], keep_tls_in: Opti
     args.push(spec.image.clone());
     args.extend(spec.substituted_args());
 
-    let id = docker(&args).await.map_err(|e| ContainerError::Setup(format!("creating a container of {}: {e}", spec.image)))?;
+    let id = docker(&args)
+        .await
+        .map_err(|e| ContainerError::Setup(format!("creating a container of {}: {e}", spec.image)))?;
     let container = ContainerTarget { id: id.trim().to_string(), run_id, _mount: mount };
     if container.id.is_empty() {
         return Err(ContainerError::Setup(format!("creating a container of {}: docker printed no id", spec.image)));
     }
     // From here on, `container` removes the container on every return path (and on panic).
-    docker(&["start".into(), container.id.clone()])
-        .await
-        .map_err(|e| ContainerError::ExitedEarly { image: spec.image.clone(), status: e, tail: container.log_tail() })?;
+    docker(&["start".into(), container.id.clone()]).await.map_err(|e| ContainerError::ExitedEarly {
+        image: spec.image.clone(),
+        status: e,
+        tail: container.log_tail(),
+    })?;
     let published = docker(&["port".into(), container.id.clone(), format!("{}/tcp", spec.port)]).await;
     let addr = match published.as_deref().map(parse_published) {
         Ok(Some(addr)) => addr,
         _ => {
             // The port is only listed while the container runs.
-            let status = container.exit_status_async().await.unwrap_or_else(|| format!("running, but its port is not published: {published:?}"));
+            let status = container
+                .exit_status_async()
+                .await
+                .unwrap_or_else(|| format!("running, but its port is not published: {published:?}"));
             return Err(ContainerError::ExitedEarly { image: spec.image.clone(), status, tail: container.log_tail() });
         }
     };
@@ -381,7 +409,8 @@ mod tests {
             Command::new("sh").args(["-c", script]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap()
         };
         // More output than a pipe holds: it is read while the child runs.
-        let out = wait_with_deadline(spawn("head -c 200000 /dev/zero; echo done >&2"), Duration::from_secs(20), "big").unwrap();
+        let out = wait_with_deadline(spawn("head -c 200000 /dev/zero; echo done >&2"), Duration::from_secs(20), "big")
+            .unwrap();
         assert_eq!(out.stdout.len(), 200_000);
         assert_eq!(String::from_utf8_lossy(&out.stderr).trim(), "done");
         let started = std::time::Instant::now();
@@ -406,7 +435,12 @@ mod tests {
         spec.args = vec!["--tls-cert={cert}".into(), "{key}".into(), "{ca}".into(), "--port={port}".into()];
         assert_eq!(
             spec.substituted_args(),
-            vec!["--tls-cert=/etc/webhook/certs/tls.crt", "/etc/webhook/certs/tls.key", "/etc/webhook/certs/ca.pem", "--port=8443"]
+            vec![
+                "--tls-cert=/etc/webhook/certs/tls.crt",
+                "/etc/webhook/certs/tls.key",
+                "/etc/webhook/certs/ca.pem",
+                "--port=8443"
+            ]
         );
     }
 }

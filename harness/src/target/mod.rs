@@ -48,21 +48,72 @@ pub trait TargetMonitor: Send + Sync {
 impl RunningTarget {
     /// A target the harness did not start.
     pub fn external(endpoint: Endpoint, description: String, ca_file: Option<std::path::PathBuf>) -> Self {
-        RunningTarget { endpoint, description, tls: None, process: None, user_ca: ca_file, _guard: None, monitor: None, notes: Vec::new() }
+        RunningTarget {
+            endpoint,
+            description,
+            tls: None,
+            process: None,
+            user_ca: ca_file,
+            _guard: None,
+            monitor: None,
+            notes: Vec::new(),
+        }
     }
 
     /// A target kept alive by `guard` (dropped with the target).
-    pub fn guarded(endpoint: Endpoint, description: String, tls: Option<TlsMaterial>, guard: Box<dyn Any + Send + Sync>) -> Self {
-        RunningTarget { endpoint, description, tls, process: None, user_ca: None, _guard: Some(guard), monitor: None, notes: Vec::new() }
+    pub fn guarded(
+        endpoint: Endpoint,
+        description: String,
+        tls: Option<TlsMaterial>,
+        guard: Box<dyn Any + Send + Sync>,
+    ) -> Self {
+        RunningTarget {
+            endpoint,
+            description,
+            tls,
+            process: None,
+            user_ca: None,
+            _guard: Some(guard),
+            monitor: None,
+            notes: Vec::new(),
+        }
     }
 
     /// A target whose `monitor` reports its output and exit, and stops it when dropped.
-    pub fn monitored(endpoint: Endpoint, description: String, tls: Option<TlsMaterial>, monitor: Box<dyn TargetMonitor>) -> Self {
-        RunningTarget { endpoint, description, tls, process: None, user_ca: None, _guard: None, monitor: Some(monitor), notes: Vec::new() }
+    pub fn monitored(
+        endpoint: Endpoint,
+        description: String,
+        tls: Option<TlsMaterial>,
+        monitor: Box<dyn TargetMonitor>,
+    ) -> Self {
+        RunningTarget {
+            endpoint,
+            description,
+            tls,
+            process: None,
+            user_ca: None,
+            _guard: None,
+            monitor: Some(monitor),
+            notes: Vec::new(),
+        }
     }
 
-    pub(crate) fn with_process(endpoint: Endpoint, description: String, tls: TlsMaterial, process: CommandTarget) -> Self {
-        RunningTarget { endpoint, description, tls: Some(tls), process: Some(process), user_ca: None, _guard: None, monitor: None, notes: Vec::new() }
+    pub(crate) fn with_process(
+        endpoint: Endpoint,
+        description: String,
+        tls: TlsMaterial,
+        process: CommandTarget,
+    ) -> Self {
+        RunningTarget {
+            endpoint,
+            description,
+            tls: Some(tls),
+            process: Some(process),
+            user_ca: None,
+            _guard: None,
+            monitor: None,
+            notes: Vec::new(),
+        }
     }
 
     /// The tail of the target's output, when the harness started it.

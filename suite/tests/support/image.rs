@@ -86,7 +86,9 @@ fn build() -> Result<String, String> {
         return Err(format!("docker import failed: {}", String::from_utf8_lossy(&imported.stderr)));
     }
     // Tags of older binaries are of no further use.
-    if let Ok(list) = docker(&["images", "--filter", &format!("label={IMAGE_LABEL}"), "--format", "{{.Repository}}:{{.Tag}}"]) {
+    if let Ok(list) =
+        docker(&["images", "--filter", &format!("label={IMAGE_LABEL}"), "--format", "{{.Repository}}:{{.Tag}}"])
+    {
         for old in list.lines().map(str::trim).filter(|t| t.starts_with(REPOSITORY) && *t != tag) {
             let _ = docker(&["rmi", old]);
         }
@@ -108,7 +110,9 @@ fn shared_libraries(bin: &Path) -> Result<Vec<PathBuf>, String> {
     let text = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
         // A static binary needs nothing else.
-        return if text.contains("not a dynamic executable") || String::from_utf8_lossy(&out.stderr).contains("not a dynamic executable") {
+        return if text.contains("not a dynamic executable")
+            || String::from_utf8_lossy(&out.stderr).contains("not a dynamic executable")
+        {
             Ok(Vec::new())
         } else {
             Err(format!("ldd {} failed: {}", bin.display(), String::from_utf8_lossy(&out.stderr)))
