@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
+use crate::error::Error;
 use reqwest::Url;
 
 /// Which HTTP versions the client offers in ALPN.
@@ -50,23 +50,30 @@ impl Endpoint {
 /// What came back from one call.
 #[derive(Clone, Debug)]
 pub enum Transport {
+    /// An HTTP response came back (any status).
     Answered(HttpAnswer),
+    /// No complete HTTP response.
     Failed(TransportFailure),
 }
 
 #[derive(Clone, Debug)]
+/// An HTTP response as received.
 pub struct HttpAnswer {
+    /// The HTTP status.
     pub status: u16,
     /// The Content-Type header as sent, if any.
     pub content_type: Option<String>,
+    /// The body, as sent.
     pub body: Vec<u8>,
     /// `HTTP/1.1` or `HTTP/2.0`.
     pub http_version: String,
+    /// How long the call took.
     pub elapsed: Duration,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
+/// Why a call got no complete answer.
 pub enum FailureKind {
     /// No TCP connection (refused, unreachable).
     Connect,
@@ -79,9 +86,13 @@ pub enum FailureKind {
 }
 
 #[derive(Clone, Debug)]
+/// A call that got no complete answer.
 pub struct TransportFailure {
+    /// What kind of failure.
     pub kind: FailureKind,
+    /// The client's error, in words.
     pub message: String,
+    /// How long until it failed.
     pub elapsed: Duration,
 }
 
@@ -91,16 +102,20 @@ pub const ACCEPT: &str = "application/json, */*";
 pub const CONTENT_TYPE: &str = "application/json";
 
 #[derive(Clone)]
+/// Calls a webhook as the apiserver does.
 pub struct Client {
     http: reqwest::Client,
     endpoint: Endpoint,
 }
 
 impl Client {
-    pub fn new(endpoint: Endpoint, versions: HttpVersions) -> anyhow::Result<Self> {
-        let roots = crate::tls::root_store(&endpoint.ca_pem).context("reading the CA bundle to trust")?;
+    /// A client trusting only `endpoint`'s CA.
+    pub fn new(endpoint: Endpoint, versions: HttpVersions) -> Result<Self, Error> {
+        let roots = crate::tls::root_store(&endpoint.ca_pem)
+            .map_err(|e| Error::Tls(format!("reading the CA bundle to trust: {e}")))?;
         let mut tls = rustls::ClientConfig::builder_with_provider(crate::tls::provider())
-            .with_safe_default_protocol_versions()?
+            .with_safe_default_protocol_versions()
+            .map_err(|e| Error::Tls(e.to_string()))?
             .with_root_certificates(roots)
             .with_no_client_auth();
         tls.alpn_protocols = match versions {
@@ -120,9 +135,11 @@ impl Client {
         if let (Some(addr), Some(host)) = (endpoint.resolve_to, endpoint.base.host_str()) {
             builder = builder.resolve(host, addr);
         }
-        Ok(Client { http: builder.build()?, endpoint })
+        let http = builder.build().map_err(|e| Error::Setup(format!("the HTTPS client: {e}")))?;
+        Ok(Client { http, endpoint })
     }
 
+    /// Where it calls.
     pub fn endpoint(&self) -> &Endpoint {
         &self.endpoint
     }

@@ -4,7 +4,7 @@
 use k8s_openapi::api::{apps, autoscaling, batch, core, networking, policy};
 use serde_json::Value;
 
-use crate::requests::Gvk;
+use crate::admission::Gvk;
 
 fn decode<T: serde::de::DeserializeOwned + serde::Serialize>(value: &Value) -> Result<Value, String> {
     let typed: T = serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;

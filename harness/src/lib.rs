@@ -1,32 +1,100 @@
-//! `webhook-harness` plays the kube-apiserver's part against an admission webhook.
+//! `webhook-harness` plays the kube-apiserver's part against a Kubernetes admission webhook: it
+//! starts the webhook with generated TLS (or calls the one you run), sends it the requests a cluster
+//! would send, reads every answer as the apiserver does, and judges it by a catalog of rules, each
+//! tied to the apiserver source or document it comes from.
 //!
-//! The data flows one way: a [`target`] (a URL, a command started with generated [`tls`]) is called by
-//! the [`client`] with [`requests`] planned from the user's manifest ([`config`]); every answer goes
-//! through the [`checks`] of the [`rules`] catalog, in the order the apiserver processes it, and ends
-//! in a [`report`].
+//! The data flows one way: a [`Target`] is called by the client with requests planned from your
+//! manifest ([`Manifest`]); every answer goes through the checks of the [`rules`] catalog and ends in
+//! [`Records`], from which the [`Report`] assembles itself.
 //!
-//! ```no_run
-//! # async fn demo() -> anyhow::Result<()> {
-//! use webhook_harness::{config::Manifest, run, target};
-//! let manifest = Manifest::load("webhook.yaml".as_ref())?;
-//! let mut target = target::start_command("./my-webhook --tls-cert {cert} --tls-key {key} --port {port}",
-//!     &manifest.webhooks, None, std::time::Duration::from_secs(30)).await?;
-//! let report = run::run(&manifest.webhooks, &mut target, &run::RunOptions::default()).await?;
-//! println!("{}", report.render_text());
-//! std::process::exit(report.verdict().exit_code());
-//! # }
+//! # In `cargo test`
+//!
+//! A webhook the suite starts as a command (`{cert}`, `{key}`, `{port}` are substituted):
+//!
 //! ```
+//! use webhook_harness::Suite;
+//!
+//! Suite::from_manifest_file("../examples/python-webhook/webhook.yaml")
+//!     .unwrap()
+//!     .command("python3 ../examples/python-webhook/webhook.py --cert {cert} --key {key} --port {port}")
+//!     .assert_passes();
+//! ```
+//!
+//! A webhook you already run, with the CA that signed its certificate:
+//!
+//! ```
+//! # let dir = tempfile::tempdir().unwrap();
+//! # let tls = webhook_harness::tls::TlsMaterial::generate(&Default::default(), Some(dir.path())).unwrap();
+//! # let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+//! # let mut webhook = std::process::Command::new("python3")
+//! #     .args(["../examples/python-webhook/webhook.py", "--port", &port.to_string()])
+//! #     .arg("--cert").arg(tls.cert_path()).arg("--key").arg(tls.key_path())
+//! #     .spawn().unwrap();
+//! # struct Stop(std::process::Child);
+//! # impl Drop for Stop { fn drop(&mut self) { let _ = self.0.kill(); let _ = self.0.wait(); } }
+//! # let _stop = Stop(webhook);
+//! # let ca_file = tls.ca_path();
+//! # let url = format!("https://127.0.0.1:{port}");
+//! # for _ in 0..100 { if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() { break } std::thread::sleep(std::time::Duration::from_millis(50)); }
+//! use webhook_harness::Suite;
+//!
+//! let report = Suite::from_manifest_file("../examples/python-webhook/webhook.yaml")?
+//!     .url(url, ca_file)
+//!     .run_blocking()?;
+//! println!("{}", report.render_text());
+//! assert_eq!(report.verdict(), webhook_harness::Verdict::Pass);
+//! # Ok::<(), webhook_harness::Error>(())
+//! ```
+#![warn(missing_docs)]
 
-pub mod cases;
-pub mod checks;
-pub mod client;
-pub mod config;
-pub mod generate;
-pub mod kinds;
-pub mod lint;
-pub mod report;
-pub mod requests;
+mod admission;
+mod cases;
+mod checks;
+mod client;
+mod config;
+mod diff;
+mod error;
+mod exchange;
+mod kinds;
+mod report;
+mod requests;
 pub mod rules;
-pub mod run;
-pub mod target;
+mod run;
+mod suite;
+mod targets;
+mod text;
 pub mod tls;
+mod verdict;
+
+pub use admission::{
+    AdmissionRequest, AdmissionReview, GroupVersionKind, GroupVersionResource, Operation, ReviewVersion, UserInfo,
+};
+pub use cases::{load_dir as load_cases, load_file as load_case, Case, Decision, GoldenMode};
+pub use config::{Manifest, WebhookKind, WebhookSpec};
+pub use error::{CaseError, Error, ManifestError};
+pub use exchange::ExchangeRecord;
+pub use report::{Report, RuleSummary};
+pub use rules::{Rule, RuleKind};
+pub use run::{Budget, CaseRecord, Failure, ManifestFinding, Progress, PropertyRecord, Records, TargetRecord};
+pub use suite::{Session, Suite};
+pub use targets::{ImageSpec, Served, ServingTls, Target, RUN_LABEL};
+pub use verdict::{Finding, Outcome, Severity, Verdict};
+
+pub mod lowlevel {
+    //! Building blocks below [`Suite`](crate::Suite), for benchmarks and custom drivers: the client
+    //! that calls a webhook as the apiserver does, generated requests, and the judging of one
+    //! exchange by every exchange rule.
+
+    pub use crate::checks::property::{Call, Observation};
+    pub use crate::client::{Client, Endpoint, FailureKind, HttpAnswer, HttpVersions, Transport, TransportFailure};
+    pub use crate::exchange::Exchange;
+    pub use crate::requests::generated::{containers_of, map_len, Sampler, Scope, LARGE_ANNOTATION};
+    pub use crate::requests::{plan, RequestCase};
+    pub use crate::run::{evaluate, exchange};
+    pub use crate::targets::container::{docker_blocking as docker, wait_with_deadline};
+}
+
+/// The README's Rust examples, run as doc tests.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -1,242 +1,361 @@
-//! The rule catalog: every promise the suite holds a webhook to, in the order the apiserver meets
-//! them when it processes an answer. Each rule has an id, a severity, a one-line statement, the
-//! source it comes from, and one check.
+//! The rule catalog: every promise the suite holds a webhook to, in one list. Each rule has an id, a
+//! severity, a one-line statement, the source it comes from, and what it judges ([`RuleKind`]): one
+//! exchange, a property over generated exchanges, the manifest, a case, or the target's life.
 //!
 //! Severity: FAIL where the apiserver rejects the answer (or the docs forbid it); WARN where the
 //! apiserver tolerates it but it is wrong, risky or unportable. Source paths are in kubernetes/kubernetes,
 //! relative to `staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook/` unless they say otherwise.
+//!
+//! To add a rule: write its check in `checks/` (a function of what it judges to a [`Check`]), then add
+//! one entry here, next to the rules of its kind. Exchange rules stand in the order the apiserver
+//! processes an answer: a FAIL stops the rules after it.
 
-use serde::Serialize;
+use crate::checks::{self, manifest, property, Exchange, Observation, Procedure};
+use crate::config::WebhookSpec;
+use crate::requests::generated::Scope;
+use crate::verdict::{Check, Severity};
 
-use crate::checks::{self, Check, Exchange};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Severity {
-    Fail,
-    Warn,
+/// What a rule judges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RuleKind {
+    /// One exchange: a request and the webhook's answer.
+    Exchange,
+    /// A property over several exchanges made for one (generated or case) request.
+    Property,
+    /// The webhook configuration manifest.
+    Manifest,
+    /// A data-driven case: its expectation, its snapshot.
+    Case,
+    /// The target's life: it starts, it stays up.
+    Target,
 }
 
-impl std::fmt::Display for Severity {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Severity::Fail => "FAIL",
-            Severity::Warn => "WARN",
-        })
+impl RuleKind {
+    /// Every kind, in the order `webhook-conformance rules` prints them.
+    pub const ALL: [RuleKind; 5] =
+        [RuleKind::Exchange, RuleKind::Property, RuleKind::Manifest, RuleKind::Case, RuleKind::Target];
+
+    /// A heading for listings.
+    pub fn title(self) -> &'static str {
+        match self {
+            RuleKind::Exchange => "EXCHANGES (each answer, in the order the apiserver processes it)",
+            RuleKind::Property => "PROPERTIES (generated requests and cases: several calls each)",
+            RuleKind::Manifest => "MANIFEST (the webhook configuration itself)",
+            RuleKind::Case => "CASES (--cases DIR, --golden DIR)",
+            RuleKind::Target => "TARGET (the webhook under test as a process, container or URL)",
+        }
     }
 }
 
-/// The verdict of a rule on one exchange, or on a whole run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Outcome {
-    Skip,
-    Pass,
-    Warn,
-    Fail,
+/// How a rule's check is run: the data the run needs for each kind.
+#[derive(Clone, Copy)]
+pub(crate) enum Judges {
+    Exchange {
+        check: fn(&Exchange) -> Check,
+        /// The apiserver does not enforce this for `admission.k8s.io/v1beta1` answers: there a breach
+        /// is a WARN.
+        lenient_in_v1beta1: bool,
+    },
+    Property {
+        /// Which calls the property makes for one request.
+        procedure: Procedure,
+        /// Which generated requests it draws.
+        scope: Scope,
+        check: fn(&Observation) -> Check,
+    },
+    Manifest {
+        check: fn(&WebhookSpec) -> Check,
+    },
+    /// Judged by the run's case step.
+    Case,
+    /// Judged by the run's target step.
+    Target,
 }
 
+/// One rule of the catalog.
 pub struct Rule {
+    /// A stable id, e.g. `response.uid`.
     pub id: &'static str,
+    /// What a breach weighs.
     pub severity: Severity,
+    /// The promise, in one line.
     pub statement: &'static str,
+    /// Where the promise comes from (apiserver source file, document, RFC).
     pub source: &'static str,
-    /// The apiserver does not enforce this for `admission.k8s.io/v1beta1` answers: there a breach is
-    /// a WARN.
-    pub lenient_in_v1beta1: bool,
-    pub check: fn(&Exchange) -> Check,
+    pub(crate) judges: Judges,
+}
+
+impl Rule {
+    /// What the rule judges.
+    pub fn kind(&self) -> RuleKind {
+        match self.judges {
+            Judges::Exchange { .. } => RuleKind::Exchange,
+            Judges::Property { .. } => RuleKind::Property,
+            Judges::Manifest { .. } => RuleKind::Manifest,
+            Judges::Case => RuleKind::Case,
+            Judges::Target => RuleKind::Target,
+        }
+    }
+
+    /// True for an exchange rule the apiserver enforces only for `admission.k8s.io/v1` answers.
+    pub fn lenient_in_v1beta1(&self) -> bool {
+        matches!(self.judges, Judges::Exchange { lenient_in_v1beta1: true, .. })
+    }
 }
 
 impl std::fmt::Debug for Rule {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Rule").field("id", &self.id).field("severity", &self.severity).finish()
+        f.debug_struct("Rule")
+            .field("id", &self.id)
+            .field("severity", &self.severity)
+            .field("kind", &self.kind())
+            .finish()
     }
 }
 
 const DISPATCH: &str = "mutating/dispatcher.go, validating/dispatcher.go; pkg/util/webhook/client.go";
 const VERIFY: &str = "request/admissionreview.go (VerifyAdmissionResponse)";
 const APPLY: &str = "mutating/dispatcher.go (callAttrMutatingHook)";
+const REINVOKE: &str = "mutating/reinvocationcontext.go; pkg/admission/reinvocation.go; Kubernetes docs, Dynamic Admission Control: Reinvocation policy, Idempotence";
+const VALIDATION: &str = "pkg/apis/admissionregistration/validation/validation.go";
 
-macro_rules! rule {
+macro_rules! exchange {
     ($id:literal, $sev:ident, $lenient:literal, $check:path, $statement:literal, $source:expr) => {
         Rule {
             id: $id,
             severity: Severity::$sev,
             statement: $statement,
             source: $source,
-            lenient_in_v1beta1: $lenient,
-            check: $check,
+            judges: Judges::Exchange { check: $check, lenient_in_v1beta1: $lenient },
         }
     };
 }
 
-/// Every rule, in the order the apiserver processes an answer.
+macro_rules! property {
+    ($id:literal, $sev:ident, $procedure:ident, $scope:ident, $check:path, $statement:literal, $source:expr) => {
+        Rule {
+            id: $id,
+            severity: Severity::$sev,
+            statement: $statement,
+            source: $source,
+            judges: Judges::Property { procedure: Procedure::$procedure, scope: Scope::$scope, check: $check },
+        }
+    };
+}
+
+macro_rules! manifest {
+    ($id:literal, $sev:ident, $check:path, $statement:literal, $source:expr) => {
+        Rule {
+            id: $id,
+            severity: Severity::$sev,
+            statement: $statement,
+            source: $source,
+            judges: Judges::Manifest { check: $check },
+        }
+    };
+}
+
+/// Every rule. Exchange rules first, in the order the apiserver processes an answer.
+#[rustfmt::skip]
 pub static CATALOG: &[Rule] = &[
-    rule!("transport.connect", Fail, false, checks::connect,
+    exchange!("transport.connect", Fail, false, checks::connect,
         "The webhook accepts a TLS connection with a certificate the configured CA vouches for, valid for the name called.",
         DISPATCH),
-    rule!("transport.answer", Fail, false, checks::answer,
+    exchange!("transport.answer", Fail, false, checks::answer,
         "The webhook answers with a complete HTTP response instead of closing or resetting the connection.",
         DISPATCH),
-    rule!("transport.deadline", Fail, false, checks::deadline,
+    exchange!("transport.deadline", Fail, false, checks::deadline,
         "The webhook answers within timeoutSeconds (default 10 s); the apiserver gives up after that.",
         "mutating/dispatcher.go, validating/dispatcher.go (?timeout=Ns, context deadline)"),
-    rule!("transport.status", Fail, false, checks::status,
+    exchange!("transport.status", Fail, false, checks::status,
         "The HTTP status is 200–206 (after the retries a 429/5xx with Retry-After earns); any other status is an error of calling the webhook.",
         "k8s.io/client-go/rest/request.go (transformResponse); pkg/util/webhook/client.go"),
-    rule!("transport.content-type", Fail, false, checks::content_type,
+    exchange!("transport.content-type", Fail, false, checks::content_type,
         "A Content-Type header, when sent, parses as a media type (Go mime.ParseMediaType).",
         "k8s.io/client-go/rest/request.go (transformResponse)"),
-    rule!("transport.content-type-json", Warn, false, checks::content_type_json,
+    exchange!("transport.content-type-json", Warn, false, checks::content_type_json,
         "The answer says Content-Type: application/json (the apiserver does not enforce it).",
         "k8s.io/client-go/rest/request.go; Kubernetes docs, Dynamic Admission Control: Response"),
-    rule!("review.body", Fail, false, checks::body,
+    exchange!("review.body", Fail, false, checks::body,
         "The body is a non-empty JSON object.",
         "k8s.io/client-go/rest/request.go (0-length response); apimachinery json serializer"),
-    rule!("patch.base64", Fail, false, checks::base64,
+    exchange!("patch.base64", Fail, false, checks::base64,
         "response.patch decodes as Go decodes a []byte: standard base64 with padding (line breaks ignored).",
         "k8s.io/api/admission/v1 types.go (Patch []byte); Go encoding/json; vectors/jsonpatch-v4.json base64[]"),
-    rule!("patch.base64-string", Warn, false, checks::base64_string,
+    exchange!("patch.base64-string", Warn, false, checks::base64_string,
         "response.patch is a base64 string, as the API documents, not a JSON array of byte values.",
         "k8s.io/api/admission/v1 types.go (Patch []byte)"),
-    rule!("review.decode", Fail, false, checks::decode,
+    exchange!("review.decode", Fail, false, checks::decode,
         "The AdmissionReview decodes: every field has the type the API gives it (allowed a boolean, uid a string, status a Status, …).",
         "k8s.io/api/admission/v1 types.go; apimachinery json serializer (case-sensitive)"),
-    rule!("review.gvk", Fail, false, checks::gvk,
+    exchange!("review.gvk", Fail, false, checks::gvk,
         "apiVersion and kind, where set, are the ones of the request (admission.k8s.io/<sent version>, AdmissionReview).",
         "apimachinery runtime scheme (no kind registered / unknown conversion); request/admissionreview.go"),
-    rule!("response.present", Fail, false, checks::present,
+    exchange!("response.present", Fail, false, checks::present,
         "The AdmissionReview carries a response.",
         VERIFY),
-    rule!("response.uid", Fail, true, checks::uid,
+    exchange!("response.uid", Fail, true, checks::uid,
         "response.uid equals request.uid.",
         VERIFY),
-    rule!("review.gvk-present", Fail, true, checks::gvk_present,
+    exchange!("review.gvk-present", Fail, true, checks::gvk_present,
         "The answer sets apiVersion and kind (admission.k8s.io/v1 verifies them).",
         VERIFY),
-    rule!("response.allowed-present", Warn, false, checks::allowed_present,
+    exchange!("response.allowed-present", Warn, false, checks::allowed_present,
         "response.allowed is set explicitly; a missing allowed is read as a denial.",
         "k8s.io/api/admission/v1 types.go (Allowed bool)"),
-    rule!("patch.pairing", Fail, true, checks::pairing,
+    exchange!("patch.pairing", Fail, true, checks::pairing,
         "A mutating webhook sends patch and patchType together, or neither; patchType is never empty.",
         VERIFY),
-    rule!("validating.no-patch", Fail, true, checks::validating_no_patch,
+    exchange!("validating.no-patch", Fail, true, checks::validating_no_patch,
         "A validating webhook sends neither patch nor patchType.",
         VERIFY),
-    rule!("warnings.valid", Warn, false, checks::warnings,
+    exchange!("warnings.valid", Warn, false, checks::warnings,
         "Warnings are non-empty, free of control characters, and 4096 characters in total at most.",
         "staging/src/k8s.io/apiserver/pkg/endpoints/filters/warning.go"),
-    rule!("audit.keys", Warn, false, checks::audit_keys,
+    exchange!("audit.keys", Warn, false, checks::audit_keys,
         "auditAnnotations keys are qualified-name parts (at most 63 characters, no '/').",
         "staging/src/k8s.io/apiserver/pkg/admission/attributes.go; mutating/dispatcher.go"),
-    rule!("denial.message", Warn, false, checks::denial_message,
+    exchange!("denial.message", Warn, false, checks::denial_message,
         "A denial explains itself in status.message (or status.reason).",
         "errors/statuserror.go (ToStatusErr: 'without explanation')"),
-    rule!("denial.code", Warn, false, checks::denial_code,
+    exchange!("denial.code", Warn, false, checks::denial_code,
         "A denial's status.code, when set, is an HTTP error status 400–599.",
         "errors/statuserror.go (codes below 400 become 400)"),
-    rule!("denial.no-patch", Warn, false, checks::denial_no_patch,
+    exchange!("denial.no-patch", Warn, false, checks::denial_no_patch,
         "A denial carries no patch; the apiserver ignores it.",
         APPLY),
-    rule!("patch.json", Fail, false, checks::patch_json,
+    exchange!("patch.json", Fail, false, checks::patch_json,
         "The decoded patch is a JSON Patch document: a JSON array of operation objects.",
         "mutating/dispatcher.go (jsonpatch.DecodePatch)"),
-    rule!("patch.no-object", Fail, false, checks::no_object,
+    exchange!("patch.no-object", Fail, false, checks::no_object,
         "No non-empty patch where the request has no object (DELETE).",
         APPLY),
-    rule!("patch.type", Fail, true, checks::patch_type,
+    exchange!("patch.type", Fail, true, checks::patch_type,
         "patchType is \"JSONPatch\", the only type the apiserver supports.",
         APPLY),
-    rule!("patch.applies", Fail, false, checks::applies,
+    exchange!("patch.applies", Fail, false, checks::applies,
         "The patch applies to the object with the apiserver's JSON Patch library (evanphx/json-patch v4).",
         "mutating/dispatcher.go (patchObj.Apply); vectors/jsonpatch-v4.json patch[]"),
-    rule!("patch.rfc6902", Warn, false, checks::rfc6902,
+    exchange!("patch.rfc6902", Warn, false, checks::rfc6902,
         "The patch means the same under RFC 6902 as under the apiserver's more lenient library.",
         "RFC 6902; vectors/jsonpatch-v4.json"),
-    rule!("patch.kind-decode", Fail, false, checks::kind_decode,
+    exchange!("patch.kind-decode", Fail, false, checks::kind_decode,
         "The patched object still decodes as its kind (non-strict: unknown fields dropped, wrong types fail).",
         "mutating/dispatcher.go (jsonSerializer.Decode of the patched object)"),
+
+    // Properties: several calls per (generated or case) request.
+    property!("property.contract", Fail, Once, All, property::check_contract,
+        "Every FAIL rule of the catalog holds on every generated request (any operation, version, dryRun, object shape).",
+        VERIFY),
+    property!("property.operations", Fail, Once, Operations, property::check_operations,
+        "DELETE (null object), CONNECT and subresource requests the rules select get an answer every FAIL rule accepts.",
+        "request/admissionreview.go (CreateV1AdmissionReview: object/oldObject/options by operation)"),
+    property!("property.idempotent", Fail, Readmit, WithObject, property::check_idempotent,
+        "A mutating webhook changes nothing more when it admits again the object it just patched (new uid, same operation).",
+        REINVOKE),
+    property!("property.reinvocation", Fail, Reinvoke, WithObject, property::check_reinvocation,
+        "After another mutator edits its result, a reinvoked mutating webhook reaches a fixed point and re-adds nothing it already added.",
+        REINVOKE),
+    property!("property.deterministic", Warn, Twice, All, property::check_deterministic,
+        "The same request with a fresh uid gets the same decision and the same resulting object.",
+        "request/admissionreview.go (a fresh uid per call); mutating/dispatcher.go"),
+    property!("property.dry-run", Warn, DryRun, All, property::check_dry_run,
+        "dryRun: true gets the same decision and resulting object as dryRun: false (a dry run previews the real thing).",
+        "Kubernetes docs, Dynamic Admission Control: Side effects; request/admissionreview.go (dryRun)"),
+    property!("property.dry-run-config", Fail, Static, All, property::check_dry_run_config,
+        "sideEffects is None or NoneOnDryRun: otherwise the apiserver refuses every dry-run request the webhook matches.",
+        "pkg/apis/admissionregistration/validation/validation.go; mutating/dispatcher.go, validating/dispatcher.go (does not support dry run)"),
+
+    // The manifest.
+    manifest!("manifest.name", Fail, manifest::name,
+        "The webhook name is a fully qualified DNS subdomain with at least three segments (e.g. pods.policy.example.com).",
+        VALIDATION),
+    manifest!("manifest.side-effects", Fail, manifest::side_effects,
+        "sideEffects is set to None or NoneOnDryRun (Unknown and Some are refused on create).",
+        VALIDATION),
+    manifest!("manifest.failure-policy", Fail, manifest::failure_policy,
+        "failurePolicy, when set, is Ignore or Fail.",
+        VALIDATION),
+    manifest!("manifest.match-policy", Fail, manifest::match_policy,
+        "matchPolicy, when set, is Exact or Equivalent.",
+        VALIDATION),
+    manifest!("manifest.reinvocation-policy", Fail, manifest::reinvocation_policy,
+        "reinvocationPolicy, when set, is Never or IfNeeded.",
+        VALIDATION),
+    manifest!("manifest.client-config", Fail, manifest::client_config,
+        "clientConfig.url has no user info, query or fragment; service.path, when set, starts with '/'.",
+        VALIDATION),
+    manifest!("manifest.ca-bundle", Fail, manifest::ca_bundle,
+        "clientConfig.caBundle, when set, is PEM certificates (base64 in YAML) and verifies the certificate the webhook serves.",
+        "pkg/apis/admissionregistration/validation/validation.go; pkg/util/webhook/client.go (x509 verification)"),
+    manifest!("manifest.rules", Fail, manifest::rules,
+        "Each rule has apiGroups and apiVersions, operations '*' alone, scope Cluster/Namespaced/*, resources like pods, pods/status, pods/*, */scale, * or */* without conflicting entries.",
+        VALIDATION),
+    manifest!("manifest.review-versions", Fail, manifest::review_versions,
+        "admissionReviewVersions lists no version twice.",
+        VALIDATION),
+    manifest!("manifest.match-conditions", Fail, manifest::match_conditions,
+        "At most 64 matchConditions, each with a unique non-empty name and an expression.",
+        VALIDATION),
+    manifest!("manifest.timeout", Warn, manifest::timeout,
+        "timeoutSeconds is 10 or less: a slower webhook holds every matching API request that long.",
+        "Kubernetes docs, Dynamic Admission Control: Timeouts"),
+    manifest!("manifest.failure-policy-set", Warn, manifest::failure_policy_set,
+        "failurePolicy is set explicitly (the default differs between v1, Fail, and v1beta1, Ignore).",
+        "Kubernetes docs, Dynamic Admission Control: Failure policy"),
+    manifest!("manifest.system-namespaces", Warn, manifest::system_namespaces,
+        "A webhook with failurePolicy Fail has a namespaceSelector that keeps kube-system and its own namespace out.",
+        "Kubernetes docs, Dynamic Admission Control: Avoiding operating on the kube-system namespace, Avoiding deadlocks in self-hosted webhooks"),
+    manifest!("manifest.dry-run", Warn, manifest::dry_run,
+        "sideEffects does not block dry-run (Unknown or Some: every dry-run request the webhook matches is refused).",
+        "mutating/dispatcher.go, validating/dispatcher.go (does not support dry run)"),
+    manifest!("manifest.wildcard-resources", Warn, manifest::wildcard_resources,
+        "Rules name resources instead of '*' or '*/*' (which catch every kind, present and future, and every subresource).",
+        "Kubernetes docs, Dynamic Admission Control: Matching requests: rules"),
+
+    // Cases.
+    Rule {
+        id: CASE_EXPECTATION,
+        severity: Severity::Fail,
+        statement: "A case's outcome is what its `expect:` says: allowed or denied, the message, the warning, the fields the resulting object has and lacks.",
+        source: "cases/*.yaml (the user's own expectations)",
+        judges: Judges::Case,
+    },
+    Rule {
+        id: GOLDEN_UNCHANGED,
+        severity: Severity::Fail,
+        statement: "A case's answers (decision, status, warnings, decoded patch, patched object) equal the stored snapshot in the golden directory.",
+        source: "golden/*.snap (accepted with --update-golden or cargo insta review)",
+        judges: Judges::Case,
+    },
+
+    // The target.
+    Rule {
+        id: TARGET_READY,
+        severity: Severity::Fail,
+        statement: "A started target (--cmd, --image) accepts a TLS handshake before its startup deadline and does not exit.",
+        source: "the suite's own: a webhook that never serves cannot be judged (its output tail is reported)",
+        judges: Judges::Target,
+    },
 ];
+
+/// `case.expectation`.
+pub const CASE_EXPECTATION: &str = "case.expectation";
+/// `golden.unchanged`.
+pub const GOLDEN_UNCHANGED: &str = "golden.unchanged";
+/// `target.ready`.
+pub const TARGET_READY: &str = "target.ready";
+/// `manifest.ca-bundle`.
+pub(crate) const CA_BUNDLE: &str = "manifest.ca-bundle";
 
 /// The rule with this id.
 pub fn rule(id: &str) -> Option<&'static Rule> {
     CATALOG.iter().find(|r| r.id == id)
 }
 
-/// A property over generated requests: a rule whose check looks at every call a property made for
-/// one generated case (the first call, repeats, re-admissions), not at a single exchange.
-pub struct PropertyRule {
-    pub id: &'static str,
-    pub severity: Severity,
-    pub statement: &'static str,
-    pub source: &'static str,
-    pub check: fn(&crate::generate::property::Observation) -> Check,
-}
-
-impl std::fmt::Debug for PropertyRule {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PropertyRule").field("id", &self.id).field("severity", &self.severity).finish()
-    }
-}
-
-const REINVOKE: &str = "mutating/reinvocationcontext.go; pkg/admission/reinvocation.go; Kubernetes docs, Dynamic Admission Control: Reinvocation policy, Idempotence";
-
-/// The properties `webhook-conformance fuzz` holds generated requests to.
-pub static PROPERTIES: &[PropertyRule] = &[
-    PropertyRule {
-        id: "property.contract",
-        severity: Severity::Fail,
-        statement: "Every FAIL rule of the catalog holds on every generated request (any operation, version, dryRun, object shape).",
-        source: VERIFY,
-        check: crate::generate::property::check_contract,
-    },
-    PropertyRule {
-        id: "property.operations",
-        severity: Severity::Fail,
-        statement: "DELETE (null object), CONNECT and subresource requests the rules select get an answer every FAIL rule accepts.",
-        source: "request/admissionreview.go (CreateV1AdmissionReview: object/oldObject/options by operation)",
-        check: crate::generate::property::check_operations,
-    },
-    PropertyRule {
-        id: "property.idempotent",
-        severity: Severity::Fail,
-        statement: "A mutating webhook changes nothing more when it admits again the object it just patched (new uid, same operation).",
-        source: REINVOKE,
-        check: crate::generate::property::check_idempotent,
-    },
-    PropertyRule {
-        id: "property.reinvocation",
-        severity: Severity::Fail,
-        statement: "After another mutator edits its result, a reinvoked mutating webhook reaches a fixed point and re-adds nothing it already added.",
-        source: REINVOKE,
-        check: crate::generate::property::check_reinvocation,
-    },
-    PropertyRule {
-        id: "property.deterministic",
-        severity: Severity::Warn,
-        statement: "The same request with a fresh uid gets the same decision and the same resulting object.",
-        source: "request/admissionreview.go (a fresh uid per call); mutating/dispatcher.go",
-        check: crate::generate::property::check_deterministic,
-    },
-    PropertyRule {
-        id: "property.dry-run",
-        severity: Severity::Warn,
-        statement: "dryRun: true gets the same decision and resulting object as dryRun: false (a dry run previews the real thing).",
-        source: "Kubernetes docs, Dynamic Admission Control: Side effects; request/admissionreview.go (dryRun)",
-        check: crate::generate::property::check_dry_run,
-    },
-    PropertyRule {
-        id: "property.dry-run-config",
-        severity: Severity::Fail,
-        statement: "sideEffects is None or NoneOnDryRun: otherwise the apiserver refuses every dry-run request the webhook matches.",
-        source: "pkg/apis/admissionregistration/validation/validation.go; mutating/dispatcher.go, validating/dispatcher.go (does not support dry run)",
-        check: crate::generate::property::check_dry_run_config,
-    },
-];
-
-/// The property with this id.
-pub fn property(id: &str) -> Option<&'static PropertyRule> {
-    PROPERTIES.iter().find(|r| r.id == id)
+/// The rules of one kind, in catalog order.
+pub fn of_kind(kind: RuleKind) -> impl Iterator<Item = &'static Rule> {
+    CATALOG.iter().filter(move |r| r.kind() == kind)
 }
 
 #[cfg(test)]
@@ -249,16 +368,26 @@ mod tests {
         ids.sort();
         ids.dedup();
         assert_eq!(ids.len(), CATALOG.len());
-        let mut pids: Vec<_> = PROPERTIES.iter().map(|r| r.id).chain(CATALOG.iter().map(|r| r.id)).collect();
-        pids.sort();
-        pids.dedup();
-        assert_eq!(pids.len(), CATALOG.len() + PROPERTIES.len());
-        for p in PROPERTIES {
-            assert!(p.id.starts_with("property.") && !p.statement.contains('\n') && !p.source.is_empty(), "{}", p.id);
-        }
         for r in CATALOG {
             assert!(!r.statement.contains('\n') && !r.statement.is_empty(), "{}", r.id);
             assert!(!r.source.is_empty(), "{}", r.id);
+            let prefix_ok = match r.kind() {
+                RuleKind::Property => r.id.starts_with("property."),
+                RuleKind::Manifest => r.id.starts_with("manifest."),
+                RuleKind::Case => r.id.starts_with("case.") || r.id.starts_with("golden."),
+                RuleKind::Target => r.id.starts_with("target."),
+                RuleKind::Exchange => !r.id.starts_with("property.") && !r.id.starts_with("manifest."),
+            };
+            assert!(prefix_ok, "{} is a {:?} rule", r.id, r.kind());
         }
+        for kind in RuleKind::ALL {
+            assert!(of_kind(kind).count() > 0, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn exchange_rules_come_first() {
+        let first_other = CATALOG.iter().position(|r| r.kind() != RuleKind::Exchange).unwrap();
+        assert!(CATALOG[first_other..].iter().all(|r| r.kind() != RuleKind::Exchange));
     }
 }

@@ -13,7 +13,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
+use crate::error::Error;
 use rcgen::{
     BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
     KeyUsagePurpose, SanType, PKCS_ECDSA_P256_SHA256,
@@ -42,44 +42,49 @@ enum Dir {
 
 /// A CA, a serving certificate and its key, as PEM in memory and as files on disk.
 pub struct TlsMaterial {
+    /// The CA certificate, PEM.
     pub ca_pem: String,
+    /// The serving certificate, PEM.
     pub cert_pem: String,
+    /// The serving key, PEM.
     pub key_pem: String,
     dir: Dir,
+}
+
+fn rcgen_error(e: rcgen::Error) -> Error {
+    Error::Tls(format!("generating a certificate: {e}"))
 }
 
 impl TlsMaterial {
     /// Make a fresh CA and serving certificate. With `keep_in`, the files go there and stay;
     /// otherwise into a temporary directory removed on drop.
-    pub fn generate(names: &ServingNames, keep_in: Option<&Path>) -> anyhow::Result<Self> {
-        let ca_key = KeyPair::generate_for(&PKCS_ECDSA_P256_SHA256)?;
+    pub fn generate(names: &ServingNames, keep_in: Option<&Path>) -> Result<Self, Error> {
+        let ca_key = KeyPair::generate_for(&PKCS_ECDSA_P256_SHA256).map_err(rcgen_error)?;
         let mut ca_params = CertificateParams::default();
         ca_params.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
         ca_params.distinguished_name = dn("webhook-conformance throw-away CA");
         ca_params.key_usages =
             vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign, KeyUsagePurpose::DigitalSignature];
-        let ca_cert = ca_params.self_signed(&ca_key)?;
+        let ca_cert = ca_params.self_signed(&ca_key).map_err(rcgen_error)?;
         let issuer = Issuer::new(ca_params, ca_key);
 
-        let key = KeyPair::generate_for(&PKCS_ECDSA_P256_SHA256)?;
+        let key = KeyPair::generate_for(&PKCS_ECDSA_P256_SHA256).map_err(rcgen_error)?;
         let mut params = CertificateParams::default();
         params.distinguished_name = dn("webhook-conformance serving certificate");
         params.subject_alt_names = serving_sans(names)?;
         params.key_usages = vec![KeyUsagePurpose::DigitalSignature];
         params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-        let cert = params.signed_by(&key, &issuer)?;
+        let cert = params.signed_by(&key, &issuer).map_err(rcgen_error)?;
 
         let dir = match keep_in {
             Some(path) => {
-                fs::create_dir_all(path).with_context(|| format!("creating TLS directory {}", path.display()))?;
+                fs::create_dir_all(path)
+                    .map_err(|e| Error::Tls(format!("creating TLS directory {}: {e}", path.display())))?;
                 Dir::Kept(path.to_path_buf())
             }
-            None => Dir::Temp(
-                tempfile::Builder::new()
-                    .prefix("webhook-conformance-tls-")
-                    .tempdir()
-                    .context("creating a temporary directory for the generated certificates")?,
-            ),
+            None => Dir::Temp(tempfile::Builder::new().prefix("webhook-conformance-tls-").tempdir().map_err(|e| {
+                Error::Tls(format!("creating a temporary directory for the generated certificates: {e}"))
+            })?),
         };
         let material = TlsMaterial { ca_pem: ca_cert.pem(), cert_pem: cert.pem(), key_pem: key.serialize_pem(), dir };
         write_private(&material.ca_path(), &material.ca_pem)?;
@@ -88,18 +93,22 @@ impl TlsMaterial {
         Ok(material)
     }
 
+    /// The directory holding the files.
     pub fn dir(&self) -> &Path {
         match &self.dir {
             Dir::Temp(t) => t.path(),
             Dir::Kept(p) => p,
         }
     }
+    /// `ca.pem` in [`dir`](Self::dir).
     pub fn ca_path(&self) -> PathBuf {
         self.dir().join("ca.pem")
     }
+    /// `tls.crt` in [`dir`](Self::dir).
     pub fn cert_path(&self) -> PathBuf {
         self.dir().join("tls.crt")
     }
+    /// `tls.key` in [`dir`](Self::dir).
     pub fn key_path(&self) -> PathBuf {
         self.dir().join("tls.key")
     }
@@ -115,44 +124,49 @@ fn dn(common_name: &str) -> DistinguishedName {
     dn
 }
 
-fn serving_sans(names: &ServingNames) -> anyhow::Result<Vec<SanType>> {
+fn serving_sans(names: &ServingNames) -> Result<Vec<SanType>, Error> {
     let mut sans = vec![
-        SanType::DnsName("localhost".try_into()?),
+        SanType::DnsName("localhost".try_into().map_err(rcgen_error)?),
         SanType::IpAddress(IpAddr::V4(Ipv4Addr::LOCALHOST)),
         SanType::IpAddress(IpAddr::V6(Ipv6Addr::LOCALHOST)),
     ];
     for name in &names.dns {
-        sans.push(SanType::DnsName(name.as_str().try_into().with_context(|| format!("{name:?} is not a DNS name"))?));
+        sans.push(SanType::DnsName(
+            name.as_str().try_into().map_err(|e| Error::Tls(format!("{name:?} is not a DNS name: {e}")))?,
+        ));
     }
     Ok(sans)
 }
 
 /// Write a file readable by its owner only (0600), whatever the umask.
-fn write_private(path: &Path, contents: &str) -> anyhow::Result<()> {
+fn write_private(path: &Path, contents: &str) -> Result<(), Error> {
     let mut file = fs::OpenOptions::new()
         .write(true)
         .create(true)
         .truncate(true)
         .mode(0o600)
         .open(path)
-        .with_context(|| format!("writing {}", path.display()))?;
-    file.write_all(contents.as_bytes())?;
+        .map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+    file.write_all(contents.as_bytes()).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
     Ok(())
 }
 
 /// Parse PEM certificates (a CA bundle) into DER.
-pub fn parse_certificates(pem: &[u8]) -> anyhow::Result<Vec<rustls::pki_types::CertificateDer<'static>>> {
-    let certs =
-        rustls_pemfile::certs(&mut &pem[..]).collect::<Result<Vec<_>, _>>().context("reading PEM certificates")?;
-    anyhow::ensure!(!certs.is_empty(), "no PEM certificate found");
+pub fn parse_certificates(pem: &[u8]) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, Error> {
+    let certs = rustls_pemfile::certs(&mut &pem[..])
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| Error::Tls(format!("reading PEM certificates: {e}")))?;
+    if certs.is_empty() {
+        return Err(Error::Tls("no PEM certificate found".into()));
+    }
     Ok(certs)
 }
 
 /// A rustls root store that holds exactly the given CA bundle.
-pub fn root_store(ca_pem: &[u8]) -> anyhow::Result<rustls::RootCertStore> {
+pub fn root_store(ca_pem: &[u8]) -> Result<rustls::RootCertStore, Error> {
     let mut roots = rustls::RootCertStore::empty();
     for cert in parse_certificates(ca_pem)? {
-        roots.add(cert).context("adding a CA certificate to the trust store")?;
+        roots.add(cert).map_err(|e| Error::Tls(format!("adding a CA certificate to the trust store: {e}")))?;
     }
     Ok(roots)
 }

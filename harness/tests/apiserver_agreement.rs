@@ -3,11 +3,8 @@
 
 use base64::Engine;
 use serde_json::{json, Value};
-use webhook_harness::checks::{evaluate, Exchange};
-use webhook_harness::client::{HttpAnswer, Transport};
-use webhook_harness::config::Manifest;
-use webhook_harness::requests::{plan, RequestCase};
-use webhook_harness::rules::Outcome;
+use webhook_harness::lowlevel::{evaluate, plan, Exchange, HttpAnswer, RequestCase, Transport};
+use webhook_harness::{Manifest, Outcome};
 
 fn manifest(kind: &str, versions: &str) -> Manifest {
     let text = format!(
@@ -241,7 +238,7 @@ fn v1beta1_is_lenient_where_the_apiserver_is() {
 fn other_listed_versions_only_warn() {
     let m = manifest("Mutating", r#"["v1", "v1beta1"]"#);
     let secondary = plan(&m.webhooks[0]).into_iter().find(|c| !c.primary).unwrap();
-    assert_eq!(secondary.version, "v1beta1");
+    assert_eq!(secondary.version(), "v1beta1");
     let body = review("v1", json!({"uid": secondary.uid(), "allowed": true}));
     assert_eq!(verdict(&m, &secondary, 200, "application/json", &body), vec!["review.gvk=warn"]);
 }

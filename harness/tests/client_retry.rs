@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use webhook_harness::client::{Client, Endpoint, HttpVersions, Transport};
+use webhook_harness::lowlevel::{Client, Endpoint, HttpVersions, Transport};
 use webhook_harness::tls::{ServingNames, TlsMaterial};
 
 /// A one-endpoint HTTPS server answering the n-th request with `answers[n]` (the last one repeats).

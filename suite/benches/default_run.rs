@@ -3,26 +3,24 @@
 
 use std::time::{Duration, Instant};
 
+use reference_webhook::Style;
 use webhook_conformance::embedded;
-use webhook_harness::report::Verdict;
-use webhook_harness::run::{run, RunOptions};
+use webhook_harness::{Suite, Verdict};
 
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     runtime.block_on(async {
-        let webhooks = embedded::reference_manifest().webhooks;
         let rounds = 20;
         let mut times: Vec<Duration> = Vec::with_capacity(rounds);
         let mut requests = 0;
         for _ in 0..rounds {
             // Each round is what the CLI does: fresh TLS, start the target, run, stop.
             let start = Instant::now();
-            let mut target = embedded::start(&webhooks, None, None).await.unwrap();
-            let report = run(&webhooks, &mut target, &RunOptions::default()).await.unwrap();
-            drop(target);
+            let suite = Suite::new(embedded::reference_manifest()).target(embedded::target(None, Style::default()));
+            let report = suite.run().await.unwrap();
             times.push(start.elapsed());
             assert_eq!(report.verdict(), Verdict::Pass);
-            requests = report.records.len();
+            requests = report.requests();
         }
         times.sort();
         let median = times[rounds / 2];

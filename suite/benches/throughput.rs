@@ -9,12 +9,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use reference_webhook::Style;
 use webhook_conformance::embedded;
-use webhook_harness::client::{Client, HttpVersions, Transport};
-use webhook_harness::config::WebhookKind;
-use webhook_harness::generate::{Sampler, Scope};
-use webhook_harness::rules::Outcome;
-use webhook_harness::run::exchange;
+use webhook_harness::lowlevel::{exchange, Client, HttpVersions, Sampler, Scope, Transport};
+use webhook_harness::{Outcome, Suite, WebhookKind};
 
 fn env(name: &str, default: usize) -> usize {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -25,18 +23,23 @@ fn main() {
     let concurrency = env("THROUGHPUT_CONCURRENCY", 8).max(1);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
     runtime.block_on(async move {
-        let webhooks: Vec<_> =
-            embedded::reference_manifest().webhooks.into_iter().filter(|w| w.kind == WebhookKind::Mutating).collect();
-        let webhook = Arc::new(webhooks[0].clone());
-        let target = embedded::start(&webhooks, None, None).await.expect("reference webhook starts");
-        let client = Arc::new(Client::new(target.endpoint.clone(), HttpVersions::Http1).expect("client"));
+        let mut manifest = embedded::reference_manifest();
+        manifest.webhooks.retain(|w| w.kind == WebhookKind::Mutating);
+        let webhook = Arc::new(manifest.webhooks[0].clone());
+        let session = Suite::new(manifest)
+            .target(embedded::target(None, Style::default()))
+            .start()
+            .await
+            .expect("reference webhook starts");
+        let endpoint = session.endpoint().expect("the reference webhook is ready").clone();
+        let client = Arc::new(Client::new(endpoint, HttpVersions::Http1).expect("client"));
         let per_task = requests.div_ceil(concurrency);
 
         // The same payloads for the bare loop: drawn up front from the same generator and seeds.
         let payloads: Vec<Vec<Vec<u8>>> = (0..concurrency)
             .map(|t| {
                 let mut sampler = Sampler::new(&webhook, Scope::All, t as u64).expect("requests");
-                (0..per_task).map(|_| serde_json::to_vec(&sampler.draw().review).expect("JSON")).collect()
+                (0..per_task).map(|_| sampler.draw().review.to_bytes()).collect()
             })
             .collect();
 
@@ -96,7 +99,7 @@ fn main() {
         let mut sampler = Sampler::new(&webhook, Scope::All, 99).expect("requests");
         let mut bytes = 0usize;
         for _ in 0..total {
-            bytes += sampler.draw().review.to_string().len();
+            bytes += sampler.draw().review.to_bytes().len();
         }
         let drawing = started.elapsed();
 
@@ -112,6 +115,6 @@ fn main() {
             rate(drawing),
             bytes / 1024
         );
-        drop(target);
+        drop(session);
     });
 }

@@ -1,12 +1,10 @@
-//! The bundled reference webhook as a target, served in-process with generated TLS.
+//! The bundled reference webhook: its manifest, cases and snapshots, and the webhook itself as an
+//! in-process target served with the run's TLS.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-use reference_webhook::{Defect, Options};
-use webhook_harness::config::{Manifest, WebhookSpec};
-use webhook_harness::target::{local_endpoint, serving_names, RunningTarget};
-use webhook_harness::tls::TlsMaterial;
+use reference_webhook::{Defect, Options, Style};
+use webhook_harness::{Manifest, Served, ServingTls, Target};
 
 /// The reference webhook's own manifest.
 pub fn reference_manifest() -> Manifest {
@@ -14,31 +12,28 @@ pub fn reference_manifest() -> Manifest {
         .expect("the bundled manifest is valid")
 }
 
-/// Start the reference webhook (with `defect`, if any) for `webhooks`, trusting a fresh CA.
-pub async fn start(
-    webhooks: &[WebhookSpec],
-    defect: Option<Defect>,
-    keep_tls_in: Option<&Path>,
-) -> anyhow::Result<RunningTarget> {
-    start_styled(webhooks, defect, reference_webhook::Style::default(), keep_tls_in).await
+/// The repository's own `cases/` directory (the built-in cases of the bundled reference webhook).
+pub fn cases_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap_or(Path::new("..")).join("cases")
 }
 
-/// [`start`], with the reference webhook writing its mutations in a harmless style (same results).
-pub async fn start_styled(
-    webhooks: &[WebhookSpec],
-    defect: Option<Defect>,
-    style: reference_webhook::Style,
-    keep_tls_in: Option<&Path>,
-) -> anyhow::Result<RunningTarget> {
-    let tls = TlsMaterial::generate(&serving_names(webhooks), keep_tls_in)?;
-    let server_tls = reference_webhook::server_tls_config(tls.cert_pem.as_bytes(), tls.key_pem.as_bytes())?;
-    let running = reference_webhook::spawn_styled(server_tls, Options { defect }, style)
-        .await
-        .context("starting the bundled reference webhook")?;
-    let endpoint = local_endpoint(webhooks, running.addr, tls.ca_pem.as_bytes());
+/// The repository's own `golden/` directory.
+pub fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap_or(Path::new("..")).join("golden")
+}
+
+/// The reference webhook (with `defect`, if any, writing its mutations in `style`) as a target.
+pub fn target(defect: Option<Defect>, style: Style) -> Target {
     let description = match defect {
         Some(d) => format!("bundled reference webhook with defect {d}"),
         None => "bundled reference webhook".to_string(),
     };
-    Ok(RunningTarget::guarded(endpoint, description, Some(tls), Box::new(running)))
+    Target::in_process(description, move |tls: ServingTls| async move {
+        let server_tls = reference_webhook::server_tls_config(tls.cert_pem.as_bytes(), tls.key_pem.as_bytes())
+            .map_err(|e| format!("{e:#}"))?;
+        let running = reference_webhook::spawn_styled(server_tls, Options { defect }, style)
+            .await
+            .map_err(|e| format!("starting the bundled reference webhook: {e:#}"))?;
+        Ok(Served { addr: running.addr, guard: Box::new(running) })
+    })
 }

@@ -1,9 +1,10 @@
-//! `webhook-conformance`: the conformance suite for Kubernetes admission webhooks, as a CLI and as
-//! the tests a user runs with `cargo test`. The work is done by `webhook-harness`; this crate picks
-//! the target (a URL, a command, or the bundled reference webhook) and turns a run into a verdict.
+//! `webhook-conformance`: the conformance suite for Kubernetes admission webhooks as a CLI and as the
+//! tests a user runs with `cargo test`. The work is done by the `webhook-harness` library; this
+//! crate reads the command line (or the `WEBHOOK_*` environment), picks the target (a URL, a
+//! command, an image, or the bundled reference webhook) and writes the reports.
+//!
+//! Modules depend one way: `commands` → `args` → `embedded`.
 
-pub mod cases_cli;
-pub mod cli;
+pub mod args;
+pub mod commands;
 pub mod embedded;
-pub mod env_target;
-pub mod fuzz;

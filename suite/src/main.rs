@@ -1,5 +1,6 @@
 use clap::Parser;
-use webhook_conformance::cli::{print_rules, run_cli, serve_reference, Cli, Command, EXIT_USAGE};
+use webhook_conformance::args::{Cli, Command};
+use webhook_conformance::commands::{self, EXIT_USAGE};
 
 fn main() {
     let cli = match Cli::try_parse() {
@@ -15,13 +16,13 @@ fn main() {
         let work = async {
             match &cli.command {
                 Some(Command::Rules) => {
-                    print_rules();
+                    commands::print_rules();
                     0
                 }
-                Some(Command::ReferenceWebhook(args)) => serve_reference(args).await,
-                Some(Command::Run(args)) => run_cli(&args.run, &args.gate).await,
-                Some(Command::Fuzz(args)) => webhook_conformance::fuzz::fuzz_cli(args).await,
-                None => run_cli(&cli.run, &cli.gate).await,
+                Some(Command::ReferenceWebhook(args)) => commands::serve_reference(args).await,
+                Some(Command::Run(args)) => commands::run(&args.run, &args.gate).await,
+                Some(Command::Fuzz(args)) => commands::fuzz(args).await,
+                None => commands::run(&cli.run, &cli.gate).await,
             }
         };
         // On Ctrl-C or SIGTERM (a cancelled CI job) the run is dropped, and with it the target:

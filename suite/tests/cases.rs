@@ -1,6 +1,6 @@
 //! One test per data-driven case (`cases/*.yaml`, or `WEBHOOK_CASES=DIR`), against the environment's
-//! target (`WEBHOOK_URL`/`WEBHOOK_CMD`/`WEBHOOK_IMAGE` with `WEBHOOK_CONFIG`; the bundled reference
-//! webhook by default, started once for all cases).
+//! target (`WEBHOOK_URL`/`WEBHOOK_CMD`/`WEBHOOK_IMAGE` with `WEBHOOK_CONFIG`: the CLI's options, read
+//! from the environment; the bundled reference webhook by default, started once for all cases).
 //!
 //! `cargo test -p webhook-conformance --test cases -- pod-bare` runs one case. Each test fails on a
 //! FAIL rule of an answer, on a breach of the case's `expect:`, and on a changed snapshot: the
@@ -10,40 +10,63 @@
 //! `INSTA_UPDATE=always cargo test -p webhook-conformance --test cases`. A case file that does not
 //! load is a failing test named after the file.
 
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use webhook_conformance::cli::TargetChoice;
-use webhook_conformance::env_target;
-use webhook_harness::cases::{self, Case, GoldenMode};
-use webhook_harness::client::{Client, HttpVersions};
-use webhook_harness::config::WebhookSpec;
-use webhook_harness::report::curl_command;
-use webhook_harness::rules::Outcome;
+use webhook_conformance::args::Cli;
+use webhook_conformance::embedded;
+use webhook_harness::rules::GOLDEN_UNCHANGED;
+use webhook_harness::{Case, Decision, GoldenMode, Outcome, Session};
 
 struct Shared {
     runtime: tokio::runtime::Runtime,
-    endpoint: webhook_harness::client::Endpoint,
-    ca_file: Option<PathBuf>,
-    webhooks: Vec<WebhookSpec>,
+    session: Mutex<Session>,
     golden: Option<PathBuf>,
 }
 
-fn var(k: &str) -> Option<String> {
-    std::env::var(k).ok().filter(|v| !v.is_empty())
+/// Check the snapshot with insta (which writes a pending `.snap.new` for `cargo insta review`, or
+/// accepts the change under `INSTA_UPDATE=always`): `Err` with insta's message when it differs.
+fn insta_check(dir: &Path, case: &Case, snapshot: &str) -> Result<(), String> {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(dir);
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_input_file(&case.file);
+    settings.set_description(case.description.clone().unwrap_or_else(|| case.what()));
+    let name = case.name.clone();
+    let snapshot = snapshot.to_string();
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        settings.bind(|| insta::assert_snapshot!(name.as_str(), snapshot));
+    }))
+    .map_err(|panic| {
+        panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default()
+    })
 }
 
 fn run_one(shared: &Shared, case: &Case) -> Result<(), Failed> {
-    let chosen = cases::webhooks_for(case, &shared.webhooks)
-        .map_err(|e| Failed::from(format!("{}: {e}", case.file.display())))?;
-    let client =
-        Client::new(shared.endpoint.clone(), HttpVersions::Http1).map_err(|e| Failed::from(format!("{e:#}")))?;
-    let run = shared.runtime.block_on(cases::run_case(&client, case, &chosen));
-    let result = cases::judge(case, run, &GoldenMode::Off);
+    let report = {
+        let mut session = shared.session.lock().unwrap_or_else(|e| e.into_inner());
+        shared.runtime.block_on(session.run_case(case)).map_err(|e| Failed::from(e.to_string()))?
+    };
+    let result = report.cases().first().ok_or_else(|| Failed::from("the case was not run"))?;
+    let insta = match (&shared.golden, result.decision == Decision::NotSelected) {
+        (Some(dir), false) => Some(insta_check(dir, case, &result.snapshot)),
+        _ => None,
+    };
     let mut problems = Vec::new();
     for f in result.findings.iter().filter(|f| f.outcome == Outcome::Fail) {
+        // insta decides about the snapshot (it may have accepted the change).
+        if f.rule == GOLDEN_UNCHANGED && matches!(insta, Some(Ok(()))) {
+            continue;
+        }
         problems.push(format!("{}: {}", f.rule, f.detail.as_deref().unwrap_or_default()));
+    }
+    if let Some(Err(text)) = &insta {
+        problems.push(format!("golden.unchanged: review with `cargo insta review`: {text}"));
     }
     for record in &result.records {
         for f in record.findings.iter().filter(|f| f.outcome == Outcome::Fail) {
@@ -53,33 +76,8 @@ fn run_one(shared: &Shared, case: &Case) -> Result<(), Failed> {
                 record.webhook.name,
                 f.detail.as_deref().unwrap_or_default(),
                 f.apiserver_message.as_deref().unwrap_or("-"),
-                curl_command(record, shared.ca_file.as_deref(), shared.endpoint.resolve_to)
+                report.curl(record)
             ));
-        }
-    }
-    if let (Some(dir), false) = (&shared.golden, result.decision == cases::Decision::NotSelected) {
-        let mut settings = insta::Settings::clone_current();
-        settings.set_snapshot_path(dir);
-        settings.set_prepend_module_to_snapshot(false);
-        settings.set_input_file(&case.file);
-        settings.set_description(case.description.clone().unwrap_or_else(|| case.what()));
-        let snapshot = result.snapshot.clone();
-        let name = case.name.clone();
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            settings.bind(|| insta::assert_snapshot!(name.as_str(), snapshot));
-        }));
-        if let Err(panic) = outcome {
-            let text = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
-            let diff = match cases::snapshot::compare(dir, &case.name, &result.snapshot) {
-                cases::Golden::Changed(_, diff) => diff,
-                cases::Golden::Missing(p) => format!("no snapshot {}", p.display()),
-                cases::Golden::Unchanged => String::new(),
-            };
-            problems.push(format!("golden.unchanged: the answer differs from the snapshot (review with `cargo insta review`): {text}\n{diff}"));
         }
     }
     if problems.is_empty() {
@@ -91,21 +89,16 @@ fn run_one(shared: &Shared, case: &Case) -> Result<(), Failed> {
 
 fn main() {
     let args = Arguments::from_args();
-    let (choice, manifest) = match env_target::from_env() {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("cases: {e:#}");
-            std::process::exit(2);
-        }
-    };
-    let user_cases = var("WEBHOOK_CASES").map(PathBuf::from);
-    let dir = user_cases.clone().unwrap_or_else(cases::builtin_dir);
-    let golden = match (var("WEBHOOK_GOLDEN"), &user_cases) {
-        (Some(g), _) => Some(PathBuf::from(g)),
+    let cli = Cli::from_env().unwrap_or_else(|e| {
+        eprintln!("cases: {e}");
+        std::process::exit(2);
+    });
+    let (run, gate) = (cli.run, cli.gate);
+    let dir = gate.cases.clone().unwrap_or_else(embedded::cases_dir);
+    let golden = match (&gate.golden, &gate.cases) {
+        (Some(g), _) => Some(g.clone()),
         (None, Some(c)) => Some(c.join("golden")),
-        (None, None) if matches!(choice, TargetChoice::Reference { .. }) && var("WEBHOOK_CONFIG").is_none() => {
-            Some(cases::builtin_golden_dir())
-        }
+        (None, None) if run.is_reference() && run.config.is_none() => Some(embedded::golden_dir()),
         (None, None) => None,
     };
 
@@ -116,37 +109,16 @@ fn main() {
         .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml")))
         .collect();
     files.sort();
-    let loaded: Vec<Result<Case, cases::CaseError>> = files.iter().map(|f| cases::load_file(f)).collect();
+    let loaded: Vec<_> = files.iter().map(|f| webhook_harness::load_case(f)).collect();
 
     let runtime =
         tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio runtime");
-    let webhooks = manifest.webhooks.clone();
-    let any_runnable = loaded.iter().any(Result::is_ok);
-    let target = if any_runnable {
-        match runtime.block_on(env_target::start(&choice, &webhooks)) {
-            Ok(t) => Some(t),
-            Err(e) => {
-                eprintln!("cases: the target did not start: {e:#}");
-                std::process::exit(2);
-            }
-        }
-    } else {
-        None
-    };
-    let endpoint = target.as_ref().map(|t| t.endpoint.clone());
-    let ca_file = target.as_ref().and_then(|t| t.reproducer_ca());
-    let shared = Arc::new(Shared {
-        runtime,
-        endpoint: endpoint.unwrap_or_else(|| webhook_harness::client::Endpoint {
-            base: "https://localhost/".parse().unwrap(),
-            resolve_to: None,
-            ca_pem: Vec::new(),
-            path_override: false,
-        }),
-        ca_file,
-        webhooks,
-        golden,
+    let suite = run.suite().map(|s| s.golden(golden.clone().map(GoldenMode::Check).unwrap_or_default()));
+    let session = suite.and_then(|s| runtime.block_on(s.start())).unwrap_or_else(|e| {
+        eprintln!("cases: {e}");
+        std::process::exit(2);
     });
+    let shared = Arc::new(Shared { runtime, session: Mutex::new(session), golden });
 
     let mut trials = Vec::new();
     for (file, case) in files.iter().zip(loaded) {
@@ -162,6 +134,6 @@ fn main() {
         }
     }
     let conclusion = libtest_mimic::run(&args, trials);
-    drop(target);
+    drop(shared);
     conclusion.exit();
 }

@@ -1,28 +1,28 @@
 //! Every defect of the reference webhook is caught by its own rule and by no unrelated FAIL rule,
 //! while the correct reference webhook passes every rule.
 
-use reference_webhook::Defect;
+use reference_webhook::{Defect, Style};
 use webhook_conformance::embedded;
-use webhook_harness::config::{Manifest, WebhookSpec};
-use webhook_harness::report::{RunReport, Verdict};
-use webhook_harness::run::{run, RunOptions};
+use webhook_harness::{Manifest, Report, Suite, Verdict};
 
-fn webhooks_for(defect: Option<Defect>) -> Vec<WebhookSpec> {
-    let mut webhooks = embedded::reference_manifest().webhooks;
+fn manifest_for(defect: Option<Defect>) -> Manifest {
+    let mut manifest = embedded::reference_manifest();
     if defect == Some(Defect::Hang) {
         // Keep the run short: the apiserver gives up after timeoutSeconds.
-        for w in &mut webhooks {
+        for w in &mut manifest.webhooks {
             w.timeout_seconds = 1;
         }
     }
-    webhooks
+    manifest
 }
 
-async fn run_reference(defect: Option<Defect>) -> RunReport {
-    let webhooks = webhooks_for(defect);
-    let mut target = embedded::start(&webhooks, defect, None).await.expect("reference webhook starts");
-    let options = RunOptions { concurrency: 64, ..RunOptions::default() };
-    run(&webhooks, &mut target, &options).await.expect("run completes")
+async fn run_with(manifest: Manifest, defect: Option<Defect>) -> Report {
+    let suite = Suite::new(manifest).target(embedded::target(defect, Style::default())).concurrency(64);
+    suite.run().await.expect("run completes")
+}
+
+async fn run_reference(defect: Option<Defect>) -> Report {
+    run_with(manifest_for(defect), defect).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -30,7 +30,7 @@ async fn reference_webhook_passes_every_rule_without_warnings() {
     let report = run_reference(None).await;
     assert_eq!(report.verdict(), Verdict::Pass, "{}", report.render_text());
     assert!(report.warned_rules().is_empty(), "{}", report.render_text());
-    assert!(report.records.len() > 50, "the default plan sends a real number of requests");
+    assert!(report.exchanges().len() > 50, "the default plan sends a real number of requests");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -72,15 +72,12 @@ async fn v1beta1_leniency_turns_uid_and_gvk_breaches_into_warnings() {
         Defect::MimePatchType,
         Defect::ValidatingPatch,
     ] {
-        let mut target = embedded::start(&manifest.webhooks, Some(defect), None).await.unwrap();
-        let report = run(&manifest.webhooks, &mut target, &RunOptions::default()).await.unwrap();
+        let report = run_with(manifest.clone(), Some(defect)).await;
         assert_eq!(report.verdict(), Verdict::Pass, "{defect}: {}", report.render_text());
         assert!(report.warned_rules().contains(&defect.rule()), "{defect}: {:?}", report.warned_rules());
     }
     // Under v1 the same breaches FAIL.
-    let manifest = embedded::reference_manifest();
-    let mut target = embedded::start(&manifest.webhooks, Some(Defect::NoUid), None).await.unwrap();
-    let report = run(&manifest.webhooks, &mut target, &RunOptions::default()).await.unwrap();
+    let report = run_with(embedded::reference_manifest(), Some(Defect::NoUid)).await;
     assert_eq!(report.failed_rules(), vec!["response.uid"]);
 }
 
@@ -92,8 +89,8 @@ async fn match_conditions_are_named_as_not_evaluated() {
         1,
     );
     let manifest = Manifest::parse("mc.yaml".as_ref(), &text).unwrap();
-    let mut target = embedded::start(&manifest.webhooks, None, None).await.unwrap();
-    let report = run(&manifest.webhooks, &mut target, &RunOptions::default()).await.unwrap();
-    assert!(report.notes.iter().any(|n| n.contains("matchConditions (CEL) are not evaluated")), "{:?}", report.notes);
+    let report = run_with(manifest, None).await;
+    let notes = &report.records().target.notes;
+    assert!(notes.iter().any(|n| n.contains("matchConditions (CEL) are not evaluated")), "{notes:?}");
     assert!(report.render_text().contains("note: mutate.reference.conformance.example: its 1 matchConditions"));
 }

@@ -11,7 +11,7 @@ fn run_python_with(bug: &str, manifest_text: &str) -> (i32, String) {
     let dir = tempfile::tempdir().unwrap();
     let manifest = dir.path().join("hook.yaml");
     std::fs::write(&manifest, manifest_text).unwrap();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/python_webhook.py");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/python-webhook/webhook.py");
     let cmd = format!("exec python3 {script} --cert {{cert}} --key {{key}} --port {{port}} --bug '{bug}'");
     let out = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
         .arg("--config")

@@ -7,11 +7,11 @@ use std::process::{Command, Output};
 
 use base64::Engine as _;
 use reference_webhook::Defect;
+use reference_webhook::Style;
 use webhook_conformance::embedded;
-use webhook_harness::cases::{self, GoldenMode};
-use webhook_harness::client::HttpVersions;
-use webhook_harness::lint;
-use webhook_harness::rules::Outcome;
+use webhook_harness::rules::{of_kind, RuleKind, CASE_EXPECTATION, GOLDEN_UNCHANGED};
+use webhook_harness::tls::{ServingNames, TlsMaterial};
+use webhook_harness::{CaseRecord, GoldenMode, Manifest, Outcome, Report, Suite};
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
@@ -35,11 +35,18 @@ fn write(dir: &Path, name: &str, contents: &str) -> PathBuf {
 }
 
 /// Run the built-in cases against the reference webhook (with `defect`) and judge them with `golden`.
-async fn run_builtin(defect: Option<Defect>, golden: GoldenMode) -> Vec<cases::CaseResult> {
-    let webhooks = embedded::reference_manifest().webhooks;
-    let loaded = cases::load_dir(&cases::builtin_dir()).unwrap();
-    let target = embedded::start(&webhooks, defect, None).await.unwrap();
-    cases::run_cases(&loaded, &webhooks, &target, HttpVersions::Http1, &golden).await.unwrap()
+async fn run_builtin(defect: Option<Defect>, golden: GoldenMode) -> Vec<CaseRecord> {
+    let report = Suite::new(embedded::reference_manifest())
+        .target(embedded::target(defect, Style::default()))
+        .contract(false)
+        .lint(false)
+        .cases_dir(embedded::cases_dir())
+        .unwrap()
+        .golden(golden)
+        .run()
+        .await
+        .unwrap();
+    report.cases().to_vec()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -60,7 +67,7 @@ async fn a_changed_answer_is_a_readable_diff_naming_the_field() {
     // … and a webhook that now writes `replace` for a missing label key differs, readably.
     let changed = run_builtin(Some(Defect::ReplaceMissingKey), GoldenMode::Check(dir.path().to_path_buf())).await;
     let labelled = changed.iter().find(|c| c.name == "pod-labelled").unwrap();
-    let golden = labelled.findings.iter().find(|f| f.rule == cases::GOLDEN).unwrap();
+    let golden = labelled.findings.iter().find(|f| f.rule == GOLDEN_UNCHANGED).unwrap();
     assert_eq!(golden.outcome, Outcome::Fail);
     let diff = golden.detail.as_deref().unwrap();
     assert!(diff.contains("-  - op: add") && diff.contains("+  - op: replace"), "{diff}");
@@ -68,19 +75,19 @@ async fn a_changed_answer_is_a_readable_diff_naming_the_field() {
     assert!(!diff.contains("uid: 5") && !diff.contains("uid: \""), "no per-run values: {diff}");
     // The unchanged cases stay unchanged (the defect only touches a labels map lacking the key).
     let bare = changed.iter().find(|c| c.name == "pod-bare").unwrap();
-    assert_eq!(bare.findings.iter().find(|f| f.rule == cases::GOLDEN).unwrap().outcome, Outcome::Pass);
+    assert_eq!(bare.findings.iter().find(|f| f.rule == GOLDEN_UNCHANGED).unwrap().outcome, Outcome::Pass);
 
     // A value change shows as the patched object's field.
     let wrong = run_builtin(Some(Defect::WrongType), GoldenMode::Check(dir.path().to_path_buf())).await;
     let bare = wrong.iter().find(|c| c.name == "pod-bare").unwrap();
-    let diff = bare.findings.iter().find(|f| f.rule == cases::GOLDEN).unwrap().detail.clone().unwrap();
+    let diff = bare.findings.iter().find(|f| f.rule == GOLDEN_UNCHANGED).unwrap().detail.clone().unwrap();
     assert!(diff.lines().any(|l| l.starts_with('+') && l.contains("conformance.example/reviewed-by: 1")), "{diff}");
     assert!(
         diff.lines().any(|l| l.starts_with('-') && l.contains("conformance.example/reviewed-by: reference-webhook")),
         "{diff}"
     );
     // … and it breaks the case's expectation too.
-    let e = bare.findings.iter().find(|f| f.rule == cases::EXPECTATION).unwrap();
+    let e = bare.findings.iter().find(|f| f.rule == CASE_EXPECTATION).unwrap();
     assert_eq!(e.outcome, Outcome::Fail, "{e:?}");
 }
 
@@ -88,18 +95,22 @@ async fn a_changed_answer_is_a_readable_diff_naming_the_field() {
 async fn expectations_fail_when_the_webhook_decides_otherwise() {
     let dir = tempfile::tempdir().unwrap();
     // The case expects an allowed pod with a label the reference webhook never sets.
-    let case = cases::parse(
-        &dir.path().join("expects-too-much.yaml"),
+    let file = dir.path().join("expects-too-much.yaml");
+    std::fs::write(
+        &file,
         "operation: CREATE\nobject: {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: ns}, spec: {containers: [{name: a, image: i}]}}\nexpect:\n  decision: denied\n  message: nope\n  patched:\n    has: [{path: /metadata/labels/team, value: a}]\n    lacks: [/metadata/labels/conformance.example~1mutated]\n",
     )
     .unwrap();
-    let webhooks = embedded::reference_manifest().webhooks;
-    let target = embedded::start(&webhooks, None, None).await.unwrap();
-    let results =
-        cases::run_cases(std::slice::from_ref(&case), &webhooks, &target, HttpVersions::Http1, &GoldenMode::Off)
-            .await
-            .unwrap();
-    let f = results[0].findings.iter().find(|f| f.rule == cases::EXPECTATION).unwrap();
+    let case = webhook_harness::load_case(&file).unwrap();
+    let report = Suite::new(embedded::reference_manifest())
+        .target(embedded::target(None, Style::default()))
+        .contract(false)
+        .cases(vec![case])
+        .unwrap()
+        .run()
+        .await
+        .unwrap();
+    let f = report.cases()[0].findings.iter().find(|f| f.rule == CASE_EXPECTATION).unwrap();
     assert_eq!(f.outcome, Outcome::Fail);
     let d = f.detail.as_deref().unwrap();
     for says in [
@@ -112,29 +123,49 @@ async fn expectations_fail_when_the_webhook_decides_otherwise() {
     }
 }
 
+/// The manifest's `manifest.ca-bundle` finding for the webhook whose name starts with `prefix`.
+fn ca_bundle(report: &Report, prefix: &str) -> webhook_harness::Finding {
+    report
+        .manifest()
+        .iter()
+        .find(|f| f.finding.rule == "manifest.ca-bundle" && f.webhook.starts_with(prefix))
+        .map(|f| f.finding.clone())
+        .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_ca_bundle_that_does_not_vouch_for_the_served_certificate_is_a_fail_finding() {
-    let webhooks = embedded::reference_manifest().webhooks;
-    let target = embedded::start(&webhooks, None, None).await.unwrap();
-    let served_ca = target.tls.as_ref().unwrap().ca_pem.clone();
-    let other =
-        webhook_harness::tls::TlsMaterial::generate(&webhook_harness::target::serving_names(&webhooks), None).unwrap();
+    // A webhook the user runs with their own certificate: the caBundle is checked against it.
+    let dir = tempfile::tempdir().unwrap();
+    let names = ServingNames::for_service("reference-webhook", "conformance");
+    let served = TlsMaterial::generate(&names, Some(dir.path())).unwrap();
+    let server_tls =
+        reference_webhook::server_tls_config(served.cert_pem.as_bytes(), served.key_pem.as_bytes()).unwrap();
+    let server = reference_webhook::spawn(server_tls, Default::default()).await.unwrap();
+    let url = format!("https://127.0.0.1:{}", server.addr.port());
+    let other = TlsMaterial::generate(&names, None).unwrap();
     let with_bundle = |pem: &str| {
         let b64 = base64::engine::general_purpose::STANDARD.encode(pem.as_bytes());
         let text = reference_webhook::MANIFEST
             .replace("        path: /mutate\n", &format!("        path: /mutate\n      caBundle: {b64}\n"));
-        webhook_harness::config::Manifest::parse("m.yaml".as_ref(), &text).unwrap().webhooks
+        Manifest::parse("m.yaml".as_ref(), &text).unwrap()
     };
-    let mismatched = lint::check_ca_bundle_served(&with_bundle(&other.ca_pem), Some(&target.endpoint)).await;
-    let f = mismatched.iter().find(|f| f.webhook.starts_with("mutate")).unwrap();
-    assert_eq!((f.rule, f.outcome), (lint::CA_BUNDLE, Outcome::Fail), "{f:?}");
+    let lint = |manifest: Manifest, url: &str| Suite::new(manifest).url(url, served.ca_path()).contract(false).run();
+    let mismatched = lint(with_bundle(&other.ca_pem), &url).await.unwrap();
+    let f = ca_bundle(&mismatched, "mutate");
+    assert_eq!(f.outcome, Outcome::Fail, "{f:?}");
     assert!(f.detail.as_deref().unwrap().contains("does not verify the certificate the webhook serves"), "{f:?}");
-    let matching = lint::check_ca_bundle_served(&with_bundle(&served_ca), Some(&target.endpoint)).await;
-    assert_eq!(matching.iter().find(|f| f.webhook.starts_with("mutate")).unwrap().outcome, Outcome::Pass);
+    let matching = lint(with_bundle(&served.ca_pem), &url).await.unwrap();
+    assert_eq!(ca_bundle(&matching, "mutate").outcome, Outcome::Pass);
     // No caBundle on the validating webhook; and with certificates the suite made, nothing is checked.
-    assert_eq!(matching.iter().find(|f| f.webhook.starts_with("validate")).unwrap().outcome, Outcome::Skip);
-    let generated = lint::check_ca_bundle_served(&with_bundle(&other.ca_pem), None).await;
-    let f = generated.iter().find(|f| f.webhook.starts_with("mutate")).unwrap();
+    assert_eq!(ca_bundle(&matching, "validate").outcome, Outcome::Skip);
+    let generated = Suite::new(with_bundle(&other.ca_pem))
+        .target(embedded::target(None, Style::default()))
+        .contract(false)
+        .run()
+        .await
+        .unwrap();
+    let f = ca_bundle(&generated, "mutate");
     assert_eq!(f.outcome, Outcome::Skip);
     assert!(f.detail.as_deref().unwrap().contains("caBundle was not checked"), "{f:?}");
 }
@@ -214,7 +245,7 @@ fn lint_findings_cases_and_junit_from_the_cli() {
     let cases_dir = dir.path().join("cases");
     std::fs::create_dir(&cases_dir).unwrap();
     for name in ["pod-privileged.yaml", "pod-bare.yaml"] {
-        std::fs::copy(cases::builtin_dir().join(name), cases_dir.join(name)).unwrap();
+        std::fs::copy(embedded::cases_dir().join(name), cases_dir.join(name)).unwrap();
     }
     let junit = dir.path().join("junit.xml");
     let json = dir.path().join("report.json");
@@ -255,7 +286,7 @@ fn lint_findings_cases_and_junit_from_the_cli() {
         assert!(has(name), "no testcase {name}:\n{xml}");
     }
     // One catalog testcase per rule per webhook, one lint testcase per lint rule per webhook.
-    let n = webhook_harness::rules::CATALOG.len() * 2 + lint::LINT_RULES.len() * 2 + 2;
+    let n = of_kind(RuleKind::Exchange).count() * 2 + of_kind(RuleKind::Manifest).count() * 2 + 2;
     assert_eq!(testcases.len(), n, "{xml}");
     assert_eq!(
         elements.iter().filter(|(n, _)| n == "failure").count(),
@@ -295,10 +326,15 @@ fn a_manifest_that_cannot_load_is_exit_2_and_rules_lists_lint_and_case_rules() {
     }
 }
 
+/// A snapshot file without its insta header (`---` … `---`).
+fn snap_body(text: &str) -> &str {
+    text.strip_prefix("---\n").and_then(|t| t.split_once("\n---\n")).map(|(_, body)| body).unwrap_or(text)
+}
+
 #[test]
 fn the_cli_checks_and_updates_golden_snapshots() {
     // The bundled reference against the repository's golden/: unchanged.
-    let out = bin().arg("--golden").arg(cases::builtin_golden_dir()).output().unwrap();
+    let out = bin().arg("--golden").arg(embedded::golden_dir()).output().unwrap();
     let t = text(&out);
     assert_eq!(out.status.code(), Some(0), "{t}");
     assert!(t.contains("== cases (") && !t.contains("golden.unchanged:"), "{t}");
@@ -306,7 +342,7 @@ fn the_cli_checks_and_updates_golden_snapshots() {
     // A defect against the same snapshots: golden.unchanged FAILs with the diff in the report.
     let out = bin()
         .args(["--reference-defect", "replace-missing-key", "--golden"])
-        .arg(cases::builtin_golden_dir())
+        .arg(embedded::golden_dir())
         .output()
         .unwrap();
     let t = text(&out);
@@ -318,6 +354,6 @@ fn the_cli_checks_and_updates_golden_snapshots() {
     let out = bin().arg("--golden").arg(dir.path()).arg("--update-golden").output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let written = std::fs::read_to_string(dir.path().join("pod-bare.snap")).unwrap();
-    let stored = std::fs::read_to_string(cases::builtin_golden_dir().join("pod-bare.snap")).unwrap();
-    assert_eq!(cases::snapshot::snap_body(&written).trim_end(), cases::snapshot::snap_body(&stored).trim_end());
+    let stored = std::fs::read_to_string(embedded::golden_dir().join("pod-bare.snap")).unwrap();
+    assert_eq!(snap_body(&written).trim_end(), snap_body(&stored).trim_end());
 }

@@ -11,12 +11,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use image_support::{binary, containers_labelled, reference_image, unique_label};
-use webhook_conformance::cli::{start_target, RunError, TargetChoice};
 use webhook_conformance::embedded;
-use webhook_harness::report::Verdict;
-use webhook_harness::run::{run, RunOptions};
-use webhook_harness::target::container::RUN_LABEL;
-use webhook_harness::target::ImageSpec;
+use webhook_harness::{ImageSpec, Session, Suite, Verdict, RUN_LABEL};
 
 fn spec(label: &(String, String), args: &[&str]) -> ImageSpec {
     let mut spec = ImageSpec::new(reference_image());
@@ -25,22 +21,39 @@ fn spec(label: &(String, String), args: &[&str]) -> ImageSpec {
     spec
 }
 
+/// The reference manifest's suite with `spec` as its target, started.
+async fn start(spec: ImageSpec) -> Session {
+    Suite::new(embedded::reference_manifest())
+        .image(spec)
+        .start()
+        .await
+        .unwrap_or_else(|e| panic!("the image's suite starts: {e}"))
+}
+
+/// Why a target that must not become ready did not, as the report says it.
+async fn not_ready(spec: ImageSpec) -> String {
+    let mut session = start(spec).await;
+    assert!(session.not_ready().is_some(), "the target must not become ready");
+    let report = session.run().await.unwrap();
+    assert_eq!(report.failed_rules(), vec!["target.ready"]);
+    let text = report.render_text();
+    text.lines().skip_while(|l| !l.starts_with("target.ready FAIL: ")).collect::<Vec<_>>().join("\n")
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reference_image_passes_the_whole_suite() {
     let label = unique_label("pass");
-    let webhooks = embedded::reference_manifest().webhooks;
-    let mut target = start_target(&TargetChoice::Image { spec: spec(&label, &[]) }, &webhooks, None)
-        .await
-        .unwrap_or_else(|e| panic!("the reference image starts: {e}"));
+    let mut target = start(spec(&label, &[])).await;
     assert_eq!(containers_labelled(&label).len(), 1, "one container runs, labelled");
-    let report = run(&webhooks, &mut target, &RunOptions::default()).await.expect("run completes");
+    let report = target.run().await.expect("run completes");
     assert_eq!(report.verdict(), Verdict::Pass, "{}", report.render_text());
     assert!(report.warned_rules().is_empty(), "{}", report.render_text());
-    assert!(report.records.len() > 50, "the default plan sends a real number of requests");
-    assert!(report.target.starts_with("image: webhook-conformance-reference:"), "{}", report.target);
-    let log = report.target_log.clone().expect("a container target reports its log");
+    assert!(report.exchanges().len() > 50, "the default plan sends a real number of requests");
+    let description = &report.records().target.description;
+    assert!(description.starts_with("image: webhook-conformance-reference:"), "{description}");
+    let log = report.records().target.log_tail.clone().expect("a container target reports its log");
     assert!(log.contains("listening on https://0.0.0.0:8443"), "container log: {log}");
-    assert_eq!(target.exit_status(), None, "the container still runs after the run");
+    assert_eq!(target.target_exit_status(), None, "the container still runs after the run");
     drop(target);
     assert!(containers_labelled(&label).is_empty(), "the container was removed with the target");
 }
@@ -48,12 +61,8 @@ async fn reference_image_passes_the_whole_suite() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn defect_in_the_image_fails_exactly_its_rule() {
     let label = unique_label("defect");
-    let webhooks = embedded::reference_manifest().webhooks;
-    let mut target =
-        start_target(&TargetChoice::Image { spec: spec(&label, &["--defect", "status-500"]) }, &webhooks, None)
-            .await
-            .unwrap_or_else(|e| panic!("the reference image starts: {e}"));
-    let report = run(&webhooks, &mut target, &RunOptions::default()).await.expect("run completes");
+    let mut target = start(spec(&label, &["--defect", "status-500"])).await;
+    let report = target.run().await.expect("run completes");
     assert_eq!(report.failed_rules(), vec!["transport.status"], "{}", report.render_text());
     assert_eq!(report.verdict(), Verdict::Fail);
     drop(target);
@@ -63,18 +72,7 @@ async fn defect_in_the_image_fails_exactly_its_rule() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn image_that_exits_is_a_target_ready_fail_with_its_output() {
     let label = unique_label("exits");
-    let webhooks = embedded::reference_manifest().webhooks;
-    let err = match start_target(
-        &TargetChoice::Image { spec: spec(&label, &["--defect", "no-such-defect"]) },
-        &webhooks,
-        None,
-    )
-    .await
-    {
-        Ok(_) => panic!("a container that exits must not become a target"),
-        Err(e) => e,
-    };
-    let RunError::Target(message) = err else { panic!("expected a target.ready verdict, got usage error: {err}") };
+    let message = not_ready(spec(&label, &["--defect", "no-such-defect"])).await;
     assert!(message.starts_with("target.ready FAIL: the container of webhook-conformance-reference:"), "{message}");
     assert!(message.contains("exited before it became ready"), "{message}");
     assert!(message.contains("exit code 2"), "{message}");
@@ -88,16 +86,11 @@ async fn image_that_exits_is_a_target_ready_fail_with_its_output() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn image_listening_elsewhere_never_becomes_ready() {
     let label = unique_label("never-ready");
-    let webhooks = embedded::reference_manifest().webhooks;
     let mut spec = spec(&label, &["--port", "9443"]);
     spec.startup_timeout = Duration::from_secs(3);
     let started = std::time::Instant::now();
-    let err = match start_target(&TargetChoice::Image { spec }, &webhooks, None).await {
-        Ok(_) => panic!("a container listening on another port must not become a target"),
-        Err(e) => e,
-    };
+    let message = not_ready(spec).await;
     assert!(started.elapsed() < Duration::from_secs(30), "the startup deadline holds: {:?}", started.elapsed());
-    let RunError::Target(message) = err else { panic!("expected a target.ready verdict, got usage error: {err}") };
     assert!(message.starts_with("target.ready FAIL: "), "{message}");
     assert!(message.contains("did not accept a TLS handshake") && message.contains("within 3 s"), "{message}");
     assert!(
@@ -110,13 +103,10 @@ async fn image_listening_elsewhere_never_becomes_ready() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn container_is_removed_when_a_test_panics_holding_it() {
     let label = unique_label("panic");
-    let webhooks = embedded::reference_manifest().webhooks;
     let spec = spec(&label, &[]);
     let probe = label.clone();
     let outcome = tokio::spawn(async move {
-        let _target = start_target(&TargetChoice::Image { spec }, &webhooks, None)
-            .await
-            .unwrap_or_else(|e| panic!("starts: {e}"));
+        let _target = start(spec).await;
         assert_eq!(containers_labelled(&probe).len(), 1);
         panic!("deliberate panic while the container runs");
     })

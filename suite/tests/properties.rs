@@ -2,15 +2,13 @@
 //! writes its patches differently but harmlessly), each property defect of the reference webhook is
 //! caught by its property and shrunk to a small request, and failures are saved and replayed.
 
-use std::sync::Arc;
+use std::path::PathBuf;
 
 use reference_webhook::{Defect, Style};
 use webhook_conformance::embedded;
-use webhook_harness::config::{WebhookKind, WebhookSpec};
-use webhook_harness::generate::property::{fuzz, FuzzOptions, Progress, PropertyReport};
-use webhook_harness::generate::{containers_of, map_len, LARGE_ANNOTATION};
-use webhook_harness::report::Verdict;
-use webhook_harness::rules::{Outcome, PROPERTIES};
+use webhook_harness::lowlevel::{containers_of, map_len, LARGE_ANNOTATION};
+use webhook_harness::rules::{of_kind, RuleKind};
+use webhook_harness::{Budget, Manifest, Outcome, Report, Suite, Verdict, WebhookKind};
 
 const SEED: u64 = 20_260_101;
 
@@ -18,33 +16,45 @@ const SEED: u64 = 20_260_101;
 /// thousands of cases in all.
 const REFERENCE_CASES: u32 = 200;
 
-fn mutating() -> Vec<WebhookSpec> {
-    embedded::reference_manifest().webhooks.into_iter().filter(|w| w.kind == WebhookKind::Mutating).collect()
+fn mutating() -> Manifest {
+    let mut manifest = embedded::reference_manifest();
+    manifest.webhooks.retain(|w| w.kind == WebhookKind::Mutating);
+    manifest
 }
 
-fn options(cases: u32, only: &[&str]) -> FuzzOptions {
-    FuzzOptions {
-        cases,
-        seed: SEED,
-        concurrency: 2,
-        only: only.iter().map(|s| s.to_string()).collect(),
-        ..FuzzOptions::default()
-    }
+/// What a fuzz campaign runs: the properties only.
+#[derive(Clone)]
+struct Options {
+    cases: u32,
+    seed: u64,
+    concurrency: usize,
+    only: Vec<String>,
+    regressions: Option<PathBuf>,
 }
 
-async fn fuzz_reference(
-    webhooks: &[WebhookSpec],
-    defect: Option<Defect>,
-    style: Style,
-    opts: &FuzzOptions,
-) -> PropertyReport {
-    let target = embedded::start_styled(webhooks, defect, style, None).await.expect("reference webhook starts");
-    fuzz(webhooks, &target, opts, Arc::new(Progress::default())).await.expect("fuzz completes")
+fn options(cases: u32, only: &[&str]) -> Options {
+    Options { cases, seed: SEED, concurrency: 2, only: only.iter().map(|s| s.to_string()).collect(), regressions: None }
 }
 
-fn outcome(report: &PropertyReport, id: &str, webhook: &str) -> Outcome {
+async fn fuzz_reference(manifest: &Manifest, defect: Option<Defect>, style: Style, opts: &Options) -> Report {
+    Suite::new(manifest.clone())
+        .target(embedded::target(defect, style))
+        .contract(false)
+        .lint(false)
+        .concurrency(opts.concurrency)
+        .properties(&opts.only)
+        .expect("known properties")
+        .budget(Budget::cases(opts.cases))
+        .seed(opts.seed)
+        .regressions(opts.regressions.clone())
+        .run()
+        .await
+        .expect("fuzz completes")
+}
+
+fn outcome(report: &Report, id: &str, webhook: &str) -> Outcome {
     report
-        .results
+        .properties()
         .iter()
         .find(|r| r.rule.id == id && r.webhook == webhook)
         .map(|r| r.outcome)
@@ -53,12 +63,13 @@ fn outcome(report: &PropertyReport, id: &str, webhook: &str) -> Outcome {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reference_webhook_holds_every_property() {
-    let webhooks = embedded::reference_manifest().webhooks;
-    let report = fuzz_reference(&webhooks, None, Style::default(), &options(REFERENCE_CASES, &[])).await;
+    let manifest = embedded::reference_manifest();
+    let webhooks = &manifest.webhooks;
+    let report = fuzz_reference(&manifest, None, Style::default(), &options(REFERENCE_CASES, &[])).await;
     let text = report.render_text();
     assert_eq!(report.verdict(), Verdict::Pass, "{text}");
     assert!(report.warned_rules().is_empty(), "{text}");
-    assert_eq!(report.results.len(), PROPERTIES.len() * webhooks.len());
+    assert_eq!(report.properties().len(), of_kind(RuleKind::Property).count() * webhooks.len());
     let mutate = &webhooks[0].name;
     for id in [
         "property.contract",
@@ -71,20 +82,22 @@ async fn reference_webhook_holds_every_property() {
     ] {
         assert_eq!(outcome(&report, id, mutate), Outcome::Pass, "{id}\n{text}");
     }
-    for r in report.results.iter().filter(|r| r.outcome == Outcome::Pass && r.rule.id != "property.dry-run-config") {
+    for r in report.properties().iter().filter(|r| r.outcome == Outcome::Pass && r.rule.id != "property.dry-run-config")
+    {
         assert_eq!(r.cases, u64::from(REFERENCE_CASES), "{} ran {} cases", r.rule.id, r.cases);
     }
-    let total: u64 = report.results.iter().map(|r| r.cases).sum();
+    let total: u64 = report.properties().iter().map(|r| r.cases).sum();
     assert!(total >= 2000, "only {total} cases in all");
     // A validating webhook has nothing to be idempotent about.
     assert_eq!(outcome(&report, "property.idempotent", &webhooks[1].name), Outcome::Skip);
-    assert!(report.requests > u64::from(REFERENCE_CASES) * 10, "{} requests", report.requests);
+    let requests = report.records().property_requests;
+    assert!(requests > u64::from(REFERENCE_CASES) * 10, "{requests} requests");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_property_defect_is_caught_and_shrunk_to_a_small_request() {
     let webhooks = mutating();
-    let name = webhooks[0].name.clone();
+    let name = webhooks.webhooks[0].name.clone();
     let mut problems = Vec::new();
     for &defect in Defect::ALL.iter().filter(|d| d.is_property()) {
         let report = fuzz_reference(
@@ -105,7 +118,7 @@ async fn each_property_defect_is_caught_and_shrunk_to_a_small_request() {
             problems.push(format!("{defect}: a single answer breaks a contract rule\n{text}"));
             continue;
         }
-        let result = report.results.iter().find(|r| r.rule.id == defect.rule()).unwrap();
+        let result = report.properties().iter().find(|r| r.rule.id == defect.rule()).unwrap();
         let failure = result.failure.as_ref().expect("a failing property has its evidence");
         let input = failure.observation.input.as_ref().expect("the minimal request");
         let object = input.object();
@@ -141,7 +154,7 @@ async fn harmless_but_different_patches_pass() {
         let text = report.render_text();
         assert_eq!(report.verdict(), Verdict::Pass, "{style:?}\n{text}");
         assert!(report.warned_rules().is_empty(), "{style:?}\n{text}");
-        assert!(report.results.iter().all(|r| r.outcome == Outcome::Pass && r.cases >= 24), "{style:?}\n{text}");
+        assert!(report.properties().iter().all(|r| r.outcome == Outcome::Pass && r.cases >= 24), "{style:?}\n{text}");
     }
 }
 
@@ -158,7 +171,7 @@ async fn failures_are_saved_and_replayed_first() {
     // Another seed: the saved request is replayed before any new case is generated.
     opts.seed = SEED + 1;
     let second = fuzz_reference(&webhooks, Some(Defect::SidecarEveryCall), Style::default(), &opts).await;
-    let result = &second.results[0];
+    let result = &second.properties()[0];
     assert_eq!(result.outcome, Outcome::Fail);
     assert_eq!(result.cases, 1, "failed on the replayed case");
     assert!(result.note.as_deref().unwrap_or_default().contains("replayed"), "{:?}", result.note);
@@ -170,7 +183,7 @@ async fn failures_are_saved_and_replayed_first() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn side_effects_that_refuse_dry_run_fail_the_config_property() {
     let mut webhooks = mutating();
-    webhooks[0].side_effects = Some("Some".into());
+    webhooks.webhooks[0].side_effects = Some("Some".into());
     let report = fuzz_reference(
         &webhooks,
         None,
@@ -179,7 +192,7 @@ async fn side_effects_that_refuse_dry_run_fail_the_config_property() {
     )
     .await;
     assert_eq!(report.failed_rules(), vec!["property.dry-run-config"], "{}", report.render_text());
-    assert_eq!(outcome(&report, "property.dry-run", &webhooks[0].name), Outcome::Skip);
+    assert_eq!(outcome(&report, "property.dry-run", &webhooks.webhooks[0].name), Outcome::Skip);
     assert!(report.render_text().contains("does not support dry run"));
 }
 
@@ -187,11 +200,10 @@ async fn side_effects_that_refuse_dry_run_fail_the_config_property() {
 async fn cases_means_cases_per_property_whatever_the_concurrency() {
     // As PROPTEST_CASES: N generated cases per property, also when N does not divide evenly.
     let webhooks = mutating();
-    let opts =
-        FuzzOptions { cases: 5, concurrency: 4, ..options(5, &["property.idempotent", "property.deterministic"]) };
+    let opts = Options { cases: 5, concurrency: 4, ..options(5, &["property.idempotent", "property.deterministic"]) };
     let report = fuzz_reference(&webhooks, None, Style::default(), &opts).await;
-    for r in report.results.iter().filter(|r| r.outcome == Outcome::Pass) {
+    for r in report.properties().iter().filter(|r| r.outcome == Outcome::Pass) {
         assert_eq!(r.cases, 5, "{}", r.rule.id);
     }
-    assert!(report.results.iter().filter(|r| r.outcome == Outcome::Pass).count() >= 2, "{}", report.render_text());
+    assert!(report.properties().iter().filter(|r| r.outcome == Outcome::Pass).count() >= 2, "{}", report.render_text());
 }

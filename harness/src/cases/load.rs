@@ -1,38 +1,14 @@
 //! Reading case files: YAML, one case per file, errors naming the file, the line and the field.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::requests::{built_ins, Operation, Resource, SubObject, Subresource};
+use crate::admission::{GroupVersionResource, Operation, UserInfo};
+use crate::requests::{built_ins, Resource, SubObject, Subresource};
 
-/// A case file that cannot be used: which file, where, and what is wrong.
-#[derive(Debug, Clone)]
-pub struct CaseError {
-    pub file: PathBuf,
-    /// 1-based line, when known.
-    pub line: Option<usize>,
-    /// A field path such as `expect.decision`, when known.
-    pub field: Option<String>,
-    pub message: String,
-}
-
-impl fmt::Display for CaseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file.display())?;
-        if let Some(line) = self.line {
-            write!(f, ":{line}")?;
-        }
-        if let Some(field) = &self.field {
-            write!(f, ": {field}")?;
-        }
-        write!(f, ": {}", self.message)
-    }
-}
-
-impl std::error::Error for CaseError {}
+pub use crate::error::CaseError;
 
 /// What a case expects of the apiserver's outcome.
 #[derive(Clone, Debug, Default)]
@@ -64,21 +40,31 @@ impl Expect {
 pub struct Case {
     /// The file stem: the case's name in reports, test names and snapshot files.
     pub name: String,
+    /// The case file.
     pub file: PathBuf,
+    /// What the case is about (`description:`).
     pub description: Option<String>,
+    /// The operation.
     pub operation: Operation,
+    /// The resource it is about.
     pub resource: Resource,
+    /// The subresource, if any.
     pub subresource: Option<Subresource>,
     /// `request.name`; from the object's metadata unless given.
     pub object_name: String,
+    /// `request.namespace` (default: the object's, else `conformance-test`).
     pub namespace: Option<String>,
     /// As written in the case (`Value::Null` when absent).
     pub object: Value,
+    /// The old object as written (`Value::Null` when absent).
     pub old_object: Value,
-    pub user_info: Option<Value>,
+    /// Who asks (default: `kubernetes-admin`).
+    pub user_info: Option<UserInfo>,
+    /// `request.dryRun`.
     pub dry_run: bool,
     /// Only this webhook of the manifest; otherwise every webhook whose rules select the case.
     pub webhook: Option<String>,
+    /// What the outcome must be.
     pub expect: Expect,
 }
 
@@ -104,15 +90,31 @@ struct RawCase {
     namespace: Option<String>,
     object: Option<Value>,
     old_object: Option<Value>,
-    user_info: Option<Value>,
+    user_info: Option<UserInfo>,
     dry_run: Option<bool>,
     webhook: Option<String>,
     /// A whole AdmissionRequest instead of the fields above.
-    request: Option<Value>,
+    request: Option<RawRequest>,
     /// With `request`: the AdmissionReview's apiVersion/kind (ignored).
     api_version: Option<String>,
     kind: Option<String>,
     expect: Option<RawExpect>,
+}
+
+/// An AdmissionRequest as a webhook logs it: every field optional, the ones a case does not use
+/// (uid, kind, request*, options) accepted and ignored.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawRequest {
+    operation: Option<String>,
+    resource: Option<GroupVersionResource>,
+    sub_resource: Option<String>,
+    name: Option<String>,
+    namespace: Option<String>,
+    object: Option<Value>,
+    old_object: Option<Value>,
+    user_info: Option<UserInfo>,
+    dry_run: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -167,6 +169,7 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Case>, CaseError> {
     files.iter().map(|f| load_file(f)).collect()
 }
 
+/// Load one case file.
 pub fn load_file(file: &Path) -> Result<Case, CaseError> {
     let text = std::fs::read_to_string(file).map_err(|e| CaseError {
         file: file.to_path_buf(),
@@ -197,7 +200,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Case, CaseError> {
 
     // A whole AdmissionRequest: take its fields.
     let mut raw = raw;
-    let mut request_resource: Option<(String, String, String)> = None;
+    let mut request_resource: Option<GroupVersionResource> = None;
     if let Some(request) = raw.request.take() {
         if raw.operation.is_some() || raw.object.is_some() || raw.old_object.is_some() || raw.resource.is_some() {
             return Err(err(
@@ -205,19 +208,15 @@ pub fn parse(file: &Path, text: &str) -> Result<Case, CaseError> {
                 "give either a whole `request` (AdmissionRequest) or operation/object/…, not both".into(),
             ));
         }
-        let s = |k: &str| request.get(k).and_then(Value::as_str).map(String::from);
-        raw.operation = s("operation");
-        raw.subresource = s("subResource");
-        raw.name = raw.name.or(s("name"));
-        raw.namespace = raw.namespace.or(s("namespace"));
-        raw.object = request.get("object").cloned().filter(|v| !v.is_null());
-        raw.old_object = request.get("oldObject").cloned().filter(|v| !v.is_null());
-        raw.user_info = request.get("userInfo").cloned();
-        raw.dry_run = request.get("dryRun").and_then(Value::as_bool);
-        if let Some(r) = request.get("resource") {
-            let f = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
-            request_resource = Some((f("group"), f("version"), f("resource")));
-        }
+        raw.operation = request.operation;
+        raw.subresource = request.sub_resource;
+        raw.name = raw.name.or(request.name);
+        raw.namespace = raw.namespace.or(request.namespace);
+        raw.object = request.object.filter(|v| !v.is_null());
+        raw.old_object = request.old_object.filter(|v| !v.is_null());
+        raw.user_info = request.user_info;
+        raw.dry_run = request.dry_run;
+        request_resource = request.resource;
     }
     let _ = (&raw.api_version, &raw.kind);
 
@@ -225,9 +224,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Case, CaseError> {
         .operation
         .clone()
         .ok_or_else(|| err(Some("operation"), "required: CREATE, UPDATE, DELETE or CONNECT".into()))?;
-    let operation = Operation::ALL
-        .into_iter()
-        .find(|o| o.as_str() == op_text)
+    let operation = Operation::parse(&op_text)
         .ok_or_else(|| err(Some("operation"), format!("{op_text:?} is not CREATE, UPDATE, DELETE or CONNECT")))?;
 
     let object = raw.object.clone().unwrap_or(Value::Null);
@@ -239,7 +236,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Case, CaseError> {
     }
 
     let resource = match (&request_resource, &raw.resource) {
-        (Some((g, v, plural)), _) => resolve_named(g, v, plural).map_err(|m| err(Some("resource"), m))?,
+        (Some(r), _) => resolve_named(&r.group, &r.version, &r.resource).map_err(|m| err(Some("resource"), m))?,
         (None, Some(r)) => resolve_resource(r).map_err(|m| err(Some("resource"), m))?,
         (None, None) => {
             let source = if object.is_null() { &old_object } else { &object };

@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
-use super::exec::{CaseRun, Decision};
 use super::load::Case;
-use crate::checks::{snippet, Exchange};
+use super::request::{CaseRun, Decision};
 use crate::client::Transport;
+use crate::exchange::ExchangeRecord;
+use crate::text::snippet;
 
 /// What replaces a request uid in snapshots.
 pub const REDACTED_UID: &str = "[request uid]";
@@ -52,11 +53,11 @@ pub fn render(case: &Case, run: &CaseRun) -> String {
     serde_yaml::to_string(&value).unwrap_or_else(|e| format!("# cannot render: {e}\n"))
 }
 
-fn answer(record: &crate::run::ExchangeRecord) -> Value {
-    let x = Exchange::new(&record.webhook, &record.case, &record.transport, &record.url);
+fn answer(record: &ExchangeRecord) -> Value {
+    let x = record.view();
     let mut out = Map::new();
     out.insert("webhook".into(), json!(record.webhook.name));
-    out.insert("version".into(), json!(record.case.version));
+    out.insert("version".into(), json!(record.case.version().as_str()));
     let answered = match &record.transport {
         Transport::Failed(f) => {
             out.insert("transport".into(), json!(format!("{:?}", f.kind)));

@@ -2,9 +2,15 @@ use std::path::Path;
 
 use serde_json::json;
 
+use super::request::CASE_UID;
 use super::*;
+use crate::admission::{Operation, ReviewVersion};
 use crate::config::{Manifest, WebhookKind};
-use crate::requests::Operation;
+
+/// The repository's own `cases/` directory.
+fn builtin_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases")
+}
 
 fn parse_case(text: &str) -> Result<Case, CaseError> {
     parse(Path::new("cases/broken.yaml"), text)
@@ -67,8 +73,8 @@ fn a_whole_admission_request_is_a_case() {
     assert_eq!(spec.kind.kind, "Scale");
     assert_eq!(spec.object["spec"]["replicas"], 4);
     assert_eq!(spec.old_object["kind"], "Scale", "the apiserver sends the old Scale too");
-    assert_eq!(spec.user["username"], "bob");
-    let review = crate::requests::admission_review("v1", &spec, "u");
+    assert_eq!(spec.user.username, "bob");
+    let review = crate::requests::admission_review(ReviewVersion::V1, &spec, "u").to_value();
     assert_eq!(review["request"]["options"]["dryRun"], json!(["All"]));
 }
 

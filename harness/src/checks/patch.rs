@@ -111,7 +111,7 @@ pub fn json(x: &Exchange) -> Check {
                 "the decoded patch is not a JSON Patch document: {e}; patch: {}",
                 super::snippet(&String::from_utf8_lossy(x.nonempty_patch_bytes().unwrap_or_default()))
             ),
-            internal_error(e),
+            internal_error(&e.to_string()),
         ),
         _ => Check::Pass,
     }
@@ -162,7 +162,9 @@ pub fn applies(x: &Exchange) -> Check {
     match x.patched() {
         None => Check::na("no patch to apply"),
         Some(Ok(_)) => Check::Pass,
-        Some(Err(e)) => Check::violated(format!("the patch does not apply to the object: {e}"), internal_error(e)),
+        Some(Err(e)) => {
+            Check::violated(format!("the patch does not apply to the object: {e}"), internal_error(&e.to_string()))
+        }
     }
 }
 

@@ -95,7 +95,7 @@ pub fn decode(x: &Exchange) -> Check {
 }
 
 fn sent_api_version(x: &Exchange) -> String {
-    format!("admission.k8s.io/{}", x.case.version)
+    x.case.version().api_version().to_string()
 }
 
 /// review.gvk: apiVersion and kind, where the answer sets them, are the ones sent.
@@ -123,7 +123,7 @@ pub fn gvk(x: &Exchange) -> Check {
             format!("apiVersion {api_version:?} answers a {want} request"),
             calling_error(
                 &x.webhook.name,
-                &format!("failed to call webhook: converting ({got}.AdmissionReview) to ({}.AdmissionReview): unknown conversion", x.case.version),
+                &format!("failed to call webhook: converting ({got}.AdmissionReview) to ({}.AdmissionReview): unknown conversion", x.case.version()),
             ),
         );
     }

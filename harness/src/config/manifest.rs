@@ -5,33 +5,17 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::KNOWN_REVIEW_VERSIONS;
-
-/// A manifest could not be used: what is wrong and where.
-#[derive(Debug)]
-pub struct ManifestError {
-    pub file: PathBuf,
-    /// Where in the file: a field path such as `webhooks[0].timeoutSeconds`, and a line when known.
-    pub location: String,
-    pub message: String,
-}
-
-impl fmt::Display for ManifestError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file.display())?;
-        if !self.location.is_empty() {
-            write!(f, ": {}", self.location)?;
-        }
-        write!(f, ": {}", self.message)
-    }
-}
-
-impl std::error::Error for ManifestError {}
+use super::LabelSelector;
+use crate::admission::ReviewVersion;
+pub use crate::error::ManifestError;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
+/// Which kind of configuration a webhook comes from.
 pub enum WebhookKind {
+    /// From a MutatingWebhookConfiguration.
     Mutating,
+    /// From a ValidatingWebhookConfiguration.
     Validating,
 }
 
@@ -80,19 +64,31 @@ pub struct RuleWithOperations {
 pub struct WebhookSpec {
     /// `metadata.name` of the configuration holding it.
     pub configuration: String,
+    /// The webhook's name.
     pub name: String,
+    /// Mutating or validating.
     pub kind: WebhookKind,
+    /// `admissionReviewVersions`, as listed.
     pub admission_review_versions: Vec<String>,
+    /// `clientConfig`.
     pub client_config: ClientConfig,
+    /// `rules`.
     pub rules: Vec<RuleWithOperations>,
     /// 1 to 30; the apiserver's default (admissionregistration v1) is 10.
     pub timeout_seconds: u32,
+    /// `sideEffects`, as written.
     pub side_effects: Option<String>,
+    /// `failurePolicy`, as written.
     pub failure_policy: Option<String>,
+    /// `matchPolicy`, as written.
     pub match_policy: Option<String>,
+    /// `reinvocationPolicy`, as written.
     pub reinvocation_policy: Option<String>,
+    /// `namespaceSelector` (a metav1.LabelSelector).
     pub namespace_selector: Option<serde_json::Value>,
+    /// `objectSelector` (a metav1.LabelSelector).
     pub object_selector: Option<serde_json::Value>,
+    /// `matchConditions` (CEL), as written.
     pub match_conditions: Vec<serde_json::Value>,
 }
 
@@ -113,25 +109,22 @@ impl WebhookSpec {
     }
 
     /// The version a cluster sends: the first listed one the apiserver knows.
-    pub fn primary_review_version(&self) -> &str {
-        self.admission_review_versions
-            .iter()
-            .find(|v| KNOWN_REVIEW_VERSIONS.contains(&v.as_str()))
-            .map(String::as_str)
-            .expect("manifest loading guarantees a known version")
+    pub fn primary_review_version(&self) -> ReviewVersion {
+        self.review_versions().first().copied().expect("manifest loading guarantees a known version")
     }
 
     /// Every listed version the apiserver knows, the primary first.
-    pub fn review_versions(&self) -> Vec<&str> {
+    pub fn review_versions(&self) -> Vec<ReviewVersion> {
         let mut out = Vec::new();
-        for v in &self.admission_review_versions {
-            if KNOWN_REVIEW_VERSIONS.contains(&v.as_str()) && !out.contains(&v.as_str()) {
-                out.push(v.as_str());
+        for v in self.admission_review_versions.iter().filter_map(|v| ReviewVersion::parse(v)) {
+            if !out.contains(&v) {
+                out.push(v);
             }
         }
         out
     }
 
+    /// True for `reinvocationPolicy: IfNeeded`.
     pub fn reinvoked(&self) -> bool {
         self.reinvocation_policy.as_deref() == Some("IfNeeded")
     }
@@ -140,7 +133,9 @@ impl WebhookSpec {
 /// A loaded manifest: every webhook of every configuration in the file, in file order.
 #[derive(Clone, Debug)]
 pub struct Manifest {
+    /// The file it was read from.
     pub file: PathBuf,
+    /// Every webhook, in file order.
     pub webhooks: Vec<WebhookSpec>,
 }
 
@@ -180,6 +175,7 @@ struct RawWebhook {
 }
 
 impl Manifest {
+    /// Read and parse a manifest file.
     pub fn load(file: &Path) -> Result<Manifest, ManifestError> {
         let text = std::fs::read_to_string(file).map_err(|e| ManifestError {
             file: file.to_path_buf(),
@@ -273,7 +269,7 @@ fn collect(file: &Path, doc_number: usize, doc: RawDocument, out: &mut Vec<Webho
                 "required: list the AdmissionReview versions the webhook accepts (e.g. [\"v1\"])".into(),
             ));
         }
-        if !versions.iter().any(|v| KNOWN_REVIEW_VERSIONS.contains(&v.as_str())) {
+        if !versions.iter().any(|v| ReviewVersion::parse(v).is_some()) {
             return Err(err(
                 at("admissionReviewVersions"),
                 format!("{versions:?} names no version the apiserver knows (v1, v1beta1)"),
@@ -313,6 +309,12 @@ fn collect(file: &Path, doc_number: usize, doc: RawDocument, out: &mut Vec<Webho
                     ));
                 }
             }
+        }
+        // The apiserver refuses a configuration whose selectors do not parse (ValidateLabelSelector).
+        for (field, selector) in
+            [("namespaceSelector", &raw.namespace_selector), ("objectSelector", &raw.object_selector)]
+        {
+            LabelSelector::parse(selector.as_ref()).map_err(|e| err(at(field), e))?;
         }
         out.push(WebhookSpec {
             configuration: configuration.clone(),
@@ -365,7 +367,7 @@ webhooks:
         assert_eq!(w.timeout_seconds, 10);
         assert_eq!(w.path(), "/mutate");
         assert_eq!(w.primary_review_version(), "v1beta1");
-        assert_eq!(w.review_versions(), vec!["v1beta1", "v1"]);
+        assert_eq!(w.review_versions(), vec![ReviewVersion::V1beta1, ReviewVersion::V1]);
     }
 
     #[test]

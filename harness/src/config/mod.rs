@@ -3,11 +3,8 @@
 
 mod manifest;
 mod select;
+mod selector;
 
-pub use manifest::{
-    ClientConfig, Manifest, ManifestError, RuleWithOperations, ServiceReference, WebhookKind, WebhookSpec,
-};
+pub use manifest::{Manifest, RuleWithOperations, WebhookKind, WebhookSpec};
 pub use select::select_webhooks;
-
-/// The AdmissionReview versions the apiserver knows, in the order it prefers them.
-pub const KNOWN_REVIEW_VERSIONS: [&str; 2] = ["v1", "v1beta1"];
+pub use selector::{LabelSelector, NAMESPACE_NAME_LABEL};

@@ -1,6 +1,7 @@
 //! Choosing which webhooks of a manifest a run exercises (`--webhook NAME`).
 
-use super::{Manifest, ManifestError, WebhookSpec};
+use super::{Manifest, WebhookSpec};
+use crate::error::ManifestError;
 
 /// The webhooks named, or all of them when no name is given. An unknown name is an error that lists
 /// the names the manifest holds.

@@ -3,33 +3,40 @@
 
 use std::fmt::Write;
 
-use super::RunReport;
-use crate::checks::snippet;
+use super::Report;
 use crate::client::Transport;
-use crate::rules::Outcome;
+use crate::text::snippet;
+use crate::verdict::Outcome;
 
 const MAX_EXAMPLES: usize = 3;
 
-pub fn render(report: &RunReport) -> String {
+pub fn render(report: &Report) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
         "webhook-conformance: {} ({} requests in {:.2} s)",
-        report.target,
-        report.records.len(),
-        report.duration.as_secs_f64()
+        report.records().target.description,
+        report.requests(),
+        report.records().duration.as_secs_f64()
     );
-    for note in &report.notes {
+    for f in report.records().target_findings.iter().filter(|f| f.is_breach()) {
+        let _ = writeln!(out, "{} {}: {}", f.rule, f.outcome.tag(), f.detail.as_deref().unwrap_or_default());
+    }
+    for note in &report.records().target.notes {
         let _ = writeln!(out, "note: {note}");
     }
     let summaries = report.summaries();
     for webhook in report.webhooks() {
         let mine: Vec<_> = summaries.iter().filter(|s| s.webhook == webhook).collect();
+        if mine.is_empty() {
+            continue;
+        }
         let kind = report
-            .records
+            .records()
+            .webhooks
             .iter()
-            .find(|r| r.webhook.name == webhook)
-            .map(|r| r.webhook.kind.to_string())
+            .find(|w| w.name == webhook)
+            .map(|w| w.kind.to_string())
             .unwrap_or_default();
         let _ = writeln!(out, "\n== {kind} webhook {webhook}");
         for s in &mine {
@@ -58,7 +65,7 @@ pub fn render(report: &RunReport) -> String {
                         "        - {} {} [{}] uid {}",
                         if f.outcome == Outcome::Fail { "FAIL" } else { "WARN" },
                         record.case.label,
-                        record.case.version,
+                        record.case.version(),
                         record.case.uid()
                     );
                     if let Some(d) = &f.detail {
@@ -96,8 +103,9 @@ pub fn render(report: &RunReport) -> String {
         }
     }
     render_lint_and_cases(report, &mut out);
-    if report.verdict() == super::Verdict::Fail || !report.notes.is_empty() {
-        if let Some(log) = report.target_log.as_deref().filter(|l| !l.trim().is_empty()) {
+    out.push_str(&super::property::render(report));
+    if report.verdict() == crate::verdict::Verdict::Fail || !report.records().target.notes.is_empty() {
+        if let Some(log) = report.records().target.log_tail.as_deref().filter(|l| !l.trim().is_empty()) {
             let _ = writeln!(out, "\ntarget output (last lines):\n{}", indent(log, 2));
         }
     }
@@ -105,14 +113,14 @@ pub fn render(report: &RunReport) -> String {
     let warned = report.warned_rules();
     let _ = writeln!(out);
     match report.verdict() {
-        super::Verdict::Pass => {
+        crate::verdict::Verdict::Pass => {
             let _ = writeln!(
                 out,
                 "verdict: PASS — no rule FAILs{}",
                 if warned.is_empty() { String::new() } else { format!("; WARN: {}", warned.join(", ")) }
             );
         }
-        super::Verdict::Fail => {
+        crate::verdict::Verdict::Fail => {
             let _ = writeln!(
                 out,
                 "verdict: FAIL — {}{}",
@@ -121,7 +129,7 @@ pub fn render(report: &RunReport) -> String {
             );
         }
     }
-    if report.ca_file.is_none() && report.verdict() == super::Verdict::Fail {
+    if report.records().target.ca_file.is_none() && report.verdict() == crate::verdict::Verdict::Fail {
         let _ = writeln!(
             out,
             "(the replay commands trust ca.pem: the generated CA was temporary; run with --tls-dir DIR to keep it)"
@@ -145,32 +153,34 @@ fn tag(outcome: Outcome) -> &'static str {
 }
 
 /// The manifest lint and the data-driven cases, after the rule catalog.
-fn render_lint_and_cases(report: &RunReport, out: &mut String) {
-    if !report.lint.is_empty() {
+fn render_lint_and_cases(report: &Report, out: &mut String) {
+    let lint = report.manifest();
+    if !lint.is_empty() {
         let _ = writeln!(out, "\n== manifest lint");
-        let passed = report.lint.iter().filter(|f| f.outcome == Outcome::Pass).count();
-        for f in report.lint.iter().filter(|f| f.outcome != Outcome::Pass) {
-            let statement = crate::lint::lint_rule(f.rule).map(|r| r.statement).unwrap_or_default();
+        let passed = lint.iter().filter(|f| f.finding.outcome == Outcome::Pass).count();
+        for m in lint.iter().filter(|f| f.finding.outcome != Outcome::Pass) {
+            let f = &m.finding;
+            let statement = crate::rules::rule(f.rule).map(|r| r.statement).unwrap_or_default();
             if f.outcome == Outcome::Skip {
                 // Only the caBundle's skip says something worth reading (it was not checked).
-                if f.rule != crate::lint::CA_BUNDLE {
+                if f.rule != crate::rules::CA_BUNDLE {
                     continue;
                 }
                 let _ =
-                    writeln!(out, "  skip  {:26} {}: {}", f.rule, f.webhook, f.detail.as_deref().unwrap_or_default());
+                    writeln!(out, "  skip  {:26} {}: {}", f.rule, m.webhook, f.detail.as_deref().unwrap_or_default());
                 continue;
             }
-            let _ = writeln!(out, "  {:4}  {:26} {}: {statement}", tag(f.outcome), f.rule, f.webhook);
+            let _ = writeln!(out, "  {:4}  {:26} {}: {statement}", f.outcome.tag(), f.rule, m.webhook);
             if let Some(d) = &f.detail {
                 let _ = writeln!(out, "          what: {d}");
             }
         }
-        let skipped = report.lint.iter().filter(|f| f.outcome == Outcome::Skip).count();
+        let skipped = lint.iter().filter(|f| f.finding.outcome == Outcome::Skip).count();
         let _ = writeln!(out, "  ({passed} lint checks pass, {skipped} not applicable)");
     }
-    if !report.cases.is_empty() {
-        let _ = writeln!(out, "\n== cases ({})", report.cases.len());
-        for c in &report.cases {
+    if !report.cases().is_empty() {
+        let _ = writeln!(out, "\n== cases ({})", report.cases().len());
+        for c in report.cases() {
             let _ = writeln!(
                 out,
                 "  {:4}  {:26} {} → {} ({})",

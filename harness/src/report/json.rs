@@ -2,14 +2,29 @@
 
 use serde_json::{json, Value};
 
-use super::RunReport;
+use super::Report;
 use crate::client::Transport;
-use crate::rules::Outcome;
+use crate::verdict::Outcome;
 
 const MAX_EXAMPLES: usize = 5;
 
-pub fn render(report: &RunReport) -> Value {
-    let results: Vec<Value> = report
+pub fn render(report: &Report) -> Value {
+    let target: Vec<Value> = report
+        .records()
+        .target_findings
+        .iter()
+        .map(|f| {
+            let rule = crate::rules::rule(f.rule);
+            json!({
+                "rule": f.rule,
+                "severity": rule.map(|r| r.severity),
+                "statement": rule.map(|r| r.statement),
+                "outcome": f.outcome,
+                "detail": f.detail,
+            })
+        })
+        .collect();
+    let summaries: Vec<Value> = report
         .summaries()
         .iter()
         .map(|s| {
@@ -31,7 +46,7 @@ pub fn render(report: &RunReport) -> Value {
                     json!({
                         "outcome": f.outcome,
                         "request": record.case.label,
-                        "version": record.case.version,
+                        "version": record.case.version(),
                         "uid": record.case.uid(),
                         "detail": f.detail,
                         "apiserver_message": f.apiserver_message,
@@ -52,14 +67,39 @@ pub fn render(report: &RunReport) -> Value {
             })
         })
         .collect();
+    let results: Vec<Value> = target.into_iter().chain(summaries).collect();
+    let properties: Vec<Value> = report
+        .properties()
+        .iter()
+        .map(|p| {
+            json!({
+                "rule": p.rule.id,
+                "severity": p.rule.severity,
+                "webhook": p.webhook,
+                "outcome": p.outcome,
+                "cases": p.cases,
+                "note": p.note,
+                "detail": p.failure.as_ref().map(|f| f.message.clone()),
+                "minimal_request": p.failure.as_ref().and_then(|f| f.observation.input.as_ref()).map(|i| i.review.to_value()),
+            })
+        })
+        .collect();
     json!({
         "verdict": report.verdict().as_str(),
-        "target": report.target,
-        "requests": report.records.len(),
-        "duration_ms": report.duration.as_millis() as u64,
-        "notes": report.notes,
+        "seed": report.records().seed,
+        "properties": properties,
+        "target": report.records().target.description,
+        "requests": report.requests(),
+        "duration_ms": report.records().duration.as_millis() as u64,
+        "notes": report.records().target.notes,
         "results": results,
-        "lint": report.lint,
+        "lint": report.manifest().iter().map(|m| json!({
+            "rule": m.finding.rule,
+            "severity": crate::rules::rule(m.finding.rule).map(|r| r.severity),
+            "webhook": m.webhook,
+            "outcome": m.finding.outcome,
+            "detail": m.finding.detail,
+        })).collect::<Vec<_>>(),
         "cases": cases(report),
     })
 }
@@ -76,9 +116,9 @@ fn response_of(t: &Transport) -> Value {
     }
 }
 
-fn cases(report: &RunReport) -> Vec<Value> {
+fn cases(report: &Report) -> Vec<Value> {
     report
-        .cases
+        .cases()
         .iter()
         .map(|c| {
             let failed: Vec<Value> = c

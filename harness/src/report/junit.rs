@@ -5,8 +5,8 @@
 
 use std::fmt::Write;
 
-use super::RunReport;
-use crate::rules::Outcome;
+use super::Report;
+use crate::verdict::Outcome;
 
 /// Escape text for XML content and attributes; drop characters XML 1.0 cannot hold.
 pub fn escape(text: &str) -> String {
@@ -46,7 +46,7 @@ fn first_line(s: &str) -> String {
     s.lines().next().unwrap_or_default().to_string()
 }
 
-pub fn render(report: &RunReport) -> String {
+pub fn render(report: &Report) -> String {
     let mut suites: Vec<Suite> = Vec::new();
     // The rule catalog, per webhook.
     let summaries = report.summaries();
@@ -61,7 +61,7 @@ pub fn render(report: &RunReport) -> String {
                     "{:?} {} [{}] uid {}",
                     f.outcome,
                     record.case.label,
-                    record.case.version,
+                    record.case.version(),
                     record.case.uid()
                 );
                 if let Some(d) = &f.detail {
@@ -88,12 +88,13 @@ pub fn render(report: &RunReport) -> String {
         suites.push(suite);
     }
     // Manifest lint.
-    if !report.lint.is_empty() {
+    if !report.manifest().is_empty() {
         let mut suite = Suite { name: "lint".into(), cases: Vec::new() };
-        for f in &report.lint {
+        for m in report.manifest() {
+            let f = &m.finding;
             let detail = f.detail.clone().unwrap_or_default();
             suite.cases.push(Case {
-                classname: format!("webhook-conformance.lint.{}", f.webhook),
+                classname: format!("webhook-conformance.lint.{}", m.webhook),
                 name: f.rule.to_string(),
                 outcome: f.outcome,
                 message: first_line(&detail),
@@ -103,9 +104,9 @@ pub fn render(report: &RunReport) -> String {
         suites.push(suite);
     }
     // Cases.
-    if !report.cases.is_empty() {
+    if !report.cases().is_empty() {
         let mut suite = Suite { name: "cases".into(), cases: Vec::new() };
-        for c in &report.cases {
+        for c in report.cases() {
             let mut text = String::new();
             let _ = writeln!(text, "case {} ({}): {}", c.name, c.file.display(), c.what);
             let mut message = String::new();
@@ -148,11 +149,60 @@ pub fn render(report: &RunReport) -> String {
         suites.push(suite);
     }
 
+    // Properties.
+    if !report.properties().is_empty() {
+        let mut suite = Suite { name: "properties".into(), cases: Vec::new() };
+        for p in report.properties() {
+            let mut text = format!("{} generated cases", p.cases);
+            if let Some(note) = &p.note {
+                let _ = write!(text, "; {note}");
+            }
+            let mut message = p.note.clone().unwrap_or_default();
+            if let Some(f) = &p.failure {
+                message = first_line(&f.message);
+                let _ = write!(text, "\n{}", f.message);
+                if let Some(input) = &f.observation.input {
+                    let _ = write!(
+                        text,
+                        "\nminimal request:\n{}",
+                        serde_json::to_string_pretty(&input.review.to_value()).unwrap_or_default()
+                    );
+                }
+                for c in &f.observation.calls {
+                    let _ = write!(text, "\nreproduce the {} call:\n{}", c.role, report.curl(&c.record));
+                }
+            }
+            suite.cases.push(Case {
+                classname: format!("webhook-conformance.properties.{}", p.webhook),
+                name: p.rule.id.to_string(),
+                outcome: p.outcome,
+                message,
+                text,
+            });
+        }
+        suites.push(suite);
+    }
+    // The target.
+    if !report.records().target_findings.is_empty() {
+        let mut suite = Suite { name: "target".into(), cases: Vec::new() };
+        for f in &report.records().target_findings {
+            let detail = f.detail.clone().unwrap_or_default();
+            suite.cases.push(Case {
+                classname: "webhook-conformance.target".into(),
+                name: f.rule.to_string(),
+                outcome: f.outcome,
+                message: first_line(&detail),
+                text: detail,
+            });
+        }
+        suites.insert(0, suite);
+    }
+
     let total: usize = suites.iter().map(|s| s.cases.len()).sum();
     let failures: usize = suites.iter().flat_map(|s| &s.cases).filter(|c| c.outcome == Outcome::Fail).count();
     let mut out = String::new();
     let _ = writeln!(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>");
-    let _ = writeln!(out, "<testsuites name=\"webhook-conformance\" tests=\"{total}\" failures=\"{failures}\" errors=\"0\" time=\"{:.3}\">", report.duration.as_secs_f64());
+    let _ = writeln!(out, "<testsuites name=\"webhook-conformance\" tests=\"{total}\" failures=\"{failures}\" errors=\"0\" time=\"{:.3}\">", report.records().duration.as_secs_f64());
     for suite in &suites {
         let n = suite.cases.len();
         let f = suite.cases.iter().filter(|c| c.outcome == Outcome::Fail).count();

@@ -1,158 +1,174 @@
-//! Reports: what a run found, grouped by rule, as text for people and JSON for machines.
+//! Reports: what a run found, assembled from its [`Records`], as text for people, JSON for
+//! machines and JUnit XML for CI.
 
 mod curl;
 mod human;
 mod json;
 mod junit;
-
-use std::collections::BTreeMap;
-use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::time::Duration;
+mod property;
 
 pub use curl::curl_command;
 
-use crate::rules::{Outcome, Rule, CATALOG};
-use crate::run::ExchangeRecord;
+use std::collections::BTreeMap;
 
-/// Everything a run saw.
-pub struct RunReport {
-    pub target: String,
-    /// A CA file that still exists after the run, for the reproducers.
-    pub ca_file: Option<PathBuf>,
-    pub resolve_to: Option<SocketAddr>,
-    pub records: Vec<ExchangeRecord>,
-    pub duration: Duration,
-    /// Things about the target worth saying (it exited, …).
-    pub notes: Vec<String>,
-    pub target_log: Option<String>,
-    /// Data-driven cases run after the default plan (their calls are in `records` too).
-    pub cases: Vec<crate::cases::CaseResult>,
-    /// Manifest lint findings.
-    pub lint: Vec<crate::lint::LintFinding>,
+use crate::exchange::ExchangeRecord;
+use crate::rules::{Rule, RuleKind, CATALOG};
+use crate::run::{CaseRecord, ManifestFinding, PropertyRecord, Records};
+use crate::verdict::{Outcome, Verdict};
+
+/// A run's report: its records, and every view of them.
+#[derive(Clone, Debug)]
+pub struct Report {
+    records: Records,
 }
 
-/// The verdict of a whole run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    Pass,
-    Fail,
-}
-
-impl Verdict {
-    /// 0 when nothing FAILs, 1 when something does.
-    pub fn exit_code(self) -> i32 {
-        match self {
-            Verdict::Pass => 0,
-            Verdict::Fail => 1,
-        }
-    }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Pass => "pass",
-            Verdict::Fail => "fail",
-        }
-    }
-}
-
-/// One rule's results over the exchanges of one webhook.
+/// One exchange rule's results over the exchanges of one webhook.
 pub struct RuleSummary<'a> {
+    /// The rule.
     pub rule: &'static Rule,
+    /// The webhook.
     pub webhook: String,
+    /// The worst outcome.
     pub outcome: Outcome,
+    /// How many exchanges had each outcome.
     pub counts: BTreeMap<Outcome, usize>,
     /// The exchanges where the rule was broken (FAIL first), with their finding index.
     pub breaches: Vec<(&'a ExchangeRecord, usize)>,
 }
 
-impl RunReport {
+impl From<Records> for Report {
+    fn from(records: Records) -> Self {
+        Report { records }
+    }
+}
+
+impl Report {
+    /// The records behind the report.
+    pub fn records(&self) -> &Records {
+        &self.records
+    }
+
+    /// Every planned and case exchange.
+    pub fn exchanges(&self) -> &[ExchangeRecord] {
+        &self.records.exchanges
+    }
+
+    /// Each case's record.
+    pub fn cases(&self) -> &[CaseRecord] {
+        &self.records.cases
+    }
+
+    /// Each property's record, per webhook.
+    pub fn properties(&self) -> &[PropertyRecord] {
+        &self.records.properties
+    }
+
+    /// The manifest findings, per webhook.
+    pub fn manifest(&self) -> &[ManifestFinding] {
+        &self.records.manifest
+    }
+
+    /// Requests sent in all (planned, cases, properties).
+    pub fn requests(&self) -> u64 {
+        self.records.exchanges.len() as u64 + self.records.property_requests
+    }
+
+    /// Every outcome of every rule in the run.
+    fn outcomes(&self) -> impl Iterator<Item = (&'static str, Outcome)> + '_ {
+        let r = &self.records;
+        let exchanges = r.exchanges.iter().flat_map(|x| x.findings.iter().map(|f| (f.rule, f.outcome)));
+        let cases = r.cases.iter().flat_map(|c| c.findings.iter().map(|f| (f.rule, f.outcome)));
+        let manifest = r.manifest.iter().map(|f| (f.finding.rule, f.finding.outcome));
+        let properties = r.properties.iter().map(|p| (p.rule.id, p.outcome));
+        let target = r.target_findings.iter().map(|f| (f.rule, f.outcome));
+        exchanges.chain(cases).chain(manifest).chain(properties).chain(target)
+    }
+
+    /// FAIL when any rule FAILs.
     pub fn verdict(&self) -> Verdict {
-        let failed = self.records.iter().any(|r| r.findings.iter().any(|f| f.outcome == Outcome::Fail))
-            || self.cases.iter().any(|c| c.findings.iter().any(|f| f.outcome == Outcome::Fail))
-            || self.lint.iter().any(|f| f.outcome == Outcome::Fail);
-        if failed {
-            Verdict::Fail
-        } else {
-            Verdict::Pass
-        }
+        Verdict::of(self.outcomes().map(|(_, o)| o))
     }
 
-    /// Webhook names in the order they were run.
+    /// The worst outcome of `rule` anywhere in the run (for one webhook, when given).
+    pub fn outcome(&self, rule: &str, webhook: Option<&str>) -> Outcome {
+        let r = &self.records;
+        let mine = |w: &str| webhook.is_none_or(|x| x == w);
+        let mut outcomes: Vec<Outcome> = Vec::new();
+        outcomes.extend(
+            r.exchanges
+                .iter()
+                .filter(|x| mine(&x.webhook.name))
+                .flat_map(|x| x.findings.iter())
+                .filter(|f| f.rule == rule)
+                .map(|f| f.outcome),
+        );
+        outcomes.extend(r.cases.iter().flat_map(|c| c.findings.iter()).filter(|f| f.rule == rule).map(|f| f.outcome));
+        outcomes.extend(
+            r.manifest.iter().filter(|f| f.finding.rule == rule && mine(&f.webhook)).map(|f| f.finding.outcome),
+        );
+        outcomes.extend(r.properties.iter().filter(|p| p.rule.id == rule && mine(&p.webhook)).map(|p| p.outcome));
+        outcomes.extend(r.target_findings.iter().filter(|f| f.rule == rule).map(|f| f.outcome));
+        Outcome::worst(outcomes)
+    }
+
+    fn rules_with(&self, outcome: Outcome) -> Vec<&'static str> {
+        let hit: std::collections::HashSet<&str> =
+            self.outcomes().filter(|(_, o)| *o == outcome).map(|(id, _)| id).collect();
+        CATALOG.iter().map(|r| r.id).filter(|id| hit.contains(id)).collect()
+    }
+
+    /// The rules that FAILed (any webhook), catalog order.
+    pub fn failed_rules(&self) -> Vec<&'static str> {
+        self.rules_with(Outcome::Fail)
+    }
+
+    /// The rules that WARNed (any webhook), catalog order.
+    pub fn warned_rules(&self) -> Vec<&'static str> {
+        self.rules_with(Outcome::Warn)
+    }
+
+    /// Webhook names in manifest order.
     pub fn webhooks(&self) -> Vec<String> {
-        let mut names: Vec<String> = Vec::new();
-        for r in &self.records {
-            if !names.contains(&r.webhook.name) {
-                names.push(r.webhook.name.clone());
-            }
-        }
-        names
+        self.records.webhooks.iter().map(|w| w.name.clone()).collect()
     }
 
-    /// Per webhook, per rule (catalog order).
+    /// Per webhook that was sent requests, per exchange rule (catalog order).
     pub fn summaries(&self) -> Vec<RuleSummary<'_>> {
         let mut out = Vec::new();
+        let exchange_rules: Vec<&'static Rule> = CATALOG.iter().filter(|r| r.kind() == RuleKind::Exchange).collect();
         for webhook in self.webhooks() {
-            for (index, rule) in CATALOG.iter().enumerate() {
+            let mine: Vec<&ExchangeRecord> =
+                self.records.exchanges.iter().filter(|r| r.webhook.name == webhook).collect();
+            if mine.is_empty() {
+                continue;
+            }
+            for (index, rule) in exchange_rules.iter().enumerate() {
                 let mut counts = BTreeMap::new();
                 let mut breaches = Vec::new();
-                for record in self.records.iter().filter(|r| r.webhook.name == webhook) {
+                for record in &mine {
                     let Some(f) = record.findings.get(index) else { continue };
                     debug_assert_eq!(f.rule, rule.id);
                     *counts.entry(f.outcome).or_insert(0) += 1;
-                    if matches!(f.outcome, Outcome::Fail | Outcome::Warn) {
-                        breaches.push((record, index));
+                    if f.is_breach() {
+                        breaches.push((*record, index));
                     }
                 }
                 breaches.sort_by_key(|(r, i)| std::cmp::Reverse(r.findings[*i].outcome));
-                let outcome = if counts.keys().any(|o| *o == Outcome::Fail) {
-                    Outcome::Fail
-                } else if counts.keys().any(|o| *o == Outcome::Warn) {
-                    Outcome::Warn
-                } else if counts.keys().any(|o| *o == Outcome::Pass) {
-                    Outcome::Pass
-                } else {
-                    Outcome::Skip
-                };
+                let outcome = Outcome::worst(counts.keys().copied());
                 out.push(RuleSummary { rule, webhook: webhook.clone(), outcome, counts, breaches });
             }
         }
         out
     }
 
-    /// The rules that FAILed (any webhook), deduplicated, catalog order.
-    pub fn failed_rules(&self) -> Vec<&'static str> {
-        let mut ids = Vec::new();
-        for s in self.summaries() {
-            if s.outcome == Outcome::Fail && !ids.contains(&s.rule.id) {
-                ids.push(s.rule.id);
-            }
-        }
-        self.extra_rules(Outcome::Fail, &mut ids);
-        ids
+    /// The report for people.
+    pub fn render_text(&self) -> String {
+        human::render(self)
     }
 
-    /// The rules that WARNed (any webhook), deduplicated, catalog order.
-    pub fn warned_rules(&self) -> Vec<&'static str> {
-        let mut ids = Vec::new();
-        for s in self.summaries() {
-            if s.outcome == Outcome::Warn && !ids.contains(&s.rule.id) {
-                ids.push(s.rule.id);
-            }
-        }
-        self.extra_rules(Outcome::Warn, &mut ids);
-        ids
-    }
-
-    /// Case and lint rules with this outcome, appended to `ids` (deduplicated).
-    fn extra_rules(&self, outcome: Outcome, ids: &mut Vec<&'static str>) {
-        let case_ids =
-            self.cases.iter().flat_map(|c| c.findings.iter()).filter(|f| f.outcome == outcome).map(|f| f.rule);
-        let lint_ids = self.lint.iter().filter(|f| f.outcome == outcome).map(|f| f.rule);
-        for id in case_ids.chain(lint_ids) {
-            if !ids.contains(&id) {
-                ids.push(id);
-            }
-        }
+    /// The machine-readable report (`--report-json`).
+    pub fn to_json(&self) -> serde_json::Value {
+        json::render(self)
     }
 
     /// The JUnit XML of the run (`--junit`).
@@ -160,16 +176,17 @@ impl RunReport {
         junit::render(self)
     }
 
-    pub fn render_text(&self) -> String {
-        human::render(self)
-    }
-
-    pub fn to_json(&self) -> serde_json::Value {
-        json::render(self)
-    }
-
     /// The reproducer of one exchange.
     pub fn curl(&self, record: &ExchangeRecord) -> String {
-        curl_command(record, self.ca_file.as_deref(), self.resolve_to)
+        curl_command(record, self.records.target.ca_file.as_deref(), self.records.target.resolve_to)
+    }
+}
+
+impl Report {
+    /// Panic with the readable report unless the verdict is PASS (for `cargo test`).
+    pub fn assert_passes(&self) {
+        if self.verdict() == Verdict::Fail {
+            panic!("webhook-conformance: FAIL — {}\n\n{}", self.failed_rules().join(", "), self.render_text());
+        }
     }
 }

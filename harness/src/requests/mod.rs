@@ -1,15 +1,26 @@
-//! Requests: what the suite sends, built for the resources a webhook's rules name.
+//! Requests: what the suite sends, built for the resources a webhook's rules name, as a cluster would
+//! send them. [`plan`] is the fixed set a run sends to every webhook; [`generated`] draws varied
+//! requests for the properties.
 
+mod case;
+mod fit;
+pub mod generated;
 mod objects;
 mod plan;
 mod resources;
 mod review;
-mod selector;
 
-pub use objects::{
-    connect_options, created_through, holds_pod_spec, new_object, scale, stored, updated, Variant, NAMESPACE,
-};
-pub use plan::{admission_spec, admission_spec_from, plan, RequestCase};
-pub use resources::{built_ins, targets_for, Gvk, Operation, Resource, SubObject, Subresource, Target};
-pub use review::{admission_review, default_user, fresh_uid, AdmissionSpec};
-pub use selector::{fit as fit_selectors, LabelSelector, Selectors, NAMESPACE_NAME_LABEL};
+pub use case::RequestCase;
+pub use fit::{fit as fit_selectors, Selectors};
+#[cfg(test)]
+pub use objects::Variant;
+pub use objects::{connect_options, scale, stored, NAMESPACE};
+#[cfg(test)]
+pub use plan::admission_spec;
+pub use plan::plan;
+#[cfg(test)]
+pub use resources::Target;
+pub use resources::{built_ins, targets_for, Resource, SubObject, Subresource};
+#[cfg(test)]
+pub use review::admission_review;
+pub use review::{default_user, AdmissionSpec};

@@ -3,7 +3,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::resources::{Gvk, Resource};
+use super::resources::Resource;
+use crate::admission::Gvk;
 
 /// Which flavour of an object: the shapes that most often break webhooks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]

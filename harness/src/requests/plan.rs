@@ -3,45 +3,13 @@
 
 use serde_json::Value;
 
+use super::case::RequestCase;
+use super::fit::{fit, Selectors};
 use super::objects::{self, Variant, NAMESPACE};
-use super::resources::{targets_for, Gvk, Operation, SubObject, Target};
-use super::review::{admission_review, default_user, fresh_uid, AdmissionSpec};
+use super::resources::{targets_for, SubObject, Target};
+use super::review::{default_user, AdmissionSpec};
+use crate::admission::{GroupVersionResource, Gvk, Operation};
 use crate::config::{WebhookKind, WebhookSpec};
-
-/// One request to send, with what the checks need to know about it.
-#[derive(Clone, Debug)]
-pub struct RequestCase {
-    /// Short human description, e.g. `CREATE pods (bare)`.
-    pub label: String,
-    /// `v1` or `v1beta1`.
-    pub version: String,
-    /// True for the version a cluster sends (the first known one the manifest lists).
-    pub primary: bool,
-    pub spec: AdmissionSpec,
-    /// The AdmissionReview as sent.
-    pub review: Value,
-}
-
-impl RequestCase {
-    pub fn new(label: String, version: &str, primary: bool, spec: AdmissionSpec) -> Self {
-        let review = admission_review(version, &spec, &fresh_uid());
-        RequestCase { label, version: version.to_string(), primary, spec, review }
-    }
-    pub fn uid(&self) -> &str {
-        self.review["request"]["uid"].as_str().unwrap_or_default()
-    }
-    /// The object a patch would apply to (`Value::Null` for DELETE).
-    pub fn object(&self) -> &Value {
-        &self.spec.object
-    }
-    pub fn object_kind(&self) -> &Gvk {
-        &self.spec.kind
-    }
-    /// The same request with a fresh uid, as a second call of the apiserver would carry.
-    pub fn with_fresh_uid(&self) -> Self {
-        RequestCase::new(self.label.clone(), &self.version, self.primary, self.spec.clone())
-    }
-}
 
 fn variants_for(target: &Target) -> &'static [Variant] {
     match target.subresource.map(|s| s.object) {
@@ -99,7 +67,7 @@ pub fn admission_spec_from(target: &Target, fresh: Value, name: &str, kind: Webh
     AdmissionSpec {
         operation: op,
         kind: object_kind,
-        resource: (resource.group.clone(), resource.version.clone(), resource.plural.clone()),
+        resource: GroupVersionResource::new(&resource.group, &resource.version, &resource.plural),
         sub_resource: target.subresource.map(|s| s.name.to_string()),
         name,
         namespace,
@@ -113,8 +81,7 @@ pub fn admission_spec_from(target: &Target, fresh: Value, name: &str, kind: Webh
 /// Every request of the default run for `webhook`.
 pub fn plan(webhook: &WebhookSpec) -> Vec<RequestCase> {
     let versions = webhook.review_versions();
-    // A selector the apiserver would refuse is the manifest lint's to report; here it selects nothing.
-    let Ok(selectors) = super::selector::Selectors::of(webhook) else { return Vec::new() };
+    let selectors = Selectors::of(webhook);
     let mut cases = Vec::new();
     for target in targets_for(&webhook.rules) {
         let what = match target.subresource {
@@ -123,12 +90,12 @@ pub fn plan(webhook: &WebhookSpec) -> Vec<RequestCase> {
         };
         for &variant in variants_for(&target) {
             let mut spec = admission_spec(&target, variant, webhook.kind);
-            if !super::selector::fit(&selectors, &mut spec) {
+            if !fit(&selectors, &mut spec) {
                 continue;
             }
             for (i, version) in versions.iter().enumerate() {
                 let label = format!("{what} ({})", variant.as_str());
-                cases.push(RequestCase::new(label, version, i == 0, spec.clone()));
+                cases.push(RequestCase::new(label, *version, i == 0, spec.clone()));
             }
         }
     }
@@ -151,8 +118,8 @@ mod tests {
         let cases = plan(mutating);
         assert!(cases.iter().any(|c| c.label == "DELETE pods (bare)" && c.object().is_null()));
         assert!(cases.iter().any(|c| c.label == "UPDATE deployments/scale (bare)" && c.object()["kind"] == "Scale"));
-        assert!(cases.iter().any(|c| c.version == "v1beta1" && !c.primary));
-        assert!(cases.iter().filter(|c| c.primary).all(|c| c.version == "v1"));
+        assert!(cases.iter().any(|c| c.version() == "v1beta1" && !c.primary));
+        assert!(cases.iter().filter(|c| c.primary).all(|c| c.version() == "v1"));
         let uids: std::collections::HashSet<_> = cases.iter().map(|c| c.uid().to_string()).collect();
         assert_eq!(uids.len(), cases.len(), "every request has its own uid");
         let create = cases.iter().find(|c| c.label == "CREATE pods (bare)").unwrap();

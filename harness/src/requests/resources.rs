@@ -1,67 +1,7 @@
 //! The resources the suite knows how to present, and how a webhook's `rules` select among them.
 
+use crate::admission::{Gvk, Operation};
 use crate::config::RuleWithOperations;
-
-/// How an operation is named in an AdmissionRequest.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-pub enum Operation {
-    #[serde(rename = "CREATE")]
-    Create,
-    #[serde(rename = "UPDATE")]
-    Update,
-    #[serde(rename = "DELETE")]
-    Delete,
-    #[serde(rename = "CONNECT")]
-    Connect,
-}
-
-impl Operation {
-    pub const ALL: [Operation; 4] = [Operation::Create, Operation::Update, Operation::Delete, Operation::Connect];
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Operation::Create => "CREATE",
-            Operation::Update => "UPDATE",
-            Operation::Delete => "DELETE",
-            Operation::Connect => "CONNECT",
-        }
-    }
-    /// The kind of the `options` object the apiserver sends with this operation, if any.
-    pub fn options_kind(self) -> Option<&'static str> {
-        match self {
-            Operation::Create => Some("CreateOptions"),
-            Operation::Update => Some("UpdateOptions"),
-            Operation::Delete => Some("DeleteOptions"),
-            Operation::Connect => None,
-        }
-    }
-}
-
-impl std::fmt::Display for Operation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// group/version/kind of an object.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Gvk {
-    pub group: String,
-    pub version: String,
-    pub kind: String,
-}
-
-impl Gvk {
-    pub fn new(group: &str, version: &str, kind: &str) -> Self {
-        Gvk { group: group.into(), version: version.into(), kind: kind.into() }
-    }
-    pub fn api_version(&self) -> String {
-        if self.group.is_empty() {
-            self.version.clone()
-        } else {
-            format!("{}/{}", self.group, self.version)
-        }
-    }
-}
 
 /// What object a subresource request carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

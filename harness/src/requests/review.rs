@@ -1,18 +1,20 @@
 //! AdmissionReview requests, with each operation's fields as the apiserver fills them
 //! (`request/admissionreview.go`, CreateV1AdmissionReview / CreateV1beta1AdmissionReview).
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
-use super::resources::{Gvk, Operation};
+use crate::admission::{
+    AdmissionRequest, AdmissionReview, GroupVersionResource, Gvk, Operation, ReviewVersion, UserInfo,
+};
 
 /// What an admission is about; turned into an AdmissionReview of either version.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct AdmissionSpec {
     pub operation: Operation,
     /// `kind`: the kind of `object` (Scale for `/scale`, PodExecOptions for `pods/exec`, …).
     pub kind: Gvk,
-    /// `resource`: (group, version, plural) the webhook registered for.
-    pub resource: (String, String, String),
+    /// `resource`: what the webhook registered for.
+    pub resource: GroupVersionResource,
     pub sub_resource: Option<String>,
     pub name: String,
     pub namespace: Option<String>,
@@ -20,65 +22,70 @@ pub struct AdmissionSpec {
     pub object: Value,
     pub old_object: Value,
     pub dry_run: bool,
-    pub user: Value,
+    pub user: UserInfo,
+}
+
+impl AdmissionSpec {
+    /// What `request` is about (its uid, options and request* fields are derived again when sent).
+    pub fn from_request(request: &AdmissionRequest) -> AdmissionSpec {
+        AdmissionSpec {
+            operation: request.operation,
+            kind: request.kind.clone(),
+            resource: request.resource.clone(),
+            sub_resource: request.sub_resource.clone(),
+            name: request.name.clone().unwrap_or_default(),
+            namespace: request.namespace.clone(),
+            object: request.object.clone(),
+            old_object: request.old_object.clone(),
+            dry_run: request.dry_run,
+            user: request.user_info.clone(),
+        }
+    }
 }
 
 /// The user every generated request comes from unless a case says otherwise.
-pub fn default_user() -> Value {
-    json!({
-        "username": "kubernetes-admin",
-        "uid": "a1b2c3d4-0000-4000-8000-000000000001",
-        "groups": ["kubeadm:cluster-admins", "system:authenticated"]
-    })
+pub fn default_user() -> UserInfo {
+    UserInfo {
+        username: "kubernetes-admin".into(),
+        uid: Some("a1b2c3d4-0000-4000-8000-000000000001".into()),
+        groups: vec!["kubeadm:cluster-admins".into(), "system:authenticated".into()],
+        extra: Default::default(),
+    }
 }
 
-/// The full `admission.k8s.io/<version>` AdmissionReview for `spec`, with request uid `uid`.
-pub fn admission_review(version: &str, spec: &AdmissionSpec, uid: &str) -> Value {
-    let kind = json!({"group": spec.kind.group, "version": spec.kind.version, "kind": spec.kind.kind});
-    let (group, res_version, plural) = &spec.resource;
-    let resource = json!({"group": group, "version": res_version, "resource": plural});
-    let mut request = Map::new();
-    request.insert("uid".into(), json!(uid));
-    request.insert("kind".into(), kind.clone());
-    request.insert("resource".into(), resource.clone());
-    if let Some(sub) = &spec.sub_resource {
-        request.insert("subResource".into(), json!(sub));
+/// The options object the apiserver sends with `spec`'s operation (null for CONNECT).
+fn options(spec: &AdmissionSpec) -> Value {
+    let Some(kind) = spec.operation.options_kind() else { return Value::Null };
+    let mut o = json!({"apiVersion": "meta.k8s.io/v1", "kind": kind});
+    if spec.dry_run {
+        o["dryRun"] = json!(["All"]);
     }
-    request.insert("requestKind".into(), kind);
-    request.insert("requestResource".into(), resource);
-    if let Some(sub) = &spec.sub_resource {
-        request.insert("requestSubResource".into(), json!(sub));
+    if spec.operation == Operation::Delete {
+        o["propagationPolicy"] = json!("Background");
     }
-    if !spec.name.is_empty() {
-        request.insert("name".into(), json!(spec.name));
-    }
-    if let Some(ns) = &spec.namespace {
-        request.insert("namespace".into(), json!(ns));
-    }
-    request.insert("operation".into(), json!(spec.operation.as_str()));
-    request.insert("userInfo".into(), spec.user.clone());
-    request.insert("object".into(), spec.object.clone());
-    request.insert("oldObject".into(), spec.old_object.clone());
-    request.insert("dryRun".into(), json!(spec.dry_run));
-    let options = match spec.operation.options_kind() {
-        Some(kind) => {
-            let mut o = json!({"apiVersion": "meta.k8s.io/v1", "kind": kind});
-            if spec.dry_run {
-                o["dryRun"] = json!(["All"]);
-            }
-            if spec.operation == Operation::Delete {
-                o["propagationPolicy"] = json!("Background");
-            }
-            o
-        }
-        None => Value::Null,
+    o
+}
+
+/// The full AdmissionReview of `version` for `spec`, with request uid `uid`.
+pub fn admission_review(version: ReviewVersion, spec: &AdmissionSpec, uid: &str) -> AdmissionReview {
+    let request = AdmissionRequest {
+        uid: uid.to_string(),
+        kind: spec.kind.clone(),
+        resource: spec.resource.clone(),
+        sub_resource: spec.sub_resource.clone(),
+        request_kind: Some(spec.kind.clone()),
+        request_resource: Some(spec.resource.clone()),
+        request_sub_resource: spec.sub_resource.clone(),
+        name: (!spec.name.is_empty()).then(|| spec.name.clone()),
+        namespace: spec.namespace.clone(),
+        operation: spec.operation,
+        user_info: spec.user.clone(),
+        object: spec.object.clone(),
+        old_object: spec.old_object.clone(),
+        dry_run: spec.dry_run,
+        options: options(spec),
     };
-    request.insert("options".into(), options);
-    json!({
-        "apiVersion": format!("admission.k8s.io/{version}"),
-        "kind": "AdmissionReview",
-        "request": Value::Object(request),
-    })
+    AdmissionReview::new(version, request)
 }
 
 /// A fresh request uid, as the apiserver makes for every call.
@@ -94,7 +101,7 @@ mod tests {
         AdmissionSpec {
             operation: op,
             kind: Gvk::new("", "v1", "Pod"),
-            resource: ("".into(), "v1".into(), "pods".into()),
+            resource: GroupVersionResource::new("", "v1", "pods"),
             sub_resource: None,
             name: "p".into(),
             namespace: Some("ns".into()),
@@ -107,7 +114,7 @@ mod tests {
 
     #[test]
     fn fields_by_operation() {
-        let r = admission_review("v1", &spec(Operation::Delete), "u1");
+        let r = admission_review(ReviewVersion::V1, &spec(Operation::Delete), "u1").to_value();
         assert_eq!(r["apiVersion"], "admission.k8s.io/v1");
         assert_eq!(r["request"]["uid"], "u1");
         assert!(r["request"]["object"].is_null());
@@ -118,11 +125,20 @@ mod tests {
 
         let mut connect = spec(Operation::Connect);
         connect.sub_resource = Some("exec".into());
-        let r = admission_review("v1beta1", &connect, "u2");
+        let r = admission_review(ReviewVersion::V1beta1, &connect, "u2").to_value();
         assert_eq!(r["apiVersion"], "admission.k8s.io/v1beta1");
         assert!(r["request"]["options"].is_null());
         assert_eq!(r["request"]["subResource"], "exec");
         assert_eq!(r["request"]["requestSubResource"], "exec");
+    }
+
+    #[test]
+    fn a_sent_request_reads_back_as_its_spec() {
+        let mut s = spec(Operation::Update);
+        s.dry_run = true;
+        let review = admission_review(ReviewVersion::V1, &s, "u3");
+        let back: AdmissionReview = serde_json::from_slice(&review.to_bytes()).unwrap();
+        assert_eq!(AdmissionSpec::from_request(&back.request), s);
     }
 
     #[test]

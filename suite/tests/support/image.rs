@@ -133,12 +133,12 @@ fn shared_libraries(bin: &Path) -> Result<Vec<PathBuf>, String> {
 
 /// Wait for `child` with a deadline, collecting its output.
 fn wait(child: std::process::Child, what: &str) -> Result<std::process::Output, String> {
-    webhook_harness::target::container::wait_with_deadline(child, DEADLINE, what)
+    webhook_harness::lowlevel::wait_with_deadline(child, DEADLINE, what)
 }
 
 /// `docker ARGS`: stdout, or why it failed (with the harness's deadline).
 pub fn docker(args: &[&str]) -> Result<String, String> {
-    webhook_harness::target::container::docker_blocking(args)
+    webhook_harness::lowlevel::docker(args)
 }
 
 /// A label value unique to one test of this run.

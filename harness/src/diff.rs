@@ -50,7 +50,7 @@ pub fn diff(a: &Value, b: &Value) -> Vec<Change> {
 fn short(v: &Option<Value>) -> String {
     match v {
         None => "(absent)".into(),
-        Some(v) => crate::checks::snippet(&v.to_string()),
+        Some(v) => crate::text::snippet(&v.to_string()),
     }
 }
 

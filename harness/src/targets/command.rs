@@ -12,10 +12,9 @@ use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use anyhow::Context;
-
+use super::ready::{wait_ready, NotReady};
 use super::{free_port, local_endpoint, serving_names, RunningTarget};
 use crate::config::WebhookSpec;
 use crate::tls::TlsMaterial;
@@ -120,8 +119,8 @@ pub async fn start(
     keep_tls_in: Option<&std::path::Path>,
     startup_timeout: Duration,
 ) -> Result<RunningTarget, StartError> {
-    let tls = TlsMaterial::generate(&serving_names(webhooks), keep_tls_in)
-        .map_err(|e| StartError::Spawn(format!("{e:#}")))?;
+    let tls =
+        TlsMaterial::generate(&serving_names(webhooks), keep_tls_in).map_err(|e| StartError::Spawn(e.to_string()))?;
     let host = "127.0.0.1";
     let port = free_port().map_err(|e| StartError::Spawn(format!("no free port: {e}")))?;
     let line = substitute(command, &tls, host, port);
@@ -145,7 +144,7 @@ pub async fn start(
             Ok(())
         });
     }
-    let mut child = cmd.spawn().context("spawning sh").map_err(|e| StartError::Spawn(format!("{e:#}")))?;
+    let mut child = cmd.spawn().map_err(|e| StartError::Spawn(format!("spawning sh: {e}")))?;
     let readers = vec![
         capture(child.stdout.take().expect("piped stdout"), log.clone()),
         capture(child.stderr.take().expect("piped stderr"), log.clone()),
@@ -154,29 +153,30 @@ pub async fn start(
     let addr: std::net::SocketAddr = format!("{host}:{port}").parse().expect("valid address");
     let endpoint = local_endpoint(webhooks, addr, tls.ca_pem.as_bytes());
 
-    let started = Instant::now();
-    let mut tick = tokio::time::interval(Duration::from_millis(50));
-    let mut last;
-    loop {
-        tick.tick().await;
-        if let ProcessStatus::Exited(status) = process.status() {
+    let ready = wait_ready(&endpoint, addr, startup_timeout, Duration::from_millis(50), || {
+        let status = process.status();
+        std::future::ready(match status {
+            ProcessStatus::Exited(s) => Some(s),
+            ProcessStatus::Running => None,
+        })
+    })
+    .await;
+    match ready {
+        Ok(()) => {}
+        Err(NotReady::Exited(status)) => {
             // Let the readers drain what the process wrote before it died.
             process.readers.drain(..).for_each(|r| {
                 let _ = r.join();
             });
             return Err(StartError::ExitedEarly { status, tail: process.log_tail() });
         }
-        match crate::client::tls_handshake(&endpoint, addr, Duration::from_secs(2)).await {
-            Ok(()) => break,
-            Err(e) => last = e,
-        }
-        if started.elapsed() >= startup_timeout {
+        Err(NotReady::Timeout { last }) => {
             return Err(StartError::NeverReady {
                 addr: addr.to_string(),
                 seconds: startup_timeout.as_secs(),
                 last,
                 tail: process.log_tail(),
-            });
+            })
         }
     }
     Ok(RunningTarget::with_process(endpoint, format!("command: {command}"), tls, process))

@@ -1,28 +1,67 @@
-//! One call of a webhook, as the checks see it: the request sent, what came back, and the stages the
-//! apiserver would derive from the answer (decoded body, patch bytes, patch, patched object).
+//! One call of a webhook: the record of it ([`ExchangeRecord`]: the request sent, what came back,
+//! every rule's verdict) and the view the checks take of it ([`Exchange`]: the stages the apiserver
+//! would derive from the answer: decoded body, patch bytes, patch, patched object).
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
-use apiserver_jsonpatch::{Patch, PatchBytes};
+use apiserver_jsonpatch::{ApplyError, DecodeError, FieldError, Patch, PatchBytes};
 use serde_json::{Map, Value};
 
+use crate::admission::ReviewVersion;
 use crate::client::{HttpAnswer, Transport};
 use crate::config::{WebhookKind, WebhookSpec};
 use crate::requests::RequestCase;
+use crate::verdict::Finding;
 
+/// One request, its answer, and every exchange rule's verdict on it.
+#[derive(Clone, Debug)]
+pub struct ExchangeRecord {
+    /// The webhook called.
+    pub webhook: Arc<WebhookSpec>,
+    /// The request sent.
+    pub case: RequestCase,
+    /// The URL called.
+    pub url: String,
+    /// What came back.
+    pub transport: Transport,
+    /// Every exchange rule's verdict, in catalog order.
+    pub findings: Vec<Finding>,
+}
+
+impl ExchangeRecord {
+    /// The checks' view of this exchange.
+    pub fn view(&self) -> Exchange<'_> {
+        Exchange::new(&self.webhook, &self.case, &self.transport, &self.url)
+    }
+
+    /// The FAIL findings, as `rule: detail` lines.
+    pub fn failures(&self) -> Vec<String> {
+        self.findings
+            .iter()
+            .filter(|f| f.outcome == crate::verdict::Outcome::Fail)
+            .map(|f| format!("{}: {}", f.rule, f.detail.clone().unwrap_or_default()))
+            .collect()
+    }
+}
+
+/// One call as the checks see it, with the answer's stages derived once, on demand.
 pub struct Exchange<'a> {
+    /// The webhook called.
     pub webhook: &'a WebhookSpec,
+    /// The request sent.
     pub case: &'a RequestCase,
+    /// What came back.
     pub transport: &'a Transport,
     /// The URL the call went to.
     pub url: &'a str,
-    body_json: OnceLock<Option<Result<Value, String>>>,
-    patch_bytes: OnceLock<Option<Result<PatchBytes, String>>>,
-    patch: OnceLock<Option<Result<Patch, String>>>,
-    patched: OnceLock<Option<Result<Value, String>>>,
+    body_json: OnceLock<Option<Result<Value, serde_json::Error>>>,
+    patch_bytes: OnceLock<Option<Result<PatchBytes, FieldError>>>,
+    patch: OnceLock<Option<Result<Patch, DecodeError>>>,
+    patched: OnceLock<Option<Result<Value, ApplyError>>>,
 }
 
 impl<'a> Exchange<'a> {
+    /// The view of one call.
     pub fn new(webhook: &'a WebhookSpec, case: &'a RequestCase, transport: &'a Transport, url: &'a str) -> Self {
         Exchange {
             webhook,
@@ -36,18 +75,22 @@ impl<'a> Exchange<'a> {
         }
     }
 
+    /// The URL called.
     pub fn call_url(&self) -> &str {
         self.url
     }
 
+    /// True for a mutating webhook.
     pub fn mutating(&self) -> bool {
         self.webhook.kind == WebhookKind::Mutating
     }
 
+    /// True when the request was `admission.k8s.io/v1`.
     pub fn v1(&self) -> bool {
-        self.case.version == "v1"
+        self.case.version() == ReviewVersion::V1
     }
 
+    /// The HTTP answer, when there was one.
     pub fn answer(&self) -> Option<&HttpAnswer> {
         match self.transport {
             Transport::Answered(a) => Some(a),
@@ -57,14 +100,14 @@ impl<'a> Exchange<'a> {
 
     /// The body parsed as JSON, when the status is one the apiserver decodes (200–206). For
     /// duplicate members the last one wins, as in Go.
-    pub fn body_json(&self) -> Option<&Result<Value, String>> {
+    pub fn body_json(&self) -> Option<&Result<Value, serde_json::Error>> {
         self.body_json
             .get_or_init(|| {
                 let answer = self.answer()?;
                 if !(200..=206).contains(&answer.status) {
                     return None;
                 }
-                Some(serde_json::from_slice::<Value>(&answer.body).map_err(|e| e.to_string()))
+                Some(serde_json::from_slice::<Value>(&answer.body))
             })
             .as_ref()
     }
@@ -96,14 +139,14 @@ impl<'a> Exchange<'a> {
     }
 
     /// `response.patch` decoded as Go decodes a `[]byte` field; `None` when absent or null.
-    pub fn patch_bytes(&self) -> Option<&Result<PatchBytes, String>> {
+    pub fn patch_bytes(&self) -> Option<&Result<PatchBytes, FieldError>> {
         self.patch_bytes
             .get_or_init(|| {
                 let field = self.response()?.get("patch")?;
                 if field.is_null() {
                     return None;
                 }
-                Some(apiserver_jsonpatch::decode_patch_field(field).map_err(|e| e.to_string()))
+                Some(apiserver_jsonpatch::decode_patch_field(field))
             })
             .as_ref()
     }
@@ -117,11 +160,11 @@ impl<'a> Exchange<'a> {
     }
 
     /// The patch decoded as a JSON Patch document.
-    pub fn patch(&self) -> Option<&Result<Patch, String>> {
+    pub fn patch(&self) -> Option<&Result<Patch, DecodeError>> {
         self.patch
             .get_or_init(|| {
                 let bytes = self.nonempty_patch_bytes()?;
-                Some(apiserver_jsonpatch::decode_patch(bytes).map_err(|e| e.to_string()))
+                Some(apiserver_jsonpatch::decode_patch(bytes))
             })
             .as_ref()
     }
@@ -137,7 +180,7 @@ impl<'a> Exchange<'a> {
     /// The object after the patch, applied with the apiserver's semantics: only a mutating webhook's
     /// patch, only on an allow (the apiserver ignores a validating webhook's patch in v1beta1 and any
     /// patch sent with a denial).
-    pub fn patched(&self) -> Option<&Result<Value, String>> {
+    pub fn patched(&self) -> Option<&Result<Value, ApplyError>> {
         self.patched
             .get_or_init(|| {
                 if !self.mutating() || self.allowed() != Some(true) {
@@ -148,7 +191,7 @@ impl<'a> Exchange<'a> {
                 if object.is_null() {
                     return None;
                 }
-                Some(apiserver_jsonpatch::apply(object, patch).map_err(|e| e.to_string()))
+                Some(apiserver_jsonpatch::apply(object, patch))
             })
             .as_ref()
     }

@@ -1,20 +1,16 @@
-//! Running a case as the apiserver admits a request: the mutating webhooks that select it in manifest
-//! order (each sees the object the previous one patched), then the validating webhooks on the final
-//! object; a denial or a rejected answer stops the admission.
-
-use std::sync::Arc;
+//! A case as the requests the apiserver would send for it: which webhooks it goes to, the request
+//! each gets, and what the admission came to ([`CaseRun`]).
 
 use serde_json::{json, Value};
 
 use super::load::Case;
-use crate::checks::{Exchange, Finding};
-use crate::client::Client;
+use crate::admission::{GroupVersionResource, Gvk, Operation};
 use crate::config::{WebhookKind, WebhookSpec};
+use crate::exchange::ExchangeRecord;
 use crate::requests::{
-    connect_options, default_user, scale, stored, targets_for, AdmissionSpec, Gvk, Operation, RequestCase, SubObject,
+    connect_options, default_user, fit_selectors, scale, stored, targets_for, AdmissionSpec, RequestCase, Selectors,
+    SubObject,
 };
-use crate::rules::Outcome;
-use crate::run::{exchange, ExchangeRecord};
 
 /// The uid the registry gives a stored object in cases that do not give one.
 pub const CASE_UID: &str = "5d3e1c9a-6a8f-4c0e-9a6e-0000000000cc";
@@ -22,6 +18,7 @@ pub const CASE_UID: &str = "5d3e1c9a-6a8f-4c0e-9a6e-0000000000cc";
 /// How the admission of one case ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Decision {
+    /// Every webhook that was called allowed it.
     Allowed,
     /// Denied by a webhook: (webhook, message).
     Denied(String, String),
@@ -32,6 +29,7 @@ pub enum Decision {
 }
 
 impl Decision {
+    /// `allowed`, `denied`, `rejected` or `not selected`.
     pub fn as_str(&self) -> &'static str {
         match self {
             Decision::Allowed => "allowed",
@@ -155,7 +153,7 @@ pub fn admission_spec(case: &Case, kind: WebhookKind, current: &Value) -> Admiss
     AdmissionSpec {
         operation: case.operation,
         kind: gvk,
-        resource: (resource.group.clone(), resource.version.clone(), resource.plural.clone()),
+        resource: GroupVersionResource::new(&resource.group, &resource.version, &resource.plural),
         sub_resource: case.subresource.map(|s| s.name.to_string()),
         name: case.object_name.clone(),
         namespace: case.namespace.clone(),
@@ -173,114 +171,11 @@ pub fn request_case(case: &Case, webhook: &WebhookSpec, current: &Value) -> Requ
 }
 
 /// Do the webhook's namespaceSelector and objectSelector select the case's request as it is?
-fn selected_by(webhook: &WebhookSpec, request: &RequestCase) -> bool {
-    let Ok(selectors) = crate::requests::Selectors::of(webhook) else { return false };
+pub fn selected_by(webhook: &WebhookSpec, request: &RequestCase) -> bool {
+    let selectors = Selectors::of(webhook);
     let mut fitted = request.spec.clone();
-    crate::requests::fit_selectors(&selectors, &mut fitted)
+    fit_selectors(&selectors, &mut fitted)
         && fitted.object == request.spec.object
         && fitted.old_object == request.spec.old_object
         && fitted.namespace == request.spec.namespace
-}
-
-fn first_fail(findings: &[Finding]) -> Option<&Finding> {
-    findings.iter().find(|f| f.outcome == Outcome::Fail)
-}
-
-/// Admit `case` through `webhooks` (already chosen by [`webhooks_for`]).
-pub async fn run_case(client: &Client, case: &Case, webhooks: &[&WebhookSpec]) -> CaseRun {
-    let mut records = Vec::new();
-    let mut warnings = Vec::new();
-    let mut current = case.object.clone();
-    if webhooks.is_empty() {
-        return CaseRun { records, decision: Decision::NotSelected, final_object: current, warnings };
-    }
-    let mut decision = Decision::Allowed;
-    for webhook in webhooks {
-        let request = request_case(case, webhook, &current);
-        if !selected_by(webhook, &request) {
-            // The apiserver does not call a webhook whose selectors leave this object out.
-            continue;
-        }
-        let record = exchange(client, Arc::new((*webhook).clone()), request).await;
-        let x = Exchange::new(&record.webhook, &record.case, &record.transport, &record.url);
-        if let Some(list) = x.response().and_then(|r| r.get("warnings")).and_then(Value::as_array) {
-            warnings.extend(list.iter().filter_map(Value::as_str).map(String::from));
-        }
-        if let Some(f) = first_fail(&record.findings) {
-            let says = f.apiserver_message.clone().or_else(|| f.detail.clone()).unwrap_or_default();
-            decision = Decision::Rejected(webhook.name.clone(), f.rule.to_string(), says);
-        } else if x.allowed() != Some(true) {
-            let status = x.response().and_then(|r| r.get("status"));
-            let text = |k: &str| status.and_then(|s| s.get(k)).and_then(Value::as_str).unwrap_or_default().to_string();
-            let message = if text("message").is_empty() { text("reason") } else { text("message") };
-            decision = Decision::Denied(webhook.name.clone(), message);
-        } else if webhook.kind == WebhookKind::Mutating {
-            // The next webhook sees the patched object.
-            if let Some(Ok(patched)) = x.patched() {
-                current = patched.clone();
-            }
-        }
-        let stop = decision != Decision::Allowed;
-        records.push(record);
-        if stop {
-            break;
-        }
-    }
-    let final_object = current;
-    CaseRun { records, decision, final_object, warnings }
-}
-
-/// The case's `expect:` held against what happened: `Ok(())` or every breach, one per line.
-pub fn check_expectations(case: &Case, run: &CaseRun) -> Result<(), String> {
-    let e = &case.expect;
-    let mut breaches = Vec::new();
-    if let Some(allowed) = e.allowed {
-        let got = run.decision == Decision::Allowed;
-        if got != allowed || run.decision == Decision::NotSelected {
-            let detail = match &run.decision {
-                Decision::Denied(w, m) => format!(" by {w}: {m:?}"),
-                Decision::Rejected(w, r, m) => format!(" ({r} of {w}: {m})"),
-                _ => String::new(),
-            };
-            breaches.push(format!(
-                "expected the request to be {}, it was {}{detail}",
-                if allowed { "allowed" } else { "denied" },
-                run.decision.as_str()
-            ));
-        }
-    }
-    if let Some(sub) = &e.message {
-        match &run.decision {
-            Decision::Denied(_, m) | Decision::Rejected(_, _, m) if m.contains(sub.as_str()) => {}
-            Decision::Denied(_, m) | Decision::Rejected(_, _, m) => {
-                breaches.push(format!("expected the message to contain {sub:?}; it is {m:?}"))
-            }
-            other => breaches
-                .push(format!("expected a denial message containing {sub:?}; the request was {}", other.as_str())),
-        }
-    }
-    if let Some(sub) = &e.warning {
-        if !run.warnings.iter().any(|w| w.contains(sub.as_str())) {
-            breaches.push(format!("expected a warning containing {sub:?}; warnings: {:?}", run.warnings));
-        }
-    }
-    for (path, value) in &e.has {
-        match (run.final_object.pointer(path), value) {
-            (None, _) => breaches.push(format!("expected the resulting object to have {path}; it does not")),
-            (Some(got), Some(want)) if got != want => {
-                breaches.push(format!("expected {path} to be {want}; it is {got}"))
-            }
-            _ => {}
-        }
-    }
-    for path in &e.lacks {
-        if let Some(got) = run.final_object.pointer(path) {
-            breaches.push(format!("expected the resulting object to lack {path}; it is {got}"));
-        }
-    }
-    if breaches.is_empty() {
-        Ok(())
-    } else {
-        Err(breaches.join("\n"))
-    }
 }

@@ -20,8 +20,9 @@ use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use super::ready::{wait_ready, NotReady};
 use super::{local_endpoint, serving_names, RunningTarget, TargetMonitor};
 use crate::config::WebhookSpec;
 use crate::tls::TlsMaterial;
@@ -39,8 +40,11 @@ pub struct ImageSpec {
     pub image: String,
     /// Where the TLS files are mounted in the container (read-only).
     pub cert_dir: String,
+    /// File name of the serving certificate in the mount.
     pub cert_name: String,
+    /// File name of the key in the mount.
     pub key_name: String,
+    /// File name of the CA in the mount.
     pub ca_name: String,
     /// The port the webhook listens on inside the container.
     pub port: u16,
@@ -104,22 +108,11 @@ pub enum ContainerError {
 /// A started container; removed (with its anonymous volumes) on drop.
 pub struct ContainerTarget {
     id: String,
-    run_id: String,
     /// The read-only mount source: copies of the TLS files, readable by the container's user.
     _mount: tempfile::TempDir,
 }
 
 impl ContainerTarget {
-    /// The container's id.
-    pub fn id(&self) -> &str {
-        &self.id
-    }
-
-    /// The value of the container's [`RUN_LABEL`].
-    pub fn run_id(&self) -> &str {
-        &self.run_id
-    }
-
     /// The last 40 lines the container wrote (stdout and stderr, as `docker logs` interleaves them).
     pub fn log_tail(&self) -> String {
         match docker_blocking(&["logs", "--tail", "40", &self.id]) {
@@ -305,7 +298,7 @@ pub async fn start(
         })?;
 
     let tls = TlsMaterial::generate(&serving_names(webhooks), keep_tls_in)
-        .map_err(|e| ContainerError::Setup(format!("{e:#}")))?;
+        .map_err(|e| ContainerError::Setup(e.to_string()))?;
     let mount =
         mount_dir(spec, &tls).map_err(|e| ContainerError::Setup(format!("preparing the certificate mount: {e}")))?;
     let run_id = uuid::Uuid::new_v4().to_string();
@@ -337,7 +330,7 @@ pub async fn start(
     let id = docker(&args)
         .await
         .map_err(|e| ContainerError::Setup(format!("creating a container of {}: {e}", spec.image)))?;
-    let container = ContainerTarget { id: id.trim().to_string(), run_id, _mount: mount };
+    let container = ContainerTarget { id: id.trim().to_string(), _mount: mount };
     if container.id.is_empty() {
         return Err(ContainerError::Setup(format!("creating a container of {}: docker printed no id", spec.image)));
     }
@@ -361,19 +354,17 @@ pub async fn start(
     };
     let endpoint = local_endpoint(webhooks, addr, tls.ca_pem.as_bytes());
 
-    let started = Instant::now();
-    let mut tick = tokio::time::interval(Duration::from_millis(100));
-    let mut last;
-    loop {
-        tick.tick().await;
-        if let Some(status) = container.exit_status_async().await {
-            return Err(ContainerError::ExitedEarly { image: spec.image.clone(), status, tail: container.log_tail() });
+    let monitor = &container;
+    let ready = wait_ready(&endpoint, addr, spec.startup_timeout, Duration::from_millis(100), move || {
+        monitor.exit_status_async()
+    })
+    .await;
+    match ready {
+        Ok(()) => {}
+        Err(NotReady::Exited(status)) => {
+            return Err(ContainerError::ExitedEarly { image: spec.image.clone(), status, tail: container.log_tail() })
         }
-        match crate::client::tls_handshake(&endpoint, addr, Duration::from_secs(2)).await {
-            Ok(()) => break,
-            Err(e) => last = e,
-        }
-        if started.elapsed() >= spec.startup_timeout {
+        Err(NotReady::Timeout { last }) => {
             return Err(ContainerError::NeverReady {
                 image: spec.image.clone(),
                 addr: addr.to_string(),
@@ -381,7 +372,7 @@ pub async fn start(
                 seconds: spec.startup_timeout.as_secs(),
                 last,
                 tail: container.log_tail(),
-            });
+            })
         }
     }
     let description = format!("image: {} (container {})", spec.image, &container.id[..container.id.len().min(12)]);
@@ -391,12 +382,6 @@ pub async fn start(
 /// The first IPv4 address of `docker port` output such as `127.0.0.1:49153`.
 fn parse_published(text: &str) -> Option<std::net::SocketAddr> {
     text.lines().filter_map(|l| l.trim().parse::<std::net::SocketAddr>().ok()).find(|a| a.is_ipv4())
-}
-
-/// The containers (running or not) that carry `label` (`name` or `name=value`): their ids.
-pub fn containers_with_label(label: &str) -> Result<Vec<String>, String> {
-    let out = docker_blocking(&["ps", "--all", "--quiet", "--no-trunc", "--filter", &format!("label={label}")])?;
-    Ok(out.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect())
 }
 
 #[cfg(test)]

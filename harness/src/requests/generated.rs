@@ -1,18 +1,10 @@
-//! Generated requests and the properties they are held to.
-//!
-//! [`requests`] is a proptest strategy of [`RequestCase`]s inside what a webhook's rules select:
+//! Generated requests: [`requests`] is a proptest strategy of [`RequestCase`]s inside what a webhook's rules select:
 //! every (resource, subresource, operation) target, every listed AdmissionReview version, dryRun
 //! true/false, several users, and objects built from the fixtures of `requests::objects` and then
 //! varied (labels/annotations absent, `{}` or many, keys with `/` and `~`, 0..n containers, init and
 //! ephemeral containers, volumes, env, unknown fields, unicode values, rarely a large object).
 //! Shrinking leads to small requests: the first target, the primary version, no dry run, bare
 //! objects without containers.
-//!
-//! [`property`] runs the properties of `rules::PROPERTIES` on these requests with proptest's
-//! `TestRunner`, shrinks failures and reports them.
-
-pub mod diff;
-pub mod property;
 
 use std::collections::BTreeMap;
 
@@ -20,11 +12,14 @@ use proptest::prelude::*;
 use proptest::strategy::SBoxedStrategy;
 use serde_json::{json, Map, Value};
 
+use super::case::RequestCase;
+use super::fit::{fit as fit_selectors, Selectors};
+use super::objects::{new_object, Variant};
+use super::plan::admission_spec_from;
+use super::resources::{targets_for, Target};
+use super::review::default_user;
+use crate::admission::{Operation, ReviewVersion, UserInfo};
 use crate::config::{WebhookKind, WebhookSpec};
-use crate::requests::{
-    admission_spec_from, default_user, fit_selectors, new_object, targets_for, AdmissionSpec, Gvk, Operation,
-    RequestCase, Selectors, Target, Variant,
-};
 
 /// Which of the targets a strategy draws from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,19 +152,26 @@ pub fn shapes() -> impl Strategy<Value = Shape> {
         )
 }
 
-fn users() -> impl Strategy<Value = Value> {
+fn users() -> impl Strategy<Value = UserInfo> {
+    let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     prop_oneof![
         Just(default_user()),
-        Just(json!({
-            "username": "system:serviceaccount:conformance-test:deployer",
-            "uid": "a1b2c3d4-0000-4000-8000-000000000002",
-            "groups": ["system:serviceaccounts", "system:serviceaccounts:conformance-test", "system:authenticated"]
-        })),
-        Just(json!({
-            "username": "jöhn@example.com",
-            "groups": ["system:authenticated"],
-            "extra": {"scopes.example.com/x": ["read", "wrïte"]}
-        })),
+        Just(UserInfo {
+            username: "system:serviceaccount:conformance-test:deployer".into(),
+            uid: Some("a1b2c3d4-0000-4000-8000-000000000002".into()),
+            groups: strings(&[
+                "system:serviceaccounts",
+                "system:serviceaccounts:conformance-test",
+                "system:authenticated"
+            ]),
+            extra: Default::default(),
+        }),
+        Just(UserInfo {
+            username: "jöhn@example.com".into(),
+            uid: None,
+            groups: strings(&["system:authenticated"]),
+            extra: [("scopes.example.com/x".to_string(), strings(&["read", "wrïte"]))].into_iter().collect(),
+        }),
     ]
 }
 
@@ -249,25 +251,10 @@ pub fn apply_shape(object: &mut Value, kind: &str, shape: &Shape) {
     }
 }
 
-/// One generated request for `target`.
-pub fn build(
-    kind: WebhookKind,
-    target: &Target,
-    shape: &Shape,
-    version: &str,
-    primary: bool,
-    dry_run: bool,
-    user: Value,
-) -> RequestCase {
-    let fresh = new_object(&target.resource, Variant::Bare, GENERATED_NAME);
-    build_from(kind, &Selectors::default(), target, fresh, shape, version, primary, dry_run, user)
-        .expect("no selectors select everything")
-}
-
 /// The name of generated objects.
 const GENERATED_NAME: &str = "demo-gen";
 
-/// [`build`] from `fresh`, the bare fixture of `target`'s resource named [`GENERATED_NAME`] (built,
+/// One generated request for `target` from `fresh`, the bare fixture of `target`'s resource named [`GENERATED_NAME`] (built,
 /// and passed through its k8s-openapi type, once per target rather than once per draw).
 #[allow(clippy::too_many_arguments)]
 fn build_from(
@@ -276,10 +263,10 @@ fn build_from(
     target: &Target,
     mut fresh: Value,
     shape: &Shape,
-    version: &str,
+    version: ReviewVersion,
     primary: bool,
     dry_run: bool,
-    user: Value,
+    user: UserInfo,
 ) -> Option<RequestCase> {
     let name = GENERATED_NAME;
     apply_shape(&mut fresh, &target.resource.kind, shape);
@@ -299,7 +286,7 @@ fn build_from(
 
 /// Generated requests for `webhook` within `scope`; `None` when its rules select no such target.
 pub fn requests(webhook: &WebhookSpec, scope: Scope) -> Option<SBoxedStrategy<RequestCase>> {
-    let selectors = Selectors::of(webhook).ok()?;
+    let selectors = Selectors::of(webhook);
     // Targets no object can reach through the selectors (e.g. /scale under a label-requiring
     // objectSelector) are left out.
     let targets: Vec<Target> = targets_for(&webhook.rules)
@@ -318,8 +305,8 @@ pub fn requests(webhook: &WebhookSpec, scope: Scope) -> Option<SBoxedStrategy<Re
     if targets.is_empty() {
         return None;
     }
-    let versions: Vec<String> = webhook.review_versions().iter().map(|v| v.to_string()).collect();
-    let primary = versions.first().cloned().unwrap_or_else(|| "v1".to_string());
+    let versions = webhook.review_versions();
+    let primary = webhook.primary_review_version();
     let kind = webhook.kind;
     // The bare fixture of each target, built once: `new_object` round-trips it through its typed
     // k8s-openapi struct, which does not depend on the draw.
@@ -340,7 +327,7 @@ pub fn requests(webhook: &WebhookSpec, scope: Scope) -> Option<SBoxedStrategy<Re
                 move |(index, shape, version, dry_run, user)| {
                     let is_primary = version == primary;
                     let (target, fresh) = &fixtures[index];
-                    build_from(kind, &selectors, target, fresh.clone(), &shape, &version, is_primary, dry_run, user)
+                    build_from(kind, &selectors, target, fresh.clone(), &shape, version, is_primary, dry_run, user)
                 },
             )
             .sboxed(),
@@ -354,6 +341,7 @@ pub struct Sampler {
 }
 
 impl Sampler {
+    /// Draws from the generated requests of `webhook` within `scope`, from `seed`; `None` when its rules select no such request.
     pub fn new(webhook: &WebhookSpec, scope: Scope, seed: u64) -> Option<Sampler> {
         let mut bytes = [0u8; 32];
         bytes[..8].copy_from_slice(&seed.to_le_bytes());
@@ -362,43 +350,11 @@ impl Sampler {
         Some(Sampler { runner, strategy: requests(webhook, scope)? })
     }
 
+    /// The next generated request.
     pub fn draw(&mut self) -> RequestCase {
         use proptest::strategy::ValueTree;
         self.strategy.new_tree(&mut self.runner).expect("the strategy never rejects").current()
     }
-}
-
-/// Rebuild a request case from an AdmissionReview as sent (for replaying saved regressions).
-pub fn case_from_review(review: &Value, primary: bool) -> Option<RequestCase> {
-    let version = review.get("apiVersion")?.as_str()?.strip_prefix("admission.k8s.io/")?.to_string();
-    let r = review.get("request")?;
-    let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
-    let operation = match r.get("operation")?.as_str()? {
-        "CREATE" => Operation::Create,
-        "UPDATE" => Operation::Update,
-        "DELETE" => Operation::Delete,
-        "CONNECT" => Operation::Connect,
-        _ => return None,
-    };
-    let kind = r.get("kind")?;
-    let res = r.get("resource")?;
-    let spec = AdmissionSpec {
-        operation,
-        kind: Gvk::new(&s(kind, "group")?, &s(kind, "version")?, &s(kind, "kind")?),
-        resource: (s(res, "group")?, s(res, "version")?, s(res, "resource")?),
-        sub_resource: s(r, "subResource"),
-        name: s(r, "name").unwrap_or_default(),
-        namespace: s(r, "namespace"),
-        object: r.get("object").cloned().unwrap_or(Value::Null),
-        old_object: r.get("oldObject").cloned().unwrap_or(Value::Null),
-        dry_run: r.get("dryRun").and_then(Value::as_bool).unwrap_or(false),
-        user: r.get("userInfo").cloned().unwrap_or_else(default_user),
-    };
-    let what = match &spec.sub_resource {
-        Some(sub) => format!("{} {}/{}", operation, spec.resource.2, sub),
-        None => format!("{} {}", operation, spec.resource.2),
-    };
-    Some(RequestCase::new(format!("{what} (saved regression)"), &version, primary, spec))
 }
 
 /// Count of entries of a JSON object member (0 when absent).
@@ -467,7 +423,7 @@ mod tests {
             runner
                 .run(&strategy, |case| {
                     seen_ops.lock().unwrap().insert(case.spec.operation);
-                    let r = &case.review["request"];
+                    let r = &case.review.to_value()["request"];
                     for field in ["object", "oldObject"] {
                         let v = &r[field];
                         if !v.is_null() {
@@ -527,7 +483,7 @@ mod tests {
         let expected = usize::from(minimal.spec.operation == Operation::Update);
         assert_eq!(map_len(minimal.object(), "annotations"), expected, "{:#}", minimal.object());
         assert!(containers_of(minimal.object()).is_empty());
-        assert_eq!(minimal.version, "v1");
+        assert_eq!(minimal.version(), ReviewVersion::V1);
         assert!(!minimal.spec.dry_run);
     }
 
@@ -541,11 +497,12 @@ mod tests {
         );
         runner
             .run(&strategy, |case| {
-                let back = case_from_review(&case.review, case.primary).unwrap();
+                let sent: crate::admission::AdmissionReview = serde_json::from_slice(&case.review.to_bytes()).unwrap();
+                let back = RequestCase::from_review(&sent, case.label.clone(), case.primary);
                 let mut a = case.review.clone();
                 let mut b = back.review.clone();
-                a["request"]["uid"] = json!("");
-                b["request"]["uid"] = json!("");
+                a.request.uid.clear();
+                b.request.uid.clear();
                 prop_assert_eq!(a, b);
                 Ok(())
             })

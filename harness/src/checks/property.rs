@@ -1,0 +1,252 @@
+//! The checks of the properties: each judges the [`Observation`] of the calls a property made for one
+//! generated (or case) request, following its [`Procedure`].
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::config::{WebhookKind, WebhookSpec};
+use crate::diff;
+use crate::exchange::ExchangeRecord;
+use crate::requests::RequestCase;
+use crate::verdict::Check;
+
+/// Which calls a property makes for one request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Procedure {
+    /// One call.
+    Once,
+    /// The same request twice, each with a fresh uid.
+    Twice,
+    /// The request with `dryRun: false` and with `dryRun: true` (and a second `false` when they
+    /// differ, to tell non-determinism apart).
+    DryRun,
+    /// The request, then its own result admitted again.
+    Readmit,
+    /// The request, its result after another mutator's edit, and that reinvocation's result again.
+    Reinvoke,
+    /// No call: the property judges the configuration.
+    Static,
+}
+
+/// One call a property made, and what it was for.
+#[derive(Clone, Debug)]
+pub struct Call {
+    /// e.g. `first`, `again (fresh uid)`, `dryRun=true`.
+    pub role: String,
+    /// The call and its verdicts.
+    pub record: ExchangeRecord,
+}
+
+impl Call {
+    /// The object the apiserver carries on with after this answer (`None`: the patch did not apply).
+    pub fn resulting(&self) -> Option<Value> {
+        self.record.view().resulting_object()
+    }
+    /// `response.allowed` as the apiserver reads it (`None`: no readable answer).
+    pub fn allowed(&self) -> Option<bool> {
+        self.record.view().allowed()
+    }
+    /// The FAIL findings of the per-answer rules.
+    pub fn failures(&self) -> Vec<String> {
+        self.record.failures()
+    }
+}
+
+/// Every call one property made for one generated case.
+#[derive(Clone, Debug)]
+pub struct Observation {
+    /// The webhook called.
+    pub webhook: Arc<WebhookSpec>,
+    /// The generated request.
+    pub input: Option<RequestCase>,
+    /// The calls, in order.
+    pub calls: Vec<Call>,
+}
+
+impl Observation {
+    fn call(&self, role_prefix: &str) -> Option<&Call> {
+        self.calls.iter().find(|c| c.role.starts_with(role_prefix))
+    }
+}
+
+fn contract_breach(obs: &Observation) -> Option<Check> {
+    let breaches: Vec<String> = obs
+        .calls
+        .iter()
+        .flat_map(|c| c.failures().into_iter().map(move |f| format!("[{} call] {f}", c.role)))
+        .collect();
+    (!breaches.is_empty()).then(|| Check::violated_plain(format!("a contract rule fails: {}", breaches.join("; "))))
+}
+
+pub fn same(a: &Call, b: &Call) -> bool {
+    a.allowed() == b.allowed() && a.resulting() == b.resulting()
+}
+
+pub fn difference(a: &Call, b: &Call) -> String {
+    if a.allowed() != b.allowed() {
+        return format!("decision {:?} on the {} call, {:?} on the {} call", a.allowed(), a.role, b.allowed(), b.role);
+    }
+    match (a.resulting(), b.resulting()) {
+        (Some(x), Some(y)) => {
+            let d = diff::diff(&x, &y);
+            let first = d.first().map(|c| c.pointer.clone()).unwrap_or_default();
+            format!("the resulting objects differ at {} place(s), first {first}", d.len())
+        }
+        _ => "the patch of one call does not apply".to_string(),
+    }
+}
+
+pub fn check_contract(obs: &Observation) -> Check {
+    if obs.calls.is_empty() {
+        return Check::na("no request");
+    }
+    contract_breach(obs).unwrap_or(Check::Pass)
+}
+
+pub fn check_operations(obs: &Observation) -> Check {
+    check_contract(obs)
+}
+
+fn mutating_first(obs: &Observation) -> Result<&Call, Check> {
+    if obs.webhook.kind != WebhookKind::Mutating {
+        return Err(Check::na("a validating webhook does not mutate"));
+    }
+    if let Some(c) = contract_breach(obs) {
+        return Err(c);
+    }
+    let first = obs.call("first").ok_or_else(|| Check::na("no request"))?;
+    if first.allowed() != Some(true) {
+        return Err(Check::na("the first call denied the request"));
+    }
+    if first.record.case.object().is_null() {
+        return Err(Check::na("no object to mutate"));
+    }
+    Ok(first)
+}
+
+pub fn check_idempotent(obs: &Observation) -> Check {
+    let first = match mutating_first(obs) {
+        Ok(f) => f,
+        Err(c) => return c,
+    };
+    let Some(again) = obs.call("again") else { return Check::na("no re-admission") };
+    if same(first, again) {
+        return Check::Pass;
+    }
+    Check::violated_plain(format!(
+        "admitting its own result again changes it: {} (a reinvoked or repeated admission would change the object again)",
+        difference(first, again)
+    ))
+}
+
+fn policy_note(w: &WebhookSpec) -> String {
+    match w.reinvocation_policy.as_deref() {
+        Some("IfNeeded") => " [reinvocationPolicy: IfNeeded: a cluster calls it again after other mutations]".into(),
+        p => format!(
+            " [reinvocationPolicy: {}: a cluster calls it once per admission, but the docs require every mutating webhook to be idempotent, and the object can already contain its change]",
+            p.unwrap_or("Never (default)")
+        ),
+    }
+}
+
+/// Names that occur more than once in an array of named items (containers, env, volumes, …).
+fn duplicated_names(value: &Value, path: &str, out: &mut Vec<String>) {
+    match value {
+        Value::Object(m) => m.iter().for_each(|(k, v)| duplicated_names(v, &format!("{path}/{k}"), out)),
+        Value::Array(items) => {
+            let mut seen = std::collections::HashSet::new();
+            for item in items {
+                if let Some(name) = item.get("name").and_then(Value::as_str) {
+                    if !seen.insert(name) {
+                        out.push(format!("{path}: {name:?}"));
+                    }
+                }
+                duplicated_names(item, path, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+pub fn check_reinvocation(obs: &Observation) -> Check {
+    let first = match mutating_first(obs) {
+        Ok(f) => f,
+        Err(c) => return c,
+    };
+    let note = policy_note(&obs.webhook);
+    let (Some(second), Some(third)) = (obs.call("second"), obs.call("third")) else {
+        return Check::na("no reinvocation");
+    };
+    if second.allowed() != Some(true) {
+        return Check::violated_plain(format!("after another mutator's edit the reinvocation denies the object{note}"));
+    }
+    let (Some(r2), Some(_)) = (second.resulting(), first.resulting()) else {
+        return Check::na("a patch did not apply");
+    };
+    let mut before = Vec::new();
+    duplicated_names(second.record.case.object(), "", &mut before);
+    let mut after = Vec::new();
+    duplicated_names(&r2, "", &mut after);
+    let added: Vec<&String> = after.iter().filter(|d| !before.contains(d)).collect();
+    if !added.is_empty() {
+        return Check::violated_plain(format!(
+            "the reinvocation re-adds what the first call already added: duplicate {}{note}",
+            added.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    if !same(second, third) {
+        return Check::violated_plain(format!(
+            "the reinvoked result is not a fixed point: {}{note}",
+            difference(second, third)
+        ));
+    }
+    Check::Pass
+}
+
+pub fn check_deterministic(obs: &Observation) -> Check {
+    if let Some(c) = contract_breach(obs) {
+        return c;
+    }
+    let (Some(a), Some(b)) = (obs.call("first"), obs.call("again")) else { return Check::na("no repeat") };
+    if same(a, b) {
+        Check::Pass
+    } else {
+        Check::violated_plain(format!("the same request with a fresh uid gets another answer: {}", difference(a, b)))
+    }
+}
+
+pub fn dry_run_supported(w: &WebhookSpec) -> bool {
+    matches!(w.side_effects.as_deref(), Some("None") | Some("NoneOnDryRun"))
+}
+
+pub fn check_dry_run(obs: &Observation) -> Check {
+    if !dry_run_supported(&obs.webhook) {
+        return Check::na("the apiserver sends it no dry-run request (see property.dry-run-config)");
+    }
+    if let Some(c) = contract_breach(obs) {
+        return c;
+    }
+    let (Some(real), Some(dry)) = (obs.call("dryRun=false"), obs.call("dryRun=true")) else {
+        return Check::na("no pair");
+    };
+    if same(real, dry) {
+        return Check::Pass;
+    }
+    if let Some(again) = obs.call("again dryRun=false") {
+        if !same(real, again) {
+            return Check::na("the webhook answers the same request differently anyway (see property.deterministic)");
+        }
+    }
+    Check::violated_plain(format!("dryRun: true is answered differently from dryRun: false: {}", difference(real, dry)))
+}
+
+pub fn check_dry_run_config(obs: &Observation) -> Check {
+    match obs.webhook.side_effects.as_deref() {
+        Some("None") | Some("NoneOnDryRun") => Check::Pass,
+        other => Check::violated(
+            format!("sideEffects is {}: only None and NoneOnDryRun are accepted on create, and dry-run requests to this webhook are refused", other.map(|s| format!("{s:?}")).unwrap_or_else(|| "not set".into())),
+            format!("admission webhook {:?} does not support dry run", obs.webhook.name),
+        ),
+    }
+}

@@ -1,0 +1,106 @@
+//! The crate's one error type: what went wrong before or around a run, in a way the caller can act
+//! on. Breaches of the webhook protocol are never errors: they are findings in the report.
+//!
+//! This module imports nothing of the crate.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Something the suite could not do. Every variant is the caller's to fix (bad input, an unreachable
+/// target, a missing tool), so a CLI exits 2 on any of them ([`Error::EXIT_CODE`]).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The webhook configuration manifest cannot be used.
+    #[error("{0}")]
+    Manifest(#[from] ManifestError),
+    /// A case file cannot be used.
+    #[error("case file {0}")]
+    Case(#[from] CaseError),
+    /// The target given cannot be used as given (a URL that does not parse or answer, a CA that is
+    /// not PEM, a command that cannot be spawned, an image that is not on the Docker engine, …).
+    #[error("{what}: {message}")]
+    Target {
+        /// Which input: `--url "https://…"`, `--cmd`, `--image NAME`, …
+        what: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// An option of the run is invalid (a zero budget, an unknown property, …).
+    #[error("{0}")]
+    Option(String),
+    /// A file the caller asked for could not be written or read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A certificate or key could not be made, read or trusted.
+    #[error("{0}")]
+    Tls(String),
+    /// Something the suite needs from the machine failed (a TLS key, a runtime, a free port).
+    #[error("{0}")]
+    Setup(String),
+}
+
+impl Error {
+    /// The exit code of a CLI that could not run: 2.
+    pub const EXIT_CODE: i32 = 2;
+
+    /// An error of the target input `what`.
+    pub fn target(what: impl Into<String>, message: impl fmt::Display) -> Error {
+        Error::Target { what: what.into(), message: message.to_string() }
+    }
+}
+
+/// A manifest could not be used: what is wrong and where.
+#[derive(Debug, Clone)]
+pub struct ManifestError {
+    /// The manifest file.
+    pub file: PathBuf,
+    /// Where in the file: a field path such as `webhooks[0].timeoutSeconds`, and a line when known.
+    pub location: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ManifestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if !self.location.is_empty() {
+            write!(f, ": {}", self.location)?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for ManifestError {}
+
+/// A case file that cannot be used: which file, where, and what is wrong.
+#[derive(Debug, Clone)]
+pub struct CaseError {
+    /// The case file.
+    pub file: PathBuf,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// A field path such as `expect.decision`, when known.
+    pub field: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for CaseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, ": {field}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for CaseError {}

@@ -1,0 +1,142 @@
+//! The properties in the text report: one line per property and webhook, then each failure in full
+//! (the minimal request, the answers side by side, a diff of the resulting objects, reproducers).
+
+use serde_json::{json, Value};
+
+use super::Report;
+use crate::checks::property::{same, Call};
+use crate::client::Transport;
+use crate::diff;
+use crate::requests::generated::containers_of;
+use crate::run::{Failure, PropertyRecord};
+use crate::text::indent;
+
+/// The properties section of the text report (empty when no property ran).
+pub(super) fn render(report: &Report) -> String {
+    let records = report.records();
+    if records.properties.is_empty() {
+        return String::new();
+    }
+    let mut s = format!(
+        "\n== properties (seed {}, {} requests)\n",
+        records.seed.unwrap_or_default(),
+        records.property_requests
+    );
+    for r in &records.properties {
+        s.push_str(&format!(
+            "  {:4}  {:26} {}  ({} cases){}\n",
+            r.outcome.tag(),
+            r.rule.id,
+            r.webhook,
+            r.cases,
+            r.note.as_ref().map(|n| format!(" — {n}")).unwrap_or_default()
+        ));
+    }
+    for r in &records.properties {
+        if let Some(f) = &r.failure {
+            s.push('\n');
+            s.push_str(&render_failure(report, r, f));
+        }
+    }
+    s
+}
+
+/// The answer of a call as text: HTTP status, the body, and the decoded patch.
+fn answer_text(call: &Call) -> String {
+    match &call.record.transport {
+        Transport::Failed(f) => format!("no answer: {}", f.message),
+        Transport::Answered(a) => {
+            let body = serde_json::from_slice::<Value>(&a.body)
+                .map(|v| serde_json::to_string_pretty(&v).unwrap_or_default())
+                .unwrap_or_else(|_| String::from_utf8_lossy(&a.body).into_owned());
+            let mut s = format!("HTTP {}\n{body}", a.status);
+            let view = call.record.view();
+            if let Some(patch) = view.nonempty_patch_bytes().map(|b| String::from_utf8_lossy(b).into_owned()) {
+                let pretty = serde_json::from_str::<Value>(&patch)
+                    .map(|v| serde_json::to_string_pretty(&v).unwrap_or_default())
+                    .unwrap_or(patch);
+                s.push_str(&format!("\npatch (decoded):\n{pretty}"));
+            }
+            s
+        }
+    }
+}
+
+fn side_by_side(left_title: &str, left: &str, right_title: &str, right: &str) -> String {
+    const W: usize = 60;
+    let cut = |s: &str| {
+        let n = s.chars().count();
+        if n > W {
+            format!("{}…", s.chars().take(W - 1).collect::<String>())
+        } else {
+            format!("{s}{}", " ".repeat(W - n))
+        }
+    };
+    let clip = |s: &str| {
+        if s.chars().count() > W {
+            format!("{}…", s.chars().take(W - 1).collect::<String>())
+        } else {
+            s.to_string()
+        }
+    };
+    let l: Vec<&str> = left.lines().collect();
+    let r: Vec<&str> = right.lines().collect();
+    let mut out = format!("    {} | {}\n    {} | {}\n", cut(left_title), right_title, "-".repeat(W), "-".repeat(W));
+    for i in 0..l.len().max(r.len()) {
+        let a = l.get(i).copied().unwrap_or("");
+        let b = r.get(i).copied().unwrap_or("");
+        out.push_str(&format!("    {} | {}\n", cut(a), clip(b)));
+    }
+    out
+}
+
+/// The request as JSON for a report, with very long strings cut.
+fn compact(v: &Value) -> Value {
+    match v {
+        Value::String(s) if s.len() > 200 => {
+            json!(format!("{}… ({} bytes)", s.chars().take(60).collect::<String>(), s.len()))
+        }
+        Value::Array(a) => Value::Array(a.iter().map(compact).collect()),
+        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), compact(v))).collect()),
+        v => v.clone(),
+    }
+}
+
+fn render_failure(report: &Report, r: &PropertyRecord, f: &Failure) -> String {
+    let mut s =
+        format!("== {} {} — {}\n   {}\n   {}\n", r.outcome.tag(), r.rule.id, r.webhook, r.rule.statement, f.message);
+    if let Some(seed) = f.seed {
+        s.push_str(&format!("   seed: {} (runner seed {seed:#x})\n", report.records().seed.unwrap_or_default()));
+    }
+    let obs = &f.observation;
+    if let Some(input) = &obs.input {
+        s.push_str(&format!("   minimal request ({}, {}):\n", input.label, input.version()));
+        s.push_str(&indent(
+            &serde_json::to_string_pretty(&compact(&input.review.to_value())).unwrap_or_default(),
+            "    ",
+        ));
+    }
+    let pairs: Vec<(&Call, &Call)> = obs.calls.windows(2).map(|w| (&w[0], &w[1])).collect();
+    if let Some((a, b)) = pairs.iter().rev().find(|(a, b)| !same(a, b)).or(pairs.last()) {
+        s.push_str("   answers side by side:\n");
+        s.push_str(&side_by_side(&a.role, &answer_text(a), &b.role, &answer_text(b)));
+        if let (Some(x), Some(y)) = (a.resulting(), b.resulting()) {
+            s.push_str(&format!("   resulting objects, {} → {}:\n", a.role, b.role));
+            s.push_str(&diff::render(&diff::diff(&x, &y), 30));
+        }
+    } else if let Some(c) = obs.calls.first() {
+        s.push_str(&format!("   answer ({}):\n", c.role));
+        s.push_str(&indent(&answer_text(c), "    "));
+    }
+    if let Some(input) = &obs.input {
+        let n = containers_of(input.object()).len();
+        if n > 0 {
+            s.push_str(&format!("   ({n} container(s) in the minimal request's object)\n"));
+        }
+    }
+    for c in &obs.calls {
+        s.push_str(&format!("   reproduce the {} call:\n", c.role));
+        s.push_str(&indent(&report.curl(&c.record), "    "));
+    }
+    s
+}

@@ -1,0 +1,103 @@
+//! The manifest step of a run: every manifest rule on every webhook of the configuration, with the
+//! caBundle checked against the certificate the target serves when the user runs it with their own.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::checks::manifest::ca_bundle_pem;
+use crate::client::{tls_handshake, Endpoint};
+use crate::config::WebhookSpec;
+use crate::rules::{rule, Judges, CATALOG, CA_BUNDLE};
+use crate::verdict::{Check, Finding, Softened};
+
+/// One manifest rule's verdict on one webhook.
+#[derive(Clone, Debug, Serialize)]
+pub struct ManifestFinding {
+    /// The webhook judged.
+    pub webhook: String,
+    /// The verdict.
+    #[serde(flatten)]
+    pub finding: Finding,
+}
+
+/// Every manifest rule on every webhook (rule order within each webhook), without the network.
+pub fn lint(webhooks: &[WebhookSpec]) -> Vec<ManifestFinding> {
+    let mut out = Vec::new();
+    for w in webhooks {
+        for rule in CATALOG {
+            let Judges::Manifest { check } = rule.judges else { continue };
+            let finding = Finding::judge(rule.id, rule.severity, check(w), Softened::No);
+            out.push(ManifestFinding { webhook: w.name.clone(), finding });
+        }
+    }
+    out
+}
+
+/// [`lint`], with `manifest.ca-bundle` judged against the certificate served at `user_endpoint` (the
+/// target the user runs with their own certificates; `None` when the suite made them).
+pub async fn lint_served(webhooks: &[WebhookSpec], user_endpoint: Option<&Endpoint>) -> Vec<ManifestFinding> {
+    let mut findings = lint(webhooks);
+    for s in ca_bundle_served(webhooks, user_endpoint).await {
+        if let Some(f) = findings.iter_mut().find(|f| f.finding.rule == CA_BUNDLE && f.webhook == s.webhook) {
+            *f = s;
+        } else {
+            findings.push(s);
+        }
+    }
+    findings
+}
+
+/// `manifest.ca-bundle` against the certificate the target really serves: a handshake trusting
+/// only the caBundle. `endpoint` is `None` when the suite generated the certificate itself (then the
+/// caBundle is not checked: it cannot vouch for a certificate minted for this run).
+async fn ca_bundle_served(webhooks: &[WebhookSpec], endpoint: Option<&Endpoint>) -> Vec<ManifestFinding> {
+    let rule = rule(CA_BUNDLE).expect("the ca-bundle rule exists");
+    let mut out = Vec::new();
+    for w in webhooks {
+        let check = match (ca_bundle_pem(w), endpoint) {
+            (None, _) => Check::na("no caBundle in the manifest: the served certificate was not checked against it"),
+            (Some(Err(e)), _) => Check::violated_plain(e),
+            (Some(Ok(_)), None) => {
+                Check::na("the suite generated the serving certificate for this run: the caBundle was not checked")
+            }
+            (Some(Ok(pem)), Some(endpoint)) => match served_addr(endpoint).await {
+                Err(e) => Check::na(format!("cannot reach the target to check the caBundle: {e}")),
+                Ok(addr) => {
+                    let with_bundle = Endpoint { ca_pem: pem, ..endpoint.clone() };
+                    match tls_handshake(&with_bundle, addr, Duration::from_secs(5)).await {
+                        Ok(()) => Check::Pass,
+                        Err(e) => Check::violated_plain(format!(
+                            "the caBundle does not verify the certificate the webhook serves at {}: {e}",
+                            endpoint.base
+                        )),
+                    }
+                }
+            },
+        };
+        out.push(ManifestFinding {
+            webhook: w.name.clone(),
+            finding: Finding::judge(rule.id, rule.severity, check, Softened::No),
+        });
+    }
+    out
+}
+
+async fn served_addr(endpoint: &Endpoint) -> Result<SocketAddr, String> {
+    if let Some(a) = endpoint.resolve_to {
+        return Ok(a);
+    }
+    let host = endpoint.base.host_str().unwrap_or("localhost").trim_matches(['[', ']']).to_string();
+    let port = endpoint.base.port_or_known_default().unwrap_or(443);
+    let lookup = tokio::time::timeout(Duration::from_secs(5), tokio::net::lookup_host((host.as_str(), port)));
+    let result = match lookup.await {
+        Ok(Ok(mut addrs)) => addrs.next().ok_or_else(|| format!("{host} has no address")),
+        Ok(Err(e)) => Err(format!("cannot resolve {host}: {e}")),
+        Err(_) => Err(format!("resolving {host}: no answer within 5 s")),
+    };
+    result
+}
+
+#[cfg(test)]
+mod tests;

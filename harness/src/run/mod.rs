@@ -1,0 +1,209 @@
+//! A run: the steps that turn a started target into records, each step judging what it sends.
+//!
+//! ```text
+//! manifest ──lint──────────────────────────────┐
+//! target ─► client ─► planned requests ─► exchanges (exchange rules) ─┤
+//!                  ─► cases ─► admissions (case rules + exchange rules)├─► Records ─► report
+//!                  ─► generated requests ─► properties (property rules)┘
+//! ```
+//!
+//! The run returns [`Records`]; the report assembles itself from them.
+
+mod cases;
+mod lint;
+mod properties;
+mod send;
+
+pub use cases::CaseRecord;
+pub use lint::ManifestFinding;
+pub use properties::{Budget, Failure, Progress, PropertyOptions, PropertyRecord};
+pub use send::{evaluate, exchange};
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::Semaphore;
+
+use crate::cases::{Case, GoldenMode};
+use crate::client::{Client, HttpVersions};
+use crate::config::WebhookSpec;
+use crate::error::Error;
+use crate::exchange::ExchangeRecord;
+use crate::requests::plan;
+use crate::rules::TARGET_READY;
+use crate::targets::RunningTarget;
+use crate::verdict::{Finding, Outcome};
+
+/// What a run does, and how.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Which HTTP versions the client offers.
+    pub http: HttpVersions,
+    /// Requests in flight at once.
+    pub concurrency: usize,
+    /// Judge the manifest.
+    pub lint: bool,
+    /// Send the planned requests (every selected resource, operation, object variant and version).
+    pub contract: bool,
+    /// Data-driven cases to admit.
+    pub cases: Vec<Case>,
+    /// What to do with the cases' snapshots.
+    pub golden: GoldenMode,
+    /// The property step.
+    pub properties: PropertyOptions,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            http: HttpVersions::Http1,
+            concurrency: 8,
+            lint: true,
+            contract: true,
+            cases: Vec::new(),
+            golden: GoldenMode::Off,
+            properties: PropertyOptions::default(),
+        }
+    }
+}
+
+/// The target as the report describes it.
+#[derive(Clone, Debug, Default)]
+pub struct TargetRecord {
+    /// e.g. `command: ./hook --port 8443`.
+    pub description: String,
+    /// A CA file that still exists after the run, for the reproducers.
+    pub ca_file: Option<PathBuf>,
+    /// Where the reproducers must resolve the webhook's host to.
+    pub resolve_to: Option<SocketAddr>,
+    /// Things worth saying about the target and the run.
+    pub notes: Vec<String>,
+    /// The last lines the target wrote, when the suite started it.
+    pub log_tail: Option<String>,
+}
+
+/// Everything a run saw and judged.
+#[derive(Clone, Debug, Default)]
+pub struct Records {
+    /// The target.
+    pub target: TargetRecord,
+    /// The webhooks judged, in manifest order.
+    pub webhooks: Vec<Arc<WebhookSpec>>,
+    /// `target.ready` and the like.
+    pub target_findings: Vec<Finding>,
+    /// Manifest rules, per webhook.
+    pub manifest: Vec<ManifestFinding>,
+    /// Every planned and case request, with its exchange rules' verdicts.
+    pub exchanges: Vec<ExchangeRecord>,
+    /// Each case's admission and verdicts (its calls are in `exchanges` too).
+    pub cases: Vec<CaseRecord>,
+    /// Each property's verdict, per webhook.
+    pub properties: Vec<PropertyRecord>,
+    /// The seed of the generated requests, when there were any.
+    pub seed: Option<u64>,
+    /// Requests sent by the property step.
+    pub property_requests: u64,
+    /// How long the run took.
+    pub duration: Duration,
+}
+
+impl Records {
+    /// The records of a target that never became ready: one `target.ready` FAIL.
+    pub(crate) fn not_ready(description: String, webhooks: &[WebhookSpec], message: String) -> Records {
+        Records {
+            target: TargetRecord { description, ..TargetRecord::default() },
+            webhooks: webhooks.iter().cloned().map(Arc::new).collect(),
+            target_findings: vec![Finding {
+                rule: TARGET_READY,
+                outcome: Outcome::Fail,
+                detail: Some(message),
+                apiserver_message: None,
+            }],
+            ..Records::default()
+        }
+    }
+}
+
+/// Send every planned request of every webhook (several in flight) and judge each answer.
+async fn send_plan(webhooks: &[Arc<WebhookSpec>], client: &Arc<Client>, concurrency: usize) -> Vec<ExchangeRecord> {
+    let limit = Arc::new(Semaphore::new(concurrency.max(1)));
+    let mut tasks = tokio::task::JoinSet::new();
+    let mut order = 0usize;
+    for webhook in webhooks {
+        for case in plan(webhook) {
+            let (client, webhook, limit) = (client.clone(), webhook.clone(), limit.clone());
+            let index = order;
+            order += 1;
+            tasks.spawn(async move {
+                let _permit = limit.acquire_owned().await.expect("the semaphore is never closed");
+                (index, exchange(&client, webhook, case).await)
+            });
+        }
+    }
+    let mut records = Vec::with_capacity(order);
+    while let Some(done) = tasks.join_next().await {
+        match done {
+            Ok(r) => records.push(r),
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(_) => {}
+        }
+    }
+    records.sort_by_key(|(i, _)| *i);
+    records.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Run every step the options ask for against `target`.
+pub async fn run(
+    webhooks: &[WebhookSpec],
+    target: &mut RunningTarget,
+    options: &RunOptions,
+    progress: Arc<Progress>,
+) -> Result<Records, Error> {
+    let started = Instant::now();
+    let shared: Vec<Arc<WebhookSpec>> = webhooks.iter().cloned().map(Arc::new).collect();
+    let client = Arc::new(Client::new(target.endpoint.clone(), options.http)?);
+    let mut records = Records { webhooks: shared.clone(), ..Records::default() };
+    if options.lint {
+        let user = target.user_certificates.then_some(&target.endpoint);
+        records.manifest = lint::lint_served(webhooks, user).await;
+    }
+    if options.contract {
+        records.exchanges = send_plan(&shared, &client, options.concurrency).await;
+    }
+    if !options.cases.is_empty() {
+        records.cases = cases::run_cases(&options.cases, webhooks, &client, &options.golden).await?;
+        for c in &records.cases {
+            records.exchanges.extend(c.records.iter().cloned());
+        }
+    }
+    if !options.properties.budget.is_none() {
+        records.seed = Some(options.properties.seed);
+        let before = progress.requests.load(std::sync::atomic::Ordering::Relaxed);
+        records.properties = properties::run_properties(&shared, client.clone(), &options.properties, progress.clone())
+            .await
+            .map_err(|e| Error::Setup(format!("a property runner failed: {e}")))?;
+        records.property_requests = progress.requests.load(std::sync::atomic::Ordering::Relaxed) - before;
+    }
+    let mut notes = target.notes.clone();
+    for w in webhooks.iter().filter(|w| !w.match_conditions.is_empty()) {
+        notes.push(format!(
+            "{}: its {} matchConditions (CEL) are not evaluated; requests were sent whatever they say, so a finding on a request they exclude is one a cluster never shows",
+            w.name,
+            w.match_conditions.len()
+        ));
+    }
+    if let Some(status) = target.exit_status() {
+        notes.push(format!("the target exited during the run ({status})"));
+    }
+    records.target = TargetRecord {
+        description: target.description.clone(),
+        ca_file: target.reproducer_ca(),
+        resolve_to: target.endpoint.resolve_to,
+        notes,
+        log_tail: target.log_tail(),
+    };
+    records.duration = started.elapsed();
+    Ok(records)
+}

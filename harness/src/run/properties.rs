@@ -1,0 +1,520 @@
+//! The property step of a run: each property of the catalog on requests generated inside what the
+//! webhook's rules select (and on the run's cases).
+//!
+//! Each property has a procedure (which calls it makes for one request) and a check (over the
+//! [`Observation`] of those calls). Cases come from proptest's `TestRunner` with a seed the caller
+//! controls; a failure is shrunk to a minimal request. Minimal failing requests are saved in a
+//! regressions directory and replayed first on the next run.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
+use serde_json::{json, Value};
+
+use super::send::exchange;
+use crate::admission::AdmissionReview;
+use crate::checks::property::{dry_run_supported, same, Call};
+use crate::checks::{Observation, Procedure};
+use crate::client::Client;
+use crate::config::{WebhookKind, WebhookSpec};
+use crate::requests::generated::{pod_spec_path, requests, Scope};
+use crate::requests::RequestCase;
+use crate::rules::{Judges, Rule};
+use crate::verdict::{Check, Outcome, Severity};
+
+/// How much generation the property step may do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// Generated cases per property and webhook (ignored when `duration` is set).
+    pub cases: u32,
+    /// Run for this long instead, split over the properties and webhooks.
+    pub duration: Option<Duration>,
+}
+
+impl Budget {
+    /// No generated requests: the property step is skipped.
+    pub const NONE: Budget = Budget { cases: 0, duration: None };
+
+    /// `cases` generated cases per property and webhook.
+    pub fn cases(cases: u32) -> Budget {
+        Budget { cases, duration: None }
+    }
+
+    /// Generate for `duration`, split over the properties and webhooks.
+    pub fn duration(duration: Duration) -> Budget {
+        Budget { cases: 0, duration: Some(duration) }
+    }
+
+    /// True when the step generates nothing.
+    pub fn is_none(&self) -> bool {
+        self.cases == 0 && self.duration.is_none()
+    }
+}
+
+/// The options of the property step.
+#[derive(Clone, Debug)]
+pub struct PropertyOptions {
+    /// How many generated cases.
+    pub budget: Budget,
+    /// The seed of the generated cases; the same seed, budget and concurrency repeat them.
+    pub seed: u64,
+    /// Test runners (each with its own seed) per property at once.
+    pub concurrency: usize,
+    /// Where minimal failing requests are saved and replayed from.
+    pub regressions: Option<PathBuf>,
+    /// Only these property ids (all when empty).
+    pub only: Vec<String>,
+    /// At most this many shrinking steps per failure.
+    pub max_shrink_iters: u32,
+}
+
+impl Default for PropertyOptions {
+    fn default() -> Self {
+        PropertyOptions {
+            budget: Budget::NONE,
+            seed: 0,
+            concurrency: 4,
+            regressions: None,
+            only: Vec::new(),
+            max_shrink_iters: 1024,
+        }
+    }
+}
+
+/// A failing property's evidence.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    /// What broke, in one line.
+    pub message: String,
+    /// The minimal failing case's calls.
+    pub observation: Observation,
+    /// The seed of the runner that found it (none for a replayed regression or a static check).
+    pub seed: Option<u64>,
+}
+
+/// One property's verdict for one webhook.
+#[derive(Clone, Debug)]
+pub struct PropertyRecord {
+    /// The property.
+    pub rule: &'static Rule,
+    /// The webhook.
+    pub webhook: String,
+    /// Its verdict.
+    pub outcome: Outcome,
+    /// Generated cases judged (shrinking steps not counted).
+    pub cases: u64,
+    /// Why it was skipped, or how the failure was found.
+    pub note: Option<String>,
+    /// The evidence of a breach.
+    pub failure: Option<Failure>,
+}
+
+/// What another mutating webhook does between two calls: adds a label, an annotation, a container.
+pub(crate) fn other_mutator(object: &Value) -> Value {
+    let mut o = object.clone();
+    if let Some(meta) = o.get_mut("metadata").and_then(Value::as_object_mut) {
+        for (field, key, value) in
+            [("labels", "other.example/injected", "1"), ("annotations", "other.example/touched", "yes")]
+        {
+            let map = meta.entry(field).or_insert_with(|| json!({}));
+            if !map.is_object() {
+                *map = json!({});
+            }
+            map[key] = json!(value);
+        }
+    }
+    let kind = o.get("kind").and_then(Value::as_str).unwrap_or_default().to_string();
+    if let Some(path) = pod_spec_path(&kind) {
+        let mut spec = &mut o;
+        for step in path {
+            match spec.get_mut(*step) {
+                Some(next) => spec = next,
+                None => return o,
+            }
+        }
+        if let Some(containers) = spec.get_mut("containers").and_then(Value::as_array_mut) {
+            containers.push(json!({"name": "other-mutator", "image": "registry.example/other:1"}));
+        }
+    }
+    o
+}
+
+async fn call(client: &Client, webhook: &Arc<WebhookSpec>, role: &str, case: RequestCase) -> Call {
+    Call { role: role.to_string(), record: exchange(client, webhook.clone(), case).await }
+}
+
+async fn observe(proc: Procedure, client: &Client, webhook: &Arc<WebhookSpec>, input: &RequestCase) -> Observation {
+    let mut calls = Vec::new();
+    match proc {
+        Procedure::Static => {}
+        Procedure::Once => calls.push(call(client, webhook, "first", input.clone()).await),
+        Procedure::Twice => {
+            let (a, b) = tokio::join!(
+                call(client, webhook, "first", input.clone()),
+                call(client, webhook, "again (fresh uid)", input.with_fresh_uid())
+            );
+            calls.extend([a, b]);
+        }
+        Procedure::DryRun => {
+            let (a, b) = tokio::join!(
+                call(client, webhook, "dryRun=false", input.with_dry_run(false)),
+                call(client, webhook, "dryRun=true", input.with_dry_run(true))
+            );
+            let differ = !same(&a, &b);
+            calls.extend([a, b]);
+            if differ {
+                calls.push(call(client, webhook, "again dryRun=false", input.with_dry_run(false)).await);
+            }
+        }
+        Procedure::Readmit | Procedure::Reinvoke => {
+            let first = call(client, webhook, "first", input.clone()).await;
+            let next = (first.allowed() == Some(true) && !input.object().is_null() && first.failures().is_empty())
+                .then(|| first.resulting())
+                .flatten();
+            calls.push(first);
+            if let Some(r1) = next {
+                if proc == Procedure::Readmit {
+                    calls.push(call(client, webhook, "again (its own result, fresh uid)", input.with_object(r1)).await);
+                } else {
+                    let second =
+                        call(client, webhook, "second (after another mutator)", input.with_object(other_mutator(&r1)))
+                            .await;
+                    let r2 = (second.allowed() == Some(true) && second.failures().is_empty())
+                        .then(|| second.resulting())
+                        .flatten();
+                    calls.push(second);
+                    if let Some(r2) = r2 {
+                        calls.push(call(client, webhook, "third (its reinvoked result)", input.with_object(r2)).await);
+                    }
+                }
+            }
+        }
+    }
+    Observation { webhook: webhook.clone(), input: Some(input.clone()), calls }
+}
+
+/// Live counters for a progress line.
+#[derive(Debug)]
+pub struct Progress {
+    /// Generated cases judged.
+    pub cases: AtomicU64,
+    /// Requests sent.
+    pub requests: AtomicU64,
+    /// Properties that failed.
+    pub failures: AtomicU64,
+    /// When the counting started.
+    pub started: Instant,
+}
+
+impl Default for Progress {
+    fn default() -> Self {
+        Progress {
+            cases: AtomicU64::new(0),
+            requests: AtomicU64::new(0),
+            failures: AtomicU64::new(0),
+            started: Instant::now(),
+        }
+    }
+}
+
+impl Progress {
+    /// One line: cases, requests, rate, failing properties.
+    pub fn line(&self) -> String {
+        let secs = self.started.elapsed().as_secs_f64().max(1e-3);
+        let requests = self.requests.load(Ordering::Relaxed);
+        format!(
+            "{} cases, {} requests, {:.0} requests/s, {} failing properties",
+            self.cases.load(Ordering::Relaxed),
+            requests,
+            requests as f64 / secs,
+            self.failures.load(Ordering::Relaxed)
+        )
+    }
+}
+
+fn seed_for(seed: u64, property: usize, worker: usize, round: usize) -> [u8; 32] {
+    // splitmix64 over the mixed inputs.
+    let mut x = seed ^ ((property as u64) << 48) ^ ((worker as u64) << 32) ^ (round as u64);
+    let mut out = [0u8; 32];
+    for chunk in out.chunks_mut(8) {
+        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        chunk.copy_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+    }
+    out
+}
+
+fn regressions_file(dir: &Path, webhook: &str, property: &str) -> PathBuf {
+    let clean = |s: &str| {
+        s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' }).collect::<String>()
+    };
+    dir.join(format!("{}--{}.json", clean(webhook), clean(property)))
+}
+
+fn load_regressions(file: &Path) -> Vec<Value> {
+    std::fs::read(file).ok().and_then(|b| serde_json::from_slice::<Vec<Value>>(&b).ok()).unwrap_or_default()
+}
+
+fn save_regression(file: &Path, review: &Value) -> std::io::Result<()> {
+    let mut saved = load_regressions(file);
+    let mut key = review.clone();
+    key["request"]["uid"] = json!("");
+    let unseen = saved.iter().all(|s| {
+        let mut s = s.clone();
+        s["request"]["uid"] = json!("");
+        s != key
+    });
+    if unseen {
+        saved.push(review.clone());
+        let len = saved.len();
+        saved.drain(..len.saturating_sub(20));
+        if let Some(parent) = file.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(file, serde_json::to_vec_pretty(&saved).unwrap_or_default())?;
+    }
+    Ok(())
+}
+
+struct Shared {
+    handle: tokio::runtime::Handle,
+    client: Arc<Client>,
+    webhook: Arc<WebhookSpec>,
+    procedure: Procedure,
+    scope: Scope,
+    check: fn(&Observation) -> Check,
+    progress: Arc<Progress>,
+    stop: Arc<AtomicBool>,
+}
+
+/// The detail of a breach of the property (either severity), none otherwise.
+fn breach(check: &Check) -> Option<String> {
+    match check {
+        Check::Violated(v) => Some(v.detail.clone()),
+        _ => None,
+    }
+}
+
+/// One test runner: `cases` generated cases from `seed`; the minimal failure, if any.
+fn run_worker(
+    shared: &Shared,
+    cases: u32,
+    max_shrink_iters: u32,
+    seed: [u8; 32],
+    deadline: Option<Instant>,
+) -> (u64, Option<(String, Observation)>) {
+    let (proc, check) = (shared.procedure, shared.check);
+    let Some(strategy) = requests(&shared.webhook, shared.scope) else { return (0, None) };
+    let config = Config { cases, max_shrink_iters, failure_persistence: None, source_file: None, ..Config::default() };
+    let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
+    let last: Mutex<Option<(String, Observation)>> = Mutex::new(None);
+    let ran = AtomicU64::new(0);
+    let shrinking = AtomicBool::new(false);
+    let result = runner.run(&strategy, |case| {
+        // Another runner of this property has its (shrunk) failure: stop, shrinking included.
+        // Past the deadline, new cases stop but a started shrink goes on.
+        let past_deadline = deadline.is_some_and(|d| Instant::now() >= d);
+        if shared.stop.load(Ordering::Relaxed) || (past_deadline && !shrinking.load(Ordering::Relaxed)) {
+            return Ok(());
+        }
+        let obs = shared.handle.block_on(observe(proc, &shared.client, &shared.webhook, &case));
+        shared.progress.requests.fetch_add(obs.calls.len() as u64, Ordering::Relaxed);
+        if !shrinking.load(Ordering::Relaxed) {
+            ran.fetch_add(1, Ordering::Relaxed);
+            shared.progress.cases.fetch_add(1, Ordering::Relaxed);
+        }
+        match breach(&check(&obs)) {
+            Some(detail) => {
+                shrinking.store(true, Ordering::Relaxed);
+                *last.lock().expect("not poisoned") = Some((detail.clone(), obs));
+                Err(TestCaseError::fail(detail))
+            }
+            None => Ok(()),
+        }
+    });
+    let ran = ran.load(Ordering::Relaxed);
+    match result {
+        Err(TestError::Fail(..)) => (ran, last.into_inner().expect("not poisoned")),
+        _ => (ran, None),
+    }
+}
+
+fn outcome_of(rule: &Rule) -> Outcome {
+    match rule.severity {
+        Severity::Fail => Outcome::Fail,
+        Severity::Warn => Outcome::Warn,
+    }
+}
+
+/// The saved regressions of `file` as requests (a file that does not read is no regressions).
+fn saved_requests(file: &Path, webhook: &WebhookSpec) -> Vec<RequestCase> {
+    load_regressions(file)
+        .into_iter()
+        .filter_map(|v| serde_json::from_value::<AdmissionReview>(v).ok())
+        .map(|review| {
+            let primary = review.api_version == webhook.primary_review_version();
+            RequestCase::from_review(&review, "saved regression".into(), primary)
+        })
+        .collect()
+}
+
+/// Run one property (`index` among the properties) against one webhook.
+async fn run_property(
+    client: Arc<Client>,
+    progress: Arc<Progress>,
+    webhook: Arc<WebhookSpec>,
+    rule: &'static Rule,
+    index: usize,
+    opts: &PropertyOptions,
+    budget: Option<Duration>,
+) -> Result<PropertyRecord, tokio::task::JoinError> {
+    let Judges::Property { procedure: proc, scope, check } = rule.judges else {
+        unreachable!("run_property is only called for property rules")
+    };
+    let record = |outcome, cases, note: Option<String>, failure| PropertyRecord {
+        rule,
+        webhook: webhook.name.clone(),
+        outcome,
+        cases,
+        note,
+        failure,
+    };
+    if proc == Procedure::Static {
+        let obs = Observation { webhook: webhook.clone(), input: None, calls: Vec::new() };
+        return Ok(match check(&obs) {
+            Check::Violated(v) => {
+                progress.failures.fetch_add(1, Ordering::Relaxed);
+                let message = match v.apiserver {
+                    Some(said) => format!("{} — the apiserver: {said}", v.detail),
+                    None => v.detail,
+                };
+                record(outcome_of(rule), 0, None, Some(Failure { message, observation: obs, seed: None }))
+            }
+            Check::NotApplicable(why) => record(Outcome::Skip, 0, Some(why), None),
+            Check::Pass => record(Outcome::Pass, 0, None, None),
+        });
+    }
+    if matches!(proc, Procedure::Readmit | Procedure::Reinvoke) && webhook.kind != WebhookKind::Mutating {
+        return Ok(record(Outcome::Skip, 0, Some("a validating webhook does not mutate".into()), None));
+    }
+    if proc == Procedure::DryRun && !dry_run_supported(&webhook) {
+        return Ok(record(
+            Outcome::Skip,
+            0,
+            Some("the apiserver sends it no dry-run request (see property.dry-run-config)".into()),
+            None,
+        ));
+    }
+    if requests(&webhook, scope).is_none() {
+        return Ok(record(Outcome::Skip, 0, Some("its rules select no such request".into()), None));
+    }
+    let mut cases = 0u64;
+    // Saved regressions first.
+    let file = opts.regressions.as_ref().map(|d| regressions_file(d, &webhook.name, rule.id));
+    if let Some(file) = &file {
+        for case in saved_requests(file, &webhook) {
+            let obs = observe(proc, &client, &webhook, &case).await;
+            progress.requests.fetch_add(obs.calls.len() as u64, Ordering::Relaxed);
+            cases += 1;
+            if let Check::Violated(v) = check(&obs) {
+                progress.failures.fetch_add(1, Ordering::Relaxed);
+                let note = Some(format!("replayed a saved regression from {}", file.display()));
+                return Ok(record(
+                    outcome_of(rule),
+                    cases,
+                    note,
+                    Some(Failure { message: v.detail, observation: obs, seed: None }),
+                ));
+            }
+        }
+    }
+    let shared = Arc::new(Shared {
+        handle: tokio::runtime::Handle::current(),
+        client,
+        webhook: webhook.clone(),
+        procedure: proc,
+        scope,
+        check,
+        progress: progress.clone(),
+        stop: Arc::new(AtomicBool::new(false)),
+    });
+    let workers = opts.concurrency.max(1);
+    let deadline = budget.map(|b| Instant::now() + b);
+    let wanted = opts.budget.cases.max(1) as usize;
+    let mut round = 0usize;
+    loop {
+        let mut tasks = tokio::task::JoinSet::new();
+        let active = workers.min(if deadline.is_some() { workers } else { wanted });
+        for w in 0..active {
+            // Exactly `cases` in all: the first `cases % active` workers take one more.
+            let per_worker = match deadline {
+                Some(_) => 16,
+                None => (wanted / active + usize::from(w < wanted % active)) as u32,
+            };
+            let shared = shared.clone();
+            let seed = seed_for(opts.seed, index, w, round);
+            let iters = opts.max_shrink_iters;
+            tasks.spawn_blocking(move || (w, seed, run_worker(&shared, per_worker, iters, seed, deadline)));
+        }
+        let mut failures = Vec::new();
+        while let Some(done) = tasks.join_next().await {
+            let (w, seed, (ran, failure)) = done?;
+            cases += ran;
+            if let Some(f) = failure {
+                shared.stop.store(true, Ordering::Relaxed);
+                failures.push((w, seed, f));
+            }
+        }
+        // The runner that finished first had the whole shrink; the others were cut short.
+        if let Some((_, seed, (message, observation))) = failures.into_iter().next() {
+            progress.failures.fetch_add(1, Ordering::Relaxed);
+            if let (Some(file), Some(input)) = (&file, &observation.input) {
+                if let Err(e) = save_regression(file, &input.review.to_value()) {
+                    eprintln!("webhook-conformance: could not save the regression to {}: {e}", file.display());
+                }
+            }
+            let seed = u64::from_le_bytes(seed[..8].try_into().expect("8 bytes"));
+            let note = Some(format!("found by round {round}; --seed {} replays the run", opts.seed));
+            return Ok(record(outcome_of(rule), cases, note, Some(Failure { message, observation, seed: Some(seed) })));
+        }
+        round += 1;
+        match deadline {
+            Some(d) if Instant::now() < d => continue,
+            _ => break,
+        }
+    }
+    Ok(record(Outcome::Pass, cases, None, None))
+}
+
+/// The property rules `opts` selects, with their index among all properties (for seeds).
+pub(crate) fn selected(opts: &PropertyOptions) -> Vec<(usize, &'static Rule)> {
+    crate::rules::of_kind(crate::rules::RuleKind::Property)
+        .enumerate()
+        .filter(|(_, p)| opts.only.is_empty() || opts.only.iter().any(|o| o == p.id))
+        .collect()
+}
+
+/// Run the selected properties against every webhook.
+pub(crate) async fn run_properties(
+    webhooks: &[Arc<WebhookSpec>],
+    client: Arc<Client>,
+    opts: &PropertyOptions,
+    progress: Arc<Progress>,
+) -> Result<Vec<PropertyRecord>, tokio::task::JoinError> {
+    let selected = selected(opts);
+    let budget = opts.budget.duration.map(|d| d / (selected.len() * webhooks.len()).max(1) as u32);
+    let mut results = Vec::new();
+    for webhook in webhooks {
+        for &(index, rule) in &selected {
+            results.push(
+                run_property(client.clone(), progress.clone(), webhook.clone(), rule, index, opts, budget).await?,
+            );
+        }
+    }
+    Ok(results)
+}

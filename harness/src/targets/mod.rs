@@ -1,0 +1,324 @@
+//! Targets: where the webhook under test runs. A URL the user runs, a command the harness starts with
+//! generated TLS, a container image, or a server in this process ([`Target`]); [`start`] turns one
+//! into a [`RunningTarget`] the client can call, and stops it when that is dropped.
+
+mod command;
+pub mod container;
+mod ready;
+mod url;
+
+pub use container::{ImageSpec, RUN_LABEL};
+
+use std::any::Any;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::time::Duration;
+
+use command::{CommandTarget, ProcessStatus, StartError};
+use container::ContainerError;
+
+use crate::client::Endpoint;
+use crate::config::WebhookSpec;
+use crate::error::Error;
+use crate::tls::{ServingNames, TlsMaterial};
+
+/// The serving certificate and key an in-process server is to use (PEM), issued by the run's CA.
+#[derive(Clone, Debug)]
+pub struct ServingTls {
+    /// The serving certificate chain, PEM.
+    pub cert_pem: String,
+    /// Its private key, PEM.
+    pub key_pem: String,
+}
+
+/// What an in-process server hands back: where it listens, and a guard that stops it when dropped.
+pub struct Served {
+    /// The address it accepts connections on.
+    pub addr: SocketAddr,
+    /// Dropped at the end of the run: stop the server in its `Drop`.
+    pub guard: Box<dyn Any + Send + Sync>,
+}
+
+/// A future of an in-process server's start.
+pub type ServeFuture = Pin<Box<dyn Future<Output = Result<Served, String>> + Send>>;
+
+/// Starts an in-process server with the given TLS.
+pub type ServeFn = Box<dyn FnOnce(ServingTls) -> ServeFuture + Send>;
+
+/// Where the webhook under test runs.
+pub enum Target {
+    /// A webhook the user runs: its URL (a path overrides the manifest's) and the CA file (PEM) that
+    /// signed its certificate.
+    Url {
+        /// `https://host:port[/path]`.
+        url: String,
+        /// The CA bundle file.
+        ca: PathBuf,
+    },
+    /// A command the suite starts with a fresh CA and serving certificate; `{cert}` `{key}` `{ca}`
+    /// `{port}` `{host}` are substituted (and exported as `WEBHOOK_TLS_CERT`, … `WEBHOOK_PORT`).
+    Command {
+        /// The command line, run by `sh -c`.
+        command: String,
+        /// How long it has to accept a TLS handshake.
+        startup_timeout: Duration,
+    },
+    /// A container image on the local Docker engine (never pulled).
+    Image(ImageSpec),
+    /// A server in this process (e.g. your webhook's router in a test), started with the run's TLS.
+    InProcess {
+        /// How reports name it.
+        description: String,
+        /// Starts it.
+        serve: ServeFn,
+    },
+}
+
+impl Target {
+    /// A command target with the default startup timeout (30 s).
+    pub fn command(command: impl Into<String>) -> Target {
+        Target::Command { command: command.into(), startup_timeout: Duration::from_secs(30) }
+    }
+
+    /// A URL target trusting the CA in `ca`.
+    pub fn url(url: impl Into<String>, ca: impl AsRef<Path>) -> Target {
+        Target::Url { url: url.into(), ca: ca.as_ref().to_path_buf() }
+    }
+
+    /// An in-process server: `serve` gets the run's serving certificate and key and returns where
+    /// it listens.
+    pub fn in_process<F, Fut>(description: impl Into<String>, serve: F) -> Target
+    where
+        F: FnOnce(ServingTls) -> Fut + Send + 'static,
+        Fut: Future<Output = Result<Served, String>> + Send + 'static,
+    {
+        Target::InProcess { description: description.into(), serve: Box::new(move |tls| Box::pin(serve(tls))) }
+    }
+}
+
+impl std::fmt::Debug for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::Url { url, ca } => f.debug_struct("Url").field("url", url).field("ca", ca).finish(),
+            Target::Command { command, startup_timeout } => {
+                f.debug_struct("Command").field("command", command).field("startup_timeout", startup_timeout).finish()
+            }
+            Target::Image(spec) => f.debug_tuple("Image").field(spec).finish(),
+            Target::InProcess { description, .. } => {
+                f.debug_struct("InProcess").field("description", description).finish()
+            }
+        }
+    }
+}
+
+/// Why a target could not be used.
+#[derive(Debug)]
+pub(crate) enum StartFailure {
+    /// The input is at fault (exit 2).
+    Input(Error),
+    /// The target started but never served: a `target.ready` FAIL (its output tail included).
+    NotReady(String),
+}
+
+impl From<Error> for StartFailure {
+    fn from(e: Error) -> Self {
+        StartFailure::Input(e)
+    }
+}
+
+/// Start `target` for `webhooks`; generated TLS files are kept in `tls_dir` when given.
+pub(crate) async fn start(
+    target: Target,
+    webhooks: &[WebhookSpec],
+    tls_dir: Option<&Path>,
+) -> Result<RunningTarget, StartFailure> {
+    match target {
+        Target::Url { url, ca } => Ok(url::start(&url, &ca, webhooks).await?),
+        Target::Command { command, startup_timeout } => {
+            match command::start(&command, webhooks, tls_dir, startup_timeout).await {
+                Ok(t) => Ok(t),
+                Err(StartError::Spawn(e)) => Err(Error::target("--cmd", e).into()),
+                Err(e) => Err(StartFailure::NotReady(e.to_string())),
+            }
+        }
+        Target::Image(spec) => match container::start(&spec, webhooks, tls_dir).await {
+            Ok(t) => Ok(t),
+            Err(ContainerError::Setup(e)) => Err(Error::target(format!("--image {}", spec.image), e).into()),
+            Err(e) => Err(StartFailure::NotReady(e.to_string())),
+        },
+        Target::InProcess { description, serve } => {
+            let tls = TlsMaterial::generate(&serving_names(webhooks), tls_dir)?;
+            let serving = ServingTls { cert_pem: tls.cert_pem.clone(), key_pem: tls.key_pem.clone() };
+            let served = serve(serving).await.map_err(|e| StartFailure::NotReady(format!("{description}: {e}")))?;
+            let endpoint = local_endpoint(webhooks, served.addr, tls.ca_pem.as_bytes());
+            Ok(RunningTarget::guarded(endpoint, description, Some(tls), served.guard))
+        }
+    }
+}
+
+/// A target that is up and reachable.
+pub struct RunningTarget {
+    pub endpoint: Endpoint,
+    /// A description for reports, e.g. `command: ./hook --port 8443`.
+    pub description: String,
+    /// The generated TLS material, when the harness made it (removed on drop unless kept).
+    pub tls: Option<TlsMaterial>,
+    process: Option<CommandTarget>,
+    /// A CA file of the user's, for reproducers.
+    user_ca: Option<std::path::PathBuf>,
+    /// Anything else whose drop stops the target (an in-process server, a container).
+    _guard: Option<Box<dyn Any + Send + Sync>>,
+    /// A target started by other means than a command that can still report its output and exit
+    /// (a container); dropped, and so stopped, with the target.
+    monitor: Option<Box<dyn TargetMonitor>>,
+    /// Things about the target the report should say (e.g. which TLS name was verified).
+    pub notes: Vec<String>,
+    /// The webhook serves the user's own certificate (a URL target): the manifest's caBundle can be
+    /// checked against it.
+    pub user_certificates: bool,
+}
+
+/// What a started target (other than a command) can tell about itself: its output and whether it
+/// has exited. Dropping it stops the target.
+pub trait TargetMonitor: Send + Sync {
+    /// The last lines the target wrote.
+    fn log_tail(&self) -> String;
+    /// `Some(description)` once the target has exited, `None` while it runs.
+    fn exit_status(&mut self) -> Option<String>;
+}
+
+impl RunningTarget {
+    /// A target the harness did not start.
+    pub(crate) fn external(endpoint: Endpoint, description: String, ca_file: Option<std::path::PathBuf>) -> Self {
+        RunningTarget {
+            endpoint,
+            description,
+            tls: None,
+            process: None,
+            user_ca: ca_file,
+            _guard: None,
+            monitor: None,
+            notes: Vec::new(),
+            user_certificates: false,
+        }
+    }
+
+    /// A target kept alive by `guard` (dropped with the target).
+    pub(crate) fn guarded(
+        endpoint: Endpoint,
+        description: String,
+        tls: Option<TlsMaterial>,
+        guard: Box<dyn Any + Send + Sync>,
+    ) -> Self {
+        RunningTarget {
+            endpoint,
+            description,
+            tls,
+            process: None,
+            user_ca: None,
+            _guard: Some(guard),
+            monitor: None,
+            notes: Vec::new(),
+            user_certificates: false,
+        }
+    }
+
+    /// A target whose `monitor` reports its output and exit, and stops it when dropped.
+    pub(crate) fn monitored(
+        endpoint: Endpoint,
+        description: String,
+        tls: Option<TlsMaterial>,
+        monitor: Box<dyn TargetMonitor>,
+    ) -> Self {
+        RunningTarget {
+            endpoint,
+            description,
+            tls,
+            process: None,
+            user_ca: None,
+            _guard: None,
+            monitor: Some(monitor),
+            notes: Vec::new(),
+            user_certificates: false,
+        }
+    }
+
+    pub(crate) fn with_process(
+        endpoint: Endpoint,
+        description: String,
+        tls: TlsMaterial,
+        process: CommandTarget,
+    ) -> Self {
+        RunningTarget {
+            endpoint,
+            description,
+            tls: Some(tls),
+            process: Some(process),
+            user_ca: None,
+            _guard: None,
+            monitor: None,
+            notes: Vec::new(),
+            user_certificates: false,
+        }
+    }
+
+    /// The tail of the target's output, when the harness started it.
+    pub fn log_tail(&self) -> Option<String> {
+        self.process.as_ref().map(|p| p.log_tail()).or_else(|| self.monitor.as_ref().map(|m| m.log_tail()))
+    }
+
+    /// Has a started target exited? (`None` when still running or not started by the harness.)
+    pub fn exit_status(&mut self) -> Option<String> {
+        if let Some(m) = self.monitor.as_mut() {
+            return m.exit_status();
+        }
+        self.process.as_mut().and_then(|p| match p.status() {
+            ProcessStatus::Running => None,
+            ProcessStatus::Exited(s) => Some(s),
+        })
+    }
+
+    /// The CA file a reproducer can trust after the run: the user's, or generated files that are kept.
+    pub fn reproducer_ca(&self) -> Option<std::path::PathBuf> {
+        if let Some(p) = &self.user_ca {
+            return Some(p.clone());
+        }
+        self.tls.as_ref().filter(|t| !t.is_temporary()).map(|t| t.ca_path())
+    }
+}
+
+/// The TLS names the webhooks' manifests call for: the service DNS names of every webhook that
+/// names a service.
+pub fn serving_names(webhooks: &[WebhookSpec]) -> ServingNames {
+    let mut names = ServingNames::default();
+    for w in webhooks {
+        if let Some(svc) = &w.client_config.service {
+            for n in ServingNames::for_service(&svc.name, &svc.namespace).dns {
+                if !names.dns.contains(&n) {
+                    names.dns.push(n);
+                }
+            }
+        }
+    }
+    names
+}
+
+/// The endpoint of a local target listening on `addr`: called by the first webhook's service name
+/// (resolved to `addr`, as the apiserver's SNI would be) or by `127.0.0.1`.
+pub fn local_endpoint(webhooks: &[WebhookSpec], addr: SocketAddr, ca_pem: &[u8]) -> Endpoint {
+    let service = webhooks.iter().find_map(|w| w.client_config.service.as_ref());
+    let (host, resolve_to) = match service {
+        Some(s) => (format!("{}.{}.svc", s.name, s.namespace), Some(addr)),
+        None => (addr.ip().to_string(), None),
+    };
+    let base = reqwest::Url::parse(&format!("https://{host}:{}/", addr.port())).expect("valid URL");
+    Endpoint { base, resolve_to, ca_pem: ca_pem.to_vec(), path_override: false }
+}
+
+/// Pick a free TCP port on loopback.
+pub fn free_port() -> std::io::Result<u16> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    Ok(listener.local_addr()?.port())
+}

@@ -1,0 +1,358 @@
+//! The command line, and the environment of `cargo test`: one clap definition for both (every option
+//! of a run also reads its `WEBHOOK_*` variable).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+use reference_webhook::Defect;
+use webhook_harness::{Budget, Error, GoldenMode, ImageSpec, Manifest, Suite, Target};
+
+use crate::embedded;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "webhook-conformance",
+    version,
+    about = "Conformance suite for Kubernetes admission webhooks: plays the kube-apiserver against your webhook and tells you whether a cluster would accept its answers."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub gate: GateArgs,
+}
+
+impl Cli {
+    /// The options of a run as the environment gives them (`WEBHOOK_CONFIG`, `WEBHOOK_URL`, …), for
+    /// the `cargo test` entry points.
+    pub fn from_env() -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(["webhook-conformance"])
+    }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run the checks against a webhook (the default command).
+    Run(RunCommand),
+    /// Print the rule catalog: id, severity, statement, source, grouped by what each rule judges.
+    Rules,
+    /// Serve the bundled reference webhook (optionally with a defect), e.g. to try the suite's --cmd.
+    ReferenceWebhook(ReferenceArgs),
+    /// Hold the webhook to the properties (idempotence, reinvocation, determinism, dry run, …) on
+    /// generated requests; failures are shrunk to a minimal request.
+    Fuzz(FuzzArgs),
+}
+
+#[derive(Args, Debug, Default, Clone)]
+pub struct RunArgs {
+    /// The webhook's MutatingWebhookConfiguration/ValidatingWebhookConfiguration YAML.
+    #[arg(long, value_name = "FILE", env = "WEBHOOK_CONFIG")]
+    pub config: Option<PathBuf>,
+    /// Only this webhook of the manifest (repeatable); all of them by default.
+    #[arg(long = "webhook", value_name = "NAME")]
+    pub webhooks: Vec<String>,
+    /// A webhook you already run: https://host:port[/path]. A path here overrides the manifest's.
+    #[arg(long, value_name = "URL", conflicts_with = "cmd", env = "WEBHOOK_URL")]
+    pub url: Option<String>,
+    /// The CA bundle (PEM) that signed the --url webhook's certificate.
+    #[arg(long, value_name = "FILE", env = "WEBHOOK_CA")]
+    pub ca: Option<PathBuf>,
+    /// A command that starts the webhook; {cert} {key} {ca} {port} {host} are substituted.
+    #[arg(long, value_name = "COMMAND LINE", env = "WEBHOOK_CMD")]
+    pub cmd: Option<String>,
+    /// A container image (already on the Docker engine; never pulled) that serves the webhook.
+    #[arg(long, value_name = "NAME[:TAG]", conflicts_with_all = ["url", "cmd"], env = "WEBHOOK_IMAGE")]
+    pub image: Option<String>,
+    /// --image: the container port the webhook listens on [default: 8443].
+    #[arg(long, value_name = "PORT", requires = "image", env = "WEBHOOK_IMAGE_PORT")]
+    pub image_port: Option<u16>,
+    /// --image: where the generated TLS files are mounted read-only [default: /certs].
+    #[arg(long, value_name = "DIR", requires = "image", env = "WEBHOOK_IMAGE_CERT_DIR")]
+    pub image_cert_dir: Option<String>,
+    /// --image: file name of the serving certificate in the mount [default: tls.crt].
+    #[arg(long, value_name = "NAME", requires = "image")]
+    pub image_cert_name: Option<String>,
+    /// --image: file name of the key in the mount [default: tls.key].
+    #[arg(long, value_name = "NAME", requires = "image")]
+    pub image_key_name: Option<String>,
+    /// --image: file name of the CA in the mount [default: ca.pem].
+    #[arg(long, value_name = "NAME", requires = "image")]
+    pub image_ca_name: Option<String>,
+    /// --image: an environment variable for the container (repeatable).
+    #[arg(long = "image-env", value_name = "KEY=VALUE", requires = "image")]
+    pub image_env: Vec<String>,
+    /// --image: an argument appended to the image's entrypoint (repeatable; {cert} {key} {ca} {port}
+    /// become the in-container values).
+    #[arg(long = "image-arg", value_name = "ARG", requires = "image", allow_hyphen_values = true)]
+    pub image_args: Vec<String>,
+    /// The --image-arg list as one whitespace-separated variable (for `cargo test`).
+    #[arg(long, hide = true, env = "WEBHOOK_IMAGE_ARGS", value_delimiter = ' ', requires = "image")]
+    pub image_args_env: Vec<String>,
+    /// Seconds a started target has to accept a TLS handshake.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    pub startup_timeout: u64,
+    /// Keep the generated CA, certificate and key in DIR (for the replay commands).
+    #[arg(long, value_name = "DIR")]
+    pub tls_dir: Option<PathBuf>,
+    /// Offer HTTP/2 in ALPN (as the apiserver may for a url webhook on loopback); HTTP/1.1 otherwise.
+    #[arg(long)]
+    pub http2: bool,
+    /// Requests in flight at once.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub concurrency: usize,
+    /// Write the machine-readable report here.
+    #[arg(long, value_name = "FILE")]
+    pub report_json: Option<PathBuf>,
+    /// With no target: run the bundled reference webhook with this defect (see `reference-webhook --list-defects`).
+    #[arg(long, value_name = "NAME")]
+    pub reference_defect: Option<String>,
+}
+
+/// The release-gate options of a run: data-driven cases, golden snapshots, JUnit.
+#[derive(Args, Debug, Default, Clone)]
+pub struct GateArgs {
+    /// Data-driven cases (YAML files) to run too [default for the bundled reference: the repo's cases/].
+    #[arg(long, value_name = "DIR", env = "WEBHOOK_CASES")]
+    pub cases: Option<PathBuf>,
+    /// Compare each case's answers with the snapshots (insta .snap files) in DIR: golden.unchanged.
+    #[arg(long, value_name = "DIR", env = "WEBHOOK_GOLDEN")]
+    pub golden: Option<PathBuf>,
+    /// With --golden: write this run's answers as the new snapshots instead of failing on changes.
+    #[arg(long, requires = "golden")]
+    pub update_golden: bool,
+    /// Write a JUnit XML report here (one testcase per rule and webhook, per lint rule, per case).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+}
+
+/// `webhook-conformance run`.
+#[derive(Args, Debug, Default, Clone)]
+pub struct RunCommand {
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub gate: GateArgs,
+}
+
+/// `webhook-conformance fuzz`.
+#[derive(Args, Debug, Clone)]
+pub struct FuzzArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Generated cases per property (PROPTEST_CASES means the same).
+    #[arg(long = "cases", env = "PROPTEST_CASES", value_name = "N", default_value_t = 64)]
+    pub fuzz_cases: u32,
+    /// Run for this long instead of a number of cases, e.g. 90s, 10m, 1h.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub duration: Option<Duration>,
+    /// The seed of the generated cases; a run with the same seed, cases and concurrency repeats them.
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Only this property (repeatable), e.g. property.idempotent.
+    #[arg(long = "property", value_name = "ID")]
+    pub properties: Vec<String>,
+    /// Where minimal failing requests are saved and replayed from first.
+    #[arg(long, value_name = "DIR", default_value = ".webhook-conformance/regressions")]
+    pub regressions: PathBuf,
+    /// Neither replay nor save regressions.
+    #[arg(long)]
+    pub no_regressions: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ReferenceArgs {
+    #[arg(long, env = "WEBHOOK_TLS_CERT", value_name = "FILE")]
+    pub cert: Option<PathBuf>,
+    #[arg(long, env = "WEBHOOK_TLS_KEY", value_name = "FILE")]
+    pub key: Option<PathBuf>,
+    #[arg(long, env = "WEBHOOK_PORT", default_value_t = 8443)]
+    pub port: u16,
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    #[arg(long, value_name = "NAME")]
+    pub defect: Option<String>,
+    /// Print the defects (name, rule, description) and exit.
+    #[arg(long)]
+    pub list_defects: bool,
+}
+
+/// `90s`, `10m`, `1h`, or plain seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
+    let n: u64 = num.parse().map_err(|_| format!("{s:?}: expected e.g. 90s, 10m, 1h"))?;
+    let secs = match unit {
+        "" | "s" => n,
+        "m" => n * 60,
+        "h" => n * 3600,
+        _ => return Err(format!("{s:?}: unknown unit {unit:?} (s, m, h)")),
+    };
+    Ok(Duration::from_secs(secs))
+}
+
+fn option(message: impl Into<String>) -> Error {
+    Error::Option(message.into())
+}
+
+impl RunArgs {
+    /// True when no target is given: the bundled reference webhook is the target.
+    pub fn is_reference(&self) -> bool {
+        self.url.is_none() && self.cmd.is_none() && self.image.is_none()
+    }
+
+    /// The target these arguments name.
+    pub fn target(&self) -> Result<Target, Error> {
+        let defect = match &self.reference_defect {
+            Some(name) => Some(name.parse::<Defect>().map_err(|e| option(format!("--reference-defect: {e}")))?),
+            None => None,
+        };
+        if defect.is_some() && !self.is_reference() {
+            return Err(option(
+                "--reference-defect applies to the bundled reference webhook only (no --url/--cmd/--image)",
+            ));
+        }
+        Ok(match (&self.url, &self.cmd, &self.image) {
+            (None, None, Some(_)) => Target::Image(self.image_spec()?),
+            (Some(url), None, None) => {
+                let ca = self.ca.clone().ok_or_else(|| {
+                    option("--url needs --ca FILE: the CA bundle that signed the webhook's serving certificate")
+                })?;
+                Target::url(url, ca)
+            }
+            (None, Some(cmd), None) => {
+                Target::Command { command: cmd.clone(), startup_timeout: Duration::from_secs(self.startup_timeout) }
+            }
+            (None, None, None) => embedded::target(defect, reference_webhook::Style::default()),
+            _ => return Err(option("give one of --url, --cmd, --image")),
+        })
+    }
+
+    /// The manifest: `--config`, or the bundled reference's own for the bundled reference.
+    pub fn manifest(&self) -> Result<Manifest, Error> {
+        match &self.config {
+            Some(path) => Ok(Manifest::load(path)?),
+            None if self.is_reference() => Ok(embedded::reference_manifest()),
+            None => Err(option(
+                "--config FILE is required with --url, --cmd or --image: the webhook's MutatingWebhookConfiguration/ValidatingWebhookConfiguration",
+            )),
+        }
+    }
+
+    /// The `--image*` arguments as an [`ImageSpec`].
+    fn image_spec(&self) -> Result<ImageSpec, Error> {
+        let mut spec = ImageSpec::new(self.image.clone().unwrap_or_default());
+        spec.startup_timeout = Duration::from_secs(self.startup_timeout);
+        if let Some(p) = self.image_port {
+            spec.port = p;
+        }
+        for (field, value) in [
+            (&mut spec.cert_dir, &self.image_cert_dir),
+            (&mut spec.cert_name, &self.image_cert_name),
+            (&mut spec.key_name, &self.image_key_name),
+            (&mut spec.ca_name, &self.image_ca_name),
+        ] {
+            if let Some(v) = value {
+                *field = v.clone();
+            }
+        }
+        for kv in &self.image_env {
+            let (k, v) = kv.split_once('=').ok_or_else(|| option(format!("--image-env {kv:?}: expected KEY=VALUE")))?;
+            spec.env.push((k.to_string(), v.to_string()));
+        }
+        spec.args =
+            self.image_args.iter().chain(self.image_args_env.iter().filter(|a| !a.is_empty())).cloned().collect();
+        Ok(spec)
+    }
+
+    /// A suite of these arguments: manifest, selected webhooks, target and client options.
+    pub fn suite(&self) -> Result<Suite, Error> {
+        let mut suite = Suite::new(self.manifest()?)
+            .webhooks(&self.webhooks)?
+            .target(self.target()?)
+            .http2(self.http2)
+            .concurrency(self.concurrency);
+        if let Some(dir) = &self.tls_dir {
+            suite = suite.tls_dir(dir);
+        }
+        Ok(suite)
+    }
+}
+
+impl GateArgs {
+    /// The cases directory: `--cases`, or the repository's `cases/` for the bundled reference webhook
+    /// with its own manifest (when that directory exists).
+    pub fn cases_dir(&self, run: &RunArgs) -> Option<PathBuf> {
+        match &self.cases {
+            Some(d) => Some(d.clone()),
+            None if run.is_reference() && run.config.is_none() => Some(embedded::cases_dir()).filter(|d| d.is_dir()),
+            None => None,
+        }
+    }
+
+    /// What `--golden` / `--update-golden` ask for.
+    pub fn golden_mode(&self) -> GoldenMode {
+        match (&self.golden, self.update_golden) {
+            (Some(d), true) => GoldenMode::Update(d.clone()),
+            (Some(d), false) => GoldenMode::Check(d.clone()),
+            (None, _) => GoldenMode::Off,
+        }
+    }
+
+    /// `suite` with these cases and snapshots.
+    pub fn apply(&self, run: &RunArgs, suite: Suite) -> Result<Suite, Error> {
+        let suite = match self.cases_dir(run) {
+            Some(dir) => suite.cases_dir(dir)?,
+            None => suite,
+        };
+        Ok(suite.golden(self.golden_mode()))
+    }
+}
+
+impl FuzzArgs {
+    /// The suite of a fuzz campaign: the properties only, with their budget, seed and regressions.
+    pub fn suite(&self, seed: u64) -> Result<Suite, Error> {
+        if self.fuzz_cases == 0 && self.duration.is_none() {
+            return Err(option("--cases must be at least 1"));
+        }
+        let budget = match self.duration {
+            Some(d) => Budget::duration(d),
+            None => Budget::cases(self.fuzz_cases),
+        };
+        Ok(self
+            .run
+            .suite()?
+            .contract(false)
+            .lint(false)
+            .properties(&self.properties)?
+            .budget(budget)
+            .seed(seed)
+            .regressions((!self.no_regressions).then(|| self.regressions.clone())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fuzz_command_parses() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+        let cli =
+            Cli::try_parse_from(["webhook-conformance", "fuzz", "--cases", "3", "--seed", "9", "--duration", "1m"])
+                .unwrap();
+        let Some(Command::Fuzz(args)) = cli.command else { panic!("not the fuzz command") };
+        assert_eq!((args.fuzz_cases, args.seed, args.duration), (3, Some(9), Some(Duration::from_secs(60))));
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("10m"), Ok(Duration::from_secs(600)));
+        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("2"), Ok(Duration::from_secs(2)));
+        assert!(parse_duration("5d").is_err());
+    }
+}

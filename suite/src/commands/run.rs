@@ -1,0 +1,18 @@
+//! `webhook-conformance [run]`: every check against one target.
+
+use super::output::{emit, usage_error};
+use crate::args::{GateArgs, RunArgs};
+
+const COMMAND: &str = "webhook-conformance";
+
+/// Run the suite as the CLI does; returns the exit code.
+pub async fn run(args: &RunArgs, gate: &GateArgs) -> i32 {
+    let suite = match args.suite().and_then(|s| gate.apply(args, s)) {
+        Ok(s) => s,
+        Err(e) => return usage_error(COMMAND, &e),
+    };
+    match suite.run().await {
+        Ok(report) => emit(COMMAND, &report, args.report_json.as_deref(), gate.junit.as_deref()),
+        Err(e) => usage_error(COMMAND, &e),
+    }
+}
