@@ -1,0 +1,77 @@
+//! Every defect is observable: each changes some answer (or acts at the transport level), and the
+//! property defects (sidecar-every-call, counter-annotation, patch-type-on-second-call) show only
+//! across calls.
+
+use serde_json::{json, Value};
+
+use super::{apply, bare_pod, call, create, deny_review, labelled, patch_of, response, review_with};
+use crate::defect::Defect;
+use crate::review::{Endpoint, V1};
+
+#[test]
+fn every_defect_changes_something_or_is_transport_level() {
+    // Inputs on which every defect shows: a bare pod, a denied pod, a DELETE, an already-mutated pod.
+    let object = bare_pod();
+    let mutated = apply(&object, &patch_of(&response(Endpoint::Mutate, &create(V1, object.clone()))));
+    let mut with_labels = labelled(json!({"app": "web"}), json!({"x": "y"}));
+    with_labels["spec"]["containers"] = json!([]);
+    // Mutated, then another mutator appended a container after the sidecar.
+    let mut reinvoked = mutated.clone();
+    if let Some(containers) = reinvoked["spec"]["containers"].as_array_mut() {
+        containers.push(json!({"name": "other", "image": "registry.example/other:1"}));
+    }
+    let reviews = [
+        review_with(V1, "CREATE", bare_pod(), Value::Null, true),
+        create(V1, reinvoked),
+        create(V1, object),
+        deny_review(),
+        review_with(V1, "DELETE", Value::Null, bare_pod(), false),
+        create(V1, mutated),
+        create(V1, with_labels),
+    ];
+    for defect in Defect::ALL.iter().copied() {
+        if defect == Defect::UntrustedCert {
+            continue;
+        }
+        let differs = reviews.iter().any(|review| {
+            [Endpoint::Mutate, Endpoint::Validate]
+                .iter()
+                .any(|&endpoint| call(endpoint, review, Some(defect)) != call(endpoint, review, None))
+        });
+        assert!(differs, "{defect} changes no answer");
+    }
+}
+
+#[test]
+fn property_defects_show_only_across_calls() {
+    let first = create(V1, bare_pod());
+    let mutated = apply(&bare_pod(), &patch_of(&response(Endpoint::Mutate, &first)));
+    let again = create(V1, mutated.clone());
+    let with = |d| {
+        crate::review::respond(
+            Endpoint::Mutate,
+            &crate::review::parse_review(&serde_json::to_vec(&again).unwrap()).unwrap(),
+            Some(d),
+        )
+    };
+    // The correct webhook has nothing to add to its own result.
+    assert!(response(Endpoint::Mutate, &again).get("patch").is_none());
+    // sidecar-every-call adds a second sidecar; counter-annotation counts on.
+    let twice = apply(&mutated, &patch_of(&with(Defect::SidecarEveryCall)["response"]));
+    assert_eq!(
+        twice["spec"]["containers"].as_array().unwrap().len(),
+        mutated["spec"]["containers"].as_array().unwrap().len() + 1
+    );
+    let counted = apply(&mutated, &patch_of(&with(Defect::CounterAnnotation)["response"]));
+    assert_eq!(counted["metadata"]["annotations"][crate::mutate::CALLS_ANNOTATION], "1");
+    // patch-type-on-second-call: patchType without a patch only when nothing changes.
+    let r = with(Defect::PatchTypeOnSecondCall);
+    assert_eq!(r["response"]["patchType"], "JSONPatch");
+    assert!(r["response"].get("patch").is_none());
+    let r = crate::review::respond(
+        Endpoint::Mutate,
+        &crate::review::parse_review(&serde_json::to_vec(&first).unwrap()).unwrap(),
+        Some(Defect::PatchTypeOnSecondCall),
+    );
+    assert!(r["response"]["patch"].is_string());
+}

@@ -1,0 +1,58 @@
+//! Defects at the HTTP level: hanging, closing the connection, status 500, wrong content types,
+//! empty and garbage bodies, and the untrusted certificate (which leaves the answers alone).
+
+use super::{bare_pod, call, create, reply};
+use crate::defect::Defect;
+use crate::review::{Action, Endpoint, V1};
+
+#[test]
+fn defect_hang_and_close_connection() {
+    for endpoint in [Endpoint::Mutate, Endpoint::Validate] {
+        let review = create(V1, bare_pod());
+        assert_eq!(call(endpoint, &review, Some(Defect::Hang)), Action::Hang);
+        assert_eq!(call(endpoint, &review, Some(Defect::CloseConnection)), Action::Close);
+    }
+}
+
+#[test]
+fn defect_status_500() {
+    for endpoint in [Endpoint::Mutate, Endpoint::Validate] {
+        let reply = reply(endpoint, &create(V1, bare_pod()), Some(Defect::Status500));
+        assert_eq!(reply.status, 500);
+        assert_eq!(String::from_utf8(reply.body).unwrap().trim(), "internal error");
+    }
+}
+
+#[test]
+fn defect_content_types() {
+    for endpoint in [Endpoint::Mutate, Endpoint::Validate] {
+        let review = create(V1, bare_pod());
+        let correct = reply(endpoint, &review, None);
+        let bad = reply(endpoint, &review, Some(Defect::BadContentType));
+        assert_eq!(bad.content_type, "application/");
+        assert_eq!(bad.json(), correct.json());
+        let plain = reply(endpoint, &review, Some(Defect::TextPlain));
+        assert_eq!(plain.content_type, "text/plain");
+        assert_eq!(plain.json(), correct.json());
+    }
+}
+
+#[test]
+fn defect_bodies() {
+    for endpoint in [Endpoint::Mutate, Endpoint::Validate] {
+        let review = create(V1, bare_pod());
+        let empty = reply(endpoint, &review, Some(Defect::EmptyBody));
+        assert_eq!((empty.status, empty.body.len()), (200, 0));
+        let garbage = reply(endpoint, &review, Some(Defect::GarbageBody));
+        assert_eq!(garbage.status, 200);
+        assert_eq!(garbage.body, b"<html>oops</html>");
+    }
+}
+
+#[test]
+fn untrusted_cert_does_not_change_answers() {
+    for endpoint in [Endpoint::Mutate, Endpoint::Validate] {
+        let review = create(V1, bare_pod());
+        assert_eq!(reply(endpoint, &review, Some(Defect::UntrustedCert)), reply(endpoint, &review, None));
+    }
+}
