@@ -13,6 +13,19 @@ use crate::config::{WebhookKind, WebhookSpec};
 use crate::requests::RequestCase;
 use crate::verdict::Finding;
 
+/// What the apiserver made of an answer, in one word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Admission {
+    /// Allowed, nothing changed.
+    Allowed,
+    /// Allowed with a patch (a mutating webhook).
+    Patched,
+    /// Denied.
+    Denied,
+    /// No answer the apiserver could use.
+    Unusable,
+}
+
 /// One request, its answer, and every exchange rule's verdict on it.
 #[derive(Clone, Debug)]
 pub struct ExchangeRecord {
@@ -26,6 +39,8 @@ pub struct ExchangeRecord {
     pub transport: Transport,
     /// Every exchange rule's verdict, in catalog order.
     pub findings: Vec<Finding>,
+    /// What the apiserver made of the answer.
+    pub admission: Admission,
 }
 
 impl ExchangeRecord {
@@ -194,6 +209,19 @@ impl<'a> Exchange<'a> {
                 Some(apiserver_jsonpatch::apply(object, patch))
             })
             .as_ref()
+    }
+
+    /// What the apiserver made of the answer (a FAIL finding makes it unusable).
+    pub fn admission(&self, findings: &[Finding]) -> Admission {
+        if findings.iter().any(|f| f.outcome == crate::verdict::Outcome::Fail) {
+            return Admission::Unusable;
+        }
+        match self.allowed() {
+            None => Admission::Unusable,
+            Some(false) => Admission::Denied,
+            Some(true) if self.mutating() && self.nonempty_patch().is_some() => Admission::Patched,
+            Some(true) => Admission::Allowed,
+        }
     }
 
     /// The object the apiserver carries on with after this answer: the patched object, or the

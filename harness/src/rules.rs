@@ -28,12 +28,20 @@ pub enum RuleKind {
     Case,
     /// The target's life: it starts, it stays up.
     Target,
+    /// What the run reached of a webhook: requests sent.
+    Coverage,
 }
 
 impl RuleKind {
     /// Every kind, in the order `webhook-conformance rules` prints them.
-    pub const ALL: [RuleKind; 5] =
-        [RuleKind::Exchange, RuleKind::Property, RuleKind::Manifest, RuleKind::Case, RuleKind::Target];
+    pub const ALL: [RuleKind; 6] = [
+        RuleKind::Exchange,
+        RuleKind::Property,
+        RuleKind::Manifest,
+        RuleKind::Case,
+        RuleKind::Target,
+        RuleKind::Coverage,
+    ];
 
     /// A heading for listings.
     pub fn title(self) -> &'static str {
@@ -43,6 +51,7 @@ impl RuleKind {
             RuleKind::Manifest => "MANIFEST (the webhook configuration itself)",
             RuleKind::Case => "CASES (--cases DIR, --golden DIR)",
             RuleKind::Target => "TARGET (the webhook under test as a process, container or URL)",
+            RuleKind::Coverage => "COVERAGE (what the run reached of each webhook)",
         }
     }
 }
@@ -70,6 +79,10 @@ pub(crate) enum Judges {
     Case,
     /// Judged by the run's target step.
     Target,
+    /// Judged at the end of the run from the requests each webhook got.
+    Coverage {
+        check: fn(&WebhookSpec, u64) -> Check,
+    },
 }
 
 /// One rule of the catalog.
@@ -94,6 +107,7 @@ impl Rule {
             Judges::Manifest { .. } => RuleKind::Manifest,
             Judges::Case => RuleKind::Case,
             Judges::Target => RuleKind::Target,
+            Judges::Coverage { .. } => RuleKind::Coverage,
         }
     }
 
@@ -244,12 +258,6 @@ pub static CATALOG: &[Rule] = &[
         "mutating/dispatcher.go (jsonSerializer.Decode of the patched object)"),
 
     // Properties: several calls per (generated or case) request.
-    property!("property.contract", Fail, Once, All, property::check_contract,
-        "Every FAIL rule of the catalog holds on every generated request (any operation, version, dryRun, object shape).",
-        VERIFY),
-    property!("property.operations", Fail, Once, Operations, property::check_operations,
-        "DELETE (null object), CONNECT and subresource requests the rules select get an answer every FAIL rule accepts.",
-        "request/admissionreview.go (CreateV1AdmissionReview: object/oldObject/options by operation)"),
     property!("property.idempotent", Fail, Readmit, WithObject, property::check_idempotent,
         "A mutating webhook changes nothing more when it admits again the object it just patched (new uid, same operation).",
         REINVOKE),
@@ -337,8 +345,19 @@ pub static CATALOG: &[Rule] = &[
         source: "the suite's own: a webhook that never serves cannot be judged (its output tail is reported)",
         judges: Judges::Target,
     },
+
+    // Coverage.
+    Rule {
+        id: COVERAGE_REQUESTS,
+        severity: Severity::Fail,
+        statement: "Every webhook of the manifest gets requests (planned, generated or cases): a verdict on a webhook that was sent nothing means nothing.",
+        source: "the suite's own: a PASS must mean something was tested",
+        judges: Judges::Coverage { check: checks::coverage::requests_sent },
+    },
 ];
 
+/// `coverage.requests`.
+pub const COVERAGE_REQUESTS: &str = "coverage.requests";
 /// `case.expectation`.
 pub const CASE_EXPECTATION: &str = "case.expectation";
 /// `golden.unchanged`.
@@ -376,6 +395,7 @@ mod tests {
                 RuleKind::Manifest => r.id.starts_with("manifest."),
                 RuleKind::Case => r.id.starts_with("case.") || r.id.starts_with("golden."),
                 RuleKind::Target => r.id.starts_with("target."),
+                RuleKind::Coverage => r.id.starts_with("coverage."),
                 RuleKind::Exchange => !r.id.starts_with("property.") && !r.id.starts_with("manifest."),
             };
             assert!(prefix_ok, "{} is a {:?} rule", r.id, r.kind());

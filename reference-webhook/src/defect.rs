@@ -63,6 +63,8 @@ defects! {
         "response.uid is a fresh UUID instead of request.uid";
     NoUid = "no-uid", "response.uid",
         "response.uid is omitted";
+    NoUidOnDenial = "no-uid-on-denial", "response.uid",
+        "omits response.uid on denials only (an error path that forgets the uid)";
     PatchWithoutType = "patch-without-type", "patch.pairing",
         "mutate: sends `patch` without `patchType`";
     TypeWithoutPatch = "type-without-patch", "patch.pairing",
@@ -194,7 +196,7 @@ mod tests {
                 "{d} is not kebab-case"
             );
         }
-        assert_eq!(Defect::ALL.len(), 39);
+        assert_eq!(Defect::ALL.len(), 40);
     }
 
     #[test]

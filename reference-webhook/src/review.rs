@@ -220,6 +220,7 @@ fn render(endpoint: Endpoint, review: &ReviewRequest, answer: Answer, defect: Op
     let mut response = Map::new();
     match defect {
         Some(Defect::NoUid) => {}
+        Some(Defect::NoUidOnDenial) if !answer.allowed => {}
         Some(Defect::WrongUid) => {
             let mut uid = fresh_uid();
             while uid == review.uid {

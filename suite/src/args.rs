@@ -111,12 +111,43 @@ pub struct RunArgs {
     pub reference_defect: Option<String>,
 }
 
-/// The release-gate options of a run: data-driven cases, golden snapshots, JUnit.
+/// `--cases`: a number of generated cases, or a directory of case files.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CasesArg {
+    /// Generated cases per property and webhook.
+    Count(u32),
+    /// A directory of data-driven case files.
+    Dir(PathBuf),
+}
+
+fn parse_cases(s: &str) -> Result<CasesArg, String> {
+    match s.parse::<u32>() {
+        Ok(n) => Ok(CasesArg::Count(n)),
+        Err(_) if s.is_empty() => Err("expected a number of generated cases or a directory of case files".into()),
+        Err(_) => Ok(CasesArg::Dir(PathBuf::from(s))),
+    }
+}
+
+/// What a run checks beyond the planned requests: data-driven cases, generated requests for the
+/// properties, golden snapshots, JUnit.
 #[derive(Args, Debug, Default, Clone)]
 pub struct GateArgs {
-    /// Data-driven cases (YAML files) to run too [default for the bundled reference: the repo's cases/].
-    #[arg(long, value_name = "DIR", env = "WEBHOOK_CASES")]
-    pub cases: Option<PathBuf>,
+    /// N: generated cases per property and webhook [run: 16, fuzz: 64]; DIR: data-driven cases (YAML
+    /// files) to run too [default for the bundled reference: the repo's cases/]. Repeatable.
+    #[arg(long = "cases", value_name = "N|DIR", value_parser = parse_cases, env = "WEBHOOK_CASES")]
+    pub cases: Vec<CasesArg>,
+    /// The number of generated cases, as proptest's variable names it (same as --cases N).
+    #[arg(long, hide = true, env = "PROPTEST_CASES")]
+    pub proptest_cases: Option<u32>,
+    /// Generate requests for this long instead of a number of cases, e.g. 90s, 10m, 1h.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub duration: Option<Duration>,
+    /// The seed of the generated requests; the same seed, cases and concurrency repeat them [default: fresh].
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Only this property (repeatable), e.g. property.idempotent.
+    #[arg(long = "property", value_name = "ID")]
+    pub properties: Vec<String>,
     /// Compare each case's answers with the snapshots (insta .snap files) in DIR: golden.unchanged.
     #[arg(long, value_name = "DIR", env = "WEBHOOK_GOLDEN")]
     pub golden: Option<PathBuf>,
@@ -137,23 +168,13 @@ pub struct RunCommand {
     pub gate: GateArgs,
 }
 
-/// `webhook-conformance fuzz`.
+/// `webhook-conformance fuzz`: the run with a long budget, minimal failing requests saved.
 #[derive(Args, Debug, Clone)]
 pub struct FuzzArgs {
     #[command(flatten)]
     pub run: RunArgs,
-    /// Generated cases per property (PROPTEST_CASES means the same).
-    #[arg(long = "cases", env = "PROPTEST_CASES", value_name = "N", default_value_t = 64)]
-    pub fuzz_cases: u32,
-    /// Run for this long instead of a number of cases, e.g. 90s, 10m, 1h.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
-    pub duration: Option<Duration>,
-    /// The seed of the generated cases; a run with the same seed, cases and concurrency repeats them.
-    #[arg(long, value_name = "S")]
-    pub seed: Option<u64>,
-    /// Only this property (repeatable), e.g. property.idempotent.
-    #[arg(long = "property", value_name = "ID")]
-    pub properties: Vec<String>,
+    #[command(flatten)]
+    pub gate: GateArgs,
     /// Where minimal failing requests are saved and replayed from first.
     #[arg(long, value_name = "DIR", default_value = ".webhook-conformance/regressions")]
     pub regressions: PathBuf,
@@ -161,6 +182,9 @@ pub struct FuzzArgs {
     #[arg(long)]
     pub no_regressions: bool,
 }
+
+/// Generated cases per property in a `fuzz` campaign unless `--cases N` says otherwise.
+pub const FUZZ_CASES: u32 = 64;
 
 #[derive(Args, Debug)]
 pub struct ReferenceArgs {
@@ -282,14 +306,27 @@ impl RunArgs {
 }
 
 impl GateArgs {
-    /// The cases directory: `--cases`, or the repository's `cases/` for the bundled reference webhook
-    /// with its own manifest (when that directory exists).
+    /// The cases directory: `--cases DIR`, or the repository's `cases/` for the bundled reference
+    /// webhook with its own manifest (when that directory exists).
     pub fn cases_dir(&self, run: &RunArgs) -> Option<PathBuf> {
-        match &self.cases {
-            Some(d) => Some(d.clone()),
+        let given = self.cases.iter().rev().find_map(|c| match c {
+            CasesArg::Dir(d) => Some(d.clone()),
+            CasesArg::Count(_) => None,
+        });
+        match given {
+            Some(d) => Some(d),
             None if run.is_reference() && run.config.is_none() => Some(embedded::cases_dir()).filter(|d| d.is_dir()),
             None => None,
         }
+    }
+
+    /// Generated cases per property: `--cases N`, `PROPTEST_CASES`, or `default`.
+    pub fn generated(&self, default: u32) -> u32 {
+        let given = self.cases.iter().rev().find_map(|c| match c {
+            CasesArg::Count(n) => Some(*n),
+            CasesArg::Dir(_) => None,
+        });
+        given.or(self.proptest_cases).unwrap_or(default)
     }
 
     /// What `--golden` / `--update-golden` ask for.
@@ -301,41 +338,49 @@ impl GateArgs {
         }
     }
 
-    /// `suite` with these cases and snapshots.
-    pub fn apply(&self, run: &RunArgs, suite: Suite) -> Result<Suite, Error> {
+    /// The seed of this run's generated requests: `--seed`, or a fresh one.
+    pub fn seed(&self) -> u64 {
+        self.seed.unwrap_or_else(fresh_seed)
+    }
+
+    /// `suite` with these cases, snapshots and generated requests (`default_cases` per property
+    /// unless `--cases N` or `--duration` say otherwise), from `seed`.
+    pub fn apply(&self, run: &RunArgs, suite: Suite, default_cases: u32, seed: u64) -> Result<Suite, Error> {
         let suite = match self.cases_dir(run) {
             Some(dir) => suite.cases_dir(dir)?,
             None => suite,
         };
-        Ok(suite.golden(self.golden_mode()))
+        let budget = match self.duration {
+            Some(d) => Budget::duration(d),
+            None => Budget::cases(self.generated(default_cases)),
+        };
+        Ok(suite.golden(self.golden_mode()).properties(&self.properties)?.budget(budget).seed(seed))
     }
 }
 
+/// A seed from the clock and the process's hash keys.
+pub fn fresh_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0));
+    h.finish()
+}
+
 impl FuzzArgs {
-    /// The suite of a fuzz campaign: the properties only, with their budget, seed and regressions.
+    /// The suite of a fuzz campaign: the whole run, with a long budget and regressions kept.
     pub fn suite(&self, seed: u64) -> Result<Suite, Error> {
-        if self.fuzz_cases == 0 && self.duration.is_none() {
+        if self.gate.generated(FUZZ_CASES) == 0 && self.gate.duration.is_none() {
             return Err(option("--cases must be at least 1"));
         }
-        let budget = match self.duration {
-            Some(d) => Budget::duration(d),
-            None => Budget::cases(self.fuzz_cases),
-        };
-        Ok(self
-            .run
-            .suite()?
-            .contract(false)
-            .lint(false)
-            .properties(&self.properties)?
-            .budget(budget)
-            .seed(seed)
-            .regressions((!self.no_regressions).then(|| self.regressions.clone())))
+        let suite = self.gate.apply(&self.run, self.run.suite()?, FUZZ_CASES, seed)?;
+        Ok(suite.regressions((!self.no_regressions).then(|| self.regressions.clone())))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use webhook_harness::DEFAULT_CASES;
 
     #[test]
     fn the_fuzz_command_parses() {
@@ -345,7 +390,15 @@ mod tests {
             Cli::try_parse_from(["webhook-conformance", "fuzz", "--cases", "3", "--seed", "9", "--duration", "1m"])
                 .unwrap();
         let Some(Command::Fuzz(args)) = cli.command else { panic!("not the fuzz command") };
-        assert_eq!((args.fuzz_cases, args.seed, args.duration), (3, Some(9), Some(Duration::from_secs(60))));
+        assert_eq!(
+            (args.gate.generated(FUZZ_CASES), args.gate.seed, args.gate.duration),
+            (3, Some(9), Some(Duration::from_secs(60)))
+        );
+        let cli = Cli::try_parse_from(["webhook-conformance", "--cases", "7", "--cases", "my-cases"]).unwrap();
+        assert_eq!(cli.gate.generated(DEFAULT_CASES), 7);
+        assert_eq!(cli.gate.cases_dir(&cli.run), Some(PathBuf::from("my-cases")));
+        let cli = Cli::try_parse_from(["webhook-conformance"]).unwrap();
+        assert_eq!(cli.gate.generated(DEFAULT_CASES), DEFAULT_CASES);
     }
 
     #[test]

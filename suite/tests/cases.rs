@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use webhook_conformance::args::Cli;
+use webhook_conformance::args::{CasesArg, Cli};
 use webhook_conformance::embedded;
 use webhook_harness::rules::GOLDEN_UNCHANGED;
 use webhook_harness::{Case, Decision, GoldenMode, Outcome, Session};
@@ -94,8 +94,12 @@ fn main() {
         std::process::exit(2);
     });
     let (run, gate) = (cli.run, cli.gate);
-    let dir = gate.cases.clone().unwrap_or_else(embedded::cases_dir);
-    let golden = match (&gate.golden, &gate.cases) {
+    let user_cases = gate.cases.iter().rev().find_map(|c| match c {
+        CasesArg::Dir(d) => Some(d.clone()),
+        CasesArg::Count(_) => None,
+    });
+    let dir = user_cases.clone().unwrap_or_else(embedded::cases_dir);
+    let golden = match (&gate.golden, &user_cases) {
         (Some(g), _) => Some(g.clone()),
         (None, Some(c)) => Some(c.join("golden")),
         (None, None) if run.is_reference() && run.config.is_none() => Some(embedded::golden_dir()),

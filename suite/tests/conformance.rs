@@ -7,6 +7,7 @@ use webhook_conformance::args::Cli;
 #[test]
 fn webhook_passes_every_fail_rule() {
     let cli = Cli::from_env().unwrap_or_else(|e| panic!("webhook-conformance: {e}"));
-    let suite = cli.run.suite().and_then(|s| cli.gate.apply(&cli.run, s));
+    let seed = cli.gate.seed();
+    let suite = cli.run.suite().and_then(|s| cli.gate.apply(&cli.run, s, webhook_harness::DEFAULT_CASES, seed));
     suite.unwrap_or_else(|e| panic!("webhook-conformance: {e}")).assert_passes();
 }

@@ -266,7 +266,8 @@ fn lint_findings_cases_and_junit_from_the_cli() {
     assert_eq!(out.status.code(), Some(1), "{t}");
     assert!(t.contains("FAIL  manifest.side-effects"), "{t}");
     assert!(t.contains("WARN  manifest.dry-run"), "{t}");
-    assert!(t.contains("verdict: FAIL — manifest.side-effects"), "{t}");
+    // The apiserver refuses every dry-run request to it, which the dry-run-config property says too.
+    assert!(t.contains("verdict: FAIL — property.dry-run-config, manifest.side-effects"), "{t}");
     assert!(t.contains("== cases (2)") && t.contains("pod-privileged") && t.contains("→ denied"), "{t}");
 
     let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
@@ -285,13 +286,14 @@ fn lint_findings_cases_and_junit_from_the_cli() {
     {
         assert!(has(name), "no testcase {name}:\n{xml}");
     }
-    // One catalog testcase per rule per webhook, one lint testcase per lint rule per webhook.
-    let n = of_kind(RuleKind::Exchange).count() * 2 + of_kind(RuleKind::Manifest).count() * 2 + 2;
+    // One testcase per rule of every kind per webhook (but the case rules: one per case).
+    let per_webhook = [RuleKind::Exchange, RuleKind::Property, RuleKind::Manifest, RuleKind::Coverage];
+    let n = per_webhook.into_iter().map(|k| of_kind(k).count() * 2).sum::<usize>() + 2;
     assert_eq!(testcases.len(), n, "{xml}");
     assert_eq!(
         elements.iter().filter(|(n, _)| n == "failure").count(),
-        1,
-        "only sideEffects of one webhook fails:\n{xml}"
+        2,
+        "only sideEffects of one webhook fails, as a manifest rule and as the dry-run-config property:\n{xml}"
     );
     assert!(
         xml.contains("<failure type=\"FAIL\" message=\"sideEffects &quot;Some&quot; is refused on create"),

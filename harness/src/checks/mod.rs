@@ -6,8 +6,10 @@
 //! | property | [`property`] | the [`Observation`] of one request's calls |
 //! | manifest | [`manifest`] | one webhook's configuration |
 //! | case | [`case`] | a case's outcome |
+//! | coverage | [`coverage`] | what the run reached of a webhook |
 
 pub mod case;
+pub mod coverage;
 mod denial;
 pub mod manifest;
 mod media_type;

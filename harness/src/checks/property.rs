@@ -9,7 +9,7 @@ use crate::config::{WebhookKind, WebhookSpec};
 use crate::diff;
 use crate::exchange::ExchangeRecord;
 use crate::requests::RequestCase;
-use crate::verdict::Check;
+use crate::verdict::{Check, Outcome};
 
 /// Which calls a property makes for one request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,6 +34,9 @@ pub enum Procedure {
 pub struct Call {
     /// e.g. `first`, `again (fresh uid)`, `dryRun=true`.
     pub role: String,
+    /// The request was derived by the property (the webhook's own result admitted again, another
+    /// mutator's edit, `dryRun` switched on), not the request itself.
+    pub derived: bool,
     /// The call and its verdicts.
     pub record: ExchangeRecord,
 }
@@ -70,13 +73,29 @@ impl Observation {
     }
 }
 
-fn contract_breach(obs: &Observation) -> Option<Check> {
-    let breaches: Vec<String> = obs
-        .calls
-        .iter()
-        .flat_map(|c| c.failures().into_iter().map(move |f| format!("[{} call] {f}", c.role)))
-        .collect();
-    (!breaches.is_empty()).then(|| Check::violated_plain(format!("a contract rule fails: {}", breaches.join("; "))))
+/// The request itself (not one the property derived from it) breaks a FAIL rule: that is the rule's
+/// finding, reported under the rule with this request; the property does not apply.
+fn request_breach(obs: &Observation) -> Option<Check> {
+    let call = obs.calls.iter().filter(|c| !c.derived).find(|c| !c.failures().is_empty())?;
+    let rule = call.record.findings.iter().find(|f| f.outcome == Outcome::Fail).map(|f| f.rule).unwrap_or_default();
+    Some(Check::na(format!("the request itself breaks {rule} (reported under that rule)")))
+}
+
+/// A request the property derived breaks a FAIL rule the request itself does not: the property's own
+/// finding (e.g. `patchType` without a patch only when re-admitting its own result).
+fn derived_breach(obs: &Observation) -> Option<Check> {
+    let call = obs.calls.iter().filter(|c| c.derived).find(|c| !c.failures().is_empty())?;
+    Some(Check::violated_plain(format!(
+        "the {} call's answer breaks the contract, which the request itself does not: {}",
+        call.role,
+        call.failures().join("; ")
+    )))
+}
+
+/// The verdict of the attribution rules, if they decide: the request's own breach is not the
+/// property's; a derived request's breach is.
+fn attributed(obs: &Observation) -> Option<Check> {
+    request_breach(obs).or_else(|| derived_breach(obs))
 }
 
 pub fn same(a: &Call, b: &Call) -> bool {
@@ -97,22 +116,11 @@ pub fn difference(a: &Call, b: &Call) -> String {
     }
 }
 
-pub fn check_contract(obs: &Observation) -> Check {
-    if obs.calls.is_empty() {
-        return Check::na("no request");
-    }
-    contract_breach(obs).unwrap_or(Check::Pass)
-}
-
-pub fn check_operations(obs: &Observation) -> Check {
-    check_contract(obs)
-}
-
 fn mutating_first(obs: &Observation) -> Result<&Call, Check> {
     if obs.webhook.kind != WebhookKind::Mutating {
         return Err(Check::na("a validating webhook does not mutate"));
     }
-    if let Some(c) = contract_breach(obs) {
+    if let Some(c) = attributed(obs) {
         return Err(c);
     }
     let first = obs.call("first").ok_or_else(|| Check::na("no request"))?;
@@ -205,7 +213,7 @@ pub fn check_reinvocation(obs: &Observation) -> Check {
 }
 
 pub fn check_deterministic(obs: &Observation) -> Check {
-    if let Some(c) = contract_breach(obs) {
+    if let Some(c) = attributed(obs) {
         return c;
     }
     let (Some(a), Some(b)) = (obs.call("first"), obs.call("again")) else { return Check::na("no repeat") };
@@ -224,7 +232,7 @@ pub fn check_dry_run(obs: &Observation) -> Check {
     if !dry_run_supported(&obs.webhook) {
         return Check::na("the apiserver sends it no dry-run request (see property.dry-run-config)");
     }
-    if let Some(c) = contract_breach(obs) {
+    if let Some(c) = attributed(obs) {
         return c;
     }
     let (Some(real), Some(dry)) = (obs.call("dryRun=false"), obs.call("dryRun=true")) else {

@@ -5,8 +5,9 @@ use std::fmt::Write;
 
 use super::Report;
 use crate::client::Transport;
+use crate::run::Counts;
 use crate::text::snippet;
-use crate::verdict::Outcome;
+use crate::verdict::{Finding, Outcome};
 
 const MAX_EXAMPLES: usize = 3;
 
@@ -28,7 +29,10 @@ pub fn render(report: &Report) -> String {
     let summaries = report.summaries();
     for webhook in report.webhooks() {
         let mine: Vec<_> = summaries.iter().filter(|s| s.webhook == webhook).collect();
-        if mine.is_empty() {
+        let coverage = report.coverage().get(&webhook);
+        let reach: Vec<_> =
+            report.records().coverage_findings.iter().filter(|f| f.webhook == webhook).map(|f| &f.finding).collect();
+        if mine.is_empty() && coverage.is_none() && reach.is_empty() {
             continue;
         }
         let kind = report
@@ -39,6 +43,7 @@ pub fn render(report: &Report) -> String {
             .map(|w| w.kind.to_string())
             .unwrap_or_default();
         let _ = writeln!(out, "\n== {kind} webhook {webhook}");
+        render_coverage(coverage, &reach, &mut out);
         for s in &mine {
             let n = |o: Outcome| s.counts.get(&o).copied().unwrap_or(0);
             let tag = match s.outcome {
@@ -149,6 +154,37 @@ fn tag(outcome: Outcome) -> &'static str {
         Outcome::Warn => "WARN",
         Outcome::Pass => "pass",
         Outcome::Skip => "skip",
+    }
+}
+
+/// What was sent to one webhook, how it was answered, and `coverage.requests`.
+fn render_coverage(
+    coverage: Option<&std::collections::BTreeMap<String, Counts>>,
+    reach: &[&Finding],
+    out: &mut String,
+) {
+    for f in reach.iter().filter(|f| f.is_breach()) {
+        let _ = writeln!(out, "  {:4}  {:26} {}", f.outcome.tag(), f.rule, f.detail.as_deref().unwrap_or_default());
+    }
+    let Some(coverage) = coverage else { return };
+    let total = coverage.values().fold(Counts::default(), |a, c| a.plus(*c));
+    let _ = writeln!(
+        out,
+        "  requests: {} sent — {} allowed, {} patched, {} denied, {} without a usable answer",
+        total.sent, total.allowed, total.patched, total.denied, total.unusable
+    );
+    for (what, c) in coverage {
+        let _ = writeln!(
+            out,
+            "        {what:40} {:>6}  ({} allowed, {} patched, {} denied, {} unusable)",
+            c.sent, c.allowed, c.patched, c.denied, c.unusable
+        );
+    }
+    if total.sent > 0 && total.denied == 0 {
+        let _ = writeln!(
+            out,
+            "  note: no request was denied, so its deny paths (if it has any) were not reached: write cases (cases/README.md) for what it must refuse"
+        );
     }
 }
 

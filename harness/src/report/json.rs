@@ -84,8 +84,32 @@ pub fn render(report: &Report) -> Value {
             })
         })
         .collect();
+    let coverage: serde_json::Map<String, Value> = report
+        .coverage()
+        .iter()
+        .map(|(webhook, per)| {
+            let rows: Vec<Value> = per
+                .iter()
+                .map(|(what, c)| {
+                    let (operation, resource) = what.split_once(' ').unwrap_or((what.as_str(), ""));
+                    json!({"operation": operation, "resource": resource, "sent": c.sent, "allowed": c.allowed,
+                        "patched": c.patched, "denied": c.denied, "unusable": c.unusable})
+                })
+                .collect();
+            (webhook.clone(), Value::Array(rows))
+        })
+        .collect();
+    let reach: Vec<Value> = report
+        .records()
+        .coverage_findings
+        .iter()
+        .map(|m| json!({"rule": m.finding.rule, "webhook": m.webhook, "outcome": m.finding.outcome, "detail": m.finding.detail}))
+        .collect();
     json!({
         "verdict": report.verdict().as_str(),
+        "coverage": coverage,
+        "contract_cases": report.records().contract_cases,
+        "coverage_findings": reach,
         "seed": report.records().seed,
         "properties": properties,
         "target": report.records().target.description,

@@ -182,6 +182,21 @@ pub fn render(report: &Report) -> String {
         }
         suites.push(suite);
     }
+    // Coverage.
+    if !report.records().coverage_findings.is_empty() {
+        let mut suite = Suite { name: "coverage".into(), cases: Vec::new() };
+        for m in &report.records().coverage_findings {
+            let detail = m.finding.detail.clone().unwrap_or_default();
+            suite.cases.push(Case {
+                classname: format!("webhook-conformance.coverage.{}", m.webhook),
+                name: m.finding.rule.to_string(),
+                outcome: m.finding.outcome,
+                message: first_line(&detail),
+                text: detail,
+            });
+        }
+        suites.push(suite);
+    }
     // The target.
     if !report.records().target_findings.is_empty() {
         let mut suite = Suite { name: "target".into(), cases: Vec::new() };

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use crate::exchange::ExchangeRecord;
 use crate::rules::{Rule, RuleKind, CATALOG};
-use crate::run::{CaseRecord, ManifestFinding, PropertyRecord, Records};
+use crate::run::{CaseRecord, Coverage, PropertyRecord, Records, WebhookFinding};
 use crate::verdict::{Outcome, Verdict};
 
 /// A run's report: its records, and every view of them.
@@ -64,8 +64,13 @@ impl Report {
     }
 
     /// The manifest findings, per webhook.
-    pub fn manifest(&self) -> &[ManifestFinding] {
+    pub fn manifest(&self) -> &[WebhookFinding] {
         &self.records.manifest
+    }
+
+    /// Requests sent per webhook and operation × resource.
+    pub fn coverage(&self) -> &Coverage {
+        &self.records.coverage
     }
 
     /// Requests sent in all (planned, cases, properties).
@@ -78,7 +83,7 @@ impl Report {
         let r = &self.records;
         let exchanges = r.exchanges.iter().flat_map(|x| x.findings.iter().map(|f| (f.rule, f.outcome)));
         let cases = r.cases.iter().flat_map(|c| c.findings.iter().map(|f| (f.rule, f.outcome)));
-        let manifest = r.manifest.iter().map(|f| (f.finding.rule, f.finding.outcome));
+        let manifest = r.manifest.iter().chain(&r.coverage_findings).map(|f| (f.finding.rule, f.finding.outcome));
         let properties = r.properties.iter().map(|p| (p.rule.id, p.outcome));
         let target = r.target_findings.iter().map(|f| (f.rule, f.outcome));
         exchanges.chain(cases).chain(manifest).chain(properties).chain(target)
@@ -104,7 +109,11 @@ impl Report {
         );
         outcomes.extend(r.cases.iter().flat_map(|c| c.findings.iter()).filter(|f| f.rule == rule).map(|f| f.outcome));
         outcomes.extend(
-            r.manifest.iter().filter(|f| f.finding.rule == rule && mine(&f.webhook)).map(|f| f.finding.outcome),
+            r.manifest
+                .iter()
+                .chain(&r.coverage_findings)
+                .filter(|f| f.finding.rule == rule && mine(&f.webhook))
+                .map(|f| f.finding.outcome),
         );
         outcomes.extend(r.properties.iter().filter(|p| p.rule.id == rule && mine(&p.webhook)).map(|p| p.outcome));
         outcomes.extend(r.target_findings.iter().filter(|f| f.rule == rule).map(|f| f.outcome));

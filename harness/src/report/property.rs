@@ -19,9 +19,15 @@ pub(super) fn render(report: &Report) -> String {
     }
     let mut s = format!(
         "\n== properties (seed {}, {} requests)\n",
-        records.seed.unwrap_or_default(),
+        records.seed.map(|s| s.to_string()).unwrap_or_else(|| "none: cases only".into()),
         records.property_requests
     );
+    if records.contract_cases > 0 {
+        s.push_str(&format!(
+            "  every exchange rule held on {} generated requests of every operation (a breach is reported under its rule)\n",
+            records.contract_cases
+        ));
+    }
     for r in &records.properties {
         s.push_str(&format!(
             "  {:4}  {:26} {}  ({} cases){}\n",

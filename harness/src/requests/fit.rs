@@ -98,17 +98,25 @@ pub fn fit(selectors: &Selectors, spec: &mut AdmissionSpec) -> bool {
             return false;
         }
         if name != namespace {
-            spec.namespace = Some(name.clone());
-            for o in [&mut spec.object, &mut spec.old_object] {
-                if let Some(meta) = o.get_mut("metadata").and_then(Value::as_object_mut) {
-                    if meta.contains_key("namespace") {
-                        meta.insert("namespace".into(), Value::String(name.clone()));
-                    }
-                }
-            }
+            move_to_namespace(spec, &name);
         }
     }
     true
+}
+
+/// The same request in namespace `name` (a namespaced request's objects move with it).
+pub fn move_to_namespace(spec: &mut AdmissionSpec, name: &str) {
+    if spec.namespace.is_none() {
+        return;
+    }
+    spec.namespace = Some(name.to_string());
+    for o in [&mut spec.object, &mut spec.old_object] {
+        if let Some(meta) = o.get_mut("metadata").and_then(Value::as_object_mut) {
+            if meta.contains_key("namespace") {
+                meta.insert("namespace".into(), Value::String(name.to_string()));
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use proptest::strategy::SBoxedStrategy;
 use serde_json::{json, Map, Value};
 
 use super::case::RequestCase;
-use super::fit::{fit as fit_selectors, Selectors};
+use super::fit::{fit as fit_selectors, move_to_namespace, Selectors};
 use super::objects::{new_object, Variant};
 use super::plan::admission_spec_from;
 use super::resources::{targets_for, Target};
@@ -33,6 +33,16 @@ pub enum Scope {
 }
 
 impl Scope {
+    /// Does a request of this shape belong to the scope?
+    pub fn admits_request(self, r: &RequestCase) -> bool {
+        let op = r.spec.operation;
+        match self {
+            Scope::All => true,
+            Scope::WithObject => matches!(op, Operation::Create | Operation::Update) && !r.object().is_null(),
+            Scope::Operations => matches!(op, Operation::Delete | Operation::Connect) || r.spec.sub_resource.is_some(),
+        }
+    }
+
     fn admits(self, t: &Target) -> bool {
         match self {
             Scope::All => true,
@@ -50,6 +60,22 @@ pub struct ContainerShape {
     pub image: String,
     pub env: Vec<(String, String)>,
     pub unknown_field: bool,
+    /// `securityContext`, when set: what policies judge (privileged, capabilities, root, …).
+    pub security: Option<Value>,
+    /// `resources`, when set (limits, requests, both).
+    pub resources: Option<Value>,
+}
+
+/// What a pod may ask of its node: what policies judge at pod level.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HostAccess {
+    pub host_network: bool,
+    pub host_pid: bool,
+    pub host_ipc: bool,
+    /// A `hostPath` volume.
+    pub host_path: bool,
+    /// `securityContext.runAsNonRoot` at pod level, when set.
+    pub run_as_non_root: Option<bool>,
 }
 
 /// How a fixture object is varied.
@@ -63,13 +89,19 @@ pub struct Shape {
     pub ephemeral_containers: Vec<ContainerShape>,
     pub volumes: usize,
     pub extra_fields: bool,
-    /// A large annotation value (hundreds of KiB).
+    /// A large annotation value (hundreds of KiB, inside the apiserver's 256 KiB for all annotations).
     pub large: bool,
+    /// Pod-level host access and security.
+    pub host: HostAccess,
+    /// Another namespace than the default one (policies often judge `kube-system`, `default`).
+    pub namespace: Option<&'static str>,
 }
 
 /// The annotation that makes an object large.
 pub const LARGE_ANNOTATION: &str = "suite.conformance.example/large";
-const LARGE_BYTES: usize = 256 * 1024;
+/// Its size: with the largest generated annotation map (48 short entries) the total of keys and
+/// values stays under the apiserver's 256 KiB (`ValidateAnnotationsSize`).
+const LARGE_BYTES: usize = 200 * 1024;
 
 /// `len` characters of `ranges` (what the regex `[..]{lo,hi}` draws, without parsing a regex on
 /// every draw; shrinks towards the first character and the shortest length).
@@ -85,13 +117,44 @@ const LOWER_DIGIT: &[std::ops::RangeInclusive<char>] = &['a'..='z', '0'..='9'];
 const LOWER_DIGIT_DASH: &[std::ops::RangeInclusive<char>] = &['a'..='z', '0'..='9', '-'..='-'];
 const UPPER: &[std::ops::RangeInclusive<char>] = &['A'..='Z'];
 
-fn key() -> impl Strategy<Value = String> {
+/// A qualified-name part: alphanumeric at both ends, `-` `_` `.` inside, at most 63 characters.
+fn name_part() -> impl Strategy<Value = String> + Clone {
     prop_oneof![
         chars(LOWER, 1..=8),
-        (chars(LOWER, 1..=6), chars(LOWER_DIGIT_DASH, 1..=8)).prop_map(|(a, b)| format!("{a}.example/{b}")),
-        (chars(LOWER, 1..=4), chars(LOWER_DIGIT, 1..=4)).prop_map(|(a, b)| format!("{a}~{b}")),
-        (chars(LOWER, 1..=3), chars(LOWER, 1..=3)).prop_map(|(a, b)| format!("example.com/{a}~1{b}")),
-        Just("conformance.example/mutated".to_string()),
+        (chars(LOWER, 1..=6), chars(LOWER_DIGIT_DASH, 0..=6), chars(LOWER_DIGIT, 1..=2))
+            .prop_map(|(a, b, c)| format!("{a}{b}{c}")),
+    ]
+}
+
+/// Label and annotation keys as the apiserver accepts them (`[prefix/]name`, qualified names), the
+/// ones policies commonly look at among them.
+fn key() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => name_part(),
+        2 => (chars(LOWER, 1..=6), name_part()).prop_map(|(a, b)| format!("{a}.example/{b}")),
+        1 => prop::sample::select(vec![
+            "app",
+            "app.kubernetes.io/name",
+            "app.kubernetes.io/managed-by",
+            "team",
+            "env",
+            "version",
+            "sidecar.istio.io/inject",
+            "kubernetes.io/description",
+            "prometheus.io/scrape",
+            "pod-security.kubernetes.io/enforce",
+        ])
+        .prop_map(String::from),
+        1 => Just("conformance.example/mutated".to_string()),
+    ]
+}
+
+/// Label values as the apiserver accepts them (empty, or alphanumeric at both ends, at most 63).
+fn label_value() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => chars(LOWER_DIGIT, 1..=8),
+        1 => Just(String::new()),
+        1 => prop::sample::select(vec!["true", "false", "prod", "staging", "dev", "v1.2.3", "Frontend_2"]).prop_map(String::from),
     ]
 }
 
@@ -106,48 +169,127 @@ fn value() -> impl Strategy<Value = String> {
     prop_oneof![chars(LOWER_DIGIT, 0..=8), Just(String::new()), Just("héllo ✓".to_string()), printable(),]
 }
 
-fn string_map() -> impl Strategy<Value = Option<BTreeMap<String, String>>> {
+fn string_map<V: Strategy<Value = String>>(
+    values: fn() -> V,
+) -> impl Strategy<Value = Option<BTreeMap<String, String>>> {
     prop_oneof![
         4 => Just(None),
         1 => Just(Some(BTreeMap::new())),
-        4 => prop::collection::btree_map(key(), value(), 1..6).prop_map(Some),
-        1 => prop::collection::btree_map(key(), value(), 20..48).prop_map(Some),
+        4 => prop::collection::btree_map(key(), values(), 1..6).prop_map(Some),
+        1 => prop::collection::btree_map(key(), values(), 20..48).prop_map(Some),
+    ]
+}
+
+/// Images as policies judge them: pinned tags, `:latest`, no tag, digests, other registries.
+const IMAGES: &[&str] = &[
+    "registry.example/app:1.0",
+    "registry.example/app:latest",
+    "registry.example/app",
+    "registry.example/app@sha256:4c4bd5ac3b1b8a2c7e5fb6e95b3f1a86e0e3a9b1c6f2e8d7a5b4c3d2e1f0a9b8",
+    "docker.io/library/nginx:1.27",
+    "registry.example:5000/team/app:v2.3.1",
+    "registry.example/ünï:2",
+];
+
+/// `securityContext` of a container: absent first (what shrinking leads to), then what policies judge.
+fn security_context() -> impl Strategy<Value = Option<Value>> {
+    prop_oneof![
+        8 => Just(None),
+        1 => Just(Some(json!({"privileged": true}))),
+        1 => Just(Some(json!({"privileged": false, "allowPrivilegeEscalation": false}))),
+        1 => Just(Some(json!({"runAsUser": 0}))),
+        1 => Just(Some(json!({"runAsNonRoot": true, "runAsUser": 1000, "readOnlyRootFilesystem": true}))),
+        1 => Just(Some(json!({"capabilities": {"add": ["NET_ADMIN", "SYS_ADMIN"]}}))),
+        1 => Just(Some(json!({"capabilities": {"drop": ["ALL"]}, "seccompProfile": {"type": "RuntimeDefault"}}))),
+    ]
+}
+
+/// `resources` of a container: absent, limits, requests, both.
+fn resources() -> impl Strategy<Value = Option<Value>> {
+    prop_oneof![
+        3 => Just(None),
+        1 => Just(Some(json!({"limits": {"cpu": "500m", "memory": "128Mi"}}))),
+        1 => Just(Some(json!({"requests": {"cpu": "100m", "memory": "64Mi"}}))),
+        1 => Just(Some(json!({"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "250m", "memory": "256Mi"}}))),
     ]
 }
 
 fn container() -> impl Strategy<Value = ContainerShape> {
     (
-        prop::sample::select(vec!["registry.example/app:1.0", "registry.example/app:latest", "registry.example/ünï:2"]),
+        prop::sample::select(IMAGES),
         prop::collection::vec((chars(UPPER, 1..=6), value()), 0..3),
         any::<bool>(),
+        security_context(),
+        resources(),
     )
-        .prop_map(|(image, env, unknown_field)| ContainerShape { image: image.to_string(), env, unknown_field })
+        .prop_map(|(image, env, unknown_field, security, resources)| ContainerShape {
+            image: image.to_string(),
+            env,
+            unknown_field,
+            security,
+            resources,
+        })
+}
+
+fn host_access() -> impl Strategy<Value = HostAccess> {
+    let none = HostAccess::default();
+    prop_oneof![
+        8 => Just(none.clone()),
+        1 => Just(HostAccess { host_network: true, ..none.clone() }),
+        1 => Just(HostAccess { host_pid: true, host_ipc: true, ..none.clone() }),
+        1 => Just(HostAccess { host_path: true, ..none.clone() }),
+        1 => Just(HostAccess { run_as_non_root: Some(true), ..none.clone() }),
+        1 => Just(HostAccess { run_as_non_root: Some(false), ..none }),
+    ]
+}
+
+fn namespace() -> impl Strategy<Value = Option<&'static str>> {
+    prop_oneof![
+        6 => Just(None),
+        1 => Just(Some("default")),
+        1 => Just(Some("kube-system")),
+        1 => Just(Some("team-a")),
+        1 => Just(Some("prod")),
+    ]
 }
 
 /// The strategy of object variations.
 pub fn shapes() -> impl Strategy<Value = Shape> {
     (
-        string_map(),
-        string_map(),
+        string_map(label_value),
+        string_map(value),
         prop::collection::vec(container(), 0..4),
         prop::collection::vec(container(), 0..2),
         prop::collection::vec(container(), 0..2),
         0usize..3,
         any::<bool>(),
         prop_oneof![30 => Just(false), 1 => Just(true)],
+        host_access(),
+        namespace(),
     )
         .prop_map(
-            |(labels, annotations, containers, init_containers, ephemeral_containers, volumes, extra_fields, large)| {
-                Shape {
-                    labels,
-                    annotations,
-                    containers,
-                    init_containers,
-                    ephemeral_containers,
-                    volumes,
-                    extra_fields,
-                    large,
-                }
+            |(
+                labels,
+                annotations,
+                containers,
+                init_containers,
+                ephemeral_containers,
+                volumes,
+                extra_fields,
+                large,
+                host,
+                namespace,
+            )| Shape {
+                labels,
+                annotations,
+                containers,
+                init_containers,
+                ephemeral_containers,
+                volumes,
+                extra_fields,
+                large,
+                host,
+                namespace,
             },
         )
 }
@@ -198,6 +340,12 @@ fn containers_json(prefix: &str, shapes: &[ContainerShape]) -> Value {
                 if c.unknown_field {
                     o["unknownField"] = json!({"x": [1, "two"]});
                 }
+                if let Some(security) = &c.security {
+                    o["securityContext"] = security.clone();
+                }
+                if let Some(resources) = &c.resources {
+                    o["resources"] = resources.clone();
+                }
                 o
             })
             .collect(),
@@ -244,9 +392,21 @@ pub fn apply_shape(object: &mut Value, kind: &str, shape: &Shape) {
     if kind == "Pod" && !shape.ephemeral_containers.is_empty() {
         spec.insert("ephemeralContainers".into(), containers_json("debug", &shape.ephemeral_containers));
     }
-    if shape.volumes > 0 {
-        let volumes: Vec<Value> =
-            (0..shape.volumes).map(|i| json!({"name": format!("vol{i}"), "emptyDir": {}})).collect();
+    let host = &shape.host;
+    for (field, on) in [("hostNetwork", host.host_network), ("hostPID", host.host_pid), ("hostIPC", host.host_ipc)] {
+        if on {
+            spec.insert(field.into(), json!(true));
+        }
+    }
+    if let Some(non_root) = host.run_as_non_root {
+        spec.insert("securityContext".into(), json!({"runAsNonRoot": non_root}));
+    }
+    let mut volumes: Vec<Value> =
+        (0..shape.volumes).map(|i| json!({"name": format!("vol{i}"), "emptyDir": {}})).collect();
+    if host.host_path {
+        volumes.push(json!({"name": "host", "hostPath": {"path": "/var/run/docker.sock", "type": "Socket"}}));
+    }
+    if !volumes.is_empty() {
         spec.insert("volumes".into(), Value::Array(volumes));
     }
 }
@@ -273,6 +433,9 @@ fn build_from(
     let mut spec = admission_spec_from(target, fresh, name, kind);
     spec.dry_run = dry_run;
     spec.user = user;
+    if let Some(ns) = shape.namespace {
+        move_to_namespace(&mut spec, ns);
+    }
     // Only what the webhook's namespaceSelector and objectSelector let through reaches it.
     if !fit_selectors(selectors, &mut spec) {
         return None;
@@ -460,6 +623,106 @@ mod tests {
             let seen_ops = seen_ops.into_inner().unwrap();
             assert!(seen_ops.len() >= 3, "{}: {seen_ops:?}", webhook.name);
         }
+    }
+
+    /// A qualified name as the apiserver validates label and annotation keys.
+    fn valid_key(key: &str) -> bool {
+        let (prefix, name) = key.rsplit_once('/').map(|(p, n)| (Some(p), n)).unwrap_or((None, key));
+        let name_ok = !name.is_empty()
+            && name.len() <= 63
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+            && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+            && name.ends_with(|c: char| c.is_ascii_alphanumeric());
+        let prefix_ok = prefix.is_none_or(|p| {
+            p.len() <= 253
+                && p.split('.').all(|l| {
+                    !l.is_empty() && l.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+                })
+        });
+        name_ok && prefix_ok
+    }
+
+    fn valid_label_value(v: &str) -> bool {
+        v.is_empty()
+            || (v.len() <= 63
+                && v.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+                && v.starts_with(|c: char| c.is_ascii_alphanumeric())
+                && v.ends_with(|c: char| c.is_ascii_alphanumeric()))
+    }
+
+    #[test]
+    fn generated_objects_stay_inside_the_apiservers_limits_and_reach_what_policies_judge() {
+        let m = reference();
+        let strategy = requests(&m.webhooks[1], Scope::All).unwrap();
+        let mut runner = TestRunner::new_with_rng(
+            Config { cases: 600, failure_persistence: None, ..Config::default() },
+            deterministic(),
+        );
+        let seen = std::sync::Mutex::new(std::collections::BTreeSet::new());
+        runner
+            .run(&strategy, |case| {
+                let object = if case.object().is_null() { &case.spec.old_object } else { case.object() };
+                let meta = &object["metadata"];
+                if let Some(labels) = meta["labels"].as_object() {
+                    for (k, v) in labels {
+                        prop_assert!(valid_key(k), "label key {k:?}");
+                        prop_assert!(valid_label_value(v.as_str().unwrap_or("?")), "label value {v}");
+                    }
+                }
+                if let Some(annotations) = meta["annotations"].as_object() {
+                    let total: usize =
+                        annotations.iter().map(|(k, v)| k.len() + v.as_str().map(str::len).unwrap_or(0)).sum();
+                    prop_assert!(total <= 256 * 1024, "annotations total {total} bytes");
+                    for k in annotations.keys() {
+                        prop_assert!(valid_key(k), "annotation key {k:?}");
+                    }
+                }
+                let text = object.to_string();
+                let mut seen = seen.lock().unwrap();
+                for (mark, what) in [
+                    ("\"privileged\":true", "privileged"),
+                    ("\"hostNetwork\":true", "hostNetwork"),
+                    ("\"hostPID\":true", "hostPID"),
+                    ("\"hostPath\"", "hostPath"),
+                    ("\"runAsUser\":0", "runAsUser 0"),
+                    ("\"runAsNonRoot\":true", "runAsNonRoot"),
+                    ("\"NET_ADMIN\"", "capabilities"),
+                    (":latest\"", ":latest"),
+                    ("@sha256:", "digest"),
+                    ("\"limits\"", "limits"),
+                ] {
+                    if text.contains(mark) {
+                        seen.insert(what.to_string());
+                    }
+                }
+                if let Some(ns) = &case.spec.namespace {
+                    seen.insert(format!("namespace {ns}"));
+                }
+                if case.review.to_value()["request"]["dryRun"] == true {
+                    seen.insert("dryRun".into());
+                }
+                Ok(())
+            })
+            .unwrap();
+        let seen = seen.into_inner().unwrap();
+        for what in [
+            "privileged",
+            "hostNetwork",
+            "hostPID",
+            "hostPath",
+            "runAsUser 0",
+            "runAsNonRoot",
+            "capabilities",
+            ":latest",
+            "digest",
+            "limits",
+            "namespace default",
+            "namespace conformance-test",
+            "dryRun",
+        ] {
+            assert!(seen.contains(what), "no generated request has {what}: {seen:?}");
+        }
+        assert!(!seen.contains("namespace kube-system"), "the reference's namespaceSelector keeps kube-system out");
     }
 
     #[test]

@@ -69,7 +69,7 @@ fn annotations(variant: Variant) -> Option<Value> {
     match variant {
         Variant::Bare | Variant::Risky => None,
         Variant::Labelled => {
-            Some(json!({"example.com/owner": "team-a", "example.com/path~key": "x", "note": "héllo ✓"}))
+            Some(json!({"example.com/owner": "team-a", "example.com/path.key": "x", "note": "héllo ✓"}))
         }
     }
 }

@@ -10,13 +10,15 @@
 //! The run returns [`Records`]; the report assembles itself from them.
 
 mod cases;
+mod coverage;
 mod lint;
 mod properties;
 mod send;
 
 pub use cases::CaseRecord;
-pub use lint::ManifestFinding;
-pub use properties::{Budget, Failure, Progress, PropertyOptions, PropertyRecord};
+pub use coverage::{Counts, Coverage};
+pub use lint::WebhookFinding;
+pub use properties::{Budget, Failure, Progress, PropertyOptions, PropertyRecord, DEFAULT_CASES};
 pub use send::{evaluate, exchange};
 
 use std::net::SocketAddr;
@@ -32,9 +34,11 @@ use crate::config::WebhookSpec;
 use crate::error::Error;
 use crate::exchange::ExchangeRecord;
 use crate::requests::plan;
-use crate::rules::TARGET_READY;
+use crate::rules::{Judges, CATALOG, TARGET_READY};
 use crate::targets::RunningTarget;
-use crate::verdict::{Finding, Outcome};
+use crate::verdict::{Finding, Outcome, Softened};
+use coverage::Tally;
+use properties::{Breaches, Calls, CaseRequest};
 
 /// What a run does, and how.
 #[derive(Clone, Debug)]
@@ -94,17 +98,23 @@ pub struct Records {
     /// `target.ready` and the like.
     pub target_findings: Vec<Finding>,
     /// Manifest rules, per webhook.
-    pub manifest: Vec<ManifestFinding>,
+    pub manifest: Vec<WebhookFinding>,
     /// Every planned and case request, with its exchange rules' verdicts.
     pub exchanges: Vec<ExchangeRecord>,
     /// Each case's admission and verdicts (its calls are in `exchanges` too).
     pub cases: Vec<CaseRecord>,
     /// Each property's verdict, per webhook.
     pub properties: Vec<PropertyRecord>,
+    /// Requests sent per webhook and operation × resource, and how they were answered.
+    pub coverage: Coverage,
+    /// `coverage.requests` per webhook (judged when the planned requests were sent).
+    pub coverage_findings: Vec<WebhookFinding>,
     /// The seed of the generated requests, when there were any.
     pub seed: Option<u64>,
     /// Requests sent by the property step.
     pub property_requests: u64,
+    /// Generated requests of every operation held to the exchange rules (the contract sweep).
+    pub contract_cases: u64,
     /// How long the run took.
     pub duration: Duration,
 }
@@ -124,6 +134,20 @@ impl Records {
             ..Records::default()
         }
     }
+}
+
+/// `coverage.requests` for every webhook, from what was sent to it.
+fn judge_coverage(webhooks: &[WebhookSpec], coverage: &Coverage) -> Vec<WebhookFinding> {
+    let mut out = Vec::new();
+    for rule in CATALOG {
+        let Judges::Coverage { check } = rule.judges else { continue };
+        for w in webhooks {
+            let sent = coverage.get(&w.name).map(|m| m.values().map(|c| c.sent).sum()).unwrap_or(0);
+            let finding = Finding::judge(rule.id, rule.severity, check(w, sent), Softened::No);
+            out.push(WebhookFinding { webhook: w.name.clone(), finding });
+        }
+    }
+    out
 }
 
 /// Send every planned request of every webhook (several in flight) and judge each answer.
@@ -169,22 +193,39 @@ pub async fn run(
         let user = target.user_certificates.then_some(&target.endpoint);
         records.manifest = lint::lint_served(webhooks, user).await;
     }
+    let tally = Arc::new(Tally::default());
     if options.contract {
         records.exchanges = send_plan(&shared, &client, options.concurrency).await;
     }
+    let mut seeds = Vec::new();
     if !options.cases.is_empty() {
         records.cases = cases::run_cases(&options.cases, webhooks, &client, &options.golden).await?;
         for c in &records.cases {
             records.exchanges.extend(c.records.iter().cloned());
+            seeds.extend(c.records.iter().map(|r| CaseRequest {
+                case: c.name.clone(),
+                webhook: r.webhook.name.clone(),
+                request: r.case.clone(),
+            }));
         }
     }
-    if !options.properties.budget.is_none() {
-        records.seed = Some(options.properties.seed);
+    records.exchanges.iter().for_each(|r| tally.record(r));
+    if !options.properties.budget.is_none() || !seeds.is_empty() {
+        records.seed = (!options.properties.budget.is_none()).then_some(options.properties.seed);
         let before = progress.requests.load(std::sync::atomic::Ordering::Relaxed);
-        records.properties = properties::run_properties(&shared, client.clone(), &options.properties, progress.clone())
+        let calls = Arc::new(Calls { client: client.clone(), tally: tally.clone(), breaches: Breaches::default() });
+        let step = properties::run_properties(&shared, calls, &seeds, &options.properties, progress.clone())
             .await
             .map_err(|e| Error::Setup(format!("a property runner failed: {e}")))?;
+        records.properties = step.records;
+        records.contract_cases = step.contract_cases;
+        // Breaches of the contract on generated requests are the exchange rules' findings.
+        records.exchanges.extend(step.breaches);
         records.property_requests = progress.requests.load(std::sync::atomic::Ordering::Relaxed) - before;
+    }
+    records.coverage = tally.snapshot();
+    if options.contract {
+        records.coverage_findings = judge_coverage(webhooks, &records.coverage);
     }
     let mut notes = target.notes.clone();
     for w in webhooks.iter().filter(|w| !w.match_conditions.is_empty()) {

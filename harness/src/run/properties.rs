@@ -14,12 +14,14 @@ use std::time::{Duration, Instant};
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
 use serde_json::{json, Value};
 
+use super::coverage::Tally;
 use super::send::exchange;
 use crate::admission::AdmissionReview;
 use crate::checks::property::{dry_run_supported, same, Call};
 use crate::checks::{Observation, Procedure};
 use crate::client::Client;
 use crate::config::{WebhookKind, WebhookSpec};
+use crate::exchange::ExchangeRecord;
 use crate::requests::generated::{pod_spec_path, requests, Scope};
 use crate::requests::RequestCase;
 use crate::rules::{Judges, Rule};
@@ -71,10 +73,17 @@ pub struct PropertyOptions {
     pub max_shrink_iters: u32,
 }
 
+/// Generated cases per property (and per contract sweep) and webhook in a default run: enough to
+/// reach every operation, version, dry-run flag and object shape the generator knows several times
+/// (each draws from ~20 independent dimensions), while a run against a fast webhook stays within a
+/// couple of seconds (`cargo bench -p webhook-conformance --bench default_run`). `fuzz` defaults to 64
+/// and `--cases N` / `--duration` change either.
+pub const DEFAULT_CASES: u32 = 16;
+
 impl Default for PropertyOptions {
     fn default() -> Self {
         PropertyOptions {
-            budget: Budget::NONE,
+            budget: Budget { cases: DEFAULT_CASES, duration: None },
             seed: 0,
             concurrency: 4,
             regressions: None,
@@ -142,58 +151,100 @@ pub(crate) fn other_mutator(object: &Value) -> Value {
     o
 }
 
-async fn call(client: &Client, webhook: &Arc<WebhookSpec>, role: &str, case: RequestCase) -> Call {
-    Call { role: role.to_string(), record: exchange(client, webhook.clone(), case).await }
+/// What every call of the property step shares: the client, the tally of what was sent, and the
+/// contract breaches seen on requests themselves (reported under their exchange rules).
+pub(crate) struct Calls {
+    pub client: Arc<Client>,
+    pub tally: Arc<Tally>,
+    pub breaches: Breaches,
 }
 
-async fn observe(proc: Procedure, client: &Client, webhook: &Arc<WebhookSpec>, input: &RequestCase) -> Observation {
-    let mut calls = Vec::new();
+/// Contract breaches on requests themselves: the first per webhook and rule, replaced by a minimal
+/// one when the contract sweep shrinks one.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Breaches(Arc<Mutex<Vec<(String, ExchangeRecord)>>>);
+
+impl Breaches {
+    fn first_fail(record: &ExchangeRecord) -> Option<&'static str> {
+        record.findings.iter().find(|f| f.outcome == Outcome::Fail).map(|f| f.rule)
+    }
+
+    /// Keep `record` if it is the first breach of its rule for its webhook (or `minimal`).
+    fn note(&self, record: &ExchangeRecord, minimal: bool) {
+        let Some(rule) = Self::first_fail(record) else { return };
+        let key = format!("{}\u{0}{rule}", record.webhook.name);
+        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        match kept.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) if minimal => slot.1 = record.clone(),
+            Some(_) => {}
+            None => kept.push((key, record.clone())),
+        }
+    }
+
+    /// The breaches kept, in the order they were first seen.
+    pub fn records(&self) -> Vec<ExchangeRecord> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(_, r)| r.clone()).collect()
+    }
+}
+
+async fn call(calls: &Calls, webhook: &Arc<WebhookSpec>, role: &str, derived: bool, case: RequestCase) -> Call {
+    let record = exchange(&calls.client, webhook.clone(), case).await;
+    calls.tally.record(&record);
+    if !derived {
+        calls.breaches.note(&record, false);
+    }
+    Call { role: role.to_string(), derived, record }
+}
+
+async fn observe(proc: Procedure, calls: &Calls, webhook: &Arc<WebhookSpec>, input: &RequestCase) -> Observation {
+    let mut made = Vec::new();
     match proc {
         Procedure::Static => {}
-        Procedure::Once => calls.push(call(client, webhook, "first", input.clone()).await),
+        Procedure::Once => made.push(call(calls, webhook, "first", false, input.clone()).await),
         Procedure::Twice => {
             let (a, b) = tokio::join!(
-                call(client, webhook, "first", input.clone()),
-                call(client, webhook, "again (fresh uid)", input.with_fresh_uid())
+                call(calls, webhook, "first", false, input.clone()),
+                call(calls, webhook, "again (fresh uid)", false, input.with_fresh_uid())
             );
-            calls.extend([a, b]);
+            made.extend([a, b]);
         }
         Procedure::DryRun => {
             let (a, b) = tokio::join!(
-                call(client, webhook, "dryRun=false", input.with_dry_run(false)),
-                call(client, webhook, "dryRun=true", input.with_dry_run(true))
+                call(calls, webhook, "dryRun=false", false, input.with_dry_run(false)),
+                call(calls, webhook, "dryRun=true", true, input.with_dry_run(true))
             );
             let differ = !same(&a, &b);
-            calls.extend([a, b]);
+            made.extend([a, b]);
             if differ {
-                calls.push(call(client, webhook, "again dryRun=false", input.with_dry_run(false)).await);
+                made.push(call(calls, webhook, "again dryRun=false", false, input.with_dry_run(false)).await);
             }
         }
         Procedure::Readmit | Procedure::Reinvoke => {
-            let first = call(client, webhook, "first", input.clone()).await;
+            let first = call(calls, webhook, "first", false, input.clone()).await;
             let next = (first.allowed() == Some(true) && !input.object().is_null() && first.failures().is_empty())
                 .then(|| first.resulting())
                 .flatten();
-            calls.push(first);
+            made.push(first);
             if let Some(r1) = next {
                 if proc == Procedure::Readmit {
-                    calls.push(call(client, webhook, "again (its own result, fresh uid)", input.with_object(r1)).await);
+                    let again = input.with_object(r1);
+                    made.push(call(calls, webhook, "again (its own result, fresh uid)", true, again).await);
                 } else {
-                    let second =
-                        call(client, webhook, "second (after another mutator)", input.with_object(other_mutator(&r1)))
-                            .await;
+                    let edited = input.with_object(other_mutator(&r1));
+                    let second = call(calls, webhook, "second (after another mutator)", true, edited).await;
                     let r2 = (second.allowed() == Some(true) && second.failures().is_empty())
                         .then(|| second.resulting())
                         .flatten();
-                    calls.push(second);
+                    made.push(second);
                     if let Some(r2) = r2 {
-                        calls.push(call(client, webhook, "third (its reinvoked result)", input.with_object(r2)).await);
+                        let third = input.with_object(r2);
+                        made.push(call(calls, webhook, "third (its reinvoked result)", true, third).await);
                     }
                 }
             }
         }
     }
-    Observation { webhook: webhook.clone(), input: Some(input.clone()), calls }
+    Observation { webhook: webhook.clone(), input: Some(input.clone()), calls: made }
 }
 
 /// Live counters for a progress line.
@@ -283,13 +334,15 @@ fn save_regression(file: &Path, review: &Value) -> std::io::Result<()> {
 
 struct Shared {
     handle: tokio::runtime::Handle,
-    client: Arc<Client>,
+    calls: Arc<Calls>,
     webhook: Arc<WebhookSpec>,
     procedure: Procedure,
     scope: Scope,
     check: fn(&Observation) -> Check,
     progress: Arc<Progress>,
     stop: Arc<AtomicBool>,
+    /// Cases the property could judge (its check passed), not counting shrinking steps.
+    judged: AtomicU64,
 }
 
 /// The detail of a breach of the property (either severity), none otherwise.
@@ -322,13 +375,17 @@ fn run_worker(
         if shared.stop.load(Ordering::Relaxed) || (past_deadline && !shrinking.load(Ordering::Relaxed)) {
             return Ok(());
         }
-        let obs = shared.handle.block_on(observe(proc, &shared.client, &shared.webhook, &case));
+        let obs = shared.handle.block_on(observe(proc, &shared.calls, &shared.webhook, &case));
         shared.progress.requests.fetch_add(obs.calls.len() as u64, Ordering::Relaxed);
         if !shrinking.load(Ordering::Relaxed) {
             ran.fetch_add(1, Ordering::Relaxed);
             shared.progress.cases.fetch_add(1, Ordering::Relaxed);
         }
-        match breach(&check(&obs)) {
+        let verdict = check(&obs);
+        if verdict == Check::Pass && !shrinking.load(Ordering::Relaxed) {
+            shared.judged.fetch_add(1, Ordering::Relaxed);
+        }
+        match breach(&verdict) {
             Some(detail) => {
                 shrinking.store(true, Ordering::Relaxed);
                 *last.lock().expect("not poisoned") = Some((detail.clone(), obs));
@@ -363,16 +420,153 @@ fn saved_requests(file: &Path, webhook: &WebhookSpec) -> Vec<RequestCase> {
         .collect()
 }
 
-/// Run one property (`index` among the properties) against one webhook.
+/// What the searches of one property step share.
+struct Step<'a> {
+    calls: &'a Arc<Calls>,
+    progress: &'a Arc<Progress>,
+    opts: &'a PropertyOptions,
+    /// Requests tried before any generated one: the run's cases.
+    seeds: &'a [CaseRequest],
+    /// The time each search gets, when the budget is a duration.
+    budget: Option<Duration>,
+}
+
+/// One search for a failing request.
+struct Search {
+    procedure: Procedure,
+    scope: Scope,
+    check: fn(&Observation) -> Check,
+    /// Its index among the searches, for the runners' seeds.
+    index: usize,
+    /// The regressions file of this search, if regressions are kept.
+    file: Option<PathBuf>,
+    /// Whether the cases' requests are tried first.
+    seeded: bool,
+}
+
+/// How a search ended.
+struct Found {
+    cases: u64,
+    /// Cases the check could judge (it passed them).
+    judged: u64,
+    failure: Option<Failure>,
+    note: Option<String>,
+}
+
+/// Try the seeds, the saved regressions, then generated requests until one breaks `search.check`;
+/// shrink it.
+async fn explore(step: &Step<'_>, webhook: &Arc<WebhookSpec>, search: Search) -> Result<Found, tokio::task::JoinError> {
+    let (calls, progress, opts) = (step.calls, step.progress, step.opts);
+    let (proc, check) = (search.procedure, search.check);
+    let mut cases = 0u64;
+    let mut judged = 0u64;
+    let seeds = if search.seeded { step.seeds } else { &[] };
+    for seed in seeds.iter().filter(|s| s.webhook == webhook.name && search.scope.admits_request(&s.request)) {
+        let obs = observe(proc, calls, webhook, &seed.request).await;
+        progress.requests.fetch_add(obs.calls.len() as u64, Ordering::Relaxed);
+        cases += 1;
+        match check(&obs) {
+            Check::Violated(v) => {
+                let note = Some(format!("on case {}", seed.case));
+                let failure = Some(Failure { message: v.detail, observation: obs, seed: None });
+                return Ok(Found { cases, judged, failure, note });
+            }
+            Check::Pass => judged += 1,
+            Check::NotApplicable(_) => {}
+        }
+    }
+    if opts.budget.is_none() || requests(webhook, search.scope).is_none() {
+        return Ok(Found { cases, judged, failure: None, note: None });
+    }
+    if let Some(file) = &search.file {
+        for case in saved_requests(file, webhook) {
+            let obs = observe(proc, calls, webhook, &case).await;
+            progress.requests.fetch_add(obs.calls.len() as u64, Ordering::Relaxed);
+            cases += 1;
+            match check(&obs) {
+                Check::Violated(v) => {
+                    let note = Some(format!("replayed a saved regression from {}", file.display()));
+                    let failure = Failure { message: v.detail, observation: obs, seed: None };
+                    return Ok(Found { cases, judged, failure: Some(failure), note });
+                }
+                Check::Pass => judged += 1,
+                Check::NotApplicable(_) => {}
+            }
+        }
+    }
+    let shared = Arc::new(Shared {
+        handle: tokio::runtime::Handle::current(),
+        calls: calls.clone(),
+        webhook: webhook.clone(),
+        procedure: proc,
+        scope: search.scope,
+        check,
+        progress: progress.clone(),
+        stop: Arc::new(AtomicBool::new(false)),
+        judged: AtomicU64::new(0),
+    });
+    let workers = opts.concurrency.max(1);
+    let deadline = step.budget.map(|b| Instant::now() + b);
+    let wanted = opts.budget.cases.max(1) as usize;
+    let mut round = 0usize;
+    loop {
+        let mut tasks = tokio::task::JoinSet::new();
+        let active = workers.min(if deadline.is_some() { workers } else { wanted });
+        for w in 0..active {
+            // Exactly `cases` in all: the first `cases % active` workers take one more.
+            let per_worker = match deadline {
+                Some(_) => 16,
+                None => (wanted / active + usize::from(w < wanted % active)) as u32,
+            };
+            let shared = shared.clone();
+            let seed = seed_for(opts.seed, search.index, w, round);
+            let iters = opts.max_shrink_iters;
+            tasks.spawn_blocking(move || (w, seed, run_worker(&shared, per_worker, iters, seed, deadline)));
+        }
+        let mut failures = Vec::new();
+        while let Some(done) = tasks.join_next().await {
+            let (w, seed, (ran, failure)) = done?;
+            cases += ran;
+            if let Some(f) = failure {
+                shared.stop.store(true, Ordering::Relaxed);
+                failures.push((w, seed, f));
+            }
+        }
+        // The runner that finished first had the whole shrink; the others were cut short.
+        if let Some((_, seed, (message, observation))) = failures.into_iter().next() {
+            if let (Some(file), Some(input)) = (&search.file, &observation.input) {
+                if let Err(e) = save_regression(file, &input.review.to_value()) {
+                    eprintln!("webhook-conformance: could not save the regression to {}: {e}", file.display());
+                }
+            }
+            let seed = u64::from_le_bytes(seed[..8].try_into().expect("8 bytes"));
+            let note = Some(format!("found by round {round}; --seed {} replays the run", opts.seed));
+            let judged = judged + shared.judged.load(Ordering::Relaxed);
+            return Ok(Found {
+                cases,
+                judged,
+                failure: Some(Failure { message, observation, seed: Some(seed) }),
+                note,
+            });
+        }
+        round += 1;
+        match deadline {
+            Some(d) if Instant::now() < d => continue,
+            _ => break,
+        }
+    }
+    let judged = judged + shared.judged.load(Ordering::Relaxed);
+    Ok(Found { cases, judged, failure: None, note: None })
+}
+
+/// Run one property (`index` among the searches) against one webhook.
 async fn run_property(
-    client: Arc<Client>,
-    progress: Arc<Progress>,
-    webhook: Arc<WebhookSpec>,
+    step: &Step<'_>,
+    webhook: &Arc<WebhookSpec>,
     rule: &'static Rule,
     index: usize,
-    opts: &PropertyOptions,
-    budget: Option<Duration>,
 ) -> Result<PropertyRecord, tokio::task::JoinError> {
+    let progress = step.progress;
     let Judges::Property { procedure: proc, scope, check } = rule.judges else {
         unreachable!("run_property is only called for property rules")
     };
@@ -402,7 +596,7 @@ async fn run_property(
     if matches!(proc, Procedure::Readmit | Procedure::Reinvoke) && webhook.kind != WebhookKind::Mutating {
         return Ok(record(Outcome::Skip, 0, Some("a validating webhook does not mutate".into()), None));
     }
-    if proc == Procedure::DryRun && !dry_run_supported(&webhook) {
+    if proc == Procedure::DryRun && !dry_run_supported(webhook) {
         return Ok(record(
             Outcome::Skip,
             0,
@@ -410,85 +604,55 @@ async fn run_property(
             None,
         ));
     }
-    if requests(&webhook, scope).is_none() {
+    let file = step.opts.regressions.as_ref().map(|d| regressions_file(d, &webhook.name, rule.id));
+    let search = Search { procedure: proc, scope, check, index, file, seeded: true };
+    let found = explore(step, webhook, search).await?;
+    if found.cases == 0 {
         return Ok(record(Outcome::Skip, 0, Some("its rules select no such request".into()), None));
     }
-    let mut cases = 0u64;
-    // Saved regressions first.
-    let file = opts.regressions.as_ref().map(|d| regressions_file(d, &webhook.name, rule.id));
-    if let Some(file) = &file {
-        for case in saved_requests(file, &webhook) {
-            let obs = observe(proc, &client, &webhook, &case).await;
-            progress.requests.fetch_add(obs.calls.len() as u64, Ordering::Relaxed);
-            cases += 1;
-            if let Check::Violated(v) = check(&obs) {
-                progress.failures.fetch_add(1, Ordering::Relaxed);
-                let note = Some(format!("replayed a saved regression from {}", file.display()));
-                return Ok(record(
-                    outcome_of(rule),
-                    cases,
-                    note,
-                    Some(Failure { message: v.detail, observation: obs, seed: None }),
-                ));
-            }
-        }
-    }
-    let shared = Arc::new(Shared {
-        handle: tokio::runtime::Handle::current(),
-        client,
-        webhook: webhook.clone(),
-        procedure: proc,
-        scope,
-        check,
-        progress: progress.clone(),
-        stop: Arc::new(AtomicBool::new(false)),
-    });
-    let workers = opts.concurrency.max(1);
-    let deadline = budget.map(|b| Instant::now() + b);
-    let wanted = opts.budget.cases.max(1) as usize;
-    let mut round = 0usize;
-    loop {
-        let mut tasks = tokio::task::JoinSet::new();
-        let active = workers.min(if deadline.is_some() { workers } else { wanted });
-        for w in 0..active {
-            // Exactly `cases` in all: the first `cases % active` workers take one more.
-            let per_worker = match deadline {
-                Some(_) => 16,
-                None => (wanted / active + usize::from(w < wanted % active)) as u32,
-            };
-            let shared = shared.clone();
-            let seed = seed_for(opts.seed, index, w, round);
-            let iters = opts.max_shrink_iters;
-            tasks.spawn_blocking(move || (w, seed, run_worker(&shared, per_worker, iters, seed, deadline)));
-        }
-        let mut failures = Vec::new();
-        while let Some(done) = tasks.join_next().await {
-            let (w, seed, (ran, failure)) = done?;
-            cases += ran;
-            if let Some(f) = failure {
-                shared.stop.store(true, Ordering::Relaxed);
-                failures.push((w, seed, f));
-            }
-        }
-        // The runner that finished first had the whole shrink; the others were cut short.
-        if let Some((_, seed, (message, observation))) = failures.into_iter().next() {
+    Ok(match found.failure {
+        Some(failure) => {
             progress.failures.fetch_add(1, Ordering::Relaxed);
-            if let (Some(file), Some(input)) = (&file, &observation.input) {
-                if let Err(e) = save_regression(file, &input.review.to_value()) {
-                    eprintln!("webhook-conformance: could not save the regression to {}: {e}", file.display());
-                }
-            }
-            let seed = u64::from_le_bytes(seed[..8].try_into().expect("8 bytes"));
-            let note = Some(format!("found by round {round}; --seed {} replays the run", opts.seed));
-            return Ok(record(outcome_of(rule), cases, note, Some(Failure { message, observation, seed: Some(seed) })));
+            record(outcome_of(rule), found.cases, found.note, Some(failure))
         }
-        round += 1;
-        match deadline {
-            Some(d) if Instant::now() < d => continue,
-            _ => break,
-        }
+        None if found.judged == 0 => record(
+            Outcome::Skip,
+            found.cases,
+            Some("no request could be judged: the webhook's answers to them break a contract rule, or deny them (see the rules above)".into()),
+            None,
+        ),
+        None => record(Outcome::Pass, found.cases, None, None),
+    })
+}
+
+/// The contract sweep's check: the request's own answer breaks a FAIL rule.
+fn breaks_the_contract(obs: &Observation) -> Check {
+    match obs.calls.iter().find(|c| !c.failures().is_empty()) {
+        Some(c) => Check::violated_plain(c.failures().join("; ")),
+        None => Check::Pass,
     }
-    Ok(record(Outcome::Pass, cases, None, None))
+}
+
+/// A request of a case, as one webhook received it.
+#[derive(Clone, Debug)]
+pub(crate) struct CaseRequest {
+    /// The case's name.
+    pub case: String,
+    /// The webhook.
+    pub webhook: String,
+    /// The request it received.
+    pub request: RequestCase,
+}
+
+/// What the property step found.
+pub(crate) struct PropertyStep {
+    /// Each property's verdict, per webhook.
+    pub records: Vec<PropertyRecord>,
+    /// Contract breaches on generated requests (minimal where the sweep shrank one), for their
+    /// exchange rules.
+    pub breaches: Vec<ExchangeRecord>,
+    /// Generated requests the contract sweep judged by every exchange rule.
+    pub contract_cases: u64,
 }
 
 /// The property rules `opts` selects, with their index among all properties (for seeds).
@@ -499,22 +663,46 @@ pub(crate) fn selected(opts: &PropertyOptions) -> Vec<(usize, &'static Rule)> {
         .collect()
 }
 
-/// Run the selected properties against every webhook.
+/// The contract sweep on generated requests of every operation (breaches shrunk and attributed to
+/// their exchange rules), then the selected properties, against every webhook; the cases' requests
+/// are held to the properties first.
 pub(crate) async fn run_properties(
     webhooks: &[Arc<WebhookSpec>],
-    client: Arc<Client>,
+    calls: Arc<Calls>,
+    seeds: &[CaseRequest],
     opts: &PropertyOptions,
     progress: Arc<Progress>,
-) -> Result<Vec<PropertyRecord>, tokio::task::JoinError> {
+) -> Result<PropertyStep, tokio::task::JoinError> {
     let selected = selected(opts);
-    let budget = opts.budget.duration.map(|d| d / (selected.len() * webhooks.len()).max(1) as u32);
-    let mut results = Vec::new();
+    let sweeps = [Scope::All, Scope::Operations];
+    let searches = (selected.len() + sweeps.len()) * webhooks.len();
+    let budget = opts.budget.duration.map(|d| d / searches.max(1) as u32);
+    let mut records = Vec::new();
+    let properties = crate::rules::of_kind(crate::rules::RuleKind::Property).count();
+    let step = Step { calls: &calls, progress: &progress, opts, seeds, budget };
+    let mut contract_cases = 0;
     for webhook in webhooks {
+        if opts.only.is_empty() {
+            for (i, scope) in sweeps.into_iter().enumerate() {
+                let file = opts.regressions.as_ref().map(|d| regressions_file(d, &webhook.name, "contract"));
+                let search = Search {
+                    procedure: Procedure::Once,
+                    scope,
+                    check: breaks_the_contract,
+                    index: properties + i,
+                    file,
+                    seeded: false,
+                };
+                let found = explore(&step, webhook, search).await?;
+                contract_cases += found.cases;
+                if let Some(first) = found.failure.as_ref().and_then(|f| f.observation.calls.first()) {
+                    calls.breaches.note(&first.record, true);
+                }
+            }
+        }
         for &(index, rule) in &selected {
-            results.push(
-                run_property(client.clone(), progress.clone(), webhook.clone(), rule, index, opts, budget).await?,
-            );
+            records.push(run_property(&step, webhook, rule, index).await?);
         }
     }
-    Ok(results)
+    Ok(PropertyStep { records, breaches: calls.breaches.records(), contract_cases })
 }

@@ -16,8 +16,11 @@ pub async fn exchange(client: &Client, webhook: Arc<WebhookSpec>, case: RequestC
     let path = webhook.path();
     let url = client.endpoint().call_url(&path, webhook.timeout_seconds).to_string();
     let transport = client.call(&path, webhook.timeout_seconds, &body).await;
-    let findings = evaluate(&Exchange::new(&webhook, &case, &transport, &url));
-    ExchangeRecord { webhook, case, url, transport, findings }
+    let view = Exchange::new(&webhook, &case, &transport, &url);
+    let findings = evaluate(&view);
+    let admission = view.admission(&findings);
+    drop(view);
+    ExchangeRecord { webhook, case, url, transport, findings, admission }
 }
 
 /// Every exchange rule of the catalog on `x`, in the apiserver's order. Once the apiserver would
@@ -44,7 +47,13 @@ pub fn evaluate(x: &Exchange) -> Vec<Finding> {
         } else {
             Softened::No
         };
-        let finding = Finding::judge(rule.id, rule.severity, check(x), softened);
+        let mut finding = Finding::judge(rule.id, rule.severity, check(x), softened);
+        if lenient_here {
+            // A v1beta1 apiserver accepts the answer: it says nothing. Say what a v1 one would.
+            if let (Some(said), Some(detail)) = (finding.apiserver_message.take(), finding.detail.as_mut()) {
+                detail.push_str(&format!(" (a v1 apiserver would refuse it: {said})"));
+            }
+        }
         if enforced && finding.is_breach() {
             stopped_at = Some(rule.id);
         }

@@ -52,6 +52,12 @@ fn defect_uids() {
             assert!(a["response"].get("allowed").is_some());
         }
     }
+    // no-uid-on-denial: the uid is echoed when allowing and missing only when denying.
+    let allowed = defect_answer(Endpoint::Validate, &create(V1, bare_pod()), Defect::NoUidOnDenial);
+    assert_eq!(allowed["response"]["uid"], UID);
+    let denied = defect_answer(Endpoint::Validate, &deny_review(), Defect::NoUidOnDenial);
+    assert_eq!(denied["response"]["allowed"], false);
+    assert!(denied["response"].get("uid").is_none());
 }
 
 #[test]

@@ -8,16 +8,9 @@ use crate::args::FuzzArgs;
 
 const COMMAND: &str = "webhook-conformance fuzz";
 
-fn fresh_seed() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0));
-    h.finish()
-}
-
 /// Run `fuzz` as the CLI does; returns the exit code (0 pass, 1 a FAIL property, 2 could not run).
 pub async fn fuzz(args: &FuzzArgs) -> i32 {
-    let seed = args.seed.unwrap_or_else(fresh_seed);
+    let seed = args.gate.seed();
     let suite = match args.suite(seed) {
         Ok(s) => s,
         Err(e) => return usage_error(COMMAND, &e),
@@ -42,11 +35,12 @@ pub async fn fuzz(args: &FuzzArgs) -> i32 {
         Err(e) => return usage_error(COMMAND, &e),
     };
     eprintln!("fuzz: {}", progress.line());
-    let code = emit(COMMAND, &report, args.run.report_json.as_deref(), None);
+    let code = emit(COMMAND, &report, args.run.report_json.as_deref(), args.gate.junit.as_deref());
     if !report.failed_rules().is_empty() || !report.warned_rules().is_empty() {
         eprintln!(
             "{COMMAND}: seed {seed} (rerun with --seed {seed} --cases {} --concurrency {})",
-            args.fuzz_cases, args.run.concurrency
+            args.gate.generated(crate::args::FUZZ_CASES),
+            args.run.concurrency
         );
     }
     code

@@ -1,13 +1,16 @@
 //! `webhook-conformance [run]`: every check against one target.
 
 use super::output::{emit, usage_error};
+use webhook_harness::DEFAULT_CASES;
+
 use crate::args::{GateArgs, RunArgs};
 
 const COMMAND: &str = "webhook-conformance";
 
 /// Run the suite as the CLI does; returns the exit code.
 pub async fn run(args: &RunArgs, gate: &GateArgs) -> i32 {
-    let suite = match args.suite().and_then(|s| gate.apply(args, s)) {
+    let seed = gate.seed();
+    let suite = match args.suite().and_then(|s| gate.apply(args, s, DEFAULT_CASES, seed)) {
         Ok(s) => s,
         Err(e) => return usage_error(COMMAND, &e),
     };

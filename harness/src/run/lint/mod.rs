@@ -12,9 +12,9 @@ use crate::config::WebhookSpec;
 use crate::rules::{rule, Judges, CATALOG, CA_BUNDLE};
 use crate::verdict::{Check, Finding, Softened};
 
-/// One manifest rule's verdict on one webhook.
+/// One rule's verdict on one webhook (manifest and coverage rules).
 #[derive(Clone, Debug, Serialize)]
-pub struct ManifestFinding {
+pub struct WebhookFinding {
     /// The webhook judged.
     pub webhook: String,
     /// The verdict.
@@ -23,13 +23,13 @@ pub struct ManifestFinding {
 }
 
 /// Every manifest rule on every webhook (rule order within each webhook), without the network.
-pub fn lint(webhooks: &[WebhookSpec]) -> Vec<ManifestFinding> {
+pub fn lint(webhooks: &[WebhookSpec]) -> Vec<WebhookFinding> {
     let mut out = Vec::new();
     for w in webhooks {
         for rule in CATALOG {
             let Judges::Manifest { check } = rule.judges else { continue };
             let finding = Finding::judge(rule.id, rule.severity, check(w), Softened::No);
-            out.push(ManifestFinding { webhook: w.name.clone(), finding });
+            out.push(WebhookFinding { webhook: w.name.clone(), finding });
         }
     }
     out
@@ -37,7 +37,7 @@ pub fn lint(webhooks: &[WebhookSpec]) -> Vec<ManifestFinding> {
 
 /// [`lint`], with `manifest.ca-bundle` judged against the certificate served at `user_endpoint` (the
 /// target the user runs with their own certificates; `None` when the suite made them).
-pub async fn lint_served(webhooks: &[WebhookSpec], user_endpoint: Option<&Endpoint>) -> Vec<ManifestFinding> {
+pub async fn lint_served(webhooks: &[WebhookSpec], user_endpoint: Option<&Endpoint>) -> Vec<WebhookFinding> {
     let mut findings = lint(webhooks);
     for s in ca_bundle_served(webhooks, user_endpoint).await {
         if let Some(f) = findings.iter_mut().find(|f| f.finding.rule == CA_BUNDLE && f.webhook == s.webhook) {
@@ -52,7 +52,7 @@ pub async fn lint_served(webhooks: &[WebhookSpec], user_endpoint: Option<&Endpoi
 /// `manifest.ca-bundle` against the certificate the target really serves: a handshake trusting
 /// only the caBundle. `endpoint` is `None` when the suite generated the certificate itself (then the
 /// caBundle is not checked: it cannot vouch for a certificate minted for this run).
-async fn ca_bundle_served(webhooks: &[WebhookSpec], endpoint: Option<&Endpoint>) -> Vec<ManifestFinding> {
+async fn ca_bundle_served(webhooks: &[WebhookSpec], endpoint: Option<&Endpoint>) -> Vec<WebhookFinding> {
     let rule = rule(CA_BUNDLE).expect("the ca-bundle rule exists");
     let mut out = Vec::new();
     for w in webhooks {
@@ -76,7 +76,7 @@ async fn ca_bundle_served(webhooks: &[WebhookSpec], endpoint: Option<&Endpoint>)
                 }
             },
         };
-        out.push(ManifestFinding {
+        out.push(WebhookFinding {
             webhook: w.name.clone(),
             finding: Finding::judge(rule.id, rule.severity, check, Softened::No),
         });
