@@ -190,19 +190,23 @@ pub trait TargetMonitor: Send + Sync {
 }
 
 impl RunningTarget {
-    /// A target the harness did not start.
-    pub(crate) fn external(endpoint: Endpoint, description: String, ca_file: Option<std::path::PathBuf>) -> Self {
+    fn new(endpoint: Endpoint, description: String, tls: Option<TlsMaterial>) -> Self {
         RunningTarget {
             endpoint,
             description,
-            tls: None,
+            tls,
             process: None,
-            user_ca: ca_file,
+            user_ca: None,
             _guard: None,
             monitor: None,
             notes: Vec::new(),
             user_certificates: false,
         }
+    }
+
+    /// A target the harness did not start.
+    pub(crate) fn external(endpoint: Endpoint, description: String, ca_file: Option<PathBuf>) -> Self {
+        RunningTarget { user_ca: ca_file, ..RunningTarget::new(endpoint, description, None) }
     }
 
     /// A target kept alive by `guard` (dropped with the target).
@@ -212,17 +216,7 @@ impl RunningTarget {
         tls: Option<TlsMaterial>,
         guard: Box<dyn Any + Send + Sync>,
     ) -> Self {
-        RunningTarget {
-            endpoint,
-            description,
-            tls,
-            process: None,
-            user_ca: None,
-            _guard: Some(guard),
-            monitor: None,
-            notes: Vec::new(),
-            user_certificates: false,
-        }
+        RunningTarget { _guard: Some(guard), ..RunningTarget::new(endpoint, description, tls) }
     }
 
     /// A target whose `monitor` reports its output and exit, and stops it when dropped.
@@ -232,17 +226,7 @@ impl RunningTarget {
         tls: Option<TlsMaterial>,
         monitor: Box<dyn TargetMonitor>,
     ) -> Self {
-        RunningTarget {
-            endpoint,
-            description,
-            tls,
-            process: None,
-            user_ca: None,
-            _guard: None,
-            monitor: Some(monitor),
-            notes: Vec::new(),
-            user_certificates: false,
-        }
+        RunningTarget { monitor: Some(monitor), ..RunningTarget::new(endpoint, description, tls) }
     }
 
     pub(crate) fn with_process(
@@ -251,17 +235,7 @@ impl RunningTarget {
         tls: TlsMaterial,
         process: CommandTarget,
     ) -> Self {
-        RunningTarget {
-            endpoint,
-            description,
-            tls: Some(tls),
-            process: Some(process),
-            user_ca: None,
-            _guard: None,
-            monitor: None,
-            notes: Vec::new(),
-            user_certificates: false,
-        }
+        RunningTarget { process: Some(process), ..RunningTarget::new(endpoint, description, Some(tls)) }
     }
 
     /// The tail of the target's output, when the harness started it.
