@@ -553,6 +553,7 @@ mod tests {
     use super::*;
     use crate::config::Manifest;
     use crate::kinds::decodes_as;
+    use crate::requests::ApiResources;
     use proptest::test_runner::{Config, TestRunner};
 
     fn reference() -> Manifest {
@@ -757,6 +758,73 @@ mod tests {
         assert!(containers_of(minimal.object()).is_empty());
         assert_eq!(minimal.version(), ReviewVersion::V1);
         assert!(!minimal.spec.dry_run);
+    }
+
+    const GADGET_CRD: &str = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: gadgets, kind: Gadget}
+  versions:
+    - name: v1
+      served: true
+      subresources: {status: {}}
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              required: [size]
+              properties:
+                size: {type: integer, minimum: 1}
+                color: {type: string, enum: [red, blue], default: red}
+                extra: {type: object, x-kubernetes-preserve-unknown-fields: true}
+            status: {type: object, properties: {ready: {type: boolean}}}
+"#;
+
+    /// Generated objects of a custom resource with a CRD are valid against its schema and never
+    /// carry a field it prunes; without the CRD the same generator's unknown fields go through.
+    #[test]
+    fn generated_custom_resources_follow_their_crd_and_are_pruned() {
+        let crds = crate::config::Crd::parse(std::path::Path::new("g.yaml"), GADGET_CRD).unwrap();
+        let schema = crds[0].versions[0].schema.clone();
+        let mut webhook = reference().webhooks[1].clone();
+        webhook.rules = vec![crate::config::RuleWithOperations {
+            operations: vec!["*".into()],
+            api_groups: vec!["example.com".into()],
+            api_versions: vec!["v1".into()],
+            resources: vec!["gadgets".into(), "gadgets/status".into()],
+            scope: None,
+        }];
+        let seen_unknown = |api: &ApiResources, strict: bool| {
+            let strategy = requests_in(&webhook, Scope::All, api).unwrap();
+            let mut runner = TestRunner::new_with_rng(
+                Config { cases: 200, failure_persistence: None, ..Config::default() },
+                deterministic(),
+            );
+            let seen = std::sync::atomic::AtomicUsize::new(0);
+            runner
+                .run(&strategy, |case| {
+                    for object in [&case.spec.object, &case.spec.old_object].into_iter().filter(|o| !o.is_null()) {
+                        if object.get("x-unknown").is_some() || object["metadata"].get("x-unknown-meta").is_some() {
+                            seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                        if strict {
+                            let checked = super::super::schema::conforms(&schema, object);
+                            prop_assert!(checked.is_ok(), "{}: {checked:?}\n{object:#}", case.label);
+                            prop_assert!(object["spec"]["color"].is_string(), "defaults are filled");
+                        }
+                    }
+                    Ok(())
+                })
+                .unwrap();
+            seen.into_inner()
+        };
+        assert_eq!(seen_unknown(&ApiResources::with_crds(&crds), true), 0);
+        assert!(seen_unknown(&ApiResources::built_in(), false) > 0, "the generator does draw unknown fields");
     }
 
     #[test]

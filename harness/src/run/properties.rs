@@ -433,8 +433,11 @@ struct Step<'a> {
     /// The resources of the apiserver the requests are drawn from.
     api: &'a ApiResources,
     /// The generated requests of each webhook and scope, built once.
-    strategies: Mutex<Vec<((String, Scope), Option<SBoxedStrategy<RequestCase>>)>>,
+    strategies: Mutex<Vec<Built>>,
 }
+
+/// The generated requests of one webhook (by name) and scope; `None` when its rules select none.
+type Built = ((String, Scope), Option<SBoxedStrategy<RequestCase>>);
 
 impl Step<'_> {
     /// The generated requests of `webhook` within `scope` (`None`: its rules select none).
