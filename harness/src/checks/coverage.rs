@@ -32,7 +32,7 @@ pub fn requests_sent(webhook: &WebhookSpec, sent: u64) -> Check {
         return Check::Pass;
     }
     let why = if targets_for(&webhook.rules, &ApiResources::built_in()).is_empty() {
-        "the apiserver sends no request for what its rules select, or the suite cannot build one (e.g. CONNECT on a resource without a connect subresource)"
+        "the apiserver sends no request for what its rules select (e.g. CONNECT on a resource without a connect subresource, or webhook and admission-policy configurations, which are never sent to webhooks)"
     } else {
         "its namespaceSelector, objectSelector or matchConditions leave out every request the suite can build"
     };
