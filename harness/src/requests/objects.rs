@@ -111,8 +111,9 @@ fn annotations(variant: Variant) -> Option<Value> {
 fn body(resource: &Resource, variant: Variant) -> Map<String, Value> {
     match &resource.origin {
         Origin::BuiltIn => {
-            let mut object = fixtures::body(&resource.gvk())
-                .unwrap_or_else(|| panic!("no fixture for the built-in kind {:?}", resource.gvk()));
+            // Every kind the apiserver sends has a fixture (a test holds it to that); a version the
+            // suite does not serve (named in a case file) gets none.
+            let mut object = fixtures::body(&resource.gvk()).unwrap_or_else(|| json!({}));
             if let Some(spec) = pod_spec_mut(&mut object, &resource.kind) {
                 let filled = pod_spec(variant);
                 spec.extend(filled.as_object().cloned().unwrap_or_default());
@@ -168,14 +169,18 @@ pub fn new_object(resource: &Resource, variant: Variant, name: &str) -> Value {
 /// its schema; other custom resources as they are.
 pub fn conform(resource: &Resource, object: &mut Value) {
     match &resource.origin {
-        Origin::BuiltIn => *object = typed(&resource.gvk(), std::mem::take(object)),
+        Origin::BuiltIn => {
+            if let Some(Ok(decoded)) = crate::kinds::round_trip(&resource.gvk(), object) {
+                *object = decoded;
+            }
+        }
         Origin::Crd(s) => schema::admit(s, object),
         Origin::Guessed => {}
     }
 }
 
-/// Pass a built-in object through its k8s-openapi type so that what the suite sends is what that
-/// kind can hold.
+/// Pass a fixture through its k8s-openapi type so that what the suite sends is what that kind can
+/// hold (the fixtures are the suite's own: one that does not decode is a bug of the suite).
 fn typed(gvk: &Gvk, value: Value) -> Value {
     match crate::kinds::round_trip(gvk, &value) {
         Some(Ok(v)) => v,

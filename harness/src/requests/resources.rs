@@ -440,24 +440,16 @@ pub fn targets(webhook: &WebhookSpec, api: &ApiResources) -> Vec<Target> {
         return out;
     }
     let exact = out.clone();
-    let selected = |r: &Resource, op: Operation| {
-        exact.iter().any(|t| {
-            t.subresource.is_none()
-                && t.operation == op
-                && t.resource.same_as(r)
-                && t.resource.version == r.version
-                && t.resource.group == r.group
-        })
-    };
+    let same = |a: &Resource, b: &Resource| a.same_as(b) && a.version == b.version;
     for t in exact.iter().filter(|t| t.subresource.is_none()) {
         for other in api.equivalents(&t.resource) {
-            let already = out.iter().any(|o| {
-                o.converted_from
-                    .as_ref()
-                    .is_some_and(|f| f.group == other.group && f.version == other.version && f.plural == other.plural)
-                    && o.operation == t.operation
-            });
-            if selected(other, t.operation) || already {
+            // A request the rules select as it is goes unconverted; one converted already, once.
+            let selected =
+                exact.iter().any(|e| e.subresource.is_none() && e.operation == t.operation && same(&e.resource, other));
+            let converted = out
+                .iter()
+                .any(|o| o.operation == t.operation && o.converted_from.as_ref().is_some_and(|f| same(f, other)));
+            if selected || converted {
                 continue;
             }
             out.push(Target { converted_from: Some(other.clone()), named: t.named, ..t.clone() });
