@@ -13,6 +13,9 @@ pub enum Error {
     /// The webhook configuration manifest cannot be used.
     #[error("{0}")]
     Manifest(#[from] ManifestError),
+    /// A CustomResourceDefinition file (`--crd`) cannot be used.
+    #[error("CustomResourceDefinition {0}")]
+    Crd(ManifestError),
     /// A case file cannot be used.
     #[error("case file {0}")]
     Case(#[from] CaseError),

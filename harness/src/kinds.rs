@@ -1,39 +1,265 @@
-//! Typed decoding of objects with k8s-openapi, as the apiserver decodes a patched object: non-strict
-//! (unknown fields are dropped), case-sensitive, and a value of the wrong type is an error.
+//! The kinds of the Kubernetes version the suite targets (k8s-openapi's `v1_36`), and typed decoding
+//! of objects with them, as the apiserver decodes a patched object: non-strict (unknown fields are
+//! dropped), case-sensitive, and a value of the wrong type is an error.
+//!
+//! [`RESOURCES`] is every kind k8s-openapi serves as a resource of the apiserver, read from the types
+//! themselves (group, version, kind, plural and scope from their `Resource` impl); [`round_trip`] also
+//! knows the kinds only sent through subresources (Scale, Eviction, TokenRequest) and the connect
+//! options, which k8s-openapi has no types for (written here from `k8s.io/api/core/v1/types.go`).
 
-use k8s_openapi::api::{apps, autoscaling, batch, core, networking, policy};
+use k8s_openapi::api::{
+    admissionregistration, apiserverinternal, apps, authentication, authorization, autoscaling, batch, certificates,
+    coordination, core, discovery, events, flowcontrol, networking, node, policy, rbac, resource, scheduling, storage,
+    storagemigration,
+};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions;
+use k8s_openapi::kube_aggregator::pkg::apis::apiregistration;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::admission::Gvk;
+
+type Decode = fn(&Value) -> Result<Value, String>;
 
 fn decode<T: serde::de::DeserializeOwned + serde::Serialize>(value: &Value) -> Result<Value, String> {
     let typed: T = serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
     serde_json::to_value(typed).map_err(|e| e.to_string())
 }
 
+/// Whether a k8s-openapi scope is namespaced.
+trait Scope {
+    const NAMESPACED: bool;
+}
+impl Scope for k8s_openapi::NamespaceResourceScope {
+    const NAMESPACED: bool = true;
+}
+impl Scope for k8s_openapi::ClusterResourceScope {
+    const NAMESPACED: bool = false;
+}
+impl Scope for k8s_openapi::SubResourceScope {
+    const NAMESPACED: bool = true;
+}
+
+/// A kind of the targeted version, as its k8s-openapi type describes it.
+#[derive(Clone, Copy, Debug)]
+pub struct KindInfo {
+    /// API group (`""` for core).
+    pub group: &'static str,
+    /// API version.
+    pub version: &'static str,
+    /// Kind.
+    pub kind: &'static str,
+    /// The resource's plural (its URL path segment).
+    pub plural: &'static str,
+    /// Namespaced or cluster-scoped.
+    pub namespaced: bool,
+    decode: Decode,
+}
+
+impl KindInfo {
+    const fn of<T>() -> KindInfo
+    where
+        T: k8s_openapi::Resource + serde::de::DeserializeOwned + serde::Serialize,
+        T::Scope: Scope,
+    {
+        KindInfo {
+            group: T::GROUP,
+            version: T::VERSION,
+            kind: T::KIND,
+            plural: T::URL_PATH_SEGMENT,
+            namespaced: <T::Scope as Scope>::NAMESPACED,
+            decode: decode::<T>,
+        }
+    }
+
+    /// Its group/version/kind.
+    #[cfg(test)]
+    pub fn gvk(&self) -> Gvk {
+        Gvk::new(self.group, self.version, self.kind)
+    }
+}
+
+macro_rules! kinds {
+    ($($ty:ty),* $(,)?) => { &[$(KindInfo::of::<$ty>()),*] };
+}
+
+/// Every kind of the targeted version that is a resource of the apiserver (k8s-openapi's types with a
+/// namespaced or cluster scope and a URL path segment), whether or not the apiserver ever sends it to
+/// a webhook (see `requests::resources` for that).
+pub static RESOURCES: &[KindInfo] = kinds![
+    core::v1::Binding,
+    core::v1::ComponentStatus,
+    core::v1::ConfigMap,
+    core::v1::Endpoints,
+    core::v1::Event,
+    core::v1::LimitRange,
+    core::v1::Namespace,
+    core::v1::Node,
+    core::v1::PersistentVolumeClaim,
+    core::v1::PersistentVolume,
+    core::v1::Pod,
+    core::v1::PodTemplate,
+    core::v1::ReplicationController,
+    core::v1::ResourceQuota,
+    core::v1::Secret,
+    core::v1::ServiceAccount,
+    core::v1::Service,
+    admissionregistration::v1::MutatingAdmissionPolicy,
+    admissionregistration::v1alpha1::MutatingAdmissionPolicy,
+    admissionregistration::v1beta1::MutatingAdmissionPolicy,
+    admissionregistration::v1::MutatingAdmissionPolicyBinding,
+    admissionregistration::v1alpha1::MutatingAdmissionPolicyBinding,
+    admissionregistration::v1beta1::MutatingAdmissionPolicyBinding,
+    admissionregistration::v1::MutatingWebhookConfiguration,
+    admissionregistration::v1::ValidatingAdmissionPolicy,
+    admissionregistration::v1::ValidatingAdmissionPolicyBinding,
+    admissionregistration::v1::ValidatingWebhookConfiguration,
+    apiextensions::v1::CustomResourceDefinition,
+    apiregistration::v1::APIService,
+    apps::v1::ControllerRevision,
+    apps::v1::DaemonSet,
+    apps::v1::Deployment,
+    apps::v1::ReplicaSet,
+    apps::v1::StatefulSet,
+    authentication::v1::SelfSubjectReview,
+    authentication::v1::TokenReview,
+    authorization::v1::LocalSubjectAccessReview,
+    authorization::v1::SelfSubjectAccessReview,
+    authorization::v1::SelfSubjectRulesReview,
+    authorization::v1::SubjectAccessReview,
+    autoscaling::v1::HorizontalPodAutoscaler,
+    autoscaling::v2::HorizontalPodAutoscaler,
+    batch::v1::CronJob,
+    batch::v1::Job,
+    certificates::v1::CertificateSigningRequest,
+    certificates::v1alpha1::ClusterTrustBundle,
+    certificates::v1beta1::ClusterTrustBundle,
+    certificates::v1beta1::PodCertificateRequest,
+    coordination::v1alpha2::LeaseCandidate,
+    coordination::v1beta1::LeaseCandidate,
+    coordination::v1::Lease,
+    discovery::v1::EndpointSlice,
+    events::v1::Event,
+    flowcontrol::v1::FlowSchema,
+    flowcontrol::v1::PriorityLevelConfiguration,
+    apiserverinternal::v1alpha1::StorageVersion,
+    networking::v1::IngressClass,
+    networking::v1::Ingress,
+    networking::v1::IPAddress,
+    networking::v1beta1::IPAddress,
+    networking::v1::NetworkPolicy,
+    networking::v1::ServiceCIDR,
+    networking::v1beta1::ServiceCIDR,
+    node::v1::RuntimeClass,
+    policy::v1::PodDisruptionBudget,
+    rbac::v1::ClusterRoleBinding,
+    rbac::v1::ClusterRole,
+    rbac::v1::RoleBinding,
+    rbac::v1::Role,
+    resource::v1::DeviceClass,
+    resource::v1beta1::DeviceClass,
+    resource::v1beta2::DeviceClass,
+    resource::v1alpha3::DeviceTaintRule,
+    resource::v1beta2::DeviceTaintRule,
+    resource::v1::ResourceClaim,
+    resource::v1beta1::ResourceClaim,
+    resource::v1beta2::ResourceClaim,
+    resource::v1::ResourceClaimTemplate,
+    resource::v1beta1::ResourceClaimTemplate,
+    resource::v1beta2::ResourceClaimTemplate,
+    resource::v1alpha3::ResourcePoolStatusRequest,
+    resource::v1::ResourceSlice,
+    resource::v1beta1::ResourceSlice,
+    resource::v1beta2::ResourceSlice,
+    scheduling::v1alpha2::PodGroup,
+    scheduling::v1::PriorityClass,
+    scheduling::v1alpha2::Workload,
+    storage::v1::CSIDriver,
+    storage::v1::CSINode,
+    storage::v1::CSIStorageCapacity,
+    storage::v1::StorageClass,
+    storage::v1::VolumeAttachment,
+    storage::v1::VolumeAttributesClass,
+    storage::v1beta1::VolumeAttributesClass,
+    storagemigration::v1beta1::StorageVersionMigration,
+];
+
+/// Kinds sent only through a subresource: what `/scale`, `pods/eviction` and `serviceaccounts/token`
+/// carry.
+static SUBRESOURCE_KINDS: &[KindInfo] =
+    kinds![autoscaling::v1::Scale, policy::v1::Eviction, authentication::v1::TokenRequest];
+
+/// The connect options of core/v1 (`PodExecOptions`, …): k8s-openapi has no types for them.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ConnectOptions<T> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    api_version: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kind: Option<String>,
+    #[serde(flatten)]
+    fields: T,
+}
+
+/// `PodExecOptions` and `PodAttachOptions` (attach has no `command`).
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StreamOptions {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stdin: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stdout: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stderr: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tty: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    container: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    command: Option<Vec<String>>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct PortForwardOptions {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ports: Option<Vec<i32>>,
+}
+
+/// `PodProxyOptions`, `ServiceProxyOptions`, `NodeProxyOptions`.
+#[derive(Serialize, Deserialize)]
+struct ProxyOptions {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<String>,
+}
+
+/// The connect options kinds of core/v1, as `(kind, decode)`.
+static CONNECT_OPTIONS: &[(&str, Decode)] = &[
+    ("PodExecOptions", decode::<ConnectOptions<StreamOptions>>),
+    ("PodAttachOptions", decode::<ConnectOptions<StreamOptions>>),
+    ("PodPortForwardOptions", decode::<ConnectOptions<PortForwardOptions>>),
+    ("PodProxyOptions", decode::<ConnectOptions<ProxyOptions>>),
+    ("ServiceProxyOptions", decode::<ConnectOptions<ProxyOptions>>),
+    ("NodeProxyOptions", decode::<ConnectOptions<ProxyOptions>>),
+];
+
+/// The typed model of `gvk`, if the suite has one.
+fn decoder(gvk: &Gvk) -> Option<Decode> {
+    let (group, version, kind) = (gvk.group.as_str(), gvk.version.as_str(), gvk.kind.as_str());
+    if let Some(k) =
+        RESOURCES.iter().chain(SUBRESOURCE_KINDS).find(|k| k.group == group && k.version == version && k.kind == kind)
+    {
+        return Some(k.decode);
+    }
+    if group.is_empty() && version == "v1" {
+        return CONNECT_OPTIONS.iter().find(|(k, _)| *k == kind).map(|(_, d)| *d);
+    }
+    None
+}
+
 /// Decode `value` as the built-in kind `gvk` and re-encode it. `None` when the suite has no typed
-/// model of that kind (custom resources, connect options): such objects are checked as plain JSON.
+/// model of that kind (custom resources): such objects are checked as plain JSON.
 pub fn round_trip(gvk: &Gvk, value: &Value) -> Option<Result<Value, String>> {
-    let f: fn(&Value) -> Result<Value, String> = match (gvk.group.as_str(), gvk.version.as_str(), gvk.kind.as_str()) {
-        ("", "v1", "Pod") => decode::<core::v1::Pod>,
-        ("", "v1", "ConfigMap") => decode::<core::v1::ConfigMap>,
-        ("", "v1", "Secret") => decode::<core::v1::Secret>,
-        ("", "v1", "Service") => decode::<core::v1::Service>,
-        ("", "v1", "ServiceAccount") => decode::<core::v1::ServiceAccount>,
-        ("", "v1", "Namespace") => decode::<core::v1::Namespace>,
-        ("", "v1", "Binding") => decode::<core::v1::Binding>,
-        ("apps", "v1", "Deployment") => decode::<apps::v1::Deployment>,
-        ("apps", "v1", "ReplicaSet") => decode::<apps::v1::ReplicaSet>,
-        ("apps", "v1", "StatefulSet") => decode::<apps::v1::StatefulSet>,
-        ("apps", "v1", "DaemonSet") => decode::<apps::v1::DaemonSet>,
-        ("batch", "v1", "Job") => decode::<batch::v1::Job>,
-        ("batch", "v1", "CronJob") => decode::<batch::v1::CronJob>,
-        ("networking.k8s.io", "v1", "Ingress") => decode::<networking::v1::Ingress>,
-        ("autoscaling", "v1", "Scale") => decode::<autoscaling::v1::Scale>,
-        ("policy", "v1", "Eviction") => decode::<policy::v1::Eviction>,
-        _ => return None,
-    };
-    Some(f(value))
+    decoder(gvk).map(|f| f(value))
 }
 
 /// Check that `value` decodes as `gvk` the way the apiserver decodes a patched object. Go's decoder
@@ -43,6 +269,12 @@ pub fn decodes_as(gvk: &Gvk, value: &Value) -> Option<Result<(), String>> {
     let mut cleaned = value.clone();
     drop_null_members(&mut cleaned);
     round_trip(gvk, &cleaned).map(|r| r.map(|_| ()))
+}
+
+/// `metadata` as `ObjectMeta` holds it: unknown fields dropped (what the apiserver's decoding does to
+/// the metadata of every object, custom resources included).
+pub fn object_meta(value: &Value) -> Result<Value, String> {
+    decode::<k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>(value)
 }
 
 fn drop_null_members(value: &mut Value) {
@@ -84,5 +316,91 @@ mod tests {
     #[test]
     fn unknown_kinds_are_untyped() {
         assert!(decodes_as(&Gvk::new("example.com", "v1", "Widget"), &json!({})).is_none());
+    }
+
+    #[test]
+    fn connect_options_have_their_go_types() {
+        let gvk = Gvk::new("", "v1", "PodExecOptions");
+        let ok = json!({"apiVersion": "v1", "kind": "PodExecOptions", "stdin": true, "command": ["sh"]});
+        assert_eq!(round_trip(&gvk, &ok), Some(Ok(ok.clone())));
+        let bad = json!({"apiVersion": "v1", "kind": "PodExecOptions", "command": "sh"});
+        assert!(decodes_as(&gvk, &bad).unwrap().is_err());
+        let ports = json!({"kind": "PodPortForwardOptions", "ports": ["http"]});
+        assert!(decodes_as(&Gvk::new("", "v1", "PodPortForwardOptions"), &ports).unwrap().is_err());
+    }
+
+    #[test]
+    fn metadata_keeps_only_object_meta_fields() {
+        let meta = object_meta(&json!({"name": "a", "labels": {"x": "y"}, "x-unknown": 1})).unwrap();
+        assert_eq!(meta, json!({"name": "a", "labels": {"x": "y"}}));
+    }
+
+    /// The k8s-openapi source this crate is built against: the version Cargo.lock pins, in Cargo's
+    /// registry sources.
+    fn k8s_openapi_source() -> std::path::PathBuf {
+        let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.lock")).unwrap();
+        let at = lock.find("name = \"k8s-openapi\"\nversion = \"").expect("k8s-openapi in Cargo.lock");
+        let version = lock[at..].lines().nth(1).unwrap().trim_start_matches("version = ").trim_matches('"');
+        let home = std::env::var_os("CARGO_HOME")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| std::path::Path::new(&std::env::var_os("HOME").unwrap()).join(".cargo"));
+        let registries = home.join("registry/src");
+        let found = std::fs::read_dir(&registries)
+            .unwrap_or_else(|e| panic!("{}: {e}", registries.display()))
+            .filter_map(|e| e.ok())
+            .map(|e| e.path().join(format!("k8s-openapi-{version}/src/v1_36")))
+            .find(|p| p.is_dir());
+        found.unwrap_or_else(|| panic!("k8s-openapi {version} sources are not under {}", registries.display()))
+    }
+
+    fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                rust_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+
+    fn constant<'a>(text: &'a str, name: &str) -> Option<&'a str> {
+        let at = text.find(&format!("const {name}: &'static str = \""))?;
+        let rest = &text[at..];
+        let start = rest.find('"')? + 1;
+        let end = start + rest[start..].find('"')?;
+        Some(&rest[start..end])
+    }
+
+    #[test]
+    fn the_kind_list_is_every_resource_of_k8s_openapi() {
+        let mut files = Vec::new();
+        rust_files(&k8s_openapi_source(), &mut files);
+        let mut theirs = std::collections::BTreeSet::new();
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            if !text.contains("impl crate::Resource for ") {
+                continue;
+            }
+            let scope_namespaced = text.contains("type Scope = crate::NamespaceResourceScope;");
+            let scope_cluster = text.contains("type Scope = crate::ClusterResourceScope;");
+            let plural = constant(&text, "URL_PATH_SEGMENT").unwrap_or_default();
+            if plural.is_empty() || !(scope_namespaced || scope_cluster) {
+                continue;
+            }
+            let (group, version, kind) = (
+                constant(&text, "GROUP").unwrap(),
+                constant(&text, "VERSION").unwrap(),
+                constant(&text, "KIND").unwrap(),
+            );
+            theirs.insert(format!("{group}|{version}|{kind}|{plural}|{scope_namespaced}"));
+        }
+        let ours: std::collections::BTreeSet<String> = RESOURCES
+            .iter()
+            .map(|k| format!("{}|{}|{}|{}|{}", k.group, k.version, k.kind, k.plural, k.namespaced))
+            .collect();
+        assert_eq!(ours.len(), RESOURCES.len(), "no kind listed twice");
+        assert_eq!(ours, theirs, "the kind list and k8s-openapi's resources differ");
+        assert_eq!(ours.len(), 95);
     }
 }

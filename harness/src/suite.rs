@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use crate::cases::{self, Case, GoldenMode};
 use crate::client::HttpVersions;
-use crate::config::{select_webhooks, Manifest, WebhookSpec};
+use crate::config::{select_webhooks, Crd, Manifest, WebhookSpec};
 use crate::error::Error;
 use crate::report::Report;
+use crate::requests::ApiResources;
 use crate::rules::{rule, RuleKind};
 use crate::run::{self, Budget, Progress, Records, RunOptions};
 use crate::targets::{self, ImageSpec, RunningTarget, StartFailure, Target};
@@ -21,6 +22,7 @@ pub struct Suite {
     webhooks: Vec<WebhookSpec>,
     target: Option<Target>,
     tls_dir: Option<PathBuf>,
+    crds: Vec<Crd>,
     options: RunOptions,
     progress: Arc<Progress>,
 }
@@ -44,6 +46,7 @@ impl Suite {
             webhooks,
             target: None,
             tls_dir: None,
+            crds: Vec::new(),
             options: RunOptions::default(),
             progress: Arc::new(Progress::default()),
         }
@@ -86,6 +89,19 @@ impl Suite {
     /// A container image on the local Docker engine.
     pub fn image(self, spec: ImageSpec) -> Suite {
         self.target(Target::Image(spec))
+    }
+
+    /// The CustomResourceDefinitions (`apiextensions.k8s.io/v1` YAML) in these files: the custom
+    /// resources they define are served as a cluster would, planned and generated objects valid
+    /// against each version's `openAPIV3Schema`, with unknown fields pruned and defaults filled as the
+    /// apiserver does before any webhook sees them. Without one, a custom resource a webhook's rules
+    /// name is sent as plain JSON, and the report says its shape is a guess. Repeatable.
+    pub fn crds<P: AsRef<Path>>(mut self, files: &[P]) -> Result<Suite, Error> {
+        for file in files {
+            self.crds.extend(Crd::load(file.as_ref()).map_err(Error::Crd)?);
+        }
+        self.options.api = ApiResources::with_crds(&self.crds);
+        Ok(self)
     }
 
     /// Admit these data-driven cases too.

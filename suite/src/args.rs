@@ -51,6 +51,10 @@ pub struct RunArgs {
     /// The webhook's MutatingWebhookConfiguration/ValidatingWebhookConfiguration YAML.
     #[arg(long, value_name = "FILE", env = "WEBHOOK_CONFIG")]
     pub config: Option<PathBuf>,
+    /// A CustomResourceDefinition (YAML) of a custom resource the webhook's rules select (repeatable):
+    /// its objects are built from the CRD's schema and pruned as the apiserver does.
+    #[arg(long = "crd", value_name = "FILE", env = "WEBHOOK_CRDS", value_delimiter = ',')]
+    pub crds: Vec<PathBuf>,
     /// Only this webhook of the manifest (repeatable); all of them by default.
     #[arg(long = "webhook", value_name = "NAME")]
     pub webhooks: Vec<String>,
@@ -297,7 +301,8 @@ impl RunArgs {
             .webhooks(&self.webhooks)?
             .target(self.target()?)
             .http2(self.http2)
-            .concurrency(self.concurrency);
+            .concurrency(self.concurrency)
+            .crds(&self.crds)?;
         if let Some(dir) = &self.tls_dir {
             suite = suite.tls_dir(dir);
         }

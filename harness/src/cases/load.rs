@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::admission::{GroupVersionResource, Operation, UserInfo};
-use crate::requests::{built_ins, Resource, SubObject, Subresource};
+use crate::requests::{built_ins, targets_for, ApiResources, Resource, SubObject, Subresource};
 
 pub use crate::error::CaseError;
 
@@ -69,6 +69,25 @@ pub struct Case {
 }
 
 impl Case {
+    /// The case with its resource as `api` knows it: a custom resource named in the case file that a
+    /// CRD of the run describes gets that CRD's kind, scope and subresources.
+    pub fn bind(mut self, api: &ApiResources) -> Case {
+        if let Some(r) = api.find(&self.resource.group, &self.resource.version, &self.resource.plural) {
+            if !self.resource.is_built_in() {
+                let sub = self.subresource.and_then(|s| r.subresources.iter().find(|x| x.name == s.name).copied());
+                if self.subresource.is_none() || sub.is_some() {
+                    self.subresource = sub;
+                    self.resource = r.clone();
+                    self.namespace = match (r.namespaced, self.namespace.take()) {
+                        (false, _) => None,
+                        (true, ns) => Some(ns.unwrap_or_else(|| crate::requests::NAMESPACE.to_string())),
+                    };
+                }
+            }
+        }
+        self
+    }
+
     /// `CREATE pods`, `UPDATE deployments/scale`.
     pub fn what(&self) -> String {
         match &self.subresource {
@@ -280,6 +299,10 @@ pub fn parse(file: &Path, text: &str) -> Result<Case, CaseError> {
             "CONNECT goes to a subresource (e.g. exec, attach, portforward, proxy)".into(),
         ));
     }
+    if subresource.is_none() && !resource.operations.contains(&operation) {
+        let ops: Vec<_> = resource.operations.iter().map(|o| o.as_str()).collect();
+        return Err(err(Some("operation"), format!("{} takes {}, not {operation}", resource.plural, ops.join(", "))));
+    }
     let parent_object = matches!(subresource.map(|s| s.object), None | Some(SubObject::Parent));
     match operation {
         Operation::Create | Operation::Update if object.is_null() && parent_object => {
@@ -361,16 +384,40 @@ fn check_pointer(p: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// `pods`, `deployments` (a built-in plural) or `group/version/plural` (`v1/pods`, `example.com/v1/widgets`).
+/// How the apiserver orders versions (`apimachinery/pkg/version` CompareKubeAwareVersionStrings):
+/// GA before beta before alpha, then the higher major, then the higher minor.
+fn version_priority(version: &str) -> (u8, u32, u32) {
+    let rest = version.strip_prefix('v').unwrap_or(version);
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    let major = digits.parse().unwrap_or(0);
+    let tail = &rest[digits.len()..];
+    let (stage, minor) = if let Some(m) = tail.strip_prefix("beta") {
+        (1, m.parse().unwrap_or(0))
+    } else if let Some(m) = tail.strip_prefix("alpha") {
+        (0, m.parse().unwrap_or(0))
+    } else {
+        (2, 0)
+    };
+    (stage, major, minor)
+}
+
+/// `pods`, `deployments` (a built-in plural: its preferred version; the core group first) or
+/// `group/version/plural` (`v1/pods`, `example.com/v1/widgets`).
 fn resolve_resource(text: &str) -> Result<Resource, String> {
     let parts: Vec<&str> = text.split('/').collect();
     match parts.as_slice() {
         [plural] => {
-            let found: Vec<Resource> = built_ins().into_iter().filter(|r| r.plural == *plural).collect();
-            match found.len() {
-                1 => Ok(found.into_iter().next().unwrap()),
-                0 => Err(format!("{plural:?} is not a built-in resource the suite knows; write group/version/plural for others (e.g. example.com/v1/widgets)")),
-                _ => Err(format!("{plural:?} is ambiguous; write group/version/plural")),
+            let mut found: Vec<&Resource> = built_ins().iter().filter(|r| r.plural == *plural).collect();
+            if found.iter().any(|r| r.group.is_empty()) {
+                found.retain(|r| r.group.is_empty());
+            }
+            found.sort_by_key(|r| std::cmp::Reverse(version_priority(&r.version)));
+            match found.first() {
+                None => Err(format!("{plural:?} is not a built-in resource the suite knows; write group/version/plural for others (e.g. example.com/v1/widgets)")),
+                Some(first) if found.iter().any(|r| r.group != first.group) => {
+                    Err(format!("{plural:?} is ambiguous; write group/version/plural"))
+                }
+                Some(first) => Ok((*first).clone()),
             }
         }
         [version, plural] => resolve_named("", version, plural),
@@ -383,10 +430,15 @@ fn resolve_named(group: &str, version: &str, plural: &str) -> Result<Resource, S
     if plural.is_empty() {
         return Err("the resource's plural name is empty".into());
     }
-    if let Some(r) = built_ins().into_iter().find(|r| r.group == group && r.plural == plural) {
-        return Ok(Resource { version: version.to_string(), ..r });
+    let api = ApiResources::built_in();
+    if let Some(r) = api.find(group, version, plural) {
+        return Ok(r.clone());
     }
-    // A custom resource: let the rule matcher guess it as it does for manifests.
+    if let Some(r) = built_ins().iter().find(|r| r.group == group && r.plural == plural) {
+        return Ok(Resource { version: version.to_string(), ..r.clone() });
+    }
+    // A custom resource: let the rule matcher guess it as it does for manifests (the CRDs of the run,
+    // if one describes it, replace the guess: `Case::bind`).
     let rule = crate::config::RuleWithOperations {
         operations: vec!["*".into()],
         api_groups: vec![group.to_string()],
@@ -394,7 +446,7 @@ fn resolve_named(group: &str, version: &str, plural: &str) -> Result<Resource, S
         resources: vec![plural.to_string()],
         scope: None,
     };
-    crate::requests::targets_for(&[rule])
+    targets_for(&[rule], &api)
         .into_iter()
         .map(|t| t.resource)
         .find(|r| r.plural == plural && r.group == group)
@@ -408,13 +460,9 @@ fn resolve_by_kind(object: &Value) -> Result<Resource, String> {
         return Err("has no apiVersion/kind: give them or `resource:`".into());
     }
     let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
-    built_ins()
-        .into_iter()
-        .find(|r| r.group == group && r.kind == kind)
-        .map(|r| Resource { version: version.to_string(), ..r })
-        .ok_or_else(|| {
-            format!(
-                "{api_version} {kind} is not a built-in kind the suite knows: give `resource:` as group/version/plural"
-            )
-        })
+    let mut found: Vec<&Resource> = built_ins().iter().filter(|r| r.group == group && r.kind == kind).collect();
+    found.sort_by_key(|r| (r.version != version, std::cmp::Reverse(version_priority(&r.version))));
+    found.first().map(|r| Resource { version: version.to_string(), ..(*r).clone() }).ok_or_else(|| {
+        format!("{api_version} {kind} is not a built-in kind the suite knows: give `resource:` as group/version/plural")
+    })
 }

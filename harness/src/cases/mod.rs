@@ -41,7 +41,7 @@ pub enum GoldenMode {
 /// Check every case's `webhook:` names before a run: an unknown name is an error of the case file.
 pub fn validate_webhooks(cases: &[Case], webhooks: &[WebhookSpec]) -> Result<(), CaseError> {
     for case in cases {
-        webhooks_for(case, webhooks).map_err(|message| CaseError {
+        webhooks_for(case, webhooks, &crate::requests::ApiResources::built_in()).map_err(|message| CaseError {
             file: case.file.clone(),
             line: None,
             field: Some("webhook".into()),

@@ -8,8 +8,8 @@ use crate::admission::{GroupVersionResource, Gvk, Operation};
 use crate::config::{WebhookKind, WebhookSpec};
 use crate::exchange::ExchangeRecord;
 use crate::requests::{
-    connect_options, default_user, fit_selectors, scale, stored, targets_for, AdmissionSpec, RequestCase, Selectors,
-    SubObject,
+    connect_options, default_user, fit_selectors, scale, stored, targets_for, AdmissionSpec, ApiResources, RequestCase,
+    Selectors, SubObject,
 };
 
 /// The uid the registry gives a stored object in cases that do not give one.
@@ -51,8 +51,13 @@ pub struct CaseRun {
 }
 
 /// The webhooks of `webhooks` the case goes to: the one it names, or every one whose rules select
-/// its resource, subresource and operation. Mutating first, each kind in manifest order.
-pub fn webhooks_for<'a>(case: &Case, webhooks: &'a [WebhookSpec]) -> Result<Vec<&'a WebhookSpec>, String> {
+/// its resource, subresource and operation among the resources of `api`. Mutating first, each kind
+/// in manifest order.
+pub fn webhooks_for<'a>(
+    case: &Case,
+    webhooks: &'a [WebhookSpec],
+    api: &ApiResources,
+) -> Result<Vec<&'a WebhookSpec>, String> {
     let selected: Vec<&WebhookSpec> = match &case.webhook {
         Some(name) => {
             let found: Vec<_> = webhooks.iter().filter(|w| &w.name == name).collect();
@@ -65,7 +70,7 @@ pub fn webhooks_for<'a>(case: &Case, webhooks: &'a [WebhookSpec]) -> Result<Vec<
         None => webhooks
             .iter()
             .filter(|w| {
-                targets_for(&w.rules).iter().any(|t| {
+                targets_for(&w.rules, api).iter().any(|t| {
                     t.resource.group == case.resource.group
                         && t.resource.plural == case.resource.plural
                         && t.subresource.map(|s| s.name) == case.subresource.map(|s| s.name)
@@ -127,13 +132,14 @@ pub fn admission_spec(case: &Case, kind: WebhookKind, current: &Value) -> Admiss
         }
         Some(SubObject::Scale) => {
             let gvk = Gvk::new("autoscaling", "v1", "Scale");
+            let ns = case.namespace.as_deref();
             let object = if current.is_null() {
-                scale(&case.object_name, CASE_UID, 3)
+                scale(&case.object_name, ns, CASE_UID, 3)
             } else {
                 with_type_meta(current.clone(), &gvk)
             };
             let old = if case.old_object.is_null() {
-                scale(&case.object_name, CASE_UID, 2)
+                scale(&case.object_name, ns, CASE_UID, 2)
             } else {
                 with_type_meta(case.old_object.clone(), &gvk)
             };
@@ -155,6 +161,8 @@ pub fn admission_spec(case: &Case, kind: WebhookKind, current: &Value) -> Admiss
         kind: gvk,
         resource: GroupVersionResource::new(&resource.group, &resource.version, &resource.plural),
         sub_resource: case.subresource.map(|s| s.name.to_string()),
+        request_kind: None,
+        request_resource: None,
         name: case.object_name.clone(),
         namespace: case.namespace.clone(),
         object,

@@ -104,15 +104,23 @@ fn the_built_in_cases_load_and_each_reaches_a_reference_webhook() {
     assert!(cases.len() >= 10, "{}", cases.len());
     let m = reference();
     for c in &cases {
-        let chosen = webhooks_for(c, &m.webhooks).unwrap();
+        let chosen = webhooks_for(c, &m.webhooks, &crate::requests::ApiResources::built_in()).unwrap();
         assert!(!chosen.is_empty(), "{} is selected by no reference webhook", c.name);
         assert!(!c.expect.is_empty(), "{} has no expect:", c.name);
     }
     let exec = cases.iter().find(|c| c.name == "pod-exec").unwrap();
-    let chosen: Vec<_> = webhooks_for(exec, &m.webhooks).unwrap().iter().map(|w| w.kind).collect();
+    let chosen: Vec<_> = webhooks_for(exec, &m.webhooks, &crate::requests::ApiResources::built_in())
+        .unwrap()
+        .iter()
+        .map(|w| w.kind)
+        .collect();
     assert_eq!(chosen, vec![WebhookKind::Validating], "the mutating reference webhook does not select pods/exec");
     let privileged = cases.iter().find(|c| c.name == "pod-privileged").unwrap();
-    let chosen: Vec<_> = webhooks_for(privileged, &m.webhooks).unwrap().iter().map(|w| w.kind).collect();
+    let chosen: Vec<_> = webhooks_for(privileged, &m.webhooks, &crate::requests::ApiResources::built_in())
+        .unwrap()
+        .iter()
+        .map(|w| w.kind)
+        .collect();
     assert_eq!(chosen, vec![WebhookKind::Mutating, WebhookKind::Validating], "mutating first");
 }
 
@@ -128,7 +136,7 @@ fn an_unknown_webhook_name_is_an_error_of_the_case() {
         "{e}"
     );
     c.webhook = Some("validate.reference.conformance.example".into());
-    assert_eq!(webhooks_for(&c, &reference().webhooks).unwrap().len(), 1);
+    assert_eq!(webhooks_for(&c, &reference().webhooks, &crate::requests::ApiResources::built_in()).unwrap().len(), 1);
 }
 
 #[test]

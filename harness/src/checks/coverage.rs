@@ -1,7 +1,7 @@
 //! The check of `coverage.requests`: a verdict needs requests behind it.
 
 use crate::config::WebhookSpec;
-use crate::requests::targets_for;
+use crate::requests::{targets_for, ApiResources};
 use crate::verdict::Check;
 
 /// The webhook's rules in one line: `CREATE,UPDATE pods,pods/status in ""/v1; …`.
@@ -31,8 +31,8 @@ pub fn requests_sent(webhook: &WebhookSpec, sent: u64) -> Check {
     if sent > 0 {
         return Check::Pass;
     }
-    let why = if targets_for(&webhook.rules).is_empty() {
-        "the apiserver sends no request for what its rules select, or the suite cannot build one (e.g. CONNECT on a resource without a connect subresource)"
+    let why = if targets_for(&webhook.rules, &ApiResources::built_in()).is_empty() {
+        "the apiserver sends no request for what its rules select (e.g. CONNECT on a resource without a connect subresource, or webhook and admission-policy configurations, which are never sent to webhooks)"
     } else {
         "its namespaceSelector, objectSelector or matchConditions leave out every request the suite can build"
     };

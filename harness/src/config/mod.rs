@@ -1,10 +1,12 @@
 //! The user's real `MutatingWebhookConfiguration` / `ValidatingWebhookConfiguration` as the suite's
 //! configuration: which webhooks exist, what they are called for, and how the apiserver calls them.
 
+mod crd;
 mod manifest;
 mod select;
 mod selector;
 
+pub use crd::Crd;
 pub use manifest::{Manifest, RuleWithOperations, WebhookKind, WebhookSpec};
 pub use select::select_webhooks;
 pub use selector::{LabelSelector, NAMESPACE_NAME_LABEL};

@@ -31,7 +31,7 @@ fn labels_are_free(spec: &AdmissionSpec) -> bool {
     let kind = spec.kind.kind.as_str();
     kind != "Scale"
         && !kind.ends_with("Options")
-        && !matches!(spec.sub_resource.as_deref(), Some("eviction" | "binding"))
+        && !matches!(spec.sub_resource.as_deref(), Some("eviction" | "binding" | "token"))
 }
 
 fn labels_of(object: &Value) -> Option<Map<String, Value>> {
@@ -128,9 +128,9 @@ mod tests {
     use serde_json::json;
 
     fn target(plural: &str, sub: Option<&str>, op: Operation) -> Target {
-        let resource = built_ins().into_iter().find(|r| r.plural == plural).unwrap();
+        let resource = built_ins().iter().find(|r| r.plural == plural).unwrap().clone();
         let subresource = sub.map(|s| *resource.subresources.iter().find(|x| x.name == s).unwrap());
-        Target { resource, subresource, operation: op }
+        Target { resource, subresource, operation: op, named: true, converted_from: None }
     }
 
     fn selectors(object: Value, namespace: Value) -> Selectors {

@@ -2,7 +2,10 @@
 //! every (resource, subresource, operation) target, every listed AdmissionReview version, dryRun
 //! true/false, several users, and objects built from the fixtures of `requests::objects` and then
 //! varied (labels/annotations absent, `{}` or many, keys with `/` and `~`, 0..n containers, init and
-//! ephemeral containers, volumes, env, unknown fields, unicode values, rarely a large object).
+//! ephemeral containers, volumes, env, unknown fields, unicode values, rarely a large object), then
+//! decoded as the apiserver decodes them: a built-in kind through its type and a custom resource of a
+//! CRD through its schema drop the unknown fields (they reach a webhook only for custom resources
+//! without a CRD, or under `x-kubernetes-preserve-unknown-fields`), and a CRD's defaults are filled.
 //! Shrinking leads to small requests: the first target, the primary version, no dry run, bare
 //! objects without containers.
 
@@ -14,9 +17,10 @@ use serde_json::{json, Map, Value};
 
 use super::case::RequestCase;
 use super::fit::{fit as fit_selectors, move_to_namespace, Selectors};
-use super::objects::{new_object, Variant};
+pub use super::objects::pod_spec_path;
+use super::objects::{conform, new_object, Variant};
 use super::plan::admission_spec_from;
-use super::resources::{targets_for, Target};
+use super::resources::{targets, ApiResources, Target};
 use super::review::default_user;
 use crate::admission::{Operation, ReviewVersion, UserInfo};
 use crate::config::{WebhookKind, WebhookSpec};
@@ -317,16 +321,6 @@ fn users() -> impl Strategy<Value = UserInfo> {
     ]
 }
 
-/// The JSON path of the pod spec inside an object of `kind`, if it holds one.
-pub fn pod_spec_path(kind: &str) -> Option<&'static [&'static str]> {
-    Some(match kind {
-        "Pod" => &["spec"],
-        "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" => &["spec", "template", "spec"],
-        "CronJob" => &["spec", "jobTemplate", "spec", "template", "spec"],
-        _ => return None,
-    })
-}
-
 fn containers_json(prefix: &str, shapes: &[ContainerShape]) -> Value {
     Value::Array(
         shapes
@@ -430,6 +424,8 @@ fn build_from(
 ) -> Option<RequestCase> {
     let name = GENERATED_NAME;
     apply_shape(&mut fresh, &target.resource.kind, shape);
+    // What survives the apiserver's decoding: the kind's fields, or the CRD's schema.
+    conform(&target.resource, &mut fresh);
     let mut spec = admission_spec_from(target, fresh, name, kind);
     spec.dry_run = dry_run;
     spec.user = user;
@@ -440,19 +436,22 @@ fn build_from(
     if !fit_selectors(selectors, &mut spec) {
         return None;
     }
-    let what = match target.subresource {
-        Some(s) => format!("{} {}/{}", target.operation, target.resource.plural, s.name),
-        None => format!("{} {}", target.operation, target.resource.plural),
-    };
-    Some(RequestCase::new(format!("{what} (generated)"), version, primary, spec))
+    Some(RequestCase::new(format!("{} (generated)", target.describe()), version, primary, spec))
 }
 
-/// Generated requests for `webhook` within `scope`; `None` when its rules select no such target.
+/// Generated requests for `webhook` within `scope`, among the built-in resources; `None` when its
+/// rules select no such target.
 pub fn requests(webhook: &WebhookSpec, scope: Scope) -> Option<SBoxedStrategy<RequestCase>> {
+    requests_in(webhook, scope, &ApiResources::built_in())
+}
+
+/// Generated requests for `webhook` within `scope`, among the resources of `api`; `None` when its
+/// rules select no such target.
+pub fn requests_in(webhook: &WebhookSpec, scope: Scope, api: &ApiResources) -> Option<SBoxedStrategy<RequestCase>> {
     let selectors = Selectors::of(webhook);
     // Targets no object can reach through the selectors (e.g. /scale under a label-requiring
     // objectSelector) are left out.
-    let targets: Vec<Target> = targets_for(&webhook.rules)
+    let targets: Vec<Target> = targets(webhook, api)
         .into_iter()
         .filter(|t| scope.admits(t))
         .filter(|t| {
@@ -471,25 +470,35 @@ pub fn requests(webhook: &WebhookSpec, scope: Scope) -> Option<SBoxedStrategy<Re
     let versions = webhook.review_versions();
     let primary = webhook.primary_review_version();
     let kind = webhook.kind;
-    // The bare fixture of each target, built once: `new_object` round-trips it through its typed
-    // k8s-openapi struct, which does not depend on the draw.
-    let fixtures: std::sync::Arc<Vec<(Target, Value)>> = std::sync::Arc::new(
+    // The bare and the full (labelled) fixture of each target, built once: `new_object` builds
+    // them through their typed k8s-openapi struct or their CRD's schema, which does not depend on
+    // the draw.
+    let fixtures: std::sync::Arc<Vec<(Target, [Value; 2])>> = std::sync::Arc::new(
         targets
             .into_iter()
             .map(|t| {
-                let fresh = new_object(&t.resource, Variant::Bare, GENERATED_NAME);
-                (t, fresh)
+                let bare = new_object(&t.resource, Variant::Bare, GENERATED_NAME);
+                let full = new_object(&t.resource, Variant::Labelled, GENERATED_NAME);
+                (t, [bare, full])
             })
             .collect(),
     );
     let indices: Vec<usize> = (0..fixtures.len()).collect();
     Some(
-        (prop::sample::select(indices), shapes(), prop::sample::select(versions), any::<bool>(), users())
+        (
+            prop::sample::select(indices),
+            any::<bool>(),
+            shapes(),
+            prop::sample::select(versions),
+            any::<bool>(),
+            users(),
+        )
             .prop_filter_map(
                 "the webhook's selectors leave this object out",
-                move |(index, shape, version, dry_run, user)| {
+                move |(index, full, shape, version, dry_run, user)| {
                     let is_primary = version == primary;
-                    let (target, fresh) = &fixtures[index];
+                    let (target, [bare, labelled]) = &fixtures[index];
+                    let fresh = if full { labelled } else { bare };
                     build_from(kind, &selectors, target, fresh.clone(), &shape, version, is_primary, dry_run, user)
                 },
             )
@@ -544,6 +553,7 @@ mod tests {
     use super::*;
     use crate::config::Manifest;
     use crate::kinds::decodes_as;
+    use crate::requests::ApiResources;
     use proptest::test_runner::{Config, TestRunner};
 
     fn reference() -> Manifest {
@@ -748,6 +758,73 @@ mod tests {
         assert!(containers_of(minimal.object()).is_empty());
         assert_eq!(minimal.version(), ReviewVersion::V1);
         assert!(!minimal.spec.dry_run);
+    }
+
+    const GADGET_CRD: &str = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: gadgets, kind: Gadget}
+  versions:
+    - name: v1
+      served: true
+      subresources: {status: {}}
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              required: [size]
+              properties:
+                size: {type: integer, minimum: 1}
+                color: {type: string, enum: [red, blue], default: red}
+                extra: {type: object, x-kubernetes-preserve-unknown-fields: true}
+            status: {type: object, properties: {ready: {type: boolean}}}
+"#;
+
+    /// Generated objects of a custom resource with a CRD are valid against its schema and never
+    /// carry a field it prunes; without the CRD the same generator's unknown fields go through.
+    #[test]
+    fn generated_custom_resources_follow_their_crd_and_are_pruned() {
+        let crds = crate::config::Crd::parse(std::path::Path::new("g.yaml"), GADGET_CRD).unwrap();
+        let schema = crds[0].versions[0].schema.clone();
+        let mut webhook = reference().webhooks[1].clone();
+        webhook.rules = vec![crate::config::RuleWithOperations {
+            operations: vec!["*".into()],
+            api_groups: vec!["example.com".into()],
+            api_versions: vec!["v1".into()],
+            resources: vec!["gadgets".into(), "gadgets/status".into()],
+            scope: None,
+        }];
+        let seen_unknown = |api: &ApiResources, strict: bool| {
+            let strategy = requests_in(&webhook, Scope::All, api).unwrap();
+            let mut runner = TestRunner::new_with_rng(
+                Config { cases: 200, failure_persistence: None, ..Config::default() },
+                deterministic(),
+            );
+            let seen = std::sync::atomic::AtomicUsize::new(0);
+            runner
+                .run(&strategy, |case| {
+                    for object in [&case.spec.object, &case.spec.old_object].into_iter().filter(|o| !o.is_null()) {
+                        if object.get("x-unknown").is_some() || object["metadata"].get("x-unknown-meta").is_some() {
+                            seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                        if strict {
+                            let checked = super::super::schema::conforms(&schema, object);
+                            prop_assert!(checked.is_ok(), "{}: {checked:?}\n{object:#}", case.label);
+                            prop_assert!(object["spec"]["color"].is_string(), "defaults are filled");
+                        }
+                    }
+                    Ok(())
+                })
+                .unwrap();
+            seen.into_inner()
+        };
+        assert_eq!(seen_unknown(&ApiResources::with_crds(&crds), true), 0);
+        assert!(seen_unknown(&ApiResources::built_in(), false) > 0, "the generator does draw unknown fields");
     }
 
     #[test]

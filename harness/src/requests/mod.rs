@@ -1,14 +1,17 @@
 //! Requests: what the suite sends, built for the resources a webhook's rules name, as a cluster would
-//! send them. [`plan`] is the fixed set a run sends to every webhook; [`generated`] draws varied
-//! requests for the properties.
+//! send them. [`resources`](ApiResources) are the apiserver's resources (every built-in of the
+//! targeted version, and the custom resources of the CRDs given); [`plan`] is the fixed set a run
+//! sends to every webhook; [`generated`] draws varied requests for the properties.
 
 mod case;
 mod fit;
+mod fixtures;
 pub mod generated;
 mod objects;
 mod plan;
 mod resources;
 mod review;
+mod schema;
 
 pub use case::RequestCase;
 pub use fit::{fit as fit_selectors, Selectors};
@@ -17,10 +20,10 @@ pub use objects::Variant;
 pub use objects::{connect_options, scale, stored, NAMESPACE};
 #[cfg(test)]
 pub use plan::admission_spec;
-pub use plan::plan;
+pub use plan::{plan, plan_in};
 #[cfg(test)]
 pub use resources::Target;
-pub use resources::{built_ins, targets_for, Resource, SubObject, Subresource};
+pub use resources::{built_ins, targets, targets_for, ApiResources, Origin, Resource, SubObject, Subresource};
 #[cfg(test)]
 pub use review::admission_review;
 pub use review::{default_user, AdmissionSpec};

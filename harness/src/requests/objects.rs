@@ -1,18 +1,24 @@
 //! Objects the suite presents to a webhook, built as the apiserver presents them at each point of an
-//! admission: typed built-in kinds (checked against k8s-openapi) and plain JSON for custom resources.
+//! admission: built-in kinds from their fixtures, passed through their k8s-openapi type (unknown
+//! fields dropped, as the apiserver's decoding drops them); custom resources of a CRD valid against
+//! its schema, pruned and defaulted as the apiserver does; other custom resources as plain JSON.
 
 use serde_json::{json, Map, Value};
 
-use super::resources::Resource;
+use super::fixtures;
+use super::resources::{Origin, Resource};
+use super::schema;
 use crate::admission::Gvk;
 
 /// Which flavour of an object: the shapes that most often break webhooks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Variant {
-    /// No labels, no annotations: maps a webhook may wrongly assume exist.
+    /// No labels, no annotations: maps a webhook may wrongly assume exist; only the required fields
+    /// of a custom resource.
     Bare,
-    /// Labels and annotations, keys with `/` and `~`, several containers.
+    /// Labels and annotations, keys with `/` and `~`, several containers; every field of a custom
+    /// resource.
     Labelled,
     /// What policy webhooks exist to refuse: a privileged container, an image tagged `latest`, the
     /// host network. Only for kinds that hold a pod spec.
@@ -31,6 +37,24 @@ impl Variant {
 }
 
 pub const NAMESPACE: &str = "conformance-test";
+
+/// The JSON path of the pod spec inside an object of `kind`, for every built-in kind that holds one.
+pub fn pod_spec_path(kind: &str) -> Option<&'static [&'static str]> {
+    Some(match kind {
+        "Pod" => &["spec"],
+        "PodTemplate" => &["template", "spec"],
+        "ReplicationController" | "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" => {
+            &["spec", "template", "spec"]
+        }
+        "CronJob" => &["spec", "jobTemplate", "spec", "template", "spec"],
+        _ => return None,
+    })
+}
+
+/// Does this kind hold a pod spec (so that the risky variant means something)?
+pub fn holds_pod_spec(kind: &str) -> bool {
+    pod_spec_path(kind).is_some()
+}
 
 fn pod_spec(variant: Variant) -> Value {
     match variant {
@@ -56,6 +80,15 @@ fn pod_spec(variant: Variant) -> Value {
     }
 }
 
+/// The pod spec of `object` (of `kind`), if it holds one.
+pub fn pod_spec_mut<'a>(object: &'a mut Value, kind: &str) -> Option<&'a mut Map<String, Value>> {
+    let mut at = object;
+    for step in pod_spec_path(kind)? {
+        at = at.get_mut(*step)?;
+    }
+    at.as_object_mut()
+}
+
 fn labels(variant: Variant) -> Option<Value> {
     match variant {
         Variant::Bare => None,
@@ -74,61 +107,44 @@ fn annotations(variant: Variant) -> Option<Value> {
     }
 }
 
-fn template(variant: Variant) -> Value {
-    json!({"metadata": {"labels": {"app": "web"}}, "spec": pod_spec(variant)})
-}
-
-fn spec_for(kind: &str, variant: Variant) -> Option<(&'static str, Value)> {
-    let selector = json!({"matchLabels": {"app": "web"}});
-    Some(match kind {
-        "Pod" => ("spec", pod_spec(variant)),
-        "ConfigMap" => (
-            "data",
-            match variant {
-                Variant::Bare => json!({}),
-                Variant::Labelled | Variant::Risky => json!({"config.yaml": "a: 1\n", "empty": ""}),
-            },
-        ),
-        "Secret" => ("data", json!({"token": "c2VjcmV0"})),
-        "Service" => (
-            "spec",
-            json!({"selector": {"app": "web"}, "ports": [{"port": 80, "targetPort": 8080, "protocol": "TCP"}]}),
-        ),
-        "ServiceAccount" | "Namespace" => return None,
-        "Deployment" | "ReplicaSet" => {
-            ("spec", json!({"replicas": 2, "selector": selector, "template": template(variant)}))
+/// What an object of `resource` holds besides apiVersion, kind and metadata.
+fn body(resource: &Resource, variant: Variant) -> Map<String, Value> {
+    match &resource.origin {
+        Origin::BuiltIn => {
+            // Every kind the apiserver sends has a fixture (a test holds it to that); a version the
+            // suite does not serve (named in a case file) gets none.
+            let mut object = fixtures::body(&resource.gvk()).unwrap_or_else(|| json!({}));
+            if let Some(spec) = pod_spec_mut(&mut object, &resource.kind) {
+                let filled = pod_spec(variant);
+                spec.extend(filled.as_object().cloned().unwrap_or_default());
+                match resource.kind.as_str() {
+                    "Job" => {
+                        spec.insert("restartPolicy".into(), json!("Never"));
+                    }
+                    "CronJob" => {
+                        spec.insert("restartPolicy".into(), json!("OnFailure"));
+                    }
+                    _ => {}
+                }
+            }
+            object.as_object().cloned().unwrap_or_default()
         }
-        "StatefulSet" => {
-            ("spec", json!({"replicas": 1, "serviceName": "web", "selector": selector, "template": template(variant)}))
-        }
-        "DaemonSet" => ("spec", json!({"selector": selector, "template": template(variant)})),
-        "Job" => (
-            "spec",
-            json!({"template": {"spec": {"restartPolicy": "Never", "containers": pod_spec(variant)["containers"].clone()}}}),
-        ),
-        "CronJob" => (
-            "spec",
-            json!({"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": {"spec": {"restartPolicy": "OnFailure", "containers": pod_spec(variant)["containers"].clone()}}}}}),
-        ),
-        "Ingress" => (
-            "spec",
-            json!({"rules": [{"host": "web.example.com", "http": {"paths": [{"path": "/", "pathType": "Prefix", "backend": {"service": {"name": "web", "port": {"number": 80}}}}]}}]}),
-        ),
-        _ => ("spec", json!({"replicas": 1, "note": "plain JSON custom resource"})),
-    })
-}
-
-/// Does this kind hold a pod spec (so that the risky variant means something)?
-pub fn holds_pod_spec(kind: &str) -> bool {
-    matches!(kind, "Pod" | "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" | "CronJob")
+        Origin::Crd(schema) => schema::instance(schema, variant != Variant::Bare),
+        Origin::Guessed => json!({"spec": {"replicas": 1, "note": "plain JSON custom resource"}})
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
+    }
 }
 
 /// An object of `resource` as a client sends it on CREATE: no uid, creationTimestamp, generation or
-/// resourceVersion yet.
+/// resourceVersion yet. Reviews carry no name.
 pub fn new_object(resource: &Resource, variant: Variant, name: &str) -> Value {
     let gvk = resource.gvk();
     let mut metadata = Map::new();
-    metadata.insert("name".into(), json!(name));
+    if !resource.review {
+        metadata.insert("name".into(), json!(name));
+    }
     if resource.namespaced {
         metadata.insert("namespace".into(), json!(NAMESPACE));
     }
@@ -142,14 +158,29 @@ pub fn new_object(resource: &Resource, variant: Variant, name: &str) -> Value {
     object.insert("apiVersion".into(), json!(gvk.api_version()));
     object.insert("kind".into(), json!(gvk.kind));
     object.insert("metadata".into(), Value::Object(metadata));
-    if let Some((field, value)) = spec_for(&gvk.kind, variant) {
-        object.insert(field.into(), value);
-    }
-    typed(&gvk, Value::Object(object))
+    object.extend(body(resource, variant));
+    let mut object = Value::Object(object);
+    conform(resource, &mut object);
+    object
 }
 
-/// Pass a built-in object through its k8s-openapi type so that what the suite sends is what that
-/// kind can hold.
+/// What the apiserver's decoding makes of `object` before any webhook sees it: a built-in kind
+/// through its type (unknown fields dropped), a custom resource of a CRD pruned and defaulted by
+/// its schema; other custom resources as they are.
+pub fn conform(resource: &Resource, object: &mut Value) {
+    match &resource.origin {
+        Origin::BuiltIn => {
+            if let Some(Ok(decoded)) = crate::kinds::round_trip(&resource.gvk(), object) {
+                *object = decoded;
+            }
+        }
+        Origin::Crd(s) => schema::admit(s, object),
+        Origin::Guessed => {}
+    }
+}
+
+/// Pass a fixture through its k8s-openapi type so that what the suite sends is what that kind can
+/// hold (the fixtures are the suite's own: one that does not decode is a bug of the suite).
 fn typed(gvk: &Gvk, value: Value) -> Value {
     match crate::kinds::round_trip(gvk, &value) {
         Some(Ok(v)) => v,
@@ -182,26 +213,80 @@ pub fn updated(old: &Value) -> Value {
     object
 }
 
+/// The new object of an UPDATE through subresource `sub` of `resource` (one that carries the parent
+/// kind), from `old`, the stored object: a status written by its controller, an approval, an
+/// ephemeral container added, a container resized, the finalizers cleared.
+pub fn updated_through(resource: &Resource, sub: &str, old: &Value) -> Value {
+    let mut object = edited_through(resource, sub, old);
+    conform(resource, &mut object);
+    object
+}
+
+/// [`updated_through`] before the apiserver's decoding.
+fn edited_through(resource: &Resource, sub: &str, old: &Value) -> Value {
+    let mut object = old.clone();
+    match sub {
+        "status" => {
+            let status = match &resource.origin {
+                Origin::BuiltIn => fixtures::status(&resource.gvk()),
+                Origin::Crd(s) => schema::status_instance(s),
+                Origin::Guessed => Some(json!({"observedGeneration": 1, "ready": true})),
+            };
+            object["status"] = status.unwrap_or_else(|| json!({}));
+        }
+        "approval" => {
+            object["status"] = json!({"conditions": [{"type": "Approved", "status": "True", "reason": "ApprovedByAdmin",
+                "message": "approved", "lastUpdateTime": "2026-01-01T00:01:00Z"}]});
+        }
+        "ephemeralcontainers" => {
+            if let Some(spec) = pod_spec_mut(&mut object, &resource.kind) {
+                spec.insert(
+                    "ephemeralContainers".into(),
+                    json!([{"name": "debugger", "image": "registry.example/debug:1.0", "targetContainerName": "app",
+                            "stdin": true, "tty": true}]),
+                );
+            }
+        }
+        "resize" => {
+            if let Some(first) = object.pointer_mut("/spec/containers/0").and_then(Value::as_object_mut) {
+                first.insert("resources".into(), json!({"requests": {"cpu": "200m"}, "limits": {"cpu": "500m"}}));
+            }
+        }
+        "finalize" => {
+            object["spec"] = json!({"finalizers": []});
+        }
+        _ => return updated(old),
+    }
+    object
+}
+
 /// An autoscaling/v1 Scale, as a `/scale` request carries it in place of the parent kind.
-pub fn scale(name: &str, uid: &str, replicas: i32) -> Value {
+pub fn scale(name: &str, namespace: Option<&str>, uid: &str, replicas: i32) -> Value {
+    let mut metadata =
+        json!({"name": name, "uid": uid, "resourceVersion": "1001", "creationTimestamp": "2026-01-01T00:00:00Z"});
+    if let Some(ns) = namespace {
+        metadata["namespace"] = json!(ns);
+    }
     json!({
         "apiVersion": "autoscaling/v1",
         "kind": "Scale",
-        "metadata": {"name": name, "namespace": NAMESPACE, "uid": uid, "resourceVersion": "1001",
-                     "creationTimestamp": "2026-01-01T00:00:00Z"},
+        "metadata": metadata,
         "spec": {"replicas": replicas},
         "status": {"replicas": 2, "selector": "app=web"},
     })
 }
 
-/// A connect options object (e.g. PodExecOptions) of core/v1.
+/// A connect options object (e.g. PodExecOptions) of core/v1: k8s-openapi has no types for them;
+/// their fields are `k8s.io/api/core/v1/types.go`'s.
 pub fn connect_options(kind: &str) -> Value {
     let mut v = json!({"apiVersion": "v1", "kind": kind});
     let extra = match kind {
-        "PodExecOptions" => json!({"stdin": true, "stdout": true, "tty": true, "container": "app", "command": ["sh"]}),
-        "PodAttachOptions" => json!({"stdin": true, "stdout": true, "container": "app"}),
+        "PodExecOptions" => {
+            json!({"stdin": true, "stdout": true, "stderr": true, "tty": true, "container": "app", "command": ["sh"]})
+        }
+        "PodAttachOptions" => json!({"stdin": true, "stdout": true, "stderr": true, "container": "app"}),
         "PodPortForwardOptions" => json!({"ports": [8080]}),
-        _ => json!({"path": "/"}),
+        _ => json!({"path": "/healthz"}),
     };
     if let (Some(m), Some(e)) = (v.as_object_mut(), extra.as_object()) {
         m.extend(e.clone());
@@ -209,13 +294,17 @@ pub fn connect_options(kind: &str) -> Value {
     v
 }
 
-/// An object created through a subresource (e.g. an Eviction through `pods/eviction`).
-pub fn created_through(gvk: &Gvk, name: &str) -> Value {
-    let object = json!({
-        "apiVersion": gvk.api_version(),
-        "kind": gvk.kind,
-        "metadata": {"name": name, "namespace": NAMESPACE},
-    });
+/// An object created through a subresource (an Eviction through `pods/eviction`, a Binding through
+/// `pods/binding`, a TokenRequest through `serviceaccounts/token`), named like its parent.
+pub fn created_through(gvk: &Gvk, name: &str, namespace: Option<&str>) -> Value {
+    let mut metadata = json!({"name": name});
+    if let Some(ns) = namespace {
+        metadata["namespace"] = json!(ns);
+    }
+    let mut object = json!({"apiVersion": gvk.api_version(), "kind": gvk.kind, "metadata": metadata});
+    if let (Some(m), Some(b)) = (object.as_object_mut(), fixtures::created_body(gvk).as_object()) {
+        m.extend(b.clone());
+    }
     typed(gvk, object)
 }
 
@@ -228,10 +317,11 @@ mod tests {
     fn every_built_in_fixture_is_typed_and_shaped() {
         for resource in built_ins() {
             for variant in Variant::ALL {
-                let o = new_object(&resource, variant, "demo");
+                let o = new_object(resource, variant, "demo");
                 assert_eq!(o["kind"], resource.kind);
                 assert!(o["metadata"].get("uid").is_none(), "CREATE objects carry no uid");
                 assert_eq!(o["metadata"].get("labels").is_some(), variant != Variant::Bare, "{}", resource.kind);
+                assert_eq!(o["metadata"].get("name").is_some(), !resource.review, "{}", resource.kind);
                 let s = stored(o, "u", "7");
                 assert_eq!(s["metadata"]["uid"], "u");
                 assert_eq!(s["metadata"]["resourceVersion"], "7");
@@ -239,9 +329,43 @@ mod tests {
         }
     }
 
+    /// A fixture that decodes as its kind and re-encodes to itself has no field the kind lacks and
+    /// every field the kind requires, with values of the kind's types.
+    #[test]
+    fn every_fixture_is_exactly_what_its_kind_holds() {
+        let mut problems = Vec::new();
+        for resource in built_ins() {
+            let gvk = resource.gvk();
+            for variant in Variant::ALL {
+                let mut raw = Map::new();
+                raw.insert("apiVersion".into(), json!(gvk.api_version()));
+                raw.insert("kind".into(), json!(gvk.kind));
+                raw.insert("metadata".into(), json!({"name": "demo"}));
+                raw.extend(body(resource, variant));
+                let raw = Value::Object(raw);
+                let back = crate::kinds::round_trip(&gvk, &raw).unwrap().unwrap();
+                if back != raw {
+                    problems.push(format!("{gvk:?} ({variant:?}):\n  fixture {raw}\n  typed   {back}"));
+                }
+            }
+            let old = stored(new_object(resource, Variant::Bare, "demo"), "u", "7");
+            for sub in resource.subresources.iter().filter(|s| s.object == super::super::resources::SubObject::Parent) {
+                if sub.name == "status" && fixtures::status(&gvk).is_none() {
+                    problems.push(format!("{gvk:?} has a /status but no status fixture"));
+                }
+                let raw = edited_through(resource, sub.name, &old);
+                let back = crate::kinds::round_trip(&gvk, &raw).unwrap().unwrap();
+                if back != raw {
+                    problems.push(format!("{gvk:?} /{}:\n  fixture {raw}\n  typed   {back}", sub.name));
+                }
+            }
+        }
+        assert!(problems.is_empty(), "{} fixtures are not their kind's:\n{}", problems.len(), problems.join("\n"));
+    }
+
     #[test]
     fn update_changes_only_an_annotation() {
-        let pods = &built_ins()[0];
+        let pods = built_ins().iter().find(|r| r.plural == "pods").unwrap();
         let old = stored(new_object(pods, Variant::Bare, "p"), "u", "7");
         let new = updated(&old);
         assert_ne!(old, new);
@@ -250,8 +374,24 @@ mod tests {
     }
 
     #[test]
+    fn subresource_updates_change_what_the_subresource_writes() {
+        let pods = built_ins().iter().find(|r| r.plural == "pods").unwrap();
+        let old = stored(new_object(pods, Variant::Bare, "p"), "u", "7");
+        assert_eq!(updated_through(pods, "status", &old)["status"]["phase"], "Running");
+        assert_eq!(
+            updated_through(pods, "ephemeralcontainers", &old)["spec"]["ephemeralContainers"][0]["name"],
+            "debugger"
+        );
+        assert_eq!(
+            updated_through(pods, "resize", &old)["spec"]["containers"][0]["resources"]["limits"]["cpu"],
+            "500m"
+        );
+        assert_eq!(updated_through(pods, "status", &old)["spec"], old["spec"]);
+    }
+
+    #[test]
     fn scale_is_autoscaling_v1() {
-        let s = scale("web", "u", 3);
+        let s = scale("web", Some(NAMESPACE), "u", 3);
         assert_eq!(s["apiVersion"], "autoscaling/v1");
         assert!(crate::kinds::decodes_as(&Gvk::new("autoscaling", "v1", "Scale"), &s).unwrap().is_ok());
     }

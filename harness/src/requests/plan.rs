@@ -1,17 +1,29 @@
 //! The requests a run sends to one webhook: every (resource, subresource, operation) its rules select,
 //! in each object variant, in each AdmissionReview version it lists.
+//!
+//! Targets a rule names get every variant in every version. Targets reached only through a wildcard
+//! (`*`, `*/*`, `*/scale`) are sampled so that a rule on `*` (a hundred resources) stays a few hundred
+//! requests: each gets one variant, taken in turn from the ones its kind has, in the version a
+//! cluster sends; the first wildcard target of each operation is also sent in the other versions.
 
 use serde_json::Value;
 
 use super::case::RequestCase;
 use super::fit::{fit, Selectors};
 use super::objects::{self, Variant, NAMESPACE};
-use super::resources::{targets_for, SubObject, Target};
+use super::resources::{targets, ApiResources, SubObject, Target};
 use super::review::{default_user, AdmissionSpec};
 use crate::admission::{GroupVersionResource, Gvk, Operation};
 use crate::config::{WebhookKind, WebhookSpec};
 
-fn variants_for(target: &Target) -> &'static [Variant] {
+/// The uid of the stored object in planned and generated requests.
+const STORED_UID: &str = "5d3e1c9a-6a8f-4c0e-9a6e-0000000000aa";
+
+/// The variants that mean something for a target.
+pub fn variants_for(target: &Target) -> &'static [Variant] {
+    if target.resource.review {
+        return &[Variant::Bare];
+    }
     match target.subresource.map(|s| s.object) {
         None | Some(SubObject::Parent) if objects::holds_pod_spec(&target.resource.kind) => &Variant::ALL,
         None | Some(SubObject::Parent) => &[Variant::Bare, Variant::Labelled],
@@ -30,45 +42,50 @@ pub fn admission_spec(target: &Target, variant: Variant, kind: WebhookKind) -> A
 /// (named `name`): the stored, updated and deleted forms are derived from it as the apiserver would.
 pub fn admission_spec_from(target: &Target, fresh: Value, name: &str, kind: WebhookKind) -> AdmissionSpec {
     let resource = &target.resource;
-    let name = name.to_string();
+    // Reviews are never stored and carry no name.
+    let name = if resource.review { String::new() } else { name.to_string() };
     let namespace = resource.namespaced.then(|| NAMESPACE.to_string());
-    let stored = objects::stored(fresh.clone(), "5d3e1c9a-6a8f-4c0e-9a6e-0000000000aa", "1001");
+    let stored = objects::stored(fresh.clone(), STORED_UID, "1001");
     let op = target.operation;
-    let (object_kind, object, old_object) = match target.subresource.map(|s| s.object) {
-        None | Some(SubObject::Parent) => {
+    let (object_kind, object, old_object) = match target.subresource {
+        None => {
             let gvk = resource.gvk();
             match op {
-                Operation::Create => {
-                    // Mutating webhooks see the object before the registry fills uid and friends;
-                    // validating webhooks see it filled.
-                    let object = if kind == WebhookKind::Validating { stored.clone() } else { fresh };
-                    (gvk, object, Value::Null)
-                }
+                // Mutating webhooks see the object before the registry fills uid and friends;
+                // validating webhooks see it filled (reviews are never stored).
+                Operation::Create if kind == WebhookKind::Mutating || resource.review => (gvk, fresh, Value::Null),
+                Operation::Create => (gvk, stored, Value::Null),
                 Operation::Update => (gvk, objects::updated(&stored), stored),
                 Operation::Delete => (gvk, Value::Null, stored),
                 Operation::Connect => (gvk, Value::Null, Value::Null),
             }
         }
-        Some(SubObject::Scale) => {
-            let old = objects::scale(&name, "5d3e1c9a-6a8f-4c0e-9a6e-0000000000aa", 2);
-            (
+        Some(sub) => match sub.object {
+            SubObject::Parent => (resource.gvk(), objects::updated_through(resource, sub.name, &stored), stored),
+            SubObject::Scale => (
                 Gvk::new("autoscaling", "v1", "Scale"),
-                objects::scale(&name, "5d3e1c9a-6a8f-4c0e-9a6e-0000000000aa", 3),
-                old,
-            )
-        }
-        Some(SubObject::ConnectOptions(k)) => (Gvk::new("", "v1", k), objects::connect_options(k), Value::Null),
-        Some(SubObject::Created(g, v, k)) => {
-            let gvk = Gvk::new(g, v, k);
-            let object = objects::created_through(&gvk, &name);
-            (gvk, object, Value::Null)
-        }
+                objects::scale(&name, namespace.as_deref(), STORED_UID, 3),
+                objects::scale(&name, namespace.as_deref(), STORED_UID, 2),
+            ),
+            SubObject::ConnectOptions(k) => (Gvk::new("", "v1", k), objects::connect_options(k), Value::Null),
+            SubObject::Created(g, v, k) => {
+                let gvk = Gvk::new(g, v, k);
+                let object = objects::created_through(&gvk, &name, namespace.as_deref());
+                (gvk, object, Value::Null)
+            }
+        },
+    };
+    let (request_kind, request_resource) = match &target.converted_from {
+        Some(from) => (Some(from.gvk()), Some(GroupVersionResource::new(&from.group, &from.version, &from.plural))),
+        None => (None, None),
     };
     AdmissionSpec {
         operation: op,
         kind: object_kind,
         resource: GroupVersionResource::new(&resource.group, &resource.version, &resource.plural),
         sub_resource: target.subresource.map(|s| s.name.to_string()),
+        request_kind,
+        request_resource,
         name,
         namespace,
         object,
@@ -78,17 +95,35 @@ pub fn admission_spec_from(target: &Target, fresh: Value, name: &str, kind: Webh
     }
 }
 
-/// Every request of the default run for `webhook`.
+/// Every request of the default run for `webhook`, among the built-in resources.
 pub fn plan(webhook: &WebhookSpec) -> Vec<RequestCase> {
+    plan_in(webhook, &ApiResources::built_in())
+}
+
+/// Every request of the default run for `webhook`, among the resources of `api`.
+pub fn plan_in(webhook: &WebhookSpec, api: &ApiResources) -> Vec<RequestCase> {
     let versions = webhook.review_versions();
     let selectors = Selectors::of(webhook);
     let mut cases = Vec::new();
-    for target in targets_for(&webhook.rules) {
-        let what = match target.subresource {
-            Some(s) => format!("{} {}/{}", target.operation, target.resource.plural, s.name),
-            None => format!("{} {}", target.operation, target.resource.plural),
+    let mut wildcard_index = 0usize;
+    let mut wildcard_ops_seen = Vec::new();
+    for target in targets(webhook, api) {
+        let what = target.describe();
+        let all = variants_for(&target);
+        // Sampling for targets only a wildcard reaches, and for converted requests.
+        let sampled = !target.named || target.converted_from.is_some();
+        let (variants, versions): (Vec<Variant>, &[_]) = if sampled {
+            let variant = all[wildcard_index % all.len()];
+            wildcard_index += 1;
+            let first_of_op = target.converted_from.is_none() && !wildcard_ops_seen.contains(&target.operation);
+            if first_of_op {
+                wildcard_ops_seen.push(target.operation);
+            }
+            (vec![variant], if first_of_op { &versions[..] } else { &versions[..1] })
+        } else {
+            (all.to_vec(), &versions[..])
         };
-        for &variant in variants_for(&target) {
+        for variant in variants {
             let mut spec = admission_spec(&target, variant, webhook.kind);
             if !fit(&selectors, &mut spec) {
                 continue;
@@ -105,7 +140,7 @@ pub fn plan(webhook: &WebhookSpec) -> Vec<RequestCase> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Manifest;
+    use crate::config::{Manifest, RuleWithOperations};
 
     fn reference() -> Manifest {
         Manifest::parse(std::path::Path::new("reference.yaml"), reference_webhook::MANIFEST).unwrap()
@@ -131,5 +166,120 @@ mod tests {
         assert!(create.object()["metadata"]["uid"].is_string(), "validating CREATE sees the stored object");
         assert!(cases.iter().any(|c| c.label == "CONNECT pods/exec (bare)" && c.object()["kind"] == "PodExecOptions"));
         assert!(cases.iter().any(|c| c.label.starts_with("CREATE namespaces") && c.spec.namespace.is_none()));
+    }
+
+    fn everything(webhook: &WebhookSpec) -> WebhookSpec {
+        let mut w = webhook.clone();
+        w.namespace_selector = None;
+        w.rules = vec![RuleWithOperations {
+            operations: vec!["*".into()],
+            api_groups: vec!["*".into()],
+            api_versions: vec!["*".into()],
+            resources: vec!["*".into(), "*/*".into()],
+            scope: None,
+        }];
+        w
+    }
+
+    /// Every built-in resource of the targeted version the apiserver sends to webhooks yields at
+    /// least one planned request whose object decodes as its kind, exactly (nothing dropped).
+    #[test]
+    fn every_built_in_resource_yields_a_request_of_its_kind() {
+        for webhook in &reference().webhooks {
+            let cases = plan(&everything(webhook));
+            for kind in crate::kinds::RESOURCES {
+                let mine: Vec<_> = cases
+                    .iter()
+                    .filter(|c| {
+                        c.spec.resource.group == kind.group
+                            && c.spec.resource.version == kind.version
+                            && c.spec.resource.resource == kind.plural
+                            && c.spec.sub_resource.is_none()
+                    })
+                    .collect();
+                if super::super::resources::never_sent(kind).is_some() {
+                    assert!(mine.is_empty(), "{} is never sent", kind.kind);
+                    continue;
+                }
+                assert!(!mine.is_empty(), "no request for {} {}/{}", kind.kind, kind.group, kind.version);
+                for c in &mine {
+                    let object = if c.object().is_null() { &c.spec.old_object } else { c.object() };
+                    assert_eq!(c.spec.kind, kind.gvk(), "{}", c.label);
+                    let back = crate::kinds::round_trip(&kind.gvk(), object).unwrap();
+                    assert_eq!(back.as_ref(), Ok(object), "{}", c.label);
+                }
+            }
+            // Every subresource request's object decodes as the kind it says.
+            for c in cases.iter().filter(|c| c.spec.sub_resource.is_some()) {
+                let object = c.object();
+                let result = crate::kinds::decodes_as(&c.spec.kind, object);
+                assert_eq!(result, Some(Ok(())), "{}: {object}", c.label);
+            }
+        }
+    }
+
+    #[test]
+    fn a_wildcard_plan_stays_small_and_still_reaches_every_variant_and_version() {
+        let m = reference();
+        let all = everything(&m.webhooks[0]);
+        let cases = plan(&all);
+        let targets = targets(&all, &ApiResources::built_in());
+        assert!(cases.len() < targets.len() + 8, "{} requests for {} targets", cases.len(), targets.len());
+        for variant in Variant::ALL {
+            assert!(cases.iter().any(|c| c.label.ends_with(&format!("({})", variant.as_str()))), "{variant:?}");
+        }
+        for op in Operation::ALL {
+            assert!(cases.iter().any(|c| !c.primary && c.spec.operation == op), "{op} in v1beta1");
+        }
+        // Named resources keep every variant and version.
+        let named = plan(&m.webhooks[0]);
+        assert!(named.iter().filter(|c| c.label.starts_with("CREATE pods (")).count() == 6);
+    }
+
+    #[test]
+    fn equivalent_requests_carry_the_users_kind() {
+        let m = reference();
+        let mut w = m.webhooks[1].clone();
+        w.rules = vec![RuleWithOperations {
+            operations: vec!["CREATE".into()],
+            api_groups: vec!["autoscaling".into()],
+            api_versions: vec!["v2".into()],
+            resources: vec!["horizontalpodautoscalers".into()],
+            scope: None,
+        }];
+        let cases = plan(&w);
+        let converted = cases.iter().find(|c| c.spec.request_kind.is_some()).expect("a converted request");
+        let r = converted.review.to_value();
+        assert_eq!(r["request"]["kind"]["version"], "v2");
+        assert_eq!(r["request"]["object"]["apiVersion"], "autoscaling/v2");
+        assert_eq!(r["request"]["requestKind"]["version"], "v1");
+        assert_eq!(r["request"]["requestResource"]["version"], "v1");
+        w.match_policy = Some("Exact".into());
+        assert!(plan(&w).iter().all(|c| c.spec.request_kind.is_none()));
+    }
+
+    #[test]
+    fn reviews_and_created_objects() {
+        let m = reference();
+        let mut w = m.webhooks[1].clone();
+        w.namespace_selector = None;
+        w.rules = vec![RuleWithOperations {
+            operations: vec!["*".into()],
+            api_groups: vec!["".into(), "authentication.k8s.io".into()],
+            api_versions: vec!["v1".into()],
+            resources: vec!["tokenreviews".into(), "pods/binding".into(), "serviceaccounts/token".into()],
+            scope: None,
+        }];
+        let cases = plan(&w);
+        let review = cases.iter().find(|c| c.spec.resource.resource == "tokenreviews").unwrap();
+        assert_eq!(review.spec.operation, Operation::Create);
+        assert!(review.review.to_value()["request"].get("name").is_none(), "a review has no name");
+        assert!(review.object()["metadata"].get("uid").is_none(), "a review is never stored");
+        let binding = cases.iter().find(|c| c.spec.sub_resource.as_deref() == Some("binding")).unwrap();
+        assert_eq!(binding.object()["kind"], "Binding");
+        assert_eq!(binding.object()["target"]["kind"], "Node");
+        let token = cases.iter().find(|c| c.spec.sub_resource.as_deref() == Some("token")).unwrap();
+        assert_eq!(token.spec.kind, Gvk::new("authentication.k8s.io", "v1", "TokenRequest"));
+        assert_eq!(token.review.to_value()["request"]["options"]["kind"], "CreateOptions");
     }
 }

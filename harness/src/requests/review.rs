@@ -16,6 +16,10 @@ pub struct AdmissionSpec {
     /// `resource`: what the webhook registered for.
     pub resource: GroupVersionResource,
     pub sub_resource: Option<String>,
+    /// `requestKind`/`requestResource` when they differ from `kind`/`resource`: the user's request
+    /// was made in an equivalent resource and converted (`matchPolicy: Equivalent`).
+    pub request_kind: Option<Gvk>,
+    pub request_resource: Option<GroupVersionResource>,
     pub name: String,
     pub namespace: Option<String>,
     /// `Value::Null` where the apiserver sends none (DELETE).
@@ -33,6 +37,8 @@ impl AdmissionSpec {
             kind: request.kind.clone(),
             resource: request.resource.clone(),
             sub_resource: request.sub_resource.clone(),
+            request_kind: request.request_kind.clone().filter(|k| *k != request.kind),
+            request_resource: request.request_resource.clone().filter(|r| *r != request.resource),
             name: request.name.clone().unwrap_or_default(),
             namespace: request.namespace.clone(),
             object: request.object.clone(),
@@ -73,8 +79,8 @@ pub fn admission_review(version: ReviewVersion, spec: &AdmissionSpec, uid: &str)
         kind: spec.kind.clone(),
         resource: spec.resource.clone(),
         sub_resource: spec.sub_resource.clone(),
-        request_kind: Some(spec.kind.clone()),
-        request_resource: Some(spec.resource.clone()),
+        request_kind: Some(spec.request_kind.clone().unwrap_or_else(|| spec.kind.clone())),
+        request_resource: Some(spec.request_resource.clone().unwrap_or_else(|| spec.resource.clone())),
         request_sub_resource: spec.sub_resource.clone(),
         name: (!spec.name.is_empty()).then(|| spec.name.clone()),
         namespace: spec.namespace.clone(),
@@ -103,6 +109,8 @@ mod tests {
             kind: Gvk::new("", "v1", "Pod"),
             resource: GroupVersionResource::new("", "v1", "pods"),
             sub_resource: None,
+            request_kind: None,
+            request_resource: None,
             name: "p".into(),
             namespace: Some("ns".into()),
             object: if op == Operation::Delete { Value::Null } else { json!({"kind": "Pod"}) },
@@ -137,6 +145,22 @@ mod tests {
         let mut s = spec(Operation::Update);
         s.dry_run = true;
         let review = admission_review(ReviewVersion::V1, &s, "u3");
+        let back: AdmissionReview = serde_json::from_slice(&review.to_bytes()).unwrap();
+        assert_eq!(AdmissionSpec::from_request(&back.request), s);
+    }
+
+    #[test]
+    fn a_converted_request_keeps_what_the_user_sent() {
+        let mut s = spec(Operation::Create);
+        s.kind = Gvk::new("autoscaling", "v2", "HorizontalPodAutoscaler");
+        s.resource = GroupVersionResource::new("autoscaling", "v2", "horizontalpodautoscalers");
+        s.request_kind = Some(Gvk::new("autoscaling", "v1", "HorizontalPodAutoscaler"));
+        s.request_resource = Some(GroupVersionResource::new("autoscaling", "v1", "horizontalpodautoscalers"));
+        let review = admission_review(ReviewVersion::V1, &s, "u4");
+        let r = review.to_value();
+        assert_eq!(r["request"]["kind"]["version"], "v2");
+        assert_eq!(r["request"]["requestKind"]["version"], "v1");
+        assert_eq!(r["request"]["requestResource"]["version"], "v1");
         let back: AdmissionReview = serde_json::from_slice(&review.to_bytes()).unwrap();
         assert_eq!(AdmissionSpec::from_request(&back.request), s);
     }

@@ -156,10 +156,12 @@ pub(crate) async fn run_cases(
     webhooks: &[WebhookSpec],
     client: &Client,
     golden: &GoldenMode,
+    api: &crate::requests::ApiResources,
 ) -> Result<Vec<CaseRecord>, crate::Error> {
     let mut out = Vec::with_capacity(cases.len());
     for case in cases {
-        let chosen = webhooks_for(case, webhooks).map_err(|message| crate::error::CaseError {
+        let case = &case.clone().bind(api);
+        let chosen = webhooks_for(case, webhooks, api).map_err(|message| crate::error::CaseError {
             file: case.file.clone(),
             line: None,
             field: Some("webhook".into()),

@@ -33,7 +33,7 @@ use crate::client::{Client, HttpVersions};
 use crate::config::WebhookSpec;
 use crate::error::Error;
 use crate::exchange::ExchangeRecord;
-use crate::requests::plan;
+use crate::requests::{plan_in, targets, ApiResources, Origin};
 use crate::rules::{Judges, CATALOG, TARGET_READY};
 use crate::targets::RunningTarget;
 use crate::verdict::{Finding, Outcome, Softened};
@@ -57,6 +57,8 @@ pub struct RunOptions {
     pub golden: GoldenMode,
     /// The property step.
     pub properties: PropertyOptions,
+    /// The resources of the apiserver the suite plays (the built-ins and the CRDs given).
+    pub api: ApiResources,
 }
 
 impl Default for RunOptions {
@@ -69,6 +71,7 @@ impl Default for RunOptions {
             cases: Vec::new(),
             golden: GoldenMode::Off,
             properties: PropertyOptions::default(),
+            api: ApiResources::built_in(),
         }
     }
 }
@@ -150,13 +153,42 @@ fn judge_coverage(webhooks: &[WebhookSpec], coverage: &Coverage) -> Vec<WebhookF
     out
 }
 
+/// What the report says of custom resources a webhook's rules select that no CRD of the run
+/// describes: their objects are a guess.
+fn guessed_shapes(webhooks: &[WebhookSpec], api: &ApiResources) -> Vec<String> {
+    let mut notes = Vec::new();
+    for w in webhooks {
+        let mut guessed: Vec<String> = Vec::new();
+        for t in targets(w, api) {
+            let r = &t.resource;
+            let name = format!("{}/{} {}", r.group, r.version, r.plural);
+            if matches!(r.origin, Origin::Guessed) && !guessed.contains(&name) {
+                guessed.push(name);
+            }
+        }
+        if !guessed.is_empty() {
+            notes.push(format!(
+                "{}: no CustomResourceDefinition for {} (give it with --crd FILE): their objects were sent as plain JSON, a guess at their shape that a cluster may never send",
+                w.name,
+                guessed.join(", ")
+            ));
+        }
+    }
+    notes
+}
+
 /// Send every planned request of every webhook (several in flight) and judge each answer.
-async fn send_plan(webhooks: &[Arc<WebhookSpec>], client: &Arc<Client>, concurrency: usize) -> Vec<ExchangeRecord> {
+async fn send_plan(
+    webhooks: &[Arc<WebhookSpec>],
+    client: &Arc<Client>,
+    concurrency: usize,
+    api: &ApiResources,
+) -> Vec<ExchangeRecord> {
     let limit = Arc::new(Semaphore::new(concurrency.max(1)));
     let mut tasks = tokio::task::JoinSet::new();
     let mut order = 0usize;
     for webhook in webhooks {
-        for case in plan(webhook) {
+        for case in plan_in(webhook, api) {
             let (client, webhook, limit) = (client.clone(), webhook.clone(), limit.clone());
             let index = order;
             order += 1;
@@ -195,11 +227,11 @@ pub async fn run(
     }
     let tally = Arc::new(Tally::default());
     if options.contract {
-        records.exchanges = send_plan(&shared, &client, options.concurrency).await;
+        records.exchanges = send_plan(&shared, &client, options.concurrency, &options.api).await;
     }
     let mut seeds = Vec::new();
     if !options.cases.is_empty() {
-        records.cases = cases::run_cases(&options.cases, webhooks, &client, &options.golden).await?;
+        records.cases = cases::run_cases(&options.cases, webhooks, &client, &options.golden, &options.api).await?;
         for c in &records.cases {
             records.exchanges.extend(c.records.iter().cloned());
             seeds.extend(c.records.iter().map(|r| CaseRequest {
@@ -214,9 +246,10 @@ pub async fn run(
         records.seed = (!options.properties.budget.is_none()).then_some(options.properties.seed);
         let before = progress.requests.load(std::sync::atomic::Ordering::Relaxed);
         let calls = Arc::new(Calls { client: client.clone(), tally: tally.clone(), breaches: Breaches::default() });
-        let step = properties::run_properties(&shared, calls, &seeds, &options.properties, progress.clone())
-            .await
-            .map_err(|e| Error::Setup(format!("a property runner failed: {e}")))?;
+        let step =
+            properties::run_properties(&shared, calls, &seeds, &options.properties, progress.clone(), &options.api)
+                .await
+                .map_err(|e| Error::Setup(format!("a property runner failed: {e}")))?;
         records.properties = step.records;
         records.contract_cases = step.contract_cases;
         // Breaches of the contract on generated requests are the exchange rules' findings.
@@ -235,6 +268,7 @@ pub async fn run(
             w.match_conditions.len()
         ));
     }
+    notes.extend(guessed_shapes(webhooks, &options.api));
     if let Some(status) = target.exit_status() {
         notes.push(format!("the target exited during the run ({status})"));
     }

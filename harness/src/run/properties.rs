@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use proptest::strategy::SBoxedStrategy;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
 use serde_json::{json, Value};
 
@@ -22,8 +23,8 @@ use crate::checks::{Observation, Procedure};
 use crate::client::Client;
 use crate::config::{WebhookKind, WebhookSpec};
 use crate::exchange::ExchangeRecord;
-use crate::requests::generated::{pod_spec_path, requests, Scope};
-use crate::requests::RequestCase;
+use crate::requests::generated::{pod_spec_path, requests_in, Scope};
+use crate::requests::{ApiResources, RequestCase};
 use crate::rules::{Judges, Rule};
 use crate::verdict::{Check, Outcome, Severity};
 
@@ -337,7 +338,7 @@ struct Shared {
     calls: Arc<Calls>,
     webhook: Arc<WebhookSpec>,
     procedure: Procedure,
-    scope: Scope,
+    strategy: SBoxedStrategy<RequestCase>,
     check: fn(&Observation) -> Check,
     progress: Arc<Progress>,
     stop: Arc<AtomicBool>,
@@ -362,13 +363,13 @@ fn run_worker(
     deadline: Option<Instant>,
 ) -> (u64, Option<(String, Observation)>) {
     let (proc, check) = (shared.procedure, shared.check);
-    let Some(strategy) = requests(&shared.webhook, shared.scope) else { return (0, None) };
+    let strategy = &shared.strategy;
     let config = Config { cases, max_shrink_iters, failure_persistence: None, source_file: None, ..Config::default() };
     let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
     let last: Mutex<Option<(String, Observation)>> = Mutex::new(None);
     let ran = AtomicU64::new(0);
     let shrinking = AtomicBool::new(false);
-    let result = runner.run(&strategy, |case| {
+    let result = runner.run(strategy, |case| {
         // Another runner of this property has its (shrunk) failure: stop, shrinking included.
         // Past the deadline, new cases stop but a started shrink goes on.
         let past_deadline = deadline.is_some_and(|d| Instant::now() >= d);
@@ -429,6 +430,27 @@ struct Step<'a> {
     seeds: &'a [CaseRequest],
     /// The time each search gets, when the budget is a duration.
     budget: Option<Duration>,
+    /// The resources of the apiserver the requests are drawn from.
+    api: &'a ApiResources,
+    /// The generated requests of each webhook and scope, built once.
+    strategies: Mutex<Vec<Built>>,
+}
+
+/// The generated requests of one webhook (by name) and scope; `None` when its rules select none.
+type Built = ((String, Scope), Option<SBoxedStrategy<RequestCase>>);
+
+impl Step<'_> {
+    /// The generated requests of `webhook` within `scope` (`None`: its rules select none).
+    fn strategy(&self, webhook: &WebhookSpec, scope: Scope) -> Option<SBoxedStrategy<RequestCase>> {
+        let key = (webhook.name.clone(), scope);
+        let mut built = self.strategies.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, s)) = built.iter().find(|(k, _)| *k == key) {
+            return s.clone();
+        }
+        let s = requests_in(webhook, scope, self.api);
+        built.push((key, s.clone()));
+        s
+    }
 }
 
 /// One search for a failing request.
@@ -475,9 +497,10 @@ async fn explore(step: &Step<'_>, webhook: &Arc<WebhookSpec>, search: Search) ->
             Check::NotApplicable(_) => {}
         }
     }
-    if opts.budget.is_none() || requests(webhook, search.scope).is_none() {
-        return Ok(Found { cases, judged, failure: None, note: None });
-    }
+    let strategy = match step.strategy(webhook, search.scope) {
+        Some(s) if !opts.budget.is_none() => s,
+        _ => return Ok(Found { cases, judged, failure: None, note: None }),
+    };
     if let Some(file) = &search.file {
         for case in saved_requests(file, webhook) {
             let obs = observe(proc, calls, webhook, &case).await;
@@ -499,7 +522,7 @@ async fn explore(step: &Step<'_>, webhook: &Arc<WebhookSpec>, search: Search) ->
         calls: calls.clone(),
         webhook: webhook.clone(),
         procedure: proc,
-        scope: search.scope,
+        strategy,
         check,
         progress: progress.clone(),
         stop: Arc::new(AtomicBool::new(false)),
@@ -672,6 +695,7 @@ pub(crate) async fn run_properties(
     seeds: &[CaseRequest],
     opts: &PropertyOptions,
     progress: Arc<Progress>,
+    api: &ApiResources,
 ) -> Result<PropertyStep, tokio::task::JoinError> {
     let selected = selected(opts);
     let sweeps = [Scope::All, Scope::Operations];
@@ -679,7 +703,7 @@ pub(crate) async fn run_properties(
     let budget = opts.budget.duration.map(|d| d / searches.max(1) as u32);
     let mut records = Vec::new();
     let properties = crate::rules::of_kind(crate::rules::RuleKind::Property).count();
-    let step = Step { calls: &calls, progress: &progress, opts, seeds, budget };
+    let step = Step { calls: &calls, progress: &progress, opts, seeds, budget, api, strategies: Mutex::default() };
     let mut contract_cases = 0;
     for webhook in webhooks {
         if opts.only.is_empty() {

@@ -1,0 +1,583 @@
+//! Custom resources as their CRD's structural schema makes them: objects that are valid against the
+//! version's `openAPIV3Schema`, and what the apiserver does to every object of a custom resource when
+//! it decodes it, before any webhook sees it (`apiextensions-apiserver/pkg/apiserver/
+//! customresource_handler.go`, `unstructuredSchemaCoercer.apply` and `unstructuredDefaulter`):
+//!
+//! 1. `metadata` is decoded as ObjectMeta (unknown fields dropped);
+//! 2. unknown fields are pruned (`schema/pruning/algorithm.go`, `PruneWithOptions` with
+//!    `isResourceRoot`): apiVersion, kind and metadata are kept at the root and in
+//!    `x-kubernetes-embedded-resource` objects, `x-kubernetes-preserve-unknown-fields` keeps what it
+//!    covers (still pruning inside the properties it names);
+//! 3. nulls the schema does not allow and has no default for are dropped
+//!    (`schema/defaulting/prunenulls.go`, `PruneNonNullableNullsWithoutDefaults`);
+//! 4. the metadata of embedded resources is decoded as ObjectMeta (`schema/objectmeta/coerce.go`);
+//! 5. defaults are filled (`schema/defaulting/algorithm.go`, `Default`).
+//!
+//! Only what structural schemas need is read: `type`, `properties`, `items`, `required`, `enum`,
+//! `default`, `nullable`, `additionalProperties`, the three `x-kubernetes-*` flags, and for values the
+//! bounds `minimum`/`maximum`, `minLength`/`maxLength`, `minItems`/`maxItems` and `format`.
+
+use serde_json::{json, Map, Value};
+
+/// Keys the pruning keeps at a resource root and in embedded resources.
+const META_FIELDS: [&str; 3] = ["apiVersion", "kind", "metadata"];
+
+/// How deep optional fields are filled in a full instance.
+const FULL_DEPTH: usize = 8;
+
+fn flag(schema: &Value, name: &str) -> bool {
+    schema.get(name).and_then(Value::as_bool).unwrap_or(false)
+}
+
+fn properties(schema: &Value) -> Option<&Map<String, Value>> {
+    schema.get("properties").and_then(Value::as_object)
+}
+
+/// The schema of member `key` of an object of `schema`: its property, else `additionalProperties`
+/// (`Some(None)` when that is `true`: any value, no schema below), else `None` (unknown).
+fn member_schema<'a>(schema: &'a Value, key: &str) -> Option<Option<&'a Value>> {
+    if let Some(p) = properties(schema).and_then(|p| p.get(key)) {
+        return Some(Some(p));
+    }
+    match schema.get("additionalProperties") {
+        Some(Value::Bool(true)) => Some(None),
+        Some(Value::Bool(false)) | None => None,
+        Some(s) => Some(Some(s)),
+    }
+}
+
+/// The fields of a valid object of the custom resource other than apiVersion, kind and metadata
+/// (and status, which clients do not send): `spec` and what the schema requires, every optional
+/// field too when `full`.
+pub fn instance(schema: &Value, full: bool) -> Map<String, Value> {
+    let mut out = Map::new();
+    let required = required(schema);
+    if let Some(props) = properties(schema) {
+        for (name, sub) in props {
+            if META_FIELDS.contains(&name.as_str()) || name == "status" {
+                continue;
+            }
+            if required.contains(&name.as_str()) || full || name == "spec" {
+                out.insert(name.clone(), value(sub, full, 1));
+            }
+        }
+    }
+    out
+}
+
+/// A status as the controller writes it through `/status`, when the schema has one.
+pub fn status_instance(schema: &Value) -> Option<Value> {
+    properties(schema)?.get("status").map(|s| value(s, true, 1))
+}
+
+fn required(schema: &Value) -> Vec<&str> {
+    schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+fn number(schema: &Value, key: &str) -> Option<f64> {
+    schema.get(key).and_then(Value::as_f64)
+}
+
+fn count(schema: &Value, key: &str) -> Option<usize> {
+    schema.get(key).and_then(Value::as_u64).map(|n| n as usize)
+}
+
+/// A valid value of `schema`: its default or first enum value when it has one, else one built from
+/// its type; optional members only when `full` (and not deeper than [`FULL_DEPTH`]).
+fn value(schema: &Value, full: bool, depth: usize) -> Value {
+    if let Some(d) = schema.get("default") {
+        return d.clone();
+    }
+    if let Some(first) = schema.get("enum").and_then(Value::as_array).and_then(|e| e.first()) {
+        return first.clone();
+    }
+    if flag(schema, "x-kubernetes-int-or-string") {
+        return json!(1);
+    }
+    let full_here = full && depth < FULL_DEPTH;
+    match schema.get("type").and_then(Value::as_str) {
+        Some("object") | None => object(schema, full_here, depth),
+        Some("array") => {
+            let min = count(schema, "minItems").unwrap_or(0);
+            let max = count(schema, "maxItems").unwrap_or(usize::MAX);
+            let n = min.max(usize::from(full_here)).min(max);
+            let items = schema.get("items").cloned().unwrap_or(Value::Null);
+            Value::Array((0..n).map(|i| distinct(value(&items, full, depth + 1), i)).collect())
+        }
+        Some("string") => string(schema),
+        Some("integer") => {
+            let (lo, hi) = bounds(schema);
+            let n = within(lo.map(f64::ceil).unwrap_or(1.0), hi.map(f64::floor));
+            json!(n as i64)
+        }
+        Some("number") => {
+            let (lo, hi) = bounds(schema);
+            json!(within(lo.unwrap_or(1.0), hi))
+        }
+        Some("boolean") => json!(full_here),
+        Some(_) => Value::Null,
+    }
+}
+
+/// `(lowest, highest)` allowed by `minimum`/`maximum` and their exclusive flags.
+fn bounds(schema: &Value) -> (Option<f64>, Option<f64>) {
+    let lo = number(schema, "minimum").map(|m| if flag(schema, "exclusiveMinimum") { m + 1.0 } else { m });
+    let hi = number(schema, "maximum").map(|m| if flag(schema, "exclusiveMaximum") { m - 1.0 } else { m });
+    (lo, hi)
+}
+
+/// `n`, or `highest` when that is lower.
+fn within(n: f64, highest: Option<f64>) -> f64 {
+    match highest {
+        Some(h) if n > h => h,
+        _ => n,
+    }
+}
+
+/// Array items after the first differ, for lists that are sets or maps keyed by a string.
+fn distinct(mut item: Value, index: usize) -> Value {
+    if index == 0 {
+        return item;
+    }
+    match &mut item {
+        Value::String(s) => s.push_str(&index.to_string()),
+        Value::Object(map) => {
+            for v in map.values_mut() {
+                if let Value::String(s) = v {
+                    s.push_str(&index.to_string());
+                }
+            }
+        }
+        _ => {}
+    }
+    item
+}
+
+fn object(schema: &Value, full: bool, depth: usize) -> Value {
+    let mut out = Map::new();
+    if flag(schema, "x-kubernetes-embedded-resource") {
+        out.insert("apiVersion".into(), json!("v1"));
+        out.insert("kind".into(), json!("ConfigMap"));
+        out.insert("metadata".into(), json!({"name": "embedded"}));
+    }
+    let required = required(schema);
+    if let Some(props) = properties(schema) {
+        for (name, sub) in props {
+            if out.contains_key(name) {
+                continue;
+            }
+            if required.contains(&name.as_str()) || full {
+                out.insert(name.clone(), value(sub, full, depth + 1));
+            }
+        }
+    }
+    let min = count(schema, "minProperties").unwrap_or(0);
+    match schema.get("additionalProperties") {
+        Some(Value::Bool(false)) | None => {}
+        Some(Value::Bool(true)) => {
+            if full || out.len() < min {
+                out.insert("key".into(), json!("value"));
+            }
+        }
+        Some(sub) => {
+            let mut i = 0;
+            while (full && i == 0) || out.len() < min {
+                out.insert(format!("key{i}"), value(sub, full, depth + 1));
+                i += 1;
+            }
+        }
+    }
+    if out.is_empty() && properties(schema).is_none() && flag(schema, "x-kubernetes-preserve-unknown-fields") && full {
+        out.insert("setting".into(), json!("kept as written"));
+    }
+    Value::Object(out)
+}
+
+fn string(schema: &Value) -> Value {
+    let base = match schema.get("format").and_then(Value::as_str) {
+        Some("date-time") => "2026-01-01T00:00:00Z",
+        Some("date") => "2026-01-01",
+        Some("byte") => "ZXhhbXBsZQ==",
+        Some("uri") | Some("url") => "https://example.com/",
+        Some("email") => "owner@example.com",
+        Some("ipv4") | Some("ip") => "192.0.2.10",
+        Some("ipv6") => "2001:db8::10",
+        Some("cidr") => "192.0.2.0/24",
+        Some("uuid") => "5d3e1c9a-6a8f-4c0e-9a6e-0000000000ee",
+        Some("duration") => "30s",
+        Some("hostname") => "example.com",
+        _ => "example",
+    };
+    let mut s = base.to_string();
+    if let Some(min) = count(schema, "minLength") {
+        while s.chars().count() < min {
+            s.push('x');
+        }
+    }
+    if let Some(max) = count(schema, "maxLength") {
+        s = s.chars().take(max).collect();
+    }
+    Value::String(s)
+}
+
+/// What the apiserver does to an object of the custom resource when decoding it (steps 1–5 of the
+/// module documentation), in place.
+pub fn admit(schema: &Value, object: &mut Value) {
+    coerce_metadata(object);
+    prune(object, Some(schema), true);
+    drop_non_nullable_nulls(object, Some(schema));
+    coerce_embedded_metadata(object, Some(schema), true);
+    default(object, Some(schema));
+}
+
+fn coerce_metadata(object: &mut Value) {
+    if let Some(meta) = object.get_mut("metadata") {
+        if let Ok(coerced) = crate::kinds::object_meta(meta) {
+            *meta = coerced;
+        }
+    }
+}
+
+/// `pruning.PruneWithOptions`: remove members `schema` does not specify.
+fn prune(x: &mut Value, schema: Option<&Value>, embedded: bool) {
+    if let Some(s) = schema {
+        if flag(s, "x-kubernetes-preserve-unknown-fields") {
+            skip_prune(x, s, embedded || flag(s, "x-kubernetes-embedded-resource"));
+            return;
+        }
+    }
+    match x {
+        Value::Object(map) => {
+            let Some(s) = schema else {
+                map.clear();
+                return;
+            };
+            let embedded = embedded || flag(s, "x-kubernetes-embedded-resource");
+            map.retain(|k, _| (embedded && META_FIELDS.contains(&k.as_str())) || member_schema(s, k).is_some());
+            for (k, v) in map.iter_mut() {
+                if embedded && META_FIELDS.contains(&k.as_str()) {
+                    continue;
+                }
+                if let Some(sub) = member_schema(s, k) {
+                    prune(v, sub, false);
+                }
+            }
+        }
+        Value::Array(items) => {
+            let item_schema = schema.and_then(|s| s.get("items"));
+            for v in items {
+                prune(v, item_schema, false);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `skipPrune`: under `x-kubernetes-preserve-unknown-fields`, keep unknown members but prune inside
+/// the known ones.
+fn skip_prune(x: &mut Value, schema: &Value, embedded: bool) {
+    match x {
+        Value::Object(map) => {
+            for (k, v) in map.iter_mut() {
+                if embedded && META_FIELDS.contains(&k.as_str()) {
+                    continue;
+                }
+                if let Some(sub) = member_schema(schema, k) {
+                    prune(v, sub, false);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = schema.get("items") {
+                for v in items {
+                    skip_prune(v, item_schema, flag(item_schema, "x-kubernetes-embedded-resource"));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `PruneNonNullableNullsWithoutDefaults`.
+fn drop_non_nullable_nulls(x: &mut Value, schema: Option<&Value>) {
+    match x {
+        Value::Object(map) => {
+            map.retain(|k, v| {
+                let sub = schema.and_then(|s| member_schema(s, k)).flatten();
+                !(v.is_null() && sub.is_some_and(|s| !flag(s, "nullable") && s.get("default").is_none()))
+            });
+            for (k, v) in map.iter_mut() {
+                let sub = schema.and_then(|s| member_schema(s, k)).flatten();
+                drop_non_nullable_nulls(v, sub);
+            }
+        }
+        Value::Array(items) => {
+            let item_schema = schema.and_then(|s| s.get("items"));
+            for v in items {
+                drop_non_nullable_nulls(v, item_schema);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `objectmeta.Coerce`: the metadata of embedded resources is decoded as ObjectMeta.
+fn coerce_embedded_metadata(x: &mut Value, schema: Option<&Value>, root: bool) {
+    let Some(s) = schema else { return };
+    match x {
+        Value::Object(map) => {
+            if !root && flag(s, "x-kubernetes-embedded-resource") {
+                if let Some(meta) = map.get_mut("metadata") {
+                    if let Ok(coerced) = crate::kinds::object_meta(meta) {
+                        *meta = coerced;
+                    }
+                }
+            }
+            for (k, v) in map.iter_mut() {
+                if root && META_FIELDS.contains(&k.as_str()) {
+                    continue;
+                }
+                coerce_embedded_metadata(v, member_schema(s, k).flatten(), false);
+            }
+        }
+        Value::Array(items) => {
+            for v in items {
+                coerce_embedded_metadata(v, s.get("items"), false);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `defaulting.Default`: absent members (and non-nullable nulls) that have a default get it; then
+/// every member, defaulted ones included, is defaulted in turn.
+fn default(x: &mut Value, schema: Option<&Value>) {
+    let Some(s) = schema else { return };
+    match x {
+        Value::Object(map) => {
+            if let Some(props) = properties(s) {
+                for (k, prop) in props {
+                    let Some(d) = prop.get("default") else { continue };
+                    let missing = match map.get(k) {
+                        None => true,
+                        Some(v) => v.is_null() && !flag(prop, "nullable"),
+                    };
+                    if missing {
+                        map.insert(k.clone(), d.clone());
+                    }
+                }
+            }
+            for (k, v) in map.iter_mut() {
+                if let Some(prop) = properties(s).and_then(|p| p.get(k)) {
+                    default(v, Some(prop));
+                } else if let Some(add) = s.get("additionalProperties").filter(|a| a.is_object()) {
+                    if v.is_null() && !flag(add, "nullable") {
+                        if let Some(d) = add.get("default") {
+                            *v = d.clone();
+                        }
+                    }
+                    default(v, Some(add));
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = s.get("items") {
+                for v in items {
+                    if v.is_null() && !flag(item_schema, "nullable") {
+                        if let Some(d) = item_schema.get("default") {
+                            *v = d.clone();
+                        }
+                    }
+                    default(v, Some(item_schema));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Why `object` is not what the apiserver would accept for `schema` (types, required members,
+/// enums, unknown members where nothing preserves them), or `Ok`: what a strict validating webhook
+/// checks, for the suite's own tests.
+#[cfg(test)]
+pub fn conforms(schema: &Value, object: &Value) -> Result<(), String> {
+    fn check(s: &Value, x: &Value, path: &str, root: bool) -> Result<(), String> {
+        if x.is_null() {
+            return if flag(s, "nullable") { Ok(()) } else { Err(format!("{path}: null")) };
+        }
+        if let Some(e) = s.get("enum").and_then(Value::as_array) {
+            if !e.contains(x) {
+                return Err(format!("{path}: {x} not in the enum"));
+            }
+        }
+        if flag(s, "x-kubernetes-int-or-string") {
+            return if x.is_i64() || x.is_string() { Ok(()) } else { Err(format!("{path}: not int-or-string")) };
+        }
+        let ok = match s.get("type").and_then(Value::as_str) {
+            Some("object") => x.is_object(),
+            Some("array") => x.is_array(),
+            Some("string") => x.is_string(),
+            Some("integer") => x.is_i64() || x.is_u64(),
+            Some("number") => x.is_number(),
+            Some("boolean") => x.is_boolean(),
+            _ => true,
+        };
+        if !ok {
+            return Err(format!("{path}: {x} is not of type {}", s["type"]));
+        }
+        if let Some(map) = x.as_object() {
+            for r in required(s) {
+                if !map.contains_key(r) {
+                    return Err(format!("{path}.{r}: required"));
+                }
+            }
+            let embedded = root || flag(s, "x-kubernetes-embedded-resource");
+            for (k, v) in map {
+                if embedded && META_FIELDS.contains(&k.as_str()) {
+                    continue;
+                }
+                match member_schema(s, k) {
+                    Some(Some(sub)) => check(sub, v, &format!("{path}.{k}"), false)?,
+                    Some(None) => {}
+                    None if flag(s, "x-kubernetes-preserve-unknown-fields") => {}
+                    None => return Err(format!("{path}.{k}: not in the schema")),
+                }
+            }
+        }
+        if let (Some(items), Some(list)) = (s.get("items"), x.as_array()) {
+            for (i, v) in list.iter().enumerate() {
+                check(items, v, &format!("{path}[{i}]"), false)?;
+            }
+        }
+        Ok(())
+    }
+    check(schema, object, "", true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "spec": {
+                    "type": "object",
+                    "required": ["size", "mode"],
+                    "properties": {
+                        "size": {"type": "integer", "minimum": 3, "maximum": 9},
+                        "mode": {"type": "string", "enum": ["fast", "safe"]},
+                        "replicas": {"type": "integer", "default": 1},
+                        "port": {"x-kubernetes-int-or-string": true},
+                        "tags": {"type": "array", "minItems": 2, "items": {"type": "string", "maxLength": 4}},
+                        "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                        "settings": {"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+                                     "properties": {"level": {"type": "object", "properties": {"n": {"type": "integer"}}}}},
+                        "template": {"type": "object", "x-kubernetes-embedded-resource": true,
+                                     "properties": {"data": {"type": "object", "properties": {"k": {"type": "string"}}}}},
+                        "note": {"type": "string", "nullable": true},
+                        "owner": {"type": "string", "format": "email"},
+                        "limits": {"type": "object", "default": {}, "properties": {"cpu": {"type": "string", "default": "1"}}}
+                    }
+                },
+                "status": {"type": "object", "properties": {"ready": {"type": "boolean"}}}
+            }
+        })
+    }
+
+    fn object(body: Map<String, Value>) -> Value {
+        let mut o = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}});
+        o.as_object_mut().unwrap().extend(body);
+        o
+    }
+
+    #[test]
+    fn instances_are_valid_bare_and_full() {
+        let s = schema();
+        let mut bare = object(instance(&s, false));
+        admit(&s, &mut bare);
+        assert_eq!(conforms(&s, &bare), Ok(()));
+        assert_eq!(bare["spec"]["size"], 3, "the minimum is respected");
+        assert_eq!(bare["spec"]["mode"], "fast");
+        assert!(bare["spec"].get("tags").is_none(), "optional fields are left out of a bare object");
+        assert_eq!(bare["spec"]["replicas"], 1, "defaults are filled");
+        assert_eq!(bare["spec"]["limits"], json!({"cpu": "1"}), "defaults of defaults too");
+        assert!(bare.get("status").is_none());
+
+        let mut full = object(instance(&s, true));
+        admit(&s, &mut full);
+        assert_eq!(conforms(&s, &full), Ok(()));
+        assert_eq!(full["spec"]["tags"].as_array().unwrap().len(), 2, "minItems");
+        assert!(full["spec"]["tags"][0].as_str().unwrap().len() <= 4);
+        assert_eq!(full["spec"]["template"]["kind"], "ConfigMap");
+        assert!(full["spec"]["labels"].as_object().is_some_and(|m| !m.is_empty()));
+        assert_eq!(full["spec"]["owner"], "owner@example.com");
+        assert_eq!(status_instance(&s), Some(json!({"ready": true})));
+    }
+
+    #[test]
+    fn unknown_fields_are_pruned_where_nothing_preserves_them() {
+        let s = schema();
+        let mut o = json!({
+            "apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": "w", "x-unknown-meta": 1},
+            "x-unknown": {"a": 1},
+            "spec": {
+                "size": 4, "mode": "safe", "extra": true,
+                "labels": {"a": "b"},
+                "settings": {"free": {"deep": [1]}, "level": {"n": 2, "drop": 1}},
+                "template": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "t", "bogus": 1},
+                             "data": {"k": "v", "gone": 1}, "other": 1},
+                "note": null, "owner": null
+            }
+        });
+        admit(&s, &mut o);
+        assert_eq!(
+            o,
+            json!({
+                "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+                "spec": {
+                    "size": 4, "mode": "safe",
+                    "labels": {"a": "b"},
+                    "settings": {"free": {"deep": [1]}, "level": {"n": 2}},
+                    "template": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "t"}, "data": {"k": "v"}},
+                    "note": null,
+                    "replicas": 1,
+                    "limits": {"cpu": "1"}
+                }
+            })
+        );
+        assert_eq!(conforms(&s, &o), Ok(()));
+    }
+
+    #[test]
+    fn a_schema_that_preserves_everything_keeps_everything() {
+        let s = json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true});
+        let mut o =
+            json!({"apiVersion": "example.com/v1", "kind": "Free", "metadata": {"name": "f"}, "anything": {"x": [1]}});
+        let before = o.clone();
+        admit(&s, &mut o);
+        assert_eq!(o, before);
+    }
+
+    #[test]
+    fn conforms_finds_what_a_strict_webhook_refuses() {
+        let s = schema();
+        let ok = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {}, "spec": {"size": 3, "mode": "fast"}});
+        assert_eq!(conforms(&s, &ok), Ok(()));
+        let mut extra = ok.clone();
+        extra["spec"]["bogus"] = json!(1);
+        assert!(conforms(&s, &extra).unwrap_err().contains("spec.bogus"));
+        let mut wrong = ok.clone();
+        wrong["spec"]["size"] = json!("3");
+        assert!(conforms(&s, &wrong).is_err());
+        let mut missing = ok;
+        missing["spec"].as_object_mut().unwrap().remove("mode");
+        assert!(conforms(&s, &missing).unwrap_err().contains("required"));
+    }
+}
