@@ -70,7 +70,7 @@ pub use admission::{
     AdmissionRequest, AdmissionReview, GroupVersionKind, GroupVersionResource, Operation, ReviewVersion, UserInfo,
 };
 pub use cases::{load_dir as load_cases, load_file as load_case, Case, Decision, GoldenMode};
-pub use config::{Manifest, WebhookKind, WebhookSpec};
+pub use config::{Manifest, ManifestLocation, WebhookKind, WebhookSpec};
 pub use error::{CaseError, Error, ManifestError};
 pub use exchange::ExchangeRecord;
 pub use report::{Report, RuleSummary};

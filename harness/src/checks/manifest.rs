@@ -38,14 +38,17 @@ pub(crate) fn name(w: &WebhookSpec) -> Check {
         return fail(format!("{n:?} is not a DNS subdomain (lowercase letters, digits, '-' and '.')"));
     }
     if labels.len() < 3 {
-        return fail(format!("{n:?} should be a domain with at least three segments separated by dots"));
+        return fail(format!(
+            "{n:?} has {} segment(s): the apiserver wants a domain with at least three separated by dots",
+            labels.len()
+        ));
     }
     Check::Pass
 }
 
 pub(crate) fn side_effects(w: &WebhookSpec) -> Check {
     match w.side_effects.as_deref() {
-        None => fail("sideEffects is required (None or NoneOnDryRun)"),
+        None => fail("sideEffects is not set: the apiserver refuses a webhook without it (None or NoneOnDryRun)"),
         Some("None" | "NoneOnDryRun") => Check::Pass,
         Some(v @ ("Unknown" | "Some")) => fail(format!(
             "sideEffects {v:?} is refused on create: use None or NoneOnDryRun (and honour request.dryRun)"
@@ -93,7 +96,7 @@ pub(crate) fn client_config(w: &WebhookSpec) -> Check {
     }
     if let Some(path) = w.client_config.service.as_ref().and_then(|s| s.path.as_deref()) {
         if !path.starts_with('/') {
-            return fail(format!("service.path {path:?} must start with '/'"));
+            return fail(format!("service.path {path:?} does not start with '/'"));
         }
     }
     Check::Pass
@@ -129,13 +132,13 @@ pub(crate) fn rules(w: &WebhookSpec) -> Check {
     for (i, r) in w.rules.iter().enumerate() {
         let at = format!("rules[{i}]");
         if r.api_groups.is_empty() {
-            problems.push(format!("{at}.apiGroups: must include at least one group ('' is core)"));
+            problems.push(format!("{at}.apiGroups is empty (list at least one group; '' is core)"));
         }
         if r.api_versions.is_empty() {
-            problems.push(format!("{at}.apiVersions: must include at least one version"));
+            problems.push(format!("{at}.apiVersions is empty (list at least one version)"));
         }
         if r.operations.len() > 1 && r.operations.iter().any(|o| o == "*") {
-            problems.push(format!("{at}.operations: if '*' is present, it must be alone"));
+            problems.push(format!("{at}.operations {:?} has '*' next to other operations", r.operations));
         }
         if let Some(scope) = &r.scope {
             if !["Cluster", "Namespaced", "*"].contains(&scope.as_str()) {
@@ -160,10 +163,10 @@ pub(crate) fn rules(w: &WebhookSpec) -> Check {
             if parts.len() == 2 {
                 let (r0, s0) = (parts[0], parts[1]);
                 if wildcard_sub.contains(&r0) {
-                    problems.push(format!("{at}.resources: if '{r0}/*' is present, must not specify {res}"));
+                    problems.push(format!("{at}.resources has both '{r0}/*' and {res:?}"));
                 }
                 if wildcard_res.contains(&s0) {
-                    problems.push(format!("{at}.resources: if '*/{s0}' is present, must not specify {res}"));
+                    problems.push(format!("{at}.resources has both '*/{s0}' and {res:?}"));
                 }
                 if s0 == "*" {
                     wildcard_sub.push(r0);
@@ -174,12 +177,11 @@ pub(crate) fn rules(w: &WebhookSpec) -> Check {
             }
         }
         if double && r.resources.len() > 1 {
-            problems.push(format!("{at}.resources: if '*/*' is present, must not specify other resources"));
+            problems.push(format!("{at}.resources {:?} has '*/*' next to other resources", r.resources));
         }
         if single && plain {
-            problems.push(format!(
-                "{at}.resources: if '*' is present, must not specify other resources without subresources"
-            ));
+            problems
+                .push(format!("{at}.resources {:?} has '*' next to other resources without subresources", r.resources));
         }
     }
     if problems.is_empty() {
@@ -206,14 +208,17 @@ pub(crate) fn match_conditions(w: &WebhookSpec) -> Check {
         return Check::na("no matchConditions");
     }
     if n > 64 {
-        return fail(format!("{n} matchConditions: at most 64 are allowed"));
+        return fail(format!("{n} matchConditions: the apiserver allows at most 64"));
     }
     let mut names = Vec::new();
     for (i, c) in w.match_conditions.iter().enumerate() {
         let name = c.get("name").and_then(Value::as_str).unwrap_or_default();
         let expression = c.get("expression").and_then(Value::as_str).unwrap_or_default();
-        if name.is_empty() || expression.trim().is_empty() {
-            return fail(format!("matchConditions[{i}] needs a name and an expression"));
+        if name.is_empty() {
+            return fail(format!("matchConditions[{i}] has no name"));
+        }
+        if expression.trim().is_empty() {
+            return fail(format!("matchConditions[{i}] ({name:?}) has no expression"));
         }
         if names.contains(&name) {
             return fail(format!("matchConditions[{i}]: name {name:?} is used twice"));

@@ -90,6 +90,18 @@ pub struct WebhookSpec {
     pub object_selector: Option<serde_json::Value>,
     /// `matchConditions` (CEL), as written.
     pub match_conditions: Vec<serde_json::Value>,
+    /// Where the webhook is written in the manifest, when known.
+    pub location: Option<ManifestLocation>,
+}
+
+/// Where a webhook is written: the manifest file and the line (1-based) its entry under `webhooks:`
+/// starts on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ManifestLocation {
+    /// The manifest file, as it was given.
+    pub file: PathBuf,
+    /// The line of the webhook's entry.
+    pub line: usize,
 }
 
 impl WebhookSpec {
@@ -201,6 +213,16 @@ impl Manifest {
             })?;
             let Some(doc) = doc else { continue };
             collect(file, index + 1, doc, &mut webhooks)?;
+        }
+        let lines = super::lines::webhook_lines(text);
+        for w in &mut webhooks {
+            let kind = match w.kind {
+                WebhookKind::Mutating => "MutatingWebhookConfiguration",
+                WebhookKind::Validating => "ValidatingWebhookConfiguration",
+            };
+            w.location = lines
+                .get(&(kind.to_string(), w.configuration.clone(), w.name.clone()))
+                .map(|&line| ManifestLocation { file: file.to_path_buf(), line });
         }
         if webhooks.is_empty() {
             return Err(err(
@@ -331,6 +353,7 @@ fn collect(file: &Path, doc_number: usize, doc: RawDocument, out: &mut Vec<Webho
             namespace_selector: raw.namespace_selector,
             object_selector: raw.object_selector,
             match_conditions: raw.match_conditions,
+            location: None,
         });
     }
     Ok(())
@@ -368,6 +391,9 @@ webhooks:
         assert_eq!(w.path(), "/mutate");
         assert_eq!(w.primary_review_version(), "v1beta1");
         assert_eq!(w.review_versions(), vec![ReviewVersion::V1beta1, ReviewVersion::V1]);
+        let at = w.location.as_ref().expect("the webhook's line is known");
+        assert_eq!((at.file.as_path(), at.line), (Path::new("hooks.yaml"), 6));
+        assert!(GOOD.lines().nth(at.line - 1).unwrap().contains("- name: a.example.com"));
     }
 
     #[test]

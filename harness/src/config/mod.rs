@@ -2,11 +2,12 @@
 //! configuration: which webhooks exist, what they are called for, and how the apiserver calls them.
 
 mod crd;
+mod lines;
 mod manifest;
 mod select;
 mod selector;
 
 pub use crd::Crd;
-pub use manifest::{Manifest, RuleWithOperations, WebhookKind, WebhookSpec};
+pub use manifest::{Manifest, ManifestLocation, RuleWithOperations, WebhookKind, WebhookSpec};
 pub use select::select_webhooks;
 pub use selector::{LabelSelector, NAMESPACE_NAME_LABEL};

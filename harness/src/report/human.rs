@@ -206,10 +206,26 @@ fn render_lint_and_cases(report: &Report, out: &mut String) {
                     writeln!(out, "  skip  {:26} {}: {}", f.rule, m.webhook, f.detail.as_deref().unwrap_or_default());
                 continue;
             }
-            let _ = writeln!(out, "  {:4}  {:26} {}: {statement}", f.outcome.tag(), f.rule, m.webhook);
-            if let Some(d) = &f.detail {
-                let _ = writeln!(out, "          what: {d}");
+            // The headline is what was found; the rule's statement (the ideal) follows as the rule.
+            let detail = f.detail.as_deref().unwrap_or(statement);
+            let mut lines = detail.lines();
+            let _ = writeln!(
+                out,
+                "  {:4}  {:26} {}: {}",
+                f.outcome.tag(),
+                f.rule,
+                m.webhook,
+                lines.next().unwrap_or_default()
+            );
+            for more in lines {
+                let _ = writeln!(out, "          {more}");
             }
+            if let Some(at) =
+                report.records().webhooks.iter().find(|w| w.name == m.webhook).and_then(|w| w.location.as_ref())
+            {
+                let _ = writeln!(out, "          at: {}:{}", at.file.display(), at.line);
+            }
+            let _ = writeln!(out, "          rule: {statement}");
         }
         let skipped = lint.iter().filter(|f| f.finding.outcome == Outcome::Skip).count();
         let _ = writeln!(out, "  ({passed} lint checks pass, {skipped} not applicable)");
@@ -248,5 +264,54 @@ fn render_lint_and_cases(report: &Report, out: &mut String) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::render;
+    use crate::config::Manifest;
+    use crate::report::Report;
+    use crate::run::Records;
+
+    const MANIFEST: &str = "\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: demo}
+webhooks:
+  - name: pods.policy.example.com
+    admissionReviewVersions: [v1]
+    sideEffects: None
+    timeoutSeconds: 30
+    clientConfig: {service: {name: hook, namespace: policy, path: /validate}}
+    rules: [{operations: [CREATE], apiGroups: [\"\"], apiVersions: [v1], resources: [pods]}]
+";
+
+    /// The text report of the lint of `MANIFEST` alone.
+    fn lint_report() -> String {
+        let manifest = Manifest::parse(Path::new("deploy/webhook.yaml"), MANIFEST).unwrap();
+        let records = Records {
+            manifest: crate::run::lint(&manifest.webhooks),
+            webhooks: manifest.webhooks.into_iter().map(std::sync::Arc::new).collect(),
+            ..Records::default()
+        };
+        render(&Report::from(records))
+    }
+
+    #[test]
+    fn a_lint_headline_says_what_was_found_not_the_rule() {
+        let text = lint_report();
+        let line = |rule: &str| text.lines().find(|l| l.contains(rule)).unwrap_or_else(|| panic!("{rule}: {text}"));
+        let timeout = line("manifest.timeout");
+        assert!(timeout.contains("WARN") && timeout.contains("timeoutSeconds is 30"), "{timeout}");
+        assert!(!timeout.contains("10 or less"), "the headline is the finding, not the statement: {timeout}");
+        let policy = line("manifest.failure-policy-set");
+        assert!(policy.contains("failurePolicy is not set"), "{policy}");
+        assert!(!policy.contains("is set explicitly"), "{policy}");
+        // The statement is still there, marked as the rule, and the webhook's line in the manifest.
+        assert!(text.contains("rule: timeoutSeconds is 10 or less"), "{text}");
+        assert!(text.contains("at: deploy/webhook.yaml:5"), "{text}");
     }
 }

@@ -18,6 +18,8 @@ mod send;
 pub use cases::CaseRecord;
 pub use coverage::{Counts, Coverage};
 pub use lint::WebhookFinding;
+#[cfg(test)]
+pub(crate) use lint::lint;
 pub use properties::{Budget, Failure, Progress, PropertyOptions, PropertyRecord, DEFAULT_CASES};
 pub use send::{evaluate, exchange};
 

@@ -43,14 +43,11 @@ impl CommandTarget {
         }
     }
 
-    /// The last lines the command wrote to stdout and stderr.
+    /// The last lines the command wrote to stdout and stderr (stack traces folded).
     pub fn log_tail(&self) -> String {
         let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
         let bytes: Vec<u8> = log.iter().copied().collect();
-        let text = String::from_utf8_lossy(&bytes).into_owned();
-        let lines: Vec<&str> = text.lines().collect();
-        let start = lines.len().saturating_sub(40);
-        lines[start..].join("\n")
+        super::tail::tail(&String::from_utf8_lossy(&bytes))
     }
 
     fn kill_group(&mut self) {

@@ -113,10 +113,11 @@ pub struct ContainerTarget {
 }
 
 impl ContainerTarget {
-    /// The last 40 lines the container wrote (stdout and stderr, as `docker logs` interleaves them).
+    /// The last lines the container wrote (stdout, then stderr, as `docker logs` replays them), stack
+    /// traces folded (enough lines are read for a long backtrace to fold into one line).
     pub fn log_tail(&self) -> String {
-        match docker_blocking(&["logs", "--tail", "40", &self.id]) {
-            Ok(out) => out.trim_end().to_string(),
+        match docker_blocking(&["logs", "--tail", "2000", &self.id]) {
+            Ok(out) => super::tail::tail(out.trim_end()),
             Err(e) => format!("(no container logs: {e})"),
         }
     }

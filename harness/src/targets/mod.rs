@@ -5,6 +5,7 @@
 mod command;
 pub mod container;
 mod ready;
+mod tail;
 mod url;
 
 pub use container::{ImageSpec, RUN_LABEL};

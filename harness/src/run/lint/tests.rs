@@ -76,26 +76,28 @@ fn the_honouring_manifest_passes_every_rule() {
 #[test]
 fn each_rule_catches_its_breach() {
     let cases: Vec<(&str, String, Outcome, &str)> = vec![
-        ("manifest.name", replaced("pods.policy.example.com", "hook"), Outcome::Fail, "three segments"),
+        ("manifest.name", replaced("pods.policy.example.com", "hook"), Outcome::Fail, "has 1 segment(s)"),
         ("manifest.name", replaced("pods.policy.example.com", "Pods.Policy.example.com"), Outcome::Fail, "DNS subdomain"),
-        ("manifest.side-effects", replaced("    sideEffects: None\n", ""), Outcome::Fail, "required"),
+        ("manifest.side-effects", replaced("    sideEffects: None\n", ""), Outcome::Fail, "sideEffects is not set"),
         ("manifest.side-effects", replaced("sideEffects: None", "sideEffects: Some"), Outcome::Fail, "refused on create"),
         ("manifest.failure-policy", replaced("failurePolicy: Fail", "failurePolicy: Never"), Outcome::Fail, "Ignore, Fail"),
         ("manifest.match-policy", replaced("matchPolicy: Equivalent", "matchPolicy: Fuzzy"), Outcome::Fail, "Exact, Equivalent"),
         ("manifest.reinvocation-policy", replaced("reinvocationPolicy: IfNeeded", "reinvocationPolicy: Always"), Outcome::Fail, "Never, IfNeeded"),
-        ("manifest.client-config", replaced("path: /validate", "path: validate"), Outcome::Fail, "start with '/'"),
+        ("manifest.client-config", replaced("path: /validate", "path: validate"), Outcome::Fail, "service.path \"validate\" does not start with '/'"),
         ("manifest.client-config", replaced("service: {name: hook, namespace: policy, path: /validate}", "url: \"https://user@hook.example.com/v?x=1#f\""), Outcome::Fail, "user info and a query and a fragment"),
         ("manifest.ca-bundle", with_bundle_line("      caBundle: bm90IGEgY2VydGlmaWNhdGU="), Outcome::Fail, "PEM"),
         ("manifest.ca-bundle", with_bundle_line("      caBundle: \"%%%\""), Outcome::Fail, "base64"),
-        ("manifest.rules", replaced("operations: [\"CREATE\", \"UPDATE\"]", "operations: [\"*\", \"CREATE\"]"), Outcome::Fail, "'*' is present"),
+        ("manifest.rules", replaced("operations: [\"CREATE\", \"UPDATE\"]", "operations: [\"*\", \"CREATE\"]"), Outcome::Fail, "[\"*\", \"CREATE\"] has '*' next to"),
         ("manifest.rules", replaced("scope: Namespaced", "scope: Everywhere"), Outcome::Fail, "scope"),
         ("manifest.rules", replaced("resources: [\"pods\", \"pods/status\"]", "resources: [\"*\", \"pods\"]"), Outcome::Fail, "without subresources"),
-        ("manifest.rules", replaced("resources: [\"pods\", \"pods/status\"]", "resources: [\"pods/*\", \"pods/status\"]"), Outcome::Fail, "pods/*"),
+        ("manifest.rules", replaced("resources: [\"pods\", \"pods/status\"]", "resources: [\"pods/*\", \"pods/status\"]"), Outcome::Fail, "has both 'pods/*' and \"pods/status\""),
         ("manifest.rules", replaced("resources: [\"pods\", \"pods/status\"]", "resources: [\"pods/status/x\"]"), Outcome::Fail, "not resource"),
-        ("manifest.rules", replaced("apiGroups: [\"\"]", "apiGroups: []"), Outcome::Fail, "apiGroups"),
+        ("manifest.rules", replaced("apiGroups: [\"\"]", "apiGroups: []"), Outcome::Fail, "apiGroups is empty"),
         ("manifest.review-versions", replaced("[\"v1\", \"v1beta1\"]", "[\"v1\", \"v1\"]"), Outcome::Fail, "twice"),
-        ("manifest.match-conditions", replaced("    matchConditions:\n", &format!("    matchConditions:\n{}", (0..64).map(|i| format!("      - {{name: c{i}, expression: \"true\"}}\n")).collect::<String>())), Outcome::Fail, "at most 64"),
+        ("manifest.match-conditions", replaced("    matchConditions:\n", &format!("    matchConditions:\n{}", (0..64).map(|i| format!("      - {{name: c{i}, expression: \"true\"}}\n")).collect::<String>())), Outcome::Fail, "65 matchConditions"),
         ("manifest.match-conditions", replaced("    matchConditions:\n", "    matchConditions:\n      - {name: not-a-node, expression: \"true\"}\n"), Outcome::Fail, "used twice"),
+        ("manifest.match-conditions", replaced("    matchConditions:\n", "    matchConditions:\n      - {expression: \"true\"}\n"), Outcome::Fail, "matchConditions[0] has no name"),
+        ("manifest.match-conditions", replaced("    matchConditions:\n", "    matchConditions:\n      - {name: empty, expression: \" \"}\n"), Outcome::Fail, "(\"empty\") has no expression"),
         ("manifest.timeout", replaced("timeoutSeconds: 5", "timeoutSeconds: 15"), Outcome::Warn, "15"),
         ("manifest.failure-policy-set", replaced("    failurePolicy: Fail\n", ""), Outcome::Warn, "not set"),
         ("manifest.system-namespaces", replaced("values: [kube-system, policy]", "values: [kube-system]"), Outcome::Warn, "policy"),
@@ -108,6 +110,12 @@ fn each_rule_catches_its_breach() {
         let (got, detail) = outcome(text, rule);
         assert_eq!(got, *want, "{rule}: {detail}");
         assert!(detail.contains(says), "{rule}: {detail:?} lacks {says:?}");
+        // A finding says what the manifest has, not what the rule wants (the statement does that).
+        for ideal in ["must ", "should ", "is required", "needs "] {
+            assert!(!detail.contains(ideal), "{rule}: {detail:?} states the ideal ({ideal:?}), not the finding");
+        }
+        let statement = crate::rules::rule(rule).unwrap().statement;
+        assert!(!detail.contains(statement), "{rule}: the finding repeats the rule's statement");
         covered.push(rule);
     }
     for r in manifest_rules() {
