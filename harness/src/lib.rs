@@ -76,7 +76,7 @@ pub use exchange::ExchangeRecord;
 pub use report::{Report, RuleSummary};
 pub use rules::{Rule, RuleKind};
 pub use run::DEFAULT_CASES;
-pub use run::{Budget, CaseRecord, Failure, Progress, PropertyRecord, Records, TargetRecord, WebhookFinding};
+pub use run::{Budget, CaseRecord, Failure, Progress, PropertyRecord, Records, Shard, TargetRecord, WebhookFinding};
 pub use suite::{Session, Suite};
 pub use targets::{ImageSpec, Served, ServingTls, Target, RUN_LABEL};
 pub use verdict::{Finding, Outcome, Severity, Verdict};

@@ -12,7 +12,7 @@ use crate::error::Error;
 use crate::report::Report;
 use crate::requests::ApiResources;
 use crate::rules::{rule, RuleKind};
-use crate::run::{self, Budget, Progress, Records, RunOptions};
+use crate::run::{self, Budget, Progress, Records, RunOptions, Shard};
 use crate::targets::{self, ImageSpec, RunningTarget, StartFailure, Target};
 
 /// A conformance run to be made: the webhooks of a manifest, the target that serves them, and what
@@ -147,6 +147,12 @@ impl Suite {
         }
         self.options.properties.only = only;
         Ok(self)
+    }
+
+    /// Generate only this shard's part of a campaign's cases (see [`Shard`]); the whole by default.
+    pub fn shard(mut self, shard: Shard) -> Suite {
+        self.options.properties.shard = shard;
+        self
     }
 
     /// Save minimal failing requests in `dir` and replay them first on the next run.

@@ -14,14 +14,16 @@ mod coverage;
 mod lint;
 mod properties;
 mod send;
+mod shard;
 
 pub use cases::CaseRecord;
 pub use coverage::{Counts, Coverage};
-pub use lint::WebhookFinding;
 #[cfg(test)]
 pub(crate) use lint::lint;
+pub use lint::WebhookFinding;
 pub use properties::{Budget, Failure, Progress, PropertyOptions, PropertyRecord, DEFAULT_CASES};
 pub use send::{evaluate, exchange};
+pub use shard::Shard;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -122,6 +124,8 @@ pub struct Records {
     pub contract_cases: u64,
     /// How long the run took.
     pub duration: Duration,
+    /// The shard of a campaign this run was, when it was one of several.
+    pub shard: Option<Shard>,
 }
 
 impl Records {
@@ -246,6 +250,7 @@ pub async fn run(
     records.exchanges.iter().for_each(|r| tally.record(r));
     if !options.properties.budget.is_none() || !seeds.is_empty() {
         records.seed = (!options.properties.budget.is_none()).then_some(options.properties.seed);
+        records.shard = Some(options.properties.shard).filter(|s| !s.is_whole());
         let before = progress.requests.load(std::sync::atomic::Ordering::Relaxed);
         let calls = Arc::new(Calls { client: client.clone(), tally: tally.clone(), breaches: Breaches::default() });
         let step =

@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 
 use super::coverage::Tally;
 use super::send::exchange;
+use super::shard::Shard;
 use crate::admission::AdmissionReview;
 use crate::checks::property::{dry_run_supported, same, Call};
 use crate::checks::{Observation, Procedure};
@@ -72,6 +73,8 @@ pub struct PropertyOptions {
     pub only: Vec<String>,
     /// At most this many shrinking steps per failure.
     pub max_shrink_iters: u32,
+    /// This machine's part of a sharded campaign (the whole of it by default).
+    pub shard: Shard,
 }
 
 /// Generated cases per property (and per contract sweep) and webhook in a default run: enough to
@@ -90,6 +93,7 @@ impl Default for PropertyOptions {
             regressions: None,
             only: Vec::new(),
             max_shrink_iters: 1024,
+            shard: Shard::WHOLE,
         }
     }
 }
@@ -482,7 +486,8 @@ async fn explore(step: &Step<'_>, webhook: &Arc<WebhookSpec>, search: Search) ->
     let (proc, check) = (search.procedure, search.check);
     let mut cases = 0u64;
     let mut judged = 0u64;
-    let seeds = if search.seeded { step.seeds } else { &[] };
+    // The cases and the saved regressions are tried by the first shard of a campaign only.
+    let seeds = if search.seeded && opts.shard.is_first() { step.seeds } else { &[] };
     for seed in seeds.iter().filter(|s| s.webhook == webhook.name && search.scope.admits_request(&s.request)) {
         let obs = observe(proc, calls, webhook, &seed.request).await;
         progress.requests.fetch_add(obs.calls.len() as u64, Ordering::Relaxed);
@@ -501,7 +506,7 @@ async fn explore(step: &Step<'_>, webhook: &Arc<WebhookSpec>, search: Search) ->
         Some(s) if !opts.budget.is_none() => s,
         _ => return Ok(Found { cases, judged, failure: None, note: None }),
     };
-    if let Some(file) = &search.file {
+    if let Some(file) = search.file.as_ref().filter(|_| opts.shard.is_first()) {
         for case in saved_requests(file, webhook) {
             let obs = observe(proc, calls, webhook, &case).await;
             progress.requests.fetch_add(obs.calls.len() as u64, Ordering::Relaxed);
@@ -531,16 +536,15 @@ async fn explore(step: &Step<'_>, webhook: &Arc<WebhookSpec>, search: Search) ->
     let workers = opts.concurrency.max(1);
     let deadline = step.budget.map(|b| Instant::now() + b);
     let wanted = opts.budget.cases.max(1) as usize;
+    let runners = opts.shard.runners(workers, deadline.is_none().then_some(wanted), 16);
+    if runners.is_empty() {
+        let note = Some(format!("shard {} has none of the {wanted} cases", opts.shard));
+        return Ok(Found { cases, judged, failure: None, note });
+    }
     let mut round = 0usize;
     loop {
         let mut tasks = tokio::task::JoinSet::new();
-        let active = workers.min(if deadline.is_some() { workers } else { wanted });
-        for w in 0..active {
-            // Exactly `cases` in all: the first `cases % active` workers take one more.
-            let per_worker = match deadline {
-                Some(_) => 16,
-                None => (wanted / active + usize::from(w < wanted % active)) as u32,
-            };
+        for &(w, per_worker) in &runners {
             let shared = shared.clone();
             let seed = seed_for(opts.seed, search.index, w, round);
             let iters = opts.max_shrink_iters;
@@ -563,7 +567,8 @@ async fn explore(step: &Step<'_>, webhook: &Arc<WebhookSpec>, search: Search) ->
                 }
             }
             let seed = u64::from_le_bytes(seed[..8].try_into().expect("8 bytes"));
-            let note = Some(format!("found by round {round}; --seed {} replays the run", opts.seed));
+            let shard = if opts.shard.is_whole() { String::new() } else { format!(" --shard {}", opts.shard) };
+            let note = Some(format!("found by round {round}; --seed {}{shard} replays the run", opts.seed));
             let judged = judged + shared.judged.load(Ordering::Relaxed);
             return Ok(Found {
                 cases,
@@ -631,7 +636,8 @@ async fn run_property(
     let search = Search { procedure: proc, scope, check, index, file, seeded: true };
     let found = explore(step, webhook, search).await?;
     if found.cases == 0 {
-        return Ok(record(Outcome::Skip, 0, Some("its rules select no such request".into()), None));
+        let note = found.note.unwrap_or_else(|| "its rules select no such request".into());
+        return Ok(record(Outcome::Skip, 0, Some(note), None));
     }
     Ok(match found.failure {
         Some(failure) => {
