@@ -73,7 +73,7 @@ pub use cases::{load_dir as load_cases, load_file as load_case, Case, Decision, 
 pub use config::{Manifest, ManifestLocation, WebhookKind, WebhookSpec};
 pub use error::{CaseError, Error, ManifestError};
 pub use exchange::ExchangeRecord;
-pub use report::{Report, RuleSummary};
+pub use report::{JsonReport, Report, RuleSummary, SARIF_SCHEMA};
 pub use rules::{Rule, RuleKind};
 pub use run::DEFAULT_CASES;
 pub use run::{Budget, CaseRecord, Failure, Progress, PropertyRecord, Records, Shard, TargetRecord, WebhookFinding};

@@ -3,10 +3,10 @@
 //!
 //! This module imports nothing of the crate: every other module may use it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How much a breach of a rule weighs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Severity {
     /// The kube-apiserver rejects the answer (or refuses the configuration): the run FAILs.
@@ -25,7 +25,7 @@ impl std::fmt::Display for Severity {
 }
 
 /// The verdict of a rule on one thing it judged, or over a whole run. Ordered from best to worst.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
     /// The rule did not apply.

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use reference_webhook::Defect;
-use webhook_harness::{Budget, Error, GoldenMode, ImageSpec, Manifest, Suite, Target};
+use webhook_harness::{Budget, Error, GoldenMode, ImageSpec, Manifest, Shard, Suite, Target};
 
 use crate::embedded;
 
@@ -44,6 +44,9 @@ pub enum Command {
     /// Hold the webhook to the properties (idempotence, reinvocation, determinism, dry run, …) on
     /// generated requests; failures are shrunk to a minimal request.
     Fuzz(FuzzArgs),
+    /// Merge JSON reports (the shards of a `fuzz --shard` campaign, or separate runs) into one
+    /// verdict and report.
+    Merge(MergeArgs),
 }
 
 #[derive(Args, Debug, Default, Clone)]
@@ -110,9 +113,27 @@ pub struct RunArgs {
     /// Write the machine-readable report here.
     #[arg(long, value_name = "FILE")]
     pub report_json: Option<PathBuf>,
+    #[command(flatten)]
+    pub outputs: OutputArgs,
     /// With no target: run the bundled reference webhook with this defect (see `reference-webhook --list-defects`).
     #[arg(long, value_name = "NAME")]
     pub reference_defect: Option<String>,
+}
+
+/// The reports for pull requests and code scanning (every command that judges writes them).
+#[derive(Args, Debug, Default, Clone)]
+pub struct OutputArgs {
+    /// Write a Markdown report here (fits $GITHUB_STEP_SUMMARY): the verdict, each failing rule with
+    /// its minimal request and replay, the coverage.
+    #[arg(long, value_name = "FILE")]
+    pub report_md: Option<PathBuf>,
+    /// Print GitHub Actions annotations (::error/::warning workflow commands) after the report: lint
+    /// findings point at the manifest's lines, case findings at the case files.
+    #[arg(long)]
+    pub github_annotations: bool,
+    /// Write a SARIF 2.1.0 log here, for code scanning.
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
 }
 
 /// `--cases`: a number of generated cases, or a directory of case files.
@@ -185,6 +206,29 @@ pub struct FuzzArgs {
     /// Neither replay nor save regressions.
     #[arg(long)]
     pub no_regressions: bool,
+    /// Generate only this shard's part of the campaign (I of N, e.g. 2/4): N machines with the same
+    /// --seed, --cases and --concurrency cover disjoint cases, and `merge` gives their verdict.
+    /// --cases is the campaign's total; --duration is each shard's.
+    #[arg(long, value_name = "I/N", env = "WEBHOOK_SHARD")]
+    pub shard: Option<Shard>,
+    /// In a Kubernetes Job with `completionMode: Indexed`: this pod's shard of N, its index the
+    /// pod's JOB_COMPLETION_INDEX (0-based) plus one.
+    #[arg(long, value_name = "N", conflicts_with = "shard")]
+    pub shard_from_job: Option<u32>,
+}
+
+/// `webhook-conformance merge`.
+#[derive(Args, Debug, Clone)]
+pub struct MergeArgs {
+    /// The JSON reports (--report-json) to merge: every shard of a campaign once, or separate runs;
+    /// a directory stands for the *.json files in it.
+    #[arg(required = true, value_name = "REPORT.json|DIR")]
+    pub reports: Vec<PathBuf>,
+    /// Write the merged JSON report here.
+    #[arg(long, value_name = "FILE")]
+    pub report_json: Option<PathBuf>,
+    #[command(flatten)]
+    pub outputs: OutputArgs,
 }
 
 /// Generated cases per property in a `fuzz` campaign unless `--cases N` says otherwise.
@@ -372,13 +416,30 @@ pub fn fresh_seed() -> u64 {
 }
 
 impl FuzzArgs {
+    /// This run's shard: `--shard I/N`, or `--shard-from-job N` with the pod's completion index.
+    pub fn shard(&self) -> Result<Shard, Error> {
+        if let Some(count) = self.shard_from_job {
+            let index = std::env::var("JOB_COMPLETION_INDEX").map_err(|_| {
+                option("--shard-from-job: JOB_COMPLETION_INDEX is not set (a Kubernetes Job with completionMode: Indexed sets it)")
+            })?;
+            let index: u32 = index
+                .trim()
+                .parse()
+                .map_err(|_| option(format!("--shard-from-job: JOB_COMPLETION_INDEX {index:?} is not a number")))?;
+            return format!("{}/{count}", index + 1)
+                .parse()
+                .map_err(|e| option(format!("--shard-from-job {count} with JOB_COMPLETION_INDEX {index}: {e}")));
+        }
+        Ok(self.shard.unwrap_or_default())
+    }
+
     /// The suite of a fuzz campaign: the whole run, with a long budget and regressions kept.
     pub fn suite(&self, seed: u64) -> Result<Suite, Error> {
         if self.gate.generated(FUZZ_CASES) == 0 && self.gate.duration.is_none() {
             return Err(option("--cases must be at least 1"));
         }
         let suite = self.gate.apply(&self.run, self.run.suite()?, FUZZ_CASES, seed)?;
-        Ok(suite.regressions((!self.no_regressions).then(|| self.regressions.clone())))
+        Ok(suite.shard(self.shard()?).regressions((!self.no_regressions).then(|| self.regressions.clone())))
     }
 }
 
@@ -404,6 +465,11 @@ mod tests {
         assert_eq!(cli.gate.cases_dir(&cli.run), Some(PathBuf::from("my-cases")));
         let cli = Cli::try_parse_from(["webhook-conformance"]).unwrap();
         assert_eq!(cli.gate.generated(DEFAULT_CASES), DEFAULT_CASES);
+        let cli = Cli::try_parse_from(["webhook-conformance", "fuzz", "--shard", "2/4"]).unwrap();
+        let Some(Command::Fuzz(args)) = cli.command else { panic!("not the fuzz command") };
+        assert_eq!(args.shard, Some(Shard { index: 2, count: 4 }));
+        let e = Cli::try_parse_from(["webhook-conformance", "fuzz", "--shard", "5/4"]).unwrap_err();
+        assert!(e.to_string().contains("expected I/N with 1 <= I <= N"), "{e}");
     }
 
     #[test]

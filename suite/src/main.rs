@@ -22,6 +22,7 @@ fn main() {
                 Some(Command::ReferenceWebhook(args)) => commands::serve_reference(args).await,
                 Some(Command::Run(args)) => commands::run(&args.run, &args.gate).await,
                 Some(Command::Fuzz(args)) => commands::fuzz(args).await,
+                Some(Command::Merge(args)) => commands::merge(args),
                 None => commands::run(&cli.run, &cli.gate).await,
             }
         };

@@ -64,6 +64,7 @@ pub fn render(report: &Report) -> Value {
                 "outcome": s.outcome,
                 "counts": counts,
                 "breaches": examples,
+                "location": location(report, &s.webhook),
             })
         })
         .collect();
@@ -81,6 +82,9 @@ pub fn render(report: &Report) -> Value {
                 "note": p.note,
                 "detail": p.failure.as_ref().map(|f| f.message.clone()),
                 "minimal_request": p.failure.as_ref().and_then(|f| f.observation.input.as_ref()).map(|i| i.review.to_value()),
+                "statement": p.rule.statement,
+                "replay": p.failure.as_ref().map(|f| f.observation.calls.iter().map(|c| json!({"call": c.role, "curl": report.curl(&c.record)})).collect::<Vec<_>>()),
+                "location": location(report, &p.webhook),
             })
         })
         .collect();
@@ -103,7 +107,7 @@ pub fn render(report: &Report) -> Value {
         .records()
         .coverage_findings
         .iter()
-        .map(|m| json!({"rule": m.finding.rule, "webhook": m.webhook, "outcome": m.finding.outcome, "detail": m.finding.detail}))
+        .map(|m| json!({"rule": m.finding.rule, "webhook": m.webhook, "outcome": m.finding.outcome, "detail": m.finding.detail, "location": location(report, &m.webhook)}))
         .collect();
     json!({
         "verdict": report.verdict().as_str(),
@@ -123,9 +127,21 @@ pub fn render(report: &Report) -> Value {
             "webhook": m.webhook,
             "outcome": m.finding.outcome,
             "detail": m.finding.detail,
+            "location": location(report, &m.webhook),
         })).collect::<Vec<_>>(),
         "cases": cases(report),
+        "shard": report.records().shard,
+        "suite_version": env!("CARGO_PKG_VERSION"),
     })
+}
+
+/// Where the webhook is written in the manifest: `{"file", "line"}`, or null.
+fn location(report: &Report, webhook: &str) -> Value {
+    let spec = report.records().webhooks.iter().find(|w| w.name == webhook);
+    match spec.and_then(|w| w.location.as_ref()) {
+        Some(at) => json!({"file": at.file.display().to_string(), "line": at.line}),
+        None => Value::Null,
+    }
 }
 
 fn response_of(t: &Transport) -> Value {

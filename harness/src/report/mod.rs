@@ -1,13 +1,22 @@
 //! Reports: what a run found, assembled from its [`Records`], as text for people, JSON for
-//! machines and JUnit XML for CI.
+//! machines and JUnit XML for CI. Markdown, GitHub annotations and SARIF render the JSON report
+//! ([`JsonReport`]), so that the merge of a sharded campaign's reports renders like one run's.
 
+mod annotations;
 mod curl;
+mod document;
 mod human;
 mod json;
+mod json_report;
 mod junit;
+mod markdown;
+mod merge;
 mod property;
+mod sarif;
 
 pub use curl::curl_command;
+pub use json_report::JsonReport;
+pub use sarif::SARIF_SCHEMA;
 
 use std::collections::BTreeMap;
 
@@ -183,6 +192,26 @@ impl Report {
     /// The JUnit XML of the run (`--junit`).
     pub fn to_junit(&self) -> String {
         junit::render(self)
+    }
+
+    /// The JSON report, read back for the renderers that work on it.
+    pub fn to_json_report(&self) -> JsonReport {
+        JsonReport::from_value(self.to_json()).expect("the JSON report of a run reads back")
+    }
+
+    /// Markdown for a pull request or `$GITHUB_STEP_SUMMARY` (`--report-md`).
+    pub fn to_markdown(&self) -> String {
+        self.to_json_report().to_markdown()
+    }
+
+    /// GitHub Actions annotations, one workflow command per FAIL and WARN (`--github-annotations`).
+    pub fn to_github_annotations(&self) -> String {
+        self.to_json_report().to_github_annotations()
+    }
+
+    /// A SARIF 2.1.0 log for code scanning (`--sarif`).
+    pub fn to_sarif(&self) -> serde_json::Value {
+        self.to_json_report().to_sarif()
     }
 
     /// The reproducer of one exchange.

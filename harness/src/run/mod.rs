@@ -189,18 +189,21 @@ async fn send_plan(
     client: &Arc<Client>,
     concurrency: usize,
     api: &ApiResources,
+    progress: &Arc<Progress>,
 ) -> Vec<ExchangeRecord> {
     let limit = Arc::new(Semaphore::new(concurrency.max(1)));
     let mut tasks = tokio::task::JoinSet::new();
     let mut order = 0usize;
     for webhook in webhooks {
         for case in plan_in(webhook, api) {
-            let (client, webhook, limit) = (client.clone(), webhook.clone(), limit.clone());
+            let (client, webhook, limit, progress) = (client.clone(), webhook.clone(), limit.clone(), progress.clone());
             let index = order;
             order += 1;
             tasks.spawn(async move {
                 let _permit = limit.acquire_owned().await.expect("the semaphore is never closed");
-                (index, exchange(&client, webhook, case).await)
+                let record = exchange(&client, webhook, case).await;
+                progress.requests.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                (index, record)
             });
         }
     }
@@ -233,7 +236,7 @@ pub async fn run(
     }
     let tally = Arc::new(Tally::default());
     if options.contract {
-        records.exchanges = send_plan(&shared, &client, options.concurrency, &options.api).await;
+        records.exchanges = send_plan(&shared, &client, options.concurrency, &options.api, &progress).await;
     }
     let mut seeds = Vec::new();
     if !options.cases.is_empty() {

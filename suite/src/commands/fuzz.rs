@@ -1,44 +1,48 @@
-//! `webhook-conformance fuzz`: the properties of the rule catalog on generated requests, with a
-//! progress line every second.
-
-use std::time::Duration;
+//! `webhook-conformance fuzz`: the run with a long budget of generated requests, with live progress
+//! on a terminal (a plain line every few seconds otherwise).
 
 use super::output::{emit, usage_error};
+use super::progress::Display;
 use crate::args::FuzzArgs;
 
 const COMMAND: &str = "webhook-conformance fuzz";
 
 /// Run `fuzz` as the CLI does; returns the exit code (0 pass, 1 a FAIL property, 2 could not run).
 pub async fn fuzz(args: &FuzzArgs) -> i32 {
+    let shard = match args.shard() {
+        Ok(s) => s,
+        Err(e) => return usage_error(COMMAND, &e),
+    };
+    if !shard.is_whole() && args.gate.seed.is_none() {
+        let e = webhook_harness::Error::Option(
+            "--shard needs --seed S: every shard of a campaign must use the same seed".into(),
+        );
+        return usage_error(COMMAND, &e);
+    }
     let seed = args.gate.seed();
     let suite = match args.suite(seed) {
         Ok(s) => s,
         Err(e) => return usage_error(COMMAND, &e),
     };
-    eprintln!("{COMMAND}: seed {seed}");
+    if shard.is_whole() {
+        eprintln!("{COMMAND}: seed {seed}");
+    } else {
+        eprintln!("{COMMAND}: seed {seed}, shard {shard}");
+    }
     let progress = suite.progress();
-    let ticker = tokio::spawn({
-        let progress = progress.clone();
-        async move {
-            let mut every = tokio::time::interval(Duration::from_secs(1));
-            every.tick().await;
-            loop {
-                every.tick().await;
-                eprintln!("fuzz: {}", progress.line());
-            }
-        }
-    });
+    let display = Display::start("fuzz", progress.clone(), args.gate.duration);
     let result = suite.run().await;
-    ticker.abort();
+    display.finish();
     let report = match result {
         Ok(r) => r,
         Err(e) => return usage_error(COMMAND, &e),
     };
     eprintln!("fuzz: {}", progress.line());
-    let code = emit(COMMAND, &report, args.run.report_json.as_deref(), args.gate.junit.as_deref());
+    let code = emit(COMMAND, &report, args.run.report_json.as_deref(), args.gate.junit.as_deref(), &args.run.outputs);
     if !report.failed_rules().is_empty() || !report.warned_rules().is_empty() {
+        let shard = if shard.is_whole() { String::new() } else { format!(" --shard {shard}") };
         eprintln!(
-            "{COMMAND}: seed {seed} (rerun with --seed {seed} --cases {} --concurrency {})",
+            "{COMMAND}: seed {seed} (rerun with --seed {seed} --cases {} --concurrency {}{shard})",
             args.gate.generated(crate::args::FUZZ_CASES),
             args.run.concurrency
         );

@@ -1,12 +1,15 @@
 //! The subcommands: each turns its arguments into a suite, runs it, and writes what was asked for.
 
 mod fuzz;
+mod merge;
 mod output;
+mod progress;
 mod reference;
 mod rules;
 mod run;
 
 pub use fuzz::fuzz;
+pub use merge::merge;
 pub use reference::serve_reference;
 pub use rules::print_rules;
 pub use run::run;

@@ -2,9 +2,10 @@
 
 use std::path::Path;
 
-use webhook_harness::{Error, Report};
+use webhook_harness::{Error, JsonReport, Report};
 
 use super::EXIT_USAGE;
+use crate::args::OutputArgs;
 
 /// Print an error of the suite's input and return its exit code (2).
 pub fn usage_error(command: &str, e: &Error) -> i32 {
@@ -12,25 +13,54 @@ pub fn usage_error(command: &str, e: &Error) -> i32 {
     EXIT_USAGE
 }
 
+/// Write `text` to `path` (its directory made when missing).
 fn write(path: &Path, text: &str, option: &str) -> Result<(), Error> {
-    std::fs::write(path, text)
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty() && !p.exists());
+    parent
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| std::fs::write(path, text))
         .map_err(|source| Error::Io { path: path.to_path_buf(), source })
         .map_err(|e| Error::Option(format!("{option} {e}")))
 }
 
-/// Print the text report and write the JSON and JUnit files asked for; the exit code of the verdict.
-pub fn emit(command: &str, report: &Report, json: Option<&Path>, junit: Option<&Path>) -> i32 {
+/// Write the JSON, Markdown and SARIF files asked for and print the annotations asked for.
+fn write_json_views(report: &JsonReport, json: Option<&Path>, outputs: &OutputArgs) -> Result<(), Error> {
+    if let Some(path) = json {
+        let text = serde_json::to_string_pretty(report.to_json()).expect("JSON serializes");
+        write(path, &text, "--report-json")?;
+    }
+    if let Some(path) = &outputs.report_md {
+        write(path, &report.to_markdown(), "--report-md")?;
+    }
+    if let Some(path) = &outputs.sarif {
+        let text = serde_json::to_string_pretty(&report.to_sarif()).expect("JSON serializes");
+        write(path, &text, "--sarif")?;
+    }
+    if outputs.github_annotations {
+        print!("{}", report.to_github_annotations());
+    }
+    Ok(())
+}
+
+/// Print the text report and write the files asked for; the exit code of the verdict.
+pub fn emit(command: &str, report: &Report, json: Option<&Path>, junit: Option<&Path>, outputs: &OutputArgs) -> i32 {
     print!("{}", report.render_text());
     if let Some(path) = junit {
         if let Err(e) = write(path, &report.to_junit(), "--junit") {
             return usage_error(command, &e);
         }
     }
-    if let Some(path) = json {
-        let text = serde_json::to_string_pretty(&report.to_json()).expect("JSON serializes");
-        if let Err(e) = write(path, &text, "--report-json") {
-            return usage_error(command, &e);
-        }
+    if let Err(e) = write_json_views(&report.to_json_report(), json, outputs) {
+        return usage_error(command, &e);
+    }
+    report.verdict().exit_code()
+}
+
+/// Print the summary of a merged report and write the files asked for; the exit code of its verdict.
+pub fn emit_merged(command: &str, report: &JsonReport, json: Option<&Path>, outputs: &OutputArgs) -> i32 {
+    print!("{}", report.render_summary());
+    if let Err(e) = write_json_views(report, json, outputs) {
+        return usage_error(command, &e);
     }
     report.verdict().exit_code()
 }

@@ -1,8 +1,9 @@
 //! `webhook-conformance [run]`: every check against one target.
 
-use super::output::{emit, usage_error};
 use webhook_harness::DEFAULT_CASES;
 
+use super::output::{emit, usage_error};
+use super::progress::Display;
 use crate::args::{GateArgs, RunArgs};
 
 const COMMAND: &str = "webhook-conformance";
@@ -14,8 +15,11 @@ pub async fn run(args: &RunArgs, gate: &GateArgs) -> i32 {
         Ok(s) => s,
         Err(e) => return usage_error(COMMAND, &e),
     };
-    match suite.run().await {
-        Ok(report) => emit(COMMAND, &report, args.report_json.as_deref(), gate.junit.as_deref()),
+    let display = Display::start("run", suite.progress(), gate.duration);
+    let result = suite.run().await;
+    display.finish();
+    match result {
+        Ok(report) => emit(COMMAND, &report, args.report_json.as_deref(), gate.junit.as_deref(), &args.outputs),
         Err(e) => usage_error(COMMAND, &e),
     }
 }

@@ -1,0 +1,361 @@
+//! The JSON report read back: a typed view of what `--report-json` writes, and the findings in it as
+//! one list ([`Issue`]) that the Markdown, GitHub annotation and SARIF renderers share.
+//!
+//! These renderers read the JSON report rather than the run's records, so that they render a
+//! report of one run and the merge of a sharded campaign's reports alike. Fields a renderer does
+//! not read are not listed here (they stay in the JSON); fields an older report lacks default.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::rules::{rule, RuleKind};
+use crate::verdict::{Outcome, Verdict};
+
+/// Where a webhook is written in its manifest.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+pub(crate) struct Location {
+    pub file: String,
+    pub line: usize,
+}
+
+/// One example of a breached exchange rule.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct Breach {
+    pub outcome: Option<Outcome>,
+    pub request: String,
+    pub version: String,
+    pub detail: Option<String>,
+    pub apiserver_message: Option<String>,
+    pub curl: Option<String>,
+}
+
+/// An exchange rule's results for one webhook, or a target finding (no webhook).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct RuleResult {
+    pub rule: String,
+    pub webhook: Option<String>,
+    pub outcome: Option<Outcome>,
+    pub counts: BTreeMap<String, u64>,
+    pub breaches: Vec<Breach>,
+    pub detail: Option<String>,
+    pub location: Option<Location>,
+}
+
+/// One reproducer of a property's failing case.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct Replay {
+    pub call: String,
+    pub curl: String,
+}
+
+/// A property's verdict for one webhook.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct PropertyResult {
+    pub rule: String,
+    pub webhook: String,
+    pub outcome: Option<Outcome>,
+    pub cases: u64,
+    pub note: Option<String>,
+    pub detail: Option<String>,
+    pub minimal_request: Option<Value>,
+    pub replay: Option<Vec<Replay>>,
+    pub location: Option<Location>,
+}
+
+/// A manifest rule's verdict for one webhook.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct LintResult {
+    pub rule: String,
+    pub webhook: String,
+    pub outcome: Option<Outcome>,
+    pub detail: Option<String>,
+    pub location: Option<Location>,
+}
+
+/// A case rule's verdict.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct CaseFinding {
+    pub rule: String,
+    pub outcome: Option<Outcome>,
+    pub detail: Option<String>,
+}
+
+/// A catalog rule's verdict on one answer of a case.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct CaseAnswer {
+    pub rule: String,
+    pub outcome: Option<Outcome>,
+    pub webhook: String,
+    pub curl: Option<String>,
+}
+
+/// A data-driven case.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct CaseResult {
+    pub case: String,
+    pub file: String,
+    pub request: String,
+    pub decision: String,
+    pub outcome: Option<Outcome>,
+    pub findings: Vec<CaseFinding>,
+    pub answers: Vec<CaseAnswer>,
+}
+
+/// Requests that reached a webhook for one operation and resource.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct CoverageRow {
+    pub operation: String,
+    pub resource: String,
+    pub sent: u64,
+}
+
+/// Which shard of a campaign a report is.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+pub(crate) struct ShardOf {
+    pub index: u32,
+    pub count: u32,
+}
+
+/// The JSON report, as the renderers read it.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct Document {
+    pub verdict: String,
+    pub target: String,
+    pub requests: u64,
+    pub duration_ms: u64,
+    pub seed: Option<u64>,
+    pub notes: Vec<String>,
+    pub results: Vec<RuleResult>,
+    pub properties: Vec<PropertyResult>,
+    pub lint: Vec<LintResult>,
+    pub cases: Vec<CaseResult>,
+    /// Per webhook: what reached it.
+    pub coverage: BTreeMap<String, Vec<CoverageRow>>,
+    pub contract_cases: Option<u64>,
+    pub coverage_findings: Vec<LintResult>,
+    pub shard: Option<ShardOf>,
+    /// In a merged report: how many shard reports it merges.
+    pub merged: Option<u64>,
+    pub suite_version: Option<String>,
+}
+
+/// Something shown with a finding: a replay command or a request.
+#[derive(Clone, Debug)]
+pub(crate) struct Evidence {
+    /// e.g. `replay (CREATE pods [v1])`, `minimal request`.
+    pub title: String,
+    /// `sh` or `json`.
+    pub language: &'static str,
+    pub text: String,
+}
+
+/// One FAIL or WARN of the report, whatever judged it.
+#[derive(Clone, Debug)]
+pub(crate) struct Issue {
+    pub rule: String,
+    pub kind: RuleKind,
+    pub outcome: Outcome,
+    /// The webhook, or the case for a case rule.
+    pub subject: Option<String>,
+    /// What was found (may have several lines).
+    pub found: String,
+    /// What the kube-apiserver would say.
+    pub apiserver: Option<String>,
+    /// How often, e.g. `3 of 120 requests`.
+    pub extent: Option<String>,
+    /// Where in the user's files: the webhook's manifest line, or the case file.
+    pub location: Option<Location>,
+    pub evidence: Vec<Evidence>,
+}
+
+impl Issue {
+    /// The rule's statement (from the catalog).
+    pub fn statement(&self) -> Option<&'static str> {
+        rule(&self.rule).map(|r| r.statement)
+    }
+
+    /// The rule's source (from the catalog).
+    pub fn source(&self) -> Option<&'static str> {
+        rule(&self.rule).map(|r| r.source)
+    }
+
+    /// The first line of what was found.
+    pub fn headline(&self) -> &str {
+        self.found.lines().next().unwrap_or_default()
+    }
+}
+
+fn is_breach(outcome: Option<Outcome>) -> bool {
+    matches!(outcome, Some(Outcome::Fail | Outcome::Warn))
+}
+
+fn kind_of(rule_id: &str, otherwise: RuleKind) -> RuleKind {
+    rule(rule_id).map(|r| r.kind()).unwrap_or(otherwise)
+}
+
+impl Document {
+    /// Read the JSON report `value`.
+    pub fn from_value(value: &Value) -> Result<Document, String> {
+        if !value.get("verdict").is_some_and(Value::is_string) {
+            return Err("not a webhook-conformance JSON report (no \"verdict\")".into());
+        }
+        serde_json::from_value(value.clone()).map_err(|e| e.to_string())
+    }
+
+    /// FAIL when the report says so.
+    pub fn verdict(&self) -> Verdict {
+        if self.verdict == "fail" {
+            Verdict::Fail
+        } else {
+            Verdict::Pass
+        }
+    }
+
+    /// Every FAIL and WARN: FAILs first, then by what judged them (target, manifest, exchanges,
+    /// properties, cases), in report order within each.
+    pub fn issues(&self) -> Vec<Issue> {
+        let mut out = Vec::new();
+        for r in self.results.iter().filter(|r| is_breach(r.outcome)) {
+            let outcome = r.outcome.unwrap_or(Outcome::Fail);
+            let Some(webhook) = &r.webhook else {
+                out.push(Issue {
+                    rule: r.rule.clone(),
+                    kind: kind_of(&r.rule, RuleKind::Target),
+                    outcome,
+                    subject: None,
+                    found: r.detail.clone().unwrap_or_default(),
+                    apiserver: None,
+                    extent: None,
+                    location: None,
+                    evidence: Vec::new(),
+                });
+                continue;
+            };
+            let first = r.breaches.first();
+            let found = match first {
+                Some(b) => format!("{} [{}]: {}", b.request, b.version, b.detail.as_deref().unwrap_or_default()),
+                None => String::new(),
+            };
+            let total: u64 = r.counts.values().sum();
+            let bad: u64 = ["fail", "warn"].iter().filter_map(|k| r.counts.get(*k)).sum();
+            let evidence = r
+                .breaches
+                .iter()
+                .take(3)
+                .filter_map(|b| {
+                    b.curl.as_ref().map(|c| Evidence {
+                        title: format!("replay: {} [{}]", b.request, b.version),
+                        language: "sh",
+                        text: c.clone(),
+                    })
+                })
+                .collect();
+            out.push(Issue {
+                rule: r.rule.clone(),
+                kind: kind_of(&r.rule, RuleKind::Exchange),
+                outcome,
+                subject: Some(webhook.clone()),
+                found,
+                apiserver: first.and_then(|b| b.apiserver_message.clone()),
+                extent: (total > 0).then(|| format!("{bad} of {total} requests")),
+                location: r.location.clone(),
+                evidence,
+            });
+        }
+        let lint = self.lint.iter().map(|l| (l, RuleKind::Manifest));
+        let reach = self.coverage_findings.iter().map(|l| (l, RuleKind::Coverage));
+        for (l, kind) in lint.chain(reach).filter(|(l, _)| is_breach(l.outcome)) {
+            out.push(Issue {
+                rule: l.rule.clone(),
+                kind,
+                outcome: l.outcome.unwrap_or(Outcome::Fail),
+                subject: Some(l.webhook.clone()),
+                found: l.detail.clone().unwrap_or_default(),
+                apiserver: None,
+                extent: None,
+                location: l.location.clone(),
+                evidence: Vec::new(),
+            });
+        }
+        for p in self.properties.iter().filter(|p| is_breach(p.outcome)) {
+            let mut evidence = Vec::new();
+            if let Some(request) = &p.minimal_request {
+                evidence.push(Evidence {
+                    title: "minimal request".into(),
+                    language: "json",
+                    text: serde_json::to_string_pretty(request).unwrap_or_default(),
+                });
+            }
+            for r in p.replay.iter().flatten() {
+                evidence.push(Evidence {
+                    title: format!("replay the {} call", r.call),
+                    language: "sh",
+                    text: r.curl.clone(),
+                });
+            }
+            let mut found = p.detail.clone().unwrap_or_default();
+            if let Some(note) = &p.note {
+                found.push_str(&format!(" ({note})"));
+            }
+            out.push(Issue {
+                rule: p.rule.clone(),
+                kind: RuleKind::Property,
+                outcome: p.outcome.unwrap_or(Outcome::Fail),
+                subject: Some(p.webhook.clone()),
+                found,
+                apiserver: None,
+                extent: Some(format!("{} generated cases", p.cases)),
+                location: p.location.clone(),
+                evidence,
+            });
+        }
+        for c in &self.cases {
+            for f in c.findings.iter().filter(|f| is_breach(f.outcome)) {
+                out.push(Issue {
+                    rule: f.rule.clone(),
+                    kind: RuleKind::Case,
+                    outcome: f.outcome.unwrap_or(Outcome::Fail),
+                    subject: Some(c.case.clone()),
+                    found: format!("{}: {}", c.request, f.detail.as_deref().unwrap_or_default()),
+                    apiserver: None,
+                    extent: None,
+                    location: Some(Location { file: c.file.clone(), line: 1 }),
+                    evidence: c
+                        .answers
+                        .iter()
+                        .filter_map(|a| a.curl.as_ref().map(|curl| (a, curl)))
+                        .take(3)
+                        .map(|(a, curl)| Evidence {
+                            title: format!("replay the call to {}", a.webhook),
+                            language: "sh",
+                            text: curl.clone(),
+                        })
+                        .collect(),
+                });
+            }
+        }
+        // FAILs first; the order within each outcome is the report's.
+        out.sort_by_key(|i| std::cmp::Reverse(i.outcome));
+        out
+    }
+
+    /// The manifest file the report's locations point into, if any.
+    pub fn manifest_file(&self) -> Option<&str> {
+        let lint = self.lint.iter().filter_map(|l| l.location.as_ref());
+        let results = self.results.iter().filter_map(|r| r.location.as_ref());
+        let properties = self.properties.iter().filter_map(|p| p.location.as_ref());
+        lint.chain(results).chain(properties).map(|l| l.file.as_str()).next()
+    }
+}

@@ -1,0 +1,76 @@
+//! Progress of a long run: a live bar on stderr when it is a terminal (here a pseudo-terminal), plain
+//! lines without terminal control codes when it is not (a CI log); the report on stdout is the same
+//! either way.
+
+use std::io::Read;
+use std::os::fd::FromRawFd;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn fuzz(extra: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"));
+    cmd.args(["fuzz", "--property", "property.idempotent", "--seed", "1", "--no-regressions"]).args(extra);
+    cmd
+}
+
+#[test]
+fn not_a_terminal_gets_plain_lines() {
+    let out = fuzz(&["--cases", "8"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains('\u{1b}') && !stderr.contains('\r'), "terminal control codes in a log: {stderr:?}");
+    assert!(stderr.lines().any(|l| l.starts_with("fuzz: ") && l.contains(" cases, ")), "{stderr}");
+}
+
+#[test]
+fn a_terminal_gets_a_live_bar() {
+    let (mut master, mut slave) = (0, 0);
+    let size = libc::winsize { ws_row: 24, ws_col: 120, ws_xpixel: 0, ws_ypixel: 0 };
+    // SAFETY: openpty writes two fresh descriptors into the integers given.
+    let rc = unsafe { libc::openpty(&mut master, &mut slave, std::ptr::null_mut(), std::ptr::null(), &size) };
+    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: both descriptors were just opened and are owned here alone.
+    let (mut terminal, slave) = unsafe { (std::fs::File::from_raw_fd(master), Stdio::from_raw_fd(slave)) };
+    let mut child = fuzz(&["--duration", "3s"])
+        .env("TERM", "xterm")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(slave)
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let report = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    // The terminal's side: read until the child is gone (EIO once no process holds the slave).
+    let screen = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = terminal.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            bytes.extend_from_slice(&buf[..n]);
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("fuzz --duration 3s did not end");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0));
+    let screen = screen.join().unwrap();
+    let report = report.join().unwrap();
+    assert!(screen.contains("fuzz [") && screen.contains(" of 3s"), "no bar on the terminal: {screen:?}");
+    assert!(screen.contains("\u{1b}["), "the bar redraws in place: {screen:?}");
+    assert!(report.contains("== properties") && !report.contains('\u{1b}'), "the report stays plain: {report:?}");
+}
