@@ -64,7 +64,8 @@ pub struct RunArgs {
     /// A webhook you already run: https://host:port[/path]. A path here overrides the manifest's.
     #[arg(long, value_name = "URL", conflicts_with = "cmd", env = "WEBHOOK_URL")]
     pub url: Option<String>,
-    /// The CA bundle (PEM) that signed the --url webhook's certificate.
+    /// The CA bundle (PEM) that signed the --url webhook's certificate [default: the manifest's
+    /// clientConfig.caBundle].
     #[arg(long, value_name = "FILE", env = "WEBHOOK_CA")]
     pub ca: Option<PathBuf>,
     /// A command that starts the webhook; {cert} {key} {ca} {port} {host} are substituted.
@@ -288,12 +289,10 @@ impl RunArgs {
         }
         Ok(match (&self.url, &self.cmd, &self.image) {
             (None, None, Some(_)) => Target::Image(self.image_spec()?),
-            (Some(url), None, None) => {
-                let ca = self.ca.clone().ok_or_else(|| {
-                    option("--url needs --ca FILE: the CA bundle that signed the webhook's serving certificate")
-                })?;
-                Target::url(url, ca)
-            }
+            (Some(url), None, None) => match &self.ca {
+                Some(ca) => Target::url(url, ca),
+                None => Target::url_trusting_ca_bundle(url),
+            },
             (None, Some(cmd), None) => {
                 Target::Command { command: cmd.clone(), startup_timeout: Duration::from_secs(self.startup_timeout) }
             }

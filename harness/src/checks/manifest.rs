@@ -14,7 +14,6 @@
 //! defaulted), where catching kube-system or the webhook's own namespace can deadlock the cluster or
 //! the webhook's own restart.
 
-use base64::Engine as _;
 use serde_json::Value;
 
 use crate::config::{LabelSelector, WebhookSpec, NAMESPACE_NAME_LABEL};
@@ -102,25 +101,8 @@ pub(crate) fn client_config(w: &WebhookSpec) -> Check {
     Check::Pass
 }
 
-/// The caBundle's PEM, decoded from the manifest's base64.
-pub fn ca_bundle_pem(w: &WebhookSpec) -> Option<Result<Vec<u8>, String>> {
-    let text = w.client_config.ca_bundle.as_deref()?;
-    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    if compact.is_empty() {
-        return None;
-    }
-    let pem = match base64::engine::general_purpose::STANDARD.decode(compact.as_bytes()) {
-        Ok(b) => b,
-        Err(e) => return Some(Err(format!("caBundle is not base64: {e}"))),
-    };
-    match crate::tls::parse_certificates(&pem) {
-        Ok(_) => Some(Ok(pem)),
-        Err(e) => Some(Err(format!("caBundle does not hold PEM certificates: {e:#}"))),
-    }
-}
-
 pub(crate) fn ca_bundle(w: &WebhookSpec) -> Check {
-    match ca_bundle_pem(w) {
+    match w.ca_bundle_pem() {
         None => Check::na("no caBundle (injected at deploy time?)"),
         Some(Ok(_)) => Check::Pass,
         Some(Err(e)) => fail(e),

@@ -136,6 +136,25 @@ impl WebhookSpec {
         out
     }
 
+    /// The caBundle's PEM, decoded from the manifest's base64: `None` when there is none, an error
+    /// when it is not base64 of PEM certificates.
+    pub fn ca_bundle_pem(&self) -> Option<Result<Vec<u8>, String>> {
+        use base64::Engine as _;
+        let text = self.client_config.ca_bundle.as_deref()?;
+        let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        if compact.is_empty() {
+            return None;
+        }
+        let pem = match base64::engine::general_purpose::STANDARD.decode(compact.as_bytes()) {
+            Ok(b) => b,
+            Err(e) => return Some(Err(format!("caBundle is not base64: {e}"))),
+        };
+        match crate::tls::parse_certificates(&pem) {
+            Ok(_) => Some(Ok(pem)),
+            Err(e) => Some(Err(format!("caBundle does not hold PEM certificates: {e:#}"))),
+        }
+    }
+
     /// True for `reinvocationPolicy: IfNeeded`.
     pub fn reinvoked(&self) -> bool {
         self.reinvocation_policy.as_deref() == Some("IfNeeded")

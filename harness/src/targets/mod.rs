@@ -55,8 +55,8 @@ pub enum Target {
     Url {
         /// `https://host:port[/path]`.
         url: String,
-        /// The CA bundle file.
-        ca: PathBuf,
+        /// The CA bundle file; `None`: the manifest's `clientConfig.caBundle`, as the apiserver trusts.
+        ca: Option<PathBuf>,
     },
     /// A command the suite starts with a fresh CA and serving certificate; `{cert}` `{key}` `{ca}`
     /// `{port}` `{host}` are substituted (and exported as `WEBHOOK_TLS_CERT`, … `WEBHOOK_PORT`).
@@ -85,7 +85,13 @@ impl Target {
 
     /// A URL target trusting the CA in `ca`.
     pub fn url(url: impl Into<String>, ca: impl AsRef<Path>) -> Target {
-        Target::Url { url: url.into(), ca: ca.as_ref().to_path_buf() }
+        Target::Url { url: url.into(), ca: Some(ca.as_ref().to_path_buf()) }
+    }
+
+    /// A URL target trusting what the apiserver trusts: the manifest's `clientConfig.caBundle` (e.g.
+    /// the suite run in the cluster, against the webhook's Service).
+    pub fn url_trusting_ca_bundle(url: impl Into<String>) -> Target {
+        Target::Url { url: url.into(), ca: None }
     }
 
     /// An in-process server: `serve` gets the run's serving certificate and key and returns where
@@ -136,7 +142,7 @@ pub(crate) async fn start(
     tls_dir: Option<&Path>,
 ) -> Result<RunningTarget, StartFailure> {
     match target {
-        Target::Url { url, ca } => Ok(url::start(&url, &ca, webhooks).await?),
+        Target::Url { url, ca } => Ok(url::start(&url, ca.as_deref(), webhooks).await?),
         Target::Command { command, startup_timeout } => {
             match command::start(&command, webhooks, tls_dir, startup_timeout).await {
                 Ok(t) => Ok(t),

@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::checks::manifest::ca_bundle_pem;
 use crate::client::{tls_handshake, Endpoint};
 use crate::config::WebhookSpec;
 use crate::rules::{rule, Judges, CATALOG, CA_BUNDLE};
@@ -56,7 +55,7 @@ async fn ca_bundle_served(webhooks: &[WebhookSpec], endpoint: Option<&Endpoint>)
     let rule = rule(CA_BUNDLE).expect("the ca-bundle rule exists");
     let mut out = Vec::new();
     for w in webhooks {
-        let check = match (ca_bundle_pem(w), endpoint) {
+        let check = match (w.ca_bundle_pem(), endpoint) {
             (None, _) => Check::na("no caBundle in the manifest: the served certificate was not checked against it"),
             (Some(Err(e)), _) => Check::violated_plain(e),
             (Some(Ok(_)), None) => {
