@@ -52,6 +52,7 @@ mod cases;
 mod checks;
 mod client;
 mod config;
+mod decoder;
 mod diff;
 mod error;
 mod exchange;
