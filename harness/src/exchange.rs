@@ -51,6 +51,12 @@ impl ExchangeRecord {
         Exchange::new(&self.webhook, &self.case, &self.transport, &self.url)
     }
 
+    /// False when the request was not sent (the webhook had already missed its deadline several
+    /// times in a row, or the run was cancelled).
+    pub fn sent(&self) -> bool {
+        !matches!(&self.transport, Transport::Failed(f) if f.kind == crate::client::FailureKind::NotSent)
+    }
+
     /// The FAIL findings, as `rule: detail` lines.
     pub fn failures(&self) -> Vec<String> {
         self.findings

@@ -26,13 +26,14 @@ fn go_transport_text(kind: FailureKind, message: &str) -> String {
     match kind {
         FailureKind::Deadline => "context deadline exceeded".into(),
         FailureKind::Closed => "EOF".into(),
+        FailureKind::PlainHttp => "http: server gave HTTP response to HTTPS client".into(),
         _ => message.to_string(),
     }
 }
 
 /// transport.connect
 pub fn connect(x: &Exchange) -> Check {
-    failure_check(x, &[FailureKind::Connect, FailureKind::Tls])
+    failure_check(x, &[FailureKind::Connect, FailureKind::Tls, FailureKind::PlainHttp])
 }
 
 /// transport.answer

@@ -28,6 +28,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Semaphore;
 
+use crate::cancel::Cancel;
 use crate::cases::{Case, GoldenMode};
 use crate::client::{Client, HttpVersions};
 use crate::config::WebhookSpec;
@@ -59,6 +60,8 @@ pub struct RunOptions {
     pub properties: PropertyOptions,
     /// The resources of the apiserver the suite plays (the built-ins and the CRDs given).
     pub api: ApiResources,
+    /// Cancels the run from outside: nothing more is sent, the steps wind down.
+    pub cancel: Cancel,
 }
 
 impl Default for RunOptions {
@@ -72,6 +75,7 @@ impl Default for RunOptions {
             golden: GoldenMode::Off,
             properties: PropertyOptions::default(),
             api: ApiResources::built_in(),
+            cancel: Cancel::default(),
         }
     }
 }
@@ -89,6 +93,17 @@ pub struct TargetRecord {
     pub notes: Vec<String>,
     /// The last lines the target wrote, when the suite started it.
     pub log_tail: Option<String>,
+}
+
+/// Requests a run did not send to one webhook, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unsent {
+    /// The webhook.
+    pub webhook: String,
+    /// How many requests were not sent (planned, case and generated ones).
+    pub requests: u64,
+    /// Why.
+    pub why: String,
 }
 
 /// Everything a run saw and judged.
@@ -118,6 +133,9 @@ pub struct Records {
     pub property_requests: u64,
     /// Generated requests of every operation held to the exchange rules (the contract sweep).
     pub contract_cases: u64,
+    /// Requests not sent because the webhook had already missed its deadline several times in a
+    /// row.
+    pub unsent: Vec<Unsent>,
     /// How long the run took.
     pub duration: Duration,
 }
@@ -177,7 +195,9 @@ fn guessed_shapes(webhooks: &[WebhookSpec], api: &ApiResources) -> Vec<String> {
     notes
 }
 
-/// Send every planned request of every webhook (several in flight) and judge each answer.
+/// Send every planned request of every webhook (several in flight) and judge each answer. The
+/// webhooks take turns, so that the first requests in flight reach every webhook: one that cannot
+/// answer is known as such after its first few requests, whatever its place in the manifest.
 async fn send_plan(
     webhooks: &[Arc<WebhookSpec>],
     client: &Arc<Client>,
@@ -187,11 +207,26 @@ async fn send_plan(
     let limit = Arc::new(Semaphore::new(concurrency.max(1)));
     let mut tasks = tokio::task::JoinSet::new();
     let mut order = 0usize;
-    for webhook in webhooks {
-        for case in plan_in(webhook, api) {
-            let (client, webhook, limit) = (client.clone(), webhook.clone(), limit.clone());
-            let index = order;
-            order += 1;
+    let mut queues: Vec<_> = webhooks
+        .iter()
+        .map(|webhook| {
+            let cases: Vec<_> = plan_in(webhook, api)
+                .into_iter()
+                .map(|case| {
+                    order += 1;
+                    (order - 1, case)
+                })
+                .collect();
+            (webhook, cases.into_iter())
+        })
+        .collect();
+    let mut pending = true;
+    while pending {
+        pending = false;
+        for (webhook, cases) in &mut queues {
+            let Some((index, case)) = cases.next() else { continue };
+            pending = true;
+            let (client, webhook, limit) = (client.clone(), (*webhook).clone(), limit.clone());
             tasks.spawn(async move {
                 let _permit = limit.acquire_owned().await.expect("the semaphore is never closed");
                 (index, exchange(&client, webhook, case).await)
@@ -219,7 +254,7 @@ pub async fn run(
 ) -> Result<Records, Error> {
     let started = Instant::now();
     let shared: Vec<Arc<WebhookSpec>> = webhooks.iter().cloned().map(Arc::new).collect();
-    let client = Arc::new(Client::new(target.endpoint.clone(), options.http)?);
+    let client = Arc::new(Client::new(target.endpoint.clone(), options.http)?.with_cancel(options.cancel.clone()));
     let mut records = Records { webhooks: shared.clone(), ..Records::default() };
     if options.lint {
         let user = target.user_certificates.then_some(&target.endpoint);
@@ -271,6 +306,11 @@ pub async fn run(
     notes.extend(guessed_shapes(webhooks, &options.api));
     if let Some(status) = target.exit_status() {
         notes.push(format!("the target exited during the run ({status})"));
+    }
+    for unsent in client.unsent() {
+        let names: Vec<&str> = webhooks.iter().filter(|w| w.path() == unsent.path).map(|w| w.name.as_str()).collect();
+        let webhook = if names.is_empty() { unsent.path.clone() } else { names.join(", ") };
+        records.unsent.push(Unsent { webhook, requests: unsent.requests, why: unsent.why });
     }
     records.target = TargetRecord {
         description: target.description.clone(),

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::client::Client;
+use crate::client::{Client, FailureKind, Transport};
 use crate::config::WebhookSpec;
 use crate::exchange::{Exchange, ExchangeRecord};
 use crate::requests::RequestCase;
@@ -28,6 +28,12 @@ pub async fn exchange(client: &Client, webhook: Arc<WebhookSpec>, case: RequestC
 /// a reading the suite is not sure matches the apiserver's (a body its YAML decoder takes) only
 /// WARNs.
 pub fn evaluate(x: &Exchange) -> Vec<Finding> {
+    if let Transport::Failed(f) = x.transport {
+        if f.kind == FailureKind::NotSent {
+            let rules = CATALOG.iter().filter(|r| matches!(r.judges, Judges::Exchange { .. }));
+            return rules.map(|r| Finding::skip(r.id, format!("not sent: {}", f.message))).collect();
+        }
+    }
     let mut findings = Vec::new();
     let mut stopped_at: Option<&'static str> = None;
     let mut reads_body = false;

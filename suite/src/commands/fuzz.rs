@@ -3,15 +3,18 @@
 
 use std::time::Duration;
 
+use webhook_harness::Cancel;
+
 use super::output::{emit, usage_error};
 use crate::args::FuzzArgs;
 
 const COMMAND: &str = "webhook-conformance fuzz";
 
 /// Run `fuzz` as the CLI does; returns the exit code (0 pass, 1 a FAIL property, 2 could not run).
-pub async fn fuzz(args: &FuzzArgs) -> i32 {
+/// `cancel` stops it (Ctrl-C, SIGTERM).
+pub async fn fuzz(args: &FuzzArgs, cancel: &Cancel) -> i32 {
     let seed = args.gate.seed();
-    let suite = match args.suite(seed) {
+    let suite = match args.suite(seed).map(|s| s.cancel_on(cancel.clone())) {
         Ok(s) => s,
         Err(e) => return usage_error(COMMAND, &e),
     };
