@@ -252,7 +252,8 @@ impl Client {
             }
             Ok(Err(e)) => {
                 let mut failure = classify(&e, start.elapsed(), timeout_seconds);
-                if failure.kind == FailureKind::Tls && not_a_tls_record(&e) {
+                let handshake_failed = matches!(failure.kind, FailureKind::Tls | FailureKind::Connect);
+                if handshake_failed && (not_a_tls_record(&e) || failure.message.contains("corrupt message")) {
                     if let Some(what) = self.what_answers_instead_of_tls().await {
                         failure.kind =
                             if what.contains("speaks HTTP") { FailureKind::PlainHttp } else { FailureKind::Tls };
