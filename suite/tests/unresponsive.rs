@@ -7,6 +7,10 @@ use std::io::{Read, Write};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
+use reference_webhook::{Defect, Style};
+use webhook_conformance::embedded;
+use webhook_harness::{Budget, Suite};
+
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
 }
@@ -66,9 +70,43 @@ fn fuzz_against_a_webhook_answering_after_its_deadline_finishes_within_a_minute(
     let took = started.elapsed();
     let t = text(&out);
     assert_eq!(out.status.code(), Some(1), "{t}");
-    assert!(t.contains("FAIL  property.contract"), "{t}");
-    assert!(t.contains("shrinking stopped: the webhook missed its deadline"), "{t}");
+    assert!(t.contains("verdict: FAIL — transport.deadline"), "{t}");
+    assert!(t.contains("not sent:") && t.contains("on 3 requests in a row"), "{t}");
+    assert!(t.contains("not judged after 0 case(s): stopped: the webhook missed its deadline"), "{t}");
     assert!(took < Duration::from_secs(60), "fuzz took {took:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shrinking_a_deadline_failure_stops_and_says_so() {
+    // Generated requests only (no planned ones first): the contract sweep finds the missed deadline
+    // and starts shrinking it; once the webhook is no longer called the shrinking stops, and the
+    // report says the request shown is not a minimal one.
+    let mut manifest = embedded::reference_manifest();
+    for w in &mut manifest.webhooks {
+        w.timeout_seconds = 1;
+    }
+    let started = Instant::now();
+    let report = Suite::new(manifest)
+        .target(embedded::target(Some(Defect::LateAnswer), Style::default()))
+        .contract(false)
+        .lint(false)
+        .budget(Budget::cases(64))
+        .seed(1)
+        .run()
+        .await
+        .unwrap();
+    let took = started.elapsed();
+    let text = report.render_text();
+    assert_eq!(report.failed_rules(), vec!["transport.deadline"], "{text}");
+    let notes = &report.records().target.notes;
+    assert!(
+        notes.iter().any(|n| n.contains(
+            "breaking transport.deadline was not shrunk to the end: shrinking stopped: the webhook missed its deadline"
+        )),
+        "{notes:?}"
+    );
+    assert!(text.contains("not sent:"), "{text}");
+    assert!(took < Duration::from_secs(30), "took {took:?}");
 }
 
 /// A plain-HTTP server on a free port, answering anything with 400, as a Go or Python HTTP server

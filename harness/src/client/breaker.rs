@@ -60,17 +60,18 @@ pub(crate) struct Admission<'a> {
 }
 
 impl Admission<'_> {
-    /// Record what the request got.
-    pub fn record(mut self, transport: &Transport, timeout_seconds: u32) {
+    /// Record what the request got; a missed deadline of a request that does not `count` (one
+    /// whose breach is only a WARN) neither extends nor ends a streak.
+    pub fn record_counted(mut self, transport: &Transport, timeout_seconds: u32, count: bool) {
         self.settled = true;
-        self.breaker.settle(&self.path, Some((transport, timeout_seconds)));
+        self.breaker.settle(&self.path, Some((transport, timeout_seconds)), count);
     }
 }
 
 impl Drop for Admission<'_> {
     fn drop(&mut self) {
         if !self.settled {
-            self.breaker.settle(&self.path, None);
+            self.breaker.settle(&self.path, None, false);
         }
     }
 }
@@ -85,7 +86,7 @@ fn reason(streak: &[FailureKind], timeout_seconds: u32) -> String {
         format!("missed its deadline (timeoutSeconds={timeout_seconds}) or closed the connection without an answer")
     };
     format!(
-        "the webhook {what} on {} requests in a row; the verdict is known (transport.deadline, transport.answer), so the rest were not sent to wait out the same timeout",
+        "the webhook {what} on {} requests in a row; the verdict is known, so no more were sent to wait out the same timeout",
         streak.len()
     )
 }
@@ -117,12 +118,14 @@ impl Breaker {
     }
 
     /// A request to `path` settled: with what it got, or `None` when it never completed.
-    fn settle(&self, path: &str, outcome: Option<(&Transport, u32)>) {
+    fn settle(&self, path: &str, outcome: Option<(&Transport, u32)>, count: bool) {
         {
             let mut paths = self.paths.lock().unwrap_or_else(|e| e.into_inner());
             let state = paths.entry(path.to_string()).or_default();
             state.in_flight = state.in_flight.saturating_sub(1);
             match outcome {
+                Some((Transport::Failed(f), _))
+                    if matches!(f.kind, FailureKind::Deadline | FailureKind::Closed) && !count => {}
                 Some((Transport::Failed(f), timeout_seconds))
                     if matches!(f.kind, FailureKind::Deadline | FailureKind::Closed) =>
                 {
@@ -179,7 +182,7 @@ mod tests {
 
     fn record(b: &Breaker, path: &str, transport: Transport) {
         let admitted = futures_ready(b.admit(path)).expect("admitted");
-        admitted.record(&transport, 5);
+        admitted.record_counted(&transport, 5, true);
     }
 
     /// Poll a future that must be ready at once.
@@ -209,20 +212,36 @@ mod tests {
     }
 
     #[test]
+    fn misses_that_do_not_count_neither_extend_nor_end_a_streak() {
+        let b = Breaker::default();
+        let miss = |count| {
+            futures_ready(b.admit("/a")).expect("admitted").record_counted(&failed(FailureKind::Deadline), 5, count)
+        };
+        miss(true);
+        miss(false);
+        miss(false);
+        miss(false);
+        miss(true);
+        assert!(futures_ready(b.admit("/a")).is_ok(), "two that count, three that do not");
+        miss(true);
+        assert!(futures_ready(b.admit("/a")).is_err(), "the third that counts");
+    }
+
+    #[test]
     fn during_a_streak_new_requests_wait_for_those_in_flight() {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
         runtime.block_on(async {
             let b = Breaker::default();
-            b.admit("/a").await.expect("admitted").record(&answered(), 5);
+            b.admit("/a").await.expect("admitted").record_counted(&answered(), 5, true);
             let in_flight: Vec<_> = futures::join_all_admit(&b, 4).await;
             let mut in_flight = in_flight.into_iter();
-            in_flight.next().unwrap().record(&failed(FailureKind::Deadline), 5);
+            in_flight.next().unwrap().record_counted(&failed(FailureKind::Deadline), 5, true);
             // One miss and three in flight: enough to complete the streak, so a fifth waits.
             let fifth = b.admit("/a");
             tokio::pin!(fifth);
             assert!(tokio::time::timeout(Duration::from_millis(50), fifth.as_mut()).await.is_err());
-            in_flight.next().unwrap().record(&failed(FailureKind::Deadline), 5);
-            in_flight.next().unwrap().record(&failed(FailureKind::Deadline), 5);
+            in_flight.next().unwrap().record_counted(&failed(FailureKind::Deadline), 5, true);
+            in_flight.next().unwrap().record_counted(&failed(FailureKind::Deadline), 5, true);
             assert!(fifth.await.is_err(), "the streak completed: not sent");
             drop(in_flight);
         });
@@ -234,11 +253,11 @@ mod tests {
             let fourth = b.admit("/a");
             tokio::pin!(fourth);
             assert!(tokio::time::timeout(Duration::from_millis(50), fourth.as_mut()).await.is_err());
-            in_flight.next().unwrap().record(&failed(FailureKind::Deadline), 5);
+            in_flight.next().unwrap().record_counted(&failed(FailureKind::Deadline), 5, true);
             let waiting = b.admit("/a");
             tokio::pin!(waiting);
             assert!(tokio::time::timeout(Duration::from_millis(50), waiting.as_mut()).await.is_err());
-            in_flight.next().unwrap().record(&answered(), 5);
+            in_flight.next().unwrap().record_counted(&answered(), 5, true);
             assert!(waiting.await.is_ok());
             assert!(fourth.await.is_ok());
         });

@@ -191,6 +191,13 @@ impl Client {
 
     /// POST `body` to the webhook at `path`; the whole call has `timeout_seconds` to complete.
     pub async fn call(&self, path: &str, timeout_seconds: u32, body: &[u8]) -> Transport {
+        self.call_counted(path, timeout_seconds, body, true).await
+    }
+
+    /// [`call`](Client::call), saying whether a missed deadline of this request counts towards no
+    /// longer calling the path: only those of requests whose breach FAILs (the version a cluster
+    /// sends) do, so that the verdict is known when the path is given up.
+    pub async fn call_counted(&self, path: &str, timeout_seconds: u32, body: &[u8], counts: bool) -> Transport {
         const INTERRUPTED: &str = "the run was interrupted";
         if self.cancel.is_cancelled() {
             return Transport::Failed(TransportFailure::not_sent(INTERRUPTED.into()));
@@ -201,7 +208,7 @@ impl Client {
                 Err(why) => return Transport::Failed(TransportFailure::not_sent(why)),
             };
             let transport = self.send(path, timeout_seconds, body).await;
-            admitted.record(&transport, timeout_seconds);
+            admitted.record_counted(&transport, timeout_seconds, counts);
             transport
         };
         tokio::select! {

@@ -196,8 +196,9 @@ fn guessed_shapes(webhooks: &[WebhookSpec], api: &ApiResources) -> Vec<String> {
 }
 
 /// Send every planned request of every webhook (several in flight) and judge each answer. The
-/// webhooks take turns, so that the first requests in flight reach every webhook: one that cannot
-/// answer is known as such after its first few requests, whatever its place in the manifest.
+/// webhooks take turns, and each one's requests of the version a cluster sends go first, so that
+/// the first requests in flight reach every webhook: one that cannot answer is known as such after
+/// its first few requests, whatever its place in the manifest.
 async fn send_plan(
     webhooks: &[Arc<WebhookSpec>],
     client: &Arc<Client>,
@@ -210,13 +211,15 @@ async fn send_plan(
     let mut queues: Vec<_> = webhooks
         .iter()
         .map(|webhook| {
-            let cases: Vec<_> = plan_in(webhook, api)
+            let mut cases: Vec<_> = plan_in(webhook, api)
                 .into_iter()
                 .map(|case| {
                     order += 1;
                     (order - 1, case)
                 })
                 .collect();
+            // The version a cluster sends goes first: its missed deadlines are the ones that decide.
+            cases.sort_by_key(|(_, case)| !case.primary);
             (webhook, cases.into_iter())
         })
         .collect();
@@ -265,6 +268,7 @@ pub async fn run(
         records.exchanges = send_plan(&shared, &client, options.concurrency, &options.api).await;
     }
     let mut seeds = Vec::new();
+    let mut sweep_notes = Vec::new();
     if !options.cases.is_empty() {
         records.cases = cases::run_cases(&options.cases, webhooks, &client, &options.golden, &options.api).await?;
         for c in &records.cases {
@@ -287,6 +291,7 @@ pub async fn run(
                 .map_err(|e| Error::Setup(format!("a property runner failed: {e}")))?;
         records.properties = step.records;
         records.contract_cases = step.contract_cases;
+        sweep_notes = step.notes;
         // Breaches of the contract on generated requests are the exchange rules' findings.
         records.exchanges.extend(step.breaches);
         records.property_requests = progress.requests.load(std::sync::atomic::Ordering::Relaxed) - before;
@@ -296,6 +301,7 @@ pub async fn run(
         records.coverage_findings = judge_coverage(webhooks, &records.coverage);
     }
     let mut notes = target.notes.clone();
+    notes.extend(sweep_notes);
     for w in webhooks.iter().filter(|w| !w.match_conditions.is_empty()) {
         notes.push(format!(
             "{}: its {} matchConditions (CEL) are not evaluated; requests were sent whatever they say, so a finding on a request they exclude is one a cluster never shows",

@@ -553,7 +553,8 @@ struct Found {
     judged: u64,
     failure: Option<Failure>,
     note: Option<String>,
-    /// Why the search stopped before its budget was spent (requests no longer sent), when it did.
+    /// Why the search, or the shrinking of its failure, stopped early (requests no longer sent, the
+    /// shrinking time spent), when it did.
     cut: Option<String>,
 }
 
@@ -659,7 +660,7 @@ async fn explore(step: &Step<'_>, webhook: &Arc<WebhookSpec>, search: Search) ->
             }
             let seed = u64::from_le_bytes(seed[..8].try_into().expect("8 bytes"));
             let mut note = format!("found by round {round}; --seed {} replays the run", opts.seed);
-            if let Some(why) = shrink_cut {
+            if let Some(why) = &shrink_cut {
                 note.push_str(&format!("; {why}"));
             }
             let judged = judged + shared.judged.load(Ordering::Relaxed);
@@ -668,7 +669,7 @@ async fn explore(step: &Step<'_>, webhook: &Arc<WebhookSpec>, search: Search) ->
                 judged,
                 failure: Some(Failure { message, observation, seed: Some(seed) }),
                 note: Some(note),
-                cut: None,
+                cut: shrink_cut,
             });
         }
         if cut.is_some() {
@@ -783,6 +784,8 @@ pub(crate) struct PropertyStep {
     pub breaches: Vec<ExchangeRecord>,
     /// Generated requests the contract sweep judged by every exchange rule.
     pub contract_cases: u64,
+    /// What the report should say about the sweep (a breach whose shrinking was cut short).
+    pub notes: Vec<String>,
 }
 
 /// The property rules `opts` selects, with their index among all properties (for seeds).
@@ -812,6 +815,7 @@ pub(crate) async fn run_properties(
     let properties = crate::rules::of_kind(crate::rules::RuleKind::Property).count();
     let step = Step { calls: &calls, progress: &progress, opts, seeds, budget, api, strategies: Mutex::default() };
     let mut contract_cases = 0;
+    let mut notes = Vec::new();
     for webhook in webhooks {
         if opts.only.is_empty() {
             for (i, scope) in sweeps.into_iter().enumerate() {
@@ -828,6 +832,13 @@ pub(crate) async fn run_properties(
                 contract_cases += found.cases;
                 if let Some(first) = found.failure.as_ref().and_then(|f| f.observation.calls.first()) {
                     calls.breaches.note(&first.record, true);
+                    if let Some(why) = &found.cut {
+                        notes.push(format!(
+                            "{}: the generated request breaking {} was not shrunk to the end: {why}",
+                            webhook.name,
+                            Breaches::first_fail(&first.record).unwrap_or("a contract rule")
+                        ));
+                    }
                 }
             }
         }
@@ -835,5 +846,5 @@ pub(crate) async fn run_properties(
             records.push(run_property(&step, webhook, rule, index).await?);
         }
     }
-    Ok(PropertyStep { records, breaches: calls.breaches.records(), contract_cases })
+    Ok(PropertyStep { records, breaches: calls.breaches.records(), contract_cases, notes })
 }
