@@ -56,22 +56,24 @@ pub(crate) struct Breaker {
 pub(crate) struct Admission<'a> {
     breaker: &'a Breaker,
     path: String,
+    /// Whether its missed deadline counts (and it is among the requests in flight that do).
+    count: bool,
     settled: bool,
 }
 
 impl Admission<'_> {
-    /// Record what the request got; a missed deadline of a request that does not `count` (one
-    /// whose breach is only a WARN) neither extends nor ends a streak.
-    pub fn record_counted(mut self, transport: &Transport, timeout_seconds: u32, count: bool) {
+    /// Record what the request got; a missed deadline of a request that does not count (one whose
+    /// breach is only a WARN) neither extends nor ends a streak.
+    pub fn record(mut self, transport: &Transport, timeout_seconds: u32) {
         self.settled = true;
-        self.breaker.settle(&self.path, Some((transport, timeout_seconds)), count);
+        self.breaker.settle(&self.path, Some((transport, timeout_seconds)), self.count);
     }
 }
 
 impl Drop for Admission<'_> {
     fn drop(&mut self) {
         if !self.settled {
-            self.breaker.settle(&self.path, None, false);
+            self.breaker.settle(&self.path, None, self.count);
         }
     }
 }
@@ -93,9 +95,9 @@ fn reason(streak: &[FailureKind], timeout_seconds: u32) -> String {
 
 impl Breaker {
     /// Let a request to `path` through, or `Err(why)` when requests to it are no longer sent (this
-    /// one counted as not sent). Waits while a streak of missed deadlines is being settled by
-    /// requests already in flight.
-    pub async fn admit(&self, path: &str) -> Result<Admission<'_>, String> {
+    /// one counted as not sent). A request whose missed deadline would `count` waits while a streak
+    /// is being settled by requests already in flight; one that would not is never held back.
+    pub async fn admit(&self, path: &str, count: bool) -> Result<Admission<'_>, String> {
         loop {
             let settled = self.settled.notified();
             tokio::pin!(settled);
@@ -108,9 +110,11 @@ impl Breaker {
                     return Err(why.clone());
                 }
                 let streak = state.streak.len() as u32;
-                if (state.proven && streak == 0) || state.in_flight + streak < THRESHOLD {
-                    state.in_flight += 1;
-                    return Ok(Admission { breaker: self, path: path.to_string(), settled: false });
+                if !count || (state.proven && streak == 0) || state.in_flight + streak < THRESHOLD {
+                    if count {
+                        state.in_flight += 1;
+                    }
+                    return Ok(Admission { breaker: self, path: path.to_string(), count, settled: false });
                 }
             }
             settled.await;
@@ -122,7 +126,9 @@ impl Breaker {
         {
             let mut paths = self.paths.lock().unwrap_or_else(|e| e.into_inner());
             let state = paths.entry(path.to_string()).or_default();
-            state.in_flight = state.in_flight.saturating_sub(1);
+            if count {
+                state.in_flight = state.in_flight.saturating_sub(1);
+            }
             match outcome {
                 Some((Transport::Failed(f), _))
                     if matches!(f.kind, FailureKind::Deadline | FailureKind::Closed) && !count => {}
@@ -181,8 +187,8 @@ mod tests {
     }
 
     fn record(b: &Breaker, path: &str, transport: Transport) {
-        let admitted = futures_ready(b.admit(path)).expect("admitted");
-        admitted.record_counted(&transport, 5, true);
+        let admitted = futures_ready(b.admit(path, true)).expect("admitted");
+        admitted.record(&transport, 5);
     }
 
     /// Poll a future that must be ready at once.
@@ -204,27 +210,29 @@ mod tests {
         record(&b, "/a", failed(FailureKind::Deadline));
         assert!(b.unsent().is_empty(), "an answer or a refused connection ends a streak");
         record(&b, "/a", failed(FailureKind::Deadline));
-        let why = futures_ready(b.admit("/a")).err().expect("not sent after three in a row");
+        let why = futures_ready(b.admit("/a", true)).err().expect("not sent after three in a row");
         assert!(why.contains("missed its deadline (timeoutSeconds=5) on 3 requests in a row"), "{why}");
-        assert!(futures_ready(b.admit("/b")).is_ok());
-        let _ = futures_ready(b.admit("/a"));
+        assert!(futures_ready(b.admit("/b", true)).is_ok());
+        let _ = futures_ready(b.admit("/a", true));
         assert_eq!(b.unsent(), vec![Unsent { path: "/a".into(), requests: 2, why }]);
     }
 
     #[test]
     fn misses_that_do_not_count_neither_extend_nor_end_a_streak() {
         let b = Breaker::default();
-        let miss = |count| {
-            futures_ready(b.admit("/a")).expect("admitted").record_counted(&failed(FailureKind::Deadline), 5, count)
-        };
+        let miss =
+            |count| futures_ready(b.admit("/a", count)).expect("admitted").record(&failed(FailureKind::Deadline), 5);
         miss(true);
         miss(false);
         miss(false);
         miss(false);
         miss(true);
-        assert!(futures_ready(b.admit("/a")).is_ok(), "two that count, three that do not");
-        miss(true);
-        assert!(futures_ready(b.admit("/a")).is_err(), "the third that counts");
+        // Two that count, three that do not: one more that counts may go, and it settles the streak.
+        let last = futures_ready(b.admit("/a", true)).expect("admitted");
+        // Meanwhile one that does not count is never held back (and its missed deadline is neutral).
+        miss(false);
+        last.record(&failed(FailureKind::Deadline), 5);
+        assert!(futures_ready(b.admit("/a", true)).is_err(), "the third that counts");
     }
 
     #[test]
@@ -232,16 +240,16 @@ mod tests {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
         runtime.block_on(async {
             let b = Breaker::default();
-            b.admit("/a").await.expect("admitted").record_counted(&answered(), 5, true);
+            b.admit("/a", true).await.expect("admitted").record(&answered(), 5);
             let in_flight: Vec<_> = futures::join_all_admit(&b, 4).await;
             let mut in_flight = in_flight.into_iter();
-            in_flight.next().unwrap().record_counted(&failed(FailureKind::Deadline), 5, true);
+            in_flight.next().unwrap().record(&failed(FailureKind::Deadline), 5);
             // One miss and three in flight: enough to complete the streak, so a fifth waits.
-            let fifth = b.admit("/a");
+            let fifth = b.admit("/a", true);
             tokio::pin!(fifth);
             assert!(tokio::time::timeout(Duration::from_millis(50), fifth.as_mut()).await.is_err());
-            in_flight.next().unwrap().record_counted(&failed(FailureKind::Deadline), 5, true);
-            in_flight.next().unwrap().record_counted(&failed(FailureKind::Deadline), 5, true);
+            in_flight.next().unwrap().record(&failed(FailureKind::Deadline), 5);
+            in_flight.next().unwrap().record(&failed(FailureKind::Deadline), 5);
             assert!(fifth.await.is_err(), "the streak completed: not sent");
             drop(in_flight);
         });
@@ -250,14 +258,14 @@ mod tests {
             let b = Breaker::default();
             // A path that never answered gets three requests in flight, no more.
             let mut in_flight = futures::join_all_admit(&b, 3).await.into_iter();
-            let fourth = b.admit("/a");
+            let fourth = b.admit("/a", true);
             tokio::pin!(fourth);
             assert!(tokio::time::timeout(Duration::from_millis(50), fourth.as_mut()).await.is_err());
-            in_flight.next().unwrap().record_counted(&failed(FailureKind::Deadline), 5, true);
-            let waiting = b.admit("/a");
+            in_flight.next().unwrap().record(&failed(FailureKind::Deadline), 5);
+            let waiting = b.admit("/a", true);
             tokio::pin!(waiting);
             assert!(tokio::time::timeout(Duration::from_millis(50), waiting.as_mut()).await.is_err());
-            in_flight.next().unwrap().record_counted(&answered(), 5, true);
+            in_flight.next().unwrap().record(&answered(), 5);
             assert!(waiting.await.is_ok());
             assert!(fourth.await.is_ok());
         });
@@ -270,7 +278,7 @@ mod tests {
         pub async fn join_all_admit(b: &Breaker, n: usize) -> Vec<Admission<'_>> {
             let mut out = Vec::new();
             for _ in 0..n {
-                out.push(b.admit("/a").await.expect("admitted"));
+                out.push(b.admit("/a", true).await.expect("admitted"));
             }
             out
         }

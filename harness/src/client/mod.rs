@@ -203,12 +203,12 @@ impl Client {
             return Transport::Failed(TransportFailure::not_sent(INTERRUPTED.into()));
         }
         let call = async {
-            let admitted = match self.breaker.admit(path).await {
+            let admitted = match self.breaker.admit(path, counts).await {
                 Ok(admitted) => admitted,
                 Err(why) => return Transport::Failed(TransportFailure::not_sent(why)),
             };
             let transport = self.send(path, timeout_seconds, body).await;
-            admitted.record_counted(&transport, timeout_seconds, counts);
+            admitted.record(&transport, timeout_seconds);
             transport
         };
         tokio::select! {
