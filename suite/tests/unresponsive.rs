@@ -15,6 +15,13 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
 }
 
+/// The timed tests run one at a time, so that their figures are their own.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn text(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
@@ -36,6 +43,7 @@ fn manifest(dir: &std::path::Path) -> std::path::PathBuf {
 
 #[test]
 fn a_hanging_webhook_is_judged_within_seconds_of_one_timeout() {
+    let _one = one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let started = Instant::now();
     let out = bin()
@@ -53,11 +61,12 @@ fn a_hanging_webhook_is_judged_within_seconds_of_one_timeout() {
         t.contains("not sent:") && t.contains("missed its deadline (timeoutSeconds=5) on 3 requests in a row"),
         "{t}"
     );
-    assert!(took < Duration::from_secs(20), "the run took {took:?}");
+    assert!(took < Duration::from_secs(20), "the run took {took:?}:\n{t}");
 }
 
 #[test]
 fn fuzz_against_a_webhook_answering_after_its_deadline_finishes_within_a_minute() {
+    let _one = one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let started = Instant::now();
     let out = bin()
@@ -73,7 +82,7 @@ fn fuzz_against_a_webhook_answering_after_its_deadline_finishes_within_a_minute(
     assert!(t.contains("verdict: FAIL — transport.deadline"), "{t}");
     assert!(t.contains("not sent:") && t.contains("on 3 requests in a row"), "{t}");
     assert!(t.contains("not judged after 0 case(s): stopped: the webhook missed its deadline"), "{t}");
-    assert!(took < Duration::from_secs(60), "fuzz took {took:?}");
+    assert!(took < Duration::from_secs(60), "fuzz took {took:?}:\n{t}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -127,6 +136,7 @@ fn plain_http_server() -> u16 {
 
 #[test]
 fn a_started_target_speaking_plain_http_is_recognised_at_the_first_handshake() {
+    let _one = one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let server = "import socket,sys\ns=socket.socket()\ns.setsockopt(socket.SOL_SOCKET,socket.SO_REUSEADDR,1)\ns.bind(('127.0.0.1',int(sys.argv[1])))\ns.listen(16)\nwhile True:\n  c,_=s.accept()\n  c.recv(4096)\n  c.sendall(b'HTTP/1.1 400 Bad Request\\r\\nContent-Length: 0\\r\\nConnection: close\\r\\n\\r\\n')\n  c.close()\n";
     std::fs::write(dir.path().join("plain.py"), server).unwrap();
