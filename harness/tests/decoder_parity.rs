@@ -164,7 +164,7 @@ fn rows() -> Vec<Row> {
     ]
 }
 
-/// Small text helpers for building bodies.
+/// Edits of bodies as text.
 trait Edit {
     fn replace_zero(self) -> Vec<u8>;
     fn replace_allowed(self) -> Vec<u8>;
