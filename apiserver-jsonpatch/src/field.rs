@@ -101,7 +101,7 @@ fn decode_quantum(map: &[u8; 256], src: &[u8], mut si: usize, out: &mut Vec<u8>)
 }
 
 /// Go's `base64.StdEncoding.Decode` (non-strict): the error is the byte offset Go reports.
-pub(crate) fn go_base64_decode(src: &[u8]) -> Result<Vec<u8>, usize> {
+pub fn go_base64_decode(src: &[u8]) -> Result<Vec<u8>, usize> {
     let map = decode_map();
     let mut out = Vec::with_capacity(src.len() / 4 * 3 + 3);
     let mut si = 0;

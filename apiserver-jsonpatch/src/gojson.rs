@@ -8,19 +8,23 @@ use serde_json::{Map, Number, Value};
 
 /// Go's `*json.SyntaxError`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SyntaxError {
-    pub(crate) message: String,
-    pub(crate) offset: usize,
+pub struct SyntaxError {
+    /// Go's text, e.g. `invalid character 'x' after top-level value`.
+    pub message: String,
+    /// Bytes read when the error was found.
+    pub offset: usize,
 }
 
 const MAX_NESTING_DEPTH: usize = 10_000;
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
-pub(crate) fn is_space(c: u8) -> bool {
+/// JSON whitespace, as Go's scanner has it: space, tab, CR, LF.
+pub fn is_space(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | b'\r')
 }
 
-pub(crate) fn skip_space(b: &[u8], mut i: usize) -> usize {
+/// The index of the first byte at or after `i` that is not JSON whitespace.
+pub fn skip_space(b: &[u8], mut i: usize) -> usize {
     while i < b.len() && is_space(b[i]) {
         i += 1;
     }
@@ -350,7 +354,7 @@ impl Scanner {
 
 /// Go's `checkValid`: the whole input must be exactly one JSON value (surrounding whitespace
 /// allowed). Invalid UTF-8 inside strings is accepted, as Go does.
-pub(crate) fn validate(data: &[u8]) -> Result<(), SyntaxError> {
+pub fn validate(data: &[u8]) -> Result<(), SyntaxError> {
     let mut s = Scanner { step: Step::BeginValue, parse: Vec::new(), end_top: false, bytes: 0, err: None };
     let mut i = 0;
     while i < data.len() {
@@ -386,7 +390,7 @@ pub(crate) fn validate(data: &[u8]) -> Result<(), SyntaxError> {
 }
 
 /// Go's `quoteChar`: the byte read as a rune (Latin-1), quoted with single quotes.
-pub(crate) fn quote_char(c: u8) -> String {
+pub fn quote_char(c: u8) -> String {
     if c == b'\'' {
         return r"'\''".to_string();
     }
@@ -401,7 +405,7 @@ pub(crate) fn quote_char(c: u8) -> String {
 // Raw slicing of already valid JSON.
 
 /// The JSON kind of a raw value, as Go names it in `UnmarshalTypeError`.
-pub(crate) fn kind_name(raw: &[u8]) -> &'static str {
+pub fn kind_name(raw: &[u8]) -> &'static str {
     match raw.first() {
         Some(b'{') => "object",
         Some(b'[') => "array",
@@ -429,7 +433,7 @@ fn string_end(b: &[u8], mut i: usize) -> usize {
 }
 
 /// End (exclusive) of the valid JSON value starting at `start`.
-pub(crate) fn value_end(b: &[u8], start: usize) -> usize {
+pub fn value_end(b: &[u8], start: usize) -> usize {
     let mut i = start;
     let mut depth = 0usize;
     while i < b.len() {
@@ -464,14 +468,14 @@ pub(crate) fn value_end(b: &[u8], start: usize) -> usize {
 }
 
 /// The single top-level value of a valid document, without surrounding whitespace.
-pub(crate) fn top_value(b: &[u8]) -> &[u8] {
+pub fn top_value(b: &[u8]) -> &[u8] {
     let start = skip_space(b, 0);
     let end = value_end(b, start);
     &b[start..end]
 }
 
 /// Members of a raw object: (raw quoted key, raw value), in document order, duplicates kept.
-pub(crate) fn object_members(raw: &[u8]) -> Vec<(&[u8], &[u8])> {
+pub fn object_members(raw: &[u8]) -> Vec<(&[u8], &[u8])> {
     let mut out = Vec::new();
     let mut i = skip_space(raw, 1);
     if raw.get(i) == Some(&b'}') {
@@ -495,7 +499,7 @@ pub(crate) fn object_members(raw: &[u8]) -> Vec<(&[u8], &[u8])> {
 }
 
 /// Elements of a raw array.
-pub(crate) fn array_elements(raw: &[u8]) -> Vec<&[u8]> {
+pub fn array_elements(raw: &[u8]) -> Vec<&[u8]> {
     let mut out = Vec::new();
     let mut i = skip_space(raw, 1);
     if raw.get(i) == Some(&b']') {
@@ -516,7 +520,7 @@ pub(crate) fn array_elements(raw: &[u8]) -> Vec<&[u8]> {
 
 /// Go's `utf8.DecodeRune`: `None` for an invalid or truncated sequence (which Go consumes as one
 /// byte).
-pub(crate) fn decode_rune(b: &[u8]) -> Option<(char, usize)> {
+pub fn decode_rune(b: &[u8]) -> Option<(char, usize)> {
     let first = *b.first()?;
     let n = match first {
         0x00..=0x7f => 1,
@@ -536,7 +540,7 @@ fn hex4(b: &[u8]) -> Option<u32> {
 
 /// Go's unquoting of a valid raw JSON string (quotes included): escapes resolved, invalid UTF-8
 /// and unpaired surrogates replaced by U+FFFD.
-pub(crate) fn unquote(raw: &[u8]) -> String {
+pub fn unquote(raw: &[u8]) -> String {
     let s = &raw[1..raw.len().saturating_sub(1).max(1)];
     let mut out = String::with_capacity(s.len());
     let mut i = 0;
@@ -860,7 +864,7 @@ fn is_print(c: char) -> bool {
 }
 
 /// Go's `strconv.Quote`.
-pub(crate) fn go_quote(s: &str) -> String {
+pub fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

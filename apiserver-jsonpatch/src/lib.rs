@@ -62,6 +62,22 @@ pub use error::{ApplyError, DecodeError, Error, FieldError, Stage};
 pub use field::{decode_patch_field, FieldForm, PatchBytes};
 pub use leniency::{leniencies, Leniency};
 
+pub mod go_json {
+    //! The pieces of Go's `encoding/json` (and `encoding/base64`) the apiserver's JSON decoding rests
+    //! on, reproduced on raw bytes, for other readers of what an apiserver reads: the scanner's
+    //! syntax check with Go's messages and its nesting limit ([`validate`]), string unquoting with
+    //! invalid UTF-8 and unpaired surrogates replaced by U+FFFD ([`unquote`]), and slicing of valid
+    //! JSON into members and elements without building values (so nesting depth costs no stack).
+    //!
+    //! Everything except [`validate`] assumes its input has already been validated.
+
+    pub use crate::field::go_base64_decode as decode_base64;
+    pub use crate::gojson::{
+        array_elements, decode_rune, go_quote, is_space, kind_name, object_members, quote_char, skip_space, top_value,
+        unquote, validate, value_end, SyntaxError,
+    };
+}
+
 /// Decode `patch` with [`decode_patch`], then [`apply`] it to `doc`.
 pub fn apply_bytes(doc: &serde_json::Value, patch: &[u8]) -> Result<serde_json::Value, Error> {
     let patch = decode_patch(patch)?;

@@ -45,6 +45,9 @@ pub enum Error {
     /// Something the suite needs from the machine failed (a TLS key, a runtime, a free port).
     #[error("{0}")]
     Setup(String),
+    /// The run was cancelled (see `Cancel`) before it finished; its target was stopped.
+    #[error("the run was interrupted")]
+    Interrupted,
 }
 
 impl Error {

@@ -1,6 +1,7 @@
 //! One call of a webhook: the record of it ([`ExchangeRecord`]: the request sent, what came back,
 //! every rule's verdict) and the view the checks take of it ([`Exchange`]: the stages the apiserver
-//! would derive from the answer: decoded body, patch bytes, patch, patched object).
+//! would derive from the answer: the body as its decoder reads it, patch bytes, patch, patched
+//! object).
 
 use std::sync::{Arc, OnceLock};
 
@@ -10,6 +11,7 @@ use serde_json::{Map, Value};
 use crate::admission::ReviewVersion;
 use crate::client::{HttpAnswer, Transport};
 use crate::config::{WebhookKind, WebhookSpec};
+use crate::decoder::{self, Decoded, Reading};
 use crate::requests::RequestCase;
 use crate::verdict::Finding;
 
@@ -49,6 +51,12 @@ impl ExchangeRecord {
         Exchange::new(&self.webhook, &self.case, &self.transport, &self.url)
     }
 
+    /// False when the request was not sent (the webhook had already missed its deadline several
+    /// times in a row, or the run was cancelled).
+    pub fn sent(&self) -> bool {
+        !matches!(&self.transport, Transport::Failed(f) if f.kind == crate::client::FailureKind::NotSent)
+    }
+
     /// The FAIL findings, as `rule: detail` lines.
     pub fn failures(&self) -> Vec<String> {
         self.findings
@@ -69,8 +77,7 @@ pub struct Exchange<'a> {
     pub transport: &'a Transport,
     /// The URL the call went to.
     pub url: &'a str,
-    body_json: OnceLock<Option<Result<Value, serde_json::Error>>>,
-    patch_bytes: OnceLock<Option<Result<PatchBytes, FieldError>>>,
+    reading: OnceLock<Option<Reading>>,
     patch: OnceLock<Option<Result<Patch, DecodeError>>>,
     patched: OnceLock<Option<Result<Value, ApplyError>>>,
 }
@@ -83,8 +90,7 @@ impl<'a> Exchange<'a> {
             case,
             transport,
             url,
-            body_json: OnceLock::new(),
-            patch_bytes: OnceLock::new(),
+            reading: OnceLock::new(),
             patch: OnceLock::new(),
             patched: OnceLock::new(),
         }
@@ -113,23 +119,28 @@ impl<'a> Exchange<'a> {
         }
     }
 
-    /// The body parsed as JSON, when the status is one the apiserver decodes (200–206). For
-    /// duplicate members the last one wins, as in Go.
-    pub fn body_json(&self) -> Option<&Result<Value, serde_json::Error>> {
-        self.body_json
+    /// The body as the apiserver's decoder reads it, when the status is one it decodes (200–206).
+    pub(crate) fn reading(&self) -> Option<&Reading> {
+        self.reading
             .get_or_init(|| {
                 let answer = self.answer()?;
                 if !(200..=206).contains(&answer.status) {
                     return None;
                 }
-                Some(serde_json::from_slice::<Value>(&answer.body))
+                Some(decoder::read(&answer.body, self.case.version()))
             })
             .as_ref()
     }
 
-    /// The body as a JSON object, if it is one.
+    /// The AdmissionReview the apiserver's decoder makes of the body, when it makes one.
+    pub(crate) fn decoded(&self) -> Option<&Decoded> {
+        self.reading()?.result.as_ref().ok()
+    }
+
+    /// The decoded AdmissionReview as JSON: the fields Go's decoder set, with its merging of
+    /// repeated keys, its treatment of `null` and invalid UTF-8 replaced.
     pub fn review(&self) -> Option<&Map<String, Value>> {
-        self.body_json()?.as_ref().ok()?.as_object()
+        self.decoded().map(|d| &d.review)
     }
 
     /// `response`, when it is a JSON object.
@@ -155,15 +166,7 @@ impl<'a> Exchange<'a> {
 
     /// `response.patch` decoded as Go decodes a `[]byte` field; `None` when absent or null.
     pub fn patch_bytes(&self) -> Option<&Result<PatchBytes, FieldError>> {
-        self.patch_bytes
-            .get_or_init(|| {
-                let field = self.response()?.get("patch")?;
-                if field.is_null() {
-                    return None;
-                }
-                Some(apiserver_jsonpatch::decode_patch_field(field))
-            })
-            .as_ref()
+        self.decoded()?.patch.as_ref()
     }
 
     /// The patch bytes, when they decoded and are not empty.

@@ -48,10 +48,12 @@
 #![warn(missing_docs)]
 
 mod admission;
+mod cancel;
 mod cases;
 mod checks;
 mod client;
 mod config;
+mod decoder;
 mod diff;
 mod error;
 mod exchange;
@@ -69,6 +71,7 @@ mod verdict;
 pub use admission::{
     AdmissionRequest, AdmissionReview, GroupVersionKind, GroupVersionResource, Operation, ReviewVersion, UserInfo,
 };
+pub use cancel::Cancel;
 pub use cases::{load_dir as load_cases, load_file as load_case, Case, Decision, GoldenMode};
 pub use config::{Manifest, ManifestLocation, WebhookKind, WebhookSpec};
 pub use error::{CaseError, Error, ManifestError};
@@ -76,7 +79,9 @@ pub use exchange::ExchangeRecord;
 pub use report::{JsonReport, Report, RuleSummary, SARIF_SCHEMA};
 pub use rules::{Rule, RuleKind};
 pub use run::DEFAULT_CASES;
-pub use run::{Budget, CaseRecord, Failure, Progress, PropertyRecord, Records, Shard, TargetRecord, WebhookFinding};
+pub use run::{
+    Budget, CaseRecord, Failure, Progress, PropertyRecord, Records, Shard, TargetRecord, Unsent, WebhookFinding,
+};
 pub use suite::{Session, Suite};
 pub use targets::{ImageSpec, Served, ServingTls, Target, RUN_LABEL};
 pub use verdict::{Finding, Outcome, Severity, Verdict};

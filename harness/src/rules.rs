@@ -132,6 +132,9 @@ const VERIFY: &str = "request/admissionreview.go (VerifyAdmissionResponse)";
 const APPLY: &str = "mutating/dispatcher.go (callAttrMutatingHook)";
 const REINVOKE: &str = "mutating/reinvocationcontext.go; pkg/admission/reinvocation.go; Kubernetes docs, Dynamic Admission Control: Reinvocation policy, Idempotence";
 const VALIDATION: &str = "pkg/apis/admissionregistration/validation/validation.go";
+/// The apiserver's JSON decoder of an answer (line numbers of sigs.k8s.io/json @9f7c6b3, the fork
+/// of Go's encoding/json that kube-apiserver vendors).
+const GO_DECODER: &str = "sigs.k8s.io/json internal/golang/encoding/json/decode.go: Unmarshal (checkValid first, L96), object (exact-case field match L793, unknown keys skipped, a repeated key decodes into the value already set), literalStore (null leaves bool/string/int as they are L1005-1015; strconv.ParseInt + OverflowInt L1112; []byte from standard base64 L1058), unquoteBytes (invalid UTF-8 and lone surrogates become U+FFFD, one per bad byte, L1405-1429), saveError/addErrorContext (the first error, 'Go struct field <Struct>.<path>')";
 
 macro_rules! exchange {
     ($id:literal, $sev:ident, $lenient:literal, $check:path, $statement:literal, $source:expr) => {
@@ -191,20 +194,23 @@ pub static CATALOG: &[Rule] = &[
         "The answer says Content-Type: application/json (the apiserver does not enforce it).",
         "k8s.io/client-go/rest/request.go; Kubernetes docs, Dynamic Admission Control: Response"),
     exchange!("review.body", Fail, false, checks::body,
-        "The body is a non-empty JSON object.",
-        "k8s.io/client-go/rest/request.go (0-length response); apimachinery json serializer"),
+        "The body is a non-empty JSON object the apiserver's decoder accepts: one value, JSON whitespace around it, at most 10000 levels of nesting (invalid UTF-8 inside strings is fine).",
+        "k8s.io/client-go/rest/request.go (Result.Into: 0-length response); sigs.k8s.io/json internal/golang/encoding/json/scanner.go (stateInString L335-344 takes any byte >= 0x20; maxNestingDepth = 10000 L144, pushParseState L176-181 'exceeded max depth'; stateEndTop L326); apimachinery runtime/serializer/json/meta.go (Interpret: 'couldn't get version/kind; json parse error')"),
+    exchange!("review.json", Warn, false, checks::json_framing,
+        "The body starts with '{' (after whitespace); any other body goes to the apiserver's YAML decoder, which reads it by YAML 1.1 rules.",
+        "apimachinery pkg/runtime/serializer/recognizer/recognizer.go (decoder.Decode); pkg/util/yaml/decoder.go (IsJSONBuffer: unicode.IsSpace, then '{'); runtime/serializer/json/json.go (Decode: yaml.YAMLToJSON); sigs.k8s.io/yaml over go-yaml v2"),
     exchange!("patch.base64", Fail, false, checks::base64,
         "response.patch decodes as Go decodes a []byte: standard base64 with padding (line breaks ignored).",
-        "k8s.io/api/admission/v1 types.go (Patch []byte); Go encoding/json; vectors/jsonpatch-v4.json base64[]"),
+        "k8s.io/api/admission/v1 types.go (Patch []byte); sigs.k8s.io/json internal/golang/encoding/json/decode.go (literalStore L1058-1059: base64.StdEncoding.Decode, error saved as it is; array: elements into uint8); vectors/jsonpatch-v4.json base64[]"),
     exchange!("patch.base64-string", Warn, false, checks::base64_string,
         "response.patch is a base64 string, as the API documents, not a JSON array of byte values.",
         "k8s.io/api/admission/v1 types.go (Patch []byte)"),
     exchange!("review.decode", Fail, false, checks::decode,
-        "The AdmissionReview decodes: every field has the type the API gives it (allowed a boolean, uid a string, status a Status, …).",
-        "k8s.io/api/admission/v1 types.go; apimachinery json serializer (case-sensitive)"),
+        "The AdmissionReview decodes: every field has the type the API gives it (allowed a boolean, uid a string, status a Status, an integer an integer, …); null, repeated keys and unknown fields are read as Go reads them.",
+        GO_DECODER),
     exchange!("review.gvk", Fail, false, checks::gvk,
-        "apiVersion and kind, where set, are the ones of the request (admission.k8s.io/<sent version>, AdmissionReview).",
-        "apimachinery runtime scheme (no kind registered / unknown conversion); request/admissionreview.go"),
+        "apiVersion and kind as the apiserver first reads them (keys in any letter case, the last one winning, a missing part defaulted) name the AdmissionReview of the version sent.",
+        "apimachinery runtime/serializer/json/meta.go (Interpret: stdlib encoding/json, case-insensitive keys), json.go (gvkWithDefaults), runtime/schema/group_version.go (ParseGroupVersion); runtime scheme (no kind registered, unknown conversion)"),
     exchange!("response.present", Fail, false, checks::present,
         "The AdmissionReview carries a response.",
         VERIFY),
@@ -212,8 +218,8 @@ pub static CATALOG: &[Rule] = &[
         "response.uid equals request.uid.",
         VERIFY),
     exchange!("review.gvk-present", Fail, true, checks::gvk_present,
-        "The answer sets apiVersion and kind (admission.k8s.io/v1 verifies them).",
-        VERIFY),
+        "The answer sets apiVersion and kind with exactly these keys and values: admission.k8s.io/<sent version>, AdmissionReview (admission.k8s.io/v1 verifies them).",
+        "request/admissionreview.go (VerifyAdmissionResponse: the decoded TypeMeta, whose keys match case-sensitively)"),
     exchange!("response.allowed-present", Warn, false, checks::allowed_present,
         "response.allowed is set explicitly; a missing allowed is read as a denial.",
         "k8s.io/api/admission/v1 types.go (Allowed bool)"),

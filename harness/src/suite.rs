@@ -193,6 +193,14 @@ impl Suite {
         self
     }
 
+    /// Cancel the run with `cancel` (e.g. on Ctrl-C): a target still starting is stopped, nothing
+    /// more is sent, the run winds down, stops its target, removes its files, and
+    /// [`run`](Suite::run) returns [`Error::Interrupted`].
+    pub fn cancel_on(mut self, cancel: crate::Cancel) -> Suite {
+        self.options.cancel = cancel;
+        self
+    }
+
     /// Live counters of the run (requests, cases, failing properties), for a progress display.
     pub fn progress(&self) -> Arc<Progress> {
         self.progress.clone()
@@ -204,7 +212,13 @@ impl Suite {
             return Err(Error::Option("no target: give a URL, a command, an image or an in-process server".into()));
         };
         let description = target_description(&target);
-        let running = match targets::start(target, &self.webhooks, self.tls_dir.as_deref()).await {
+        let cancel = self.options.cancel.clone();
+        let started = tokio::select! {
+            started = targets::start(target, &self.webhooks, self.tls_dir.as_deref()) => started,
+            // Dropping the start stops what it started (the process, the container, the files).
+            _ = cancel.cancelled() => return Err(Error::Interrupted),
+        };
+        let running = match started {
             Ok(t) => Ok(t),
             Err(StartFailure::Input(e)) => return Err(e),
             Err(StartFailure::NotReady(message)) => Err((description, message)),
@@ -308,7 +322,13 @@ impl Session {
 
     async fn run_with(&mut self, options: &RunOptions) -> Result<Report, Error> {
         match &mut self.target {
-            Ok(target) => Ok(Report::from(run::run(&self.webhooks, target, options, self.progress.clone()).await?)),
+            Ok(target) => {
+                let records = run::run(&self.webhooks, target, options, self.progress.clone()).await?;
+                if options.cancel.is_cancelled() {
+                    return Err(Error::Interrupted);
+                }
+                Ok(Report::from(records))
+            }
             Err((description, message)) => {
                 Ok(Report::from(Records::not_ready(description.clone(), &self.webhooks, message.clone())))
             }

@@ -37,6 +37,8 @@ defects! {
     // FAIL level.
     Hang = "hang", "transport.deadline",
         "never answers: holds every request open until the client gives up";
+    LateAnswer = "late-answer", "transport.deadline",
+        "answers correctly, but one second after the deadline the request's ?timeout= states";
     CloseConnection = "close-connection", "transport.answer",
         "closes the TCP/TLS connection without sending any HTTP response";
     UntrustedCert = "untrusted-cert", "transport.connect",
@@ -88,6 +90,8 @@ defects! {
     // WARN level.
     TextPlain = "text-plain", "transport.content-type-json",
         "answers with `Content-Type: text/plain`";
+    YamlBody = "yaml-body", "review.json",
+        "answers with the AdmissionReview written as YAML instead of JSON";
     AllowedMissing = "allowed-missing", "response.allowed-present",
         "omits `allowed` when allowing (the apiserver reads that as a denial)";
     DenyWithoutMessage = "deny-without-message", "denial.message",
@@ -125,6 +129,7 @@ impl Defect {
     pub fn level(&self) -> &'static str {
         match self {
             Defect::TextPlain
+            | Defect::YamlBody
             | Defect::AllowedMissing
             | Defect::DenyWithoutMessage
             | Defect::DenyCode200
@@ -196,7 +201,7 @@ mod tests {
                 "{d} is not kebab-case"
             );
         }
-        assert_eq!(Defect::ALL.len(), 40);
+        assert_eq!(Defect::ALL.len(), 42);
     }
 
     #[test]

@@ -67,6 +67,9 @@ pub enum Action {
     Reply(Reply),
     /// Never answer (`hang`).
     Hang,
+    /// Send this answer one second after the deadline the request's `?timeout=` states
+    /// (`late-answer`).
+    ReplyAfterDeadline(Reply),
     /// Close the connection without an answer (`close-connection`).
     Close,
 }
@@ -351,6 +354,7 @@ pub fn handle_styled(
     let body = match defect {
         Some(Defect::EmptyBody) => Vec::new(),
         Some(Defect::GarbageBody) => b"<html>oops</html>".to_vec(),
+        Some(Defect::YamlBody) => serde_yaml::to_string(&json).unwrap_or_default().into_bytes(),
         _ => serde_json::to_vec(&json).unwrap_or_default(),
     };
     let content_type = match defect {
@@ -358,5 +362,9 @@ pub fn handle_styled(
         Some(Defect::TextPlain) => "text/plain",
         _ => APPLICATION_JSON,
     };
-    Action::Reply(Reply { status: 200, content_type, body })
+    let reply = Reply { status: 200, content_type, body };
+    if defect == Some(Defect::LateAnswer) {
+        return Action::ReplyAfterDeadline(reply);
+    }
+    Action::Reply(reply)
 }

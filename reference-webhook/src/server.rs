@@ -52,6 +52,18 @@ pub async fn serve_prepared_styled(
     opts: Options,
     style: Style,
 ) -> anyhow::Result<()> {
+    serve_prepared_paced(listener, tls, opts, style, Duration::ZERO).await
+}
+
+/// [`serve_prepared_styled`], answering every request only after `delay` (a slow webhook, for
+/// exercising a client's deadlines and patience).
+pub async fn serve_prepared_paced(
+    listener: TcpListener,
+    tls: Arc<rustls::ServerConfig>,
+    opts: Options,
+    style: Style,
+    delay: Duration,
+) -> anyhow::Result<()> {
     let acceptor = TlsAcceptor::from(tls);
     let defect = opts.defect;
     let mut connections = JoinSet::new();
@@ -59,7 +71,7 @@ pub async fn serve_prepared_styled(
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((tcp, _peer)) => {
-                    connections.spawn(serve_connection(acceptor.clone(), tcp, defect, style));
+                    connections.spawn(serve_connection(acceptor.clone(), tcp, defect, style, delay));
                 }
                 Err(_) => {
                     // Out of file descriptors or a connection reset before accept: back off a
@@ -72,7 +84,13 @@ pub async fn serve_prepared_styled(
     }
 }
 
-async fn serve_connection(acceptor: TlsAcceptor, tcp: TcpStream, defect: Option<Defect>, style: Style) {
+async fn serve_connection(
+    acceptor: TlsAcceptor,
+    tcp: TcpStream,
+    defect: Option<Defect>,
+    style: Style,
+    delay: Duration,
+) {
     let _ = tcp.set_nodelay(true);
     let stream = match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(tcp)).await {
         Ok(Ok(stream)) => stream,
@@ -82,7 +100,7 @@ async fn serve_connection(acceptor: TlsAcceptor, tcp: TcpStream, defect: Option<
     let close = Arc::new(Notify::new());
     let service = {
         let close = close.clone();
-        hyper::service::service_fn(move |request| handle_request(request, defect, style, close.clone()))
+        hyper::service::service_fn(move |request| handle_request(request, defect, style, delay, close.clone()))
     };
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder.http1().timer(TokioTimer::new()).header_read_timeout(HEADER_READ_TIMEOUT);
@@ -108,12 +126,23 @@ fn text(status: u16, text: &str) -> Response<Full<Bytes>> {
     })
 }
 
+/// The deadline a request states with `?timeout=Ns` (the apiserver's remaining time), if any.
+fn stated_timeout(query: Option<&str>) -> Option<Duration> {
+    let value = query?.split('&').find_map(|pair| pair.strip_prefix("timeout="))?;
+    value.strip_suffix('s')?.parse().ok().map(Duration::from_secs)
+}
+
 async fn handle_request(
     request: Request<Incoming>,
     defect: Option<Defect>,
     style: Style,
+    delay: Duration,
     close: Arc<Notify>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
+    if !delay.is_zero() {
+        tokio::time::sleep(delay).await;
+    }
+    let deadline = stated_timeout(request.uri().query()).unwrap_or(Duration::from_secs(30));
     let Some(endpoint) = Endpoint::from_path(request.uri().path()) else {
         return Ok(text(404, "not found: POST to /mutate or /validate"));
     };
@@ -138,6 +167,10 @@ async fn handle_request(
     };
     match review::handle_styled(endpoint, content_type.as_deref(), &body, defect, style) {
         Action::Reply(reply) => Ok(reply_to_response(reply)),
+        Action::ReplyAfterDeadline(reply) => {
+            tokio::time::sleep(deadline + Duration::from_secs(1)).await;
+            Ok(reply_to_response(reply))
+        }
         Action::Hang => match std::future::pending::<Infallible>().await {},
         Action::Close => {
             close.notify_one();

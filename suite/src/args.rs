@@ -247,6 +247,9 @@ pub struct ReferenceArgs {
     pub host: String,
     #[arg(long, value_name = "NAME")]
     pub defect: Option<String>,
+    /// Answer every request only after this many milliseconds (a slow webhook).
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub delay_ms: u64,
     /// Print the defects (name, rule, description) and exit.
     #[arg(long)]
     pub list_defects: bool,

@@ -1,6 +1,13 @@
+use std::time::Duration;
+
 use clap::Parser;
 use webhook_conformance::args::{Cli, Command};
 use webhook_conformance::commands::{self, EXIT_USAGE};
+use webhook_harness::Cancel;
+
+/// How long an interrupted run may take to wind down (stop its target, remove its files) before it
+/// is dropped where it stands.
+const WIND_DOWN: Duration = Duration::from_secs(10);
 
 fn main() {
     let cli = match Cli::try_parse() {
@@ -13,6 +20,7 @@ fn main() {
     };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
     let code = runtime.block_on(async {
+        let cancel = Cancel::new();
         let work = async {
             match &cli.command {
                 Some(Command::Rules) => {
@@ -20,29 +28,34 @@ fn main() {
                     0
                 }
                 Some(Command::ReferenceWebhook(args)) => commands::serve_reference(args).await,
-                Some(Command::Run(args)) => commands::run(&args.run, &args.gate).await,
-                Some(Command::Fuzz(args)) => commands::fuzz(args).await,
+                Some(Command::Run(args)) => commands::run(&args.run, &args.gate, &cancel).await,
+                Some(Command::Fuzz(args)) => commands::fuzz(args, &cancel).await,
                 Some(Command::Merge(args)) => commands::merge(args),
-                None => commands::run(&cli.run, &cli.gate).await,
+                None => commands::run(&cli.run, &cli.gate, &cancel).await,
             }
         };
-        // On Ctrl-C or SIGTERM (a cancelled CI job) the run is dropped, and with it the target:
-        // a started command's process group is killed and a container removed.
+        tokio::pin!(work);
         let mut terminate =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+        // On Ctrl-C or SIGTERM (a cancelled CI job) the run is cancelled and winds down: calls in
+        // flight return, generation and shrinking stop, the target is stopped (a started command's
+        // process group killed, a container removed) and the generated files removed.
+        let (code, what) = tokio::select! {
+            code = &mut work => return code,
+            _ = tokio::signal::ctrl_c() => (130, "interrupted"),
+            _ = terminate.recv() => (143, "terminated"),
+        };
+        cancel.cancel();
         tokio::select! {
-            code = work => code,
-            _ = tokio::signal::ctrl_c() => {
-                eprintln!("webhook-conformance: interrupted; the target was stopped");
-                130
-            }
-            _ = terminate.recv() => {
-                eprintln!("webhook-conformance: terminated; the target was stopped");
-                143
-            }
+            _ = tokio::time::timeout(WIND_DOWN, &mut work) => {}
+            // A second signal: drop the run where it stands (which still stops the target).
+            _ = tokio::signal::ctrl_c() => {}
+            _ = terminate.recv() => {}
         }
+        eprintln!("webhook-conformance: {what}; the target was stopped");
+        code
     });
     // Targets are stopped when dropped inside the run; exit only after the runtime is gone.
-    runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+    runtime.shutdown_timeout(Duration::from_secs(5));
     std::process::exit(code);
 }

@@ -29,7 +29,7 @@ pub(crate) use patch::{
     validating_no_patch,
 };
 pub(crate) use review::{allowed_present, decode, gvk, gvk_present, present, uid};
-pub(crate) use transport::{answer, body, connect, content_type, content_type_json, deadline, status};
+pub(crate) use transport::{answer, body, connect, content_type, content_type_json, deadline, json_framing, status};
 
 pub use crate::text::snippet;
 pub use crate::verdict::Check;

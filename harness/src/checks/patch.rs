@@ -8,14 +8,30 @@ use super::{calling_error, internal_error, invalid_response, Check, Exchange};
 
 /// patch.base64
 pub fn base64(x: &Exchange) -> Check {
-    match x.patch_bytes() {
-        None => Check::na("no patch"),
-        Some(Ok(_)) => Check::Pass,
-        Some(Err(e)) => Check::violated(
-            format!("response.patch does not decode as Go decodes a []byte (standard base64 with padding): {e}"),
-            calling_error(&x.webhook.name, &format!("failed to call webhook: {e}")),
-        ),
+    let e = match x.patch_bytes() {
+        None => return Check::na("no patch"),
+        Some(Ok(_)) => return Check::Pass,
+        Some(Err(e)) => e,
+    };
+    // The apiserver reports the first error of its decode; one before the patch is another rule's.
+    let Some(decoded) = x.decoded() else { return Check::na("no decoded body") };
+    if decoded.interpreted.is_err() || decoded.selected.is_err() {
+        return Check::na("the apiserver stops before the typed decode (review.decode, review.gvk)");
     }
+    let said = match decoded.first_error() {
+        Some(first) if first.patch.is_none() => {
+            return Check::na(format!(
+                "the apiserver reports an earlier error first (review.decode): {}",
+                first.message
+            ))
+        }
+        Some(first) => first.message.clone(),
+        None => e.to_string(),
+    };
+    Check::violated(
+        format!("response.patch does not decode as Go decodes a []byte (standard base64 with padding): {e}"),
+        calling_error(&x.webhook.name, &format!("failed to call webhook: {said}")),
+    )
 }
 
 /// patch.base64-string

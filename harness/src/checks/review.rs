@@ -1,95 +1,32 @@
-//! Checks on the decoded AdmissionReview: field types, apiVersion/kind, response, uid, allowed.
+//! Checks on the decoded AdmissionReview: field types, apiVersion/kind, response, uid, allowed. The
+//! body is read by [`crate::decoder`] as the apiserver's decoder reads it.
 
-use std::collections::BTreeMap;
-
-use serde::Deserialize;
 use serde_json::Value;
 
 use super::{calling_error, invalid_response, Check, Exchange};
+use crate::decoder::{Gvk, TypeMeta};
 
-/// The response fields with the types the apiserver's Go structs give them. `patch` is checked by
-/// patch.base64; `request` is not read back by the apiserver's checks.
-#[derive(Deserialize)]
-#[allow(dead_code)]
-struct TypedReview {
-    #[serde(rename = "apiVersion")]
-    api_version: Option<String>,
-    kind: Option<String>,
-    response: Option<TypedResponse>,
-}
-
-#[derive(Deserialize)]
-#[allow(dead_code)]
-struct TypedResponse {
-    uid: Option<String>,
-    allowed: Option<bool>,
-    status: Option<TypedStatus>,
-    #[serde(rename = "patchType")]
-    patch_type: Option<String>,
-    #[serde(rename = "auditAnnotations")]
-    audit_annotations: Option<BTreeMap<String, Option<String>>>,
-    warnings: Option<Vec<Option<String>>>,
-}
-
-#[derive(Deserialize)]
-#[allow(dead_code)]
-struct TypedStatus {
-    #[serde(rename = "apiVersion")]
-    api_version: Option<String>,
-    kind: Option<String>,
-    metadata: Option<TypedListMeta>,
-    status: Option<String>,
-    message: Option<String>,
-    reason: Option<String>,
-    details: Option<TypedDetails>,
-    code: Option<i32>,
-}
-
-#[derive(Deserialize)]
-#[allow(dead_code)]
-struct TypedListMeta {
-    #[serde(rename = "selfLink")]
-    self_link: Option<String>,
-    #[serde(rename = "resourceVersion")]
-    resource_version: Option<String>,
-    #[serde(rename = "continue")]
-    cont: Option<String>,
-    #[serde(rename = "remainingItemCount")]
-    remaining_item_count: Option<i64>,
-}
-
-#[derive(Deserialize)]
-#[allow(dead_code)]
-struct TypedDetails {
-    name: Option<String>,
-    group: Option<String>,
-    kind: Option<String>,
-    uid: Option<String>,
-    causes: Option<Vec<Option<TypedCause>>>,
-    #[serde(rename = "retryAfterSeconds")]
-    retry_after_seconds: Option<i32>,
-}
-
-#[derive(Deserialize)]
-#[allow(dead_code)]
-struct TypedCause {
-    reason: Option<String>,
-    message: Option<String>,
-    field: Option<String>,
-}
-
-/// review.decode
+/// review.decode: every field has its Go type; apiVersion and kind are strings.
 pub fn decode(x: &Exchange) -> Check {
-    let Some(review) = x.review() else { return Check::na("no JSON object body") };
-    let mut value = Value::Object(review.clone());
-    if let Some(r) = value.get_mut("response").and_then(Value::as_object_mut) {
-        r.remove("patch");
+    let Some(d) = x.decoded() else { return Check::na("no decoded body") };
+    if let Err(e) = &d.interpreted {
+        return Check::violated(
+            format!("apiVersion or kind does not decode: {e}"),
+            calling_error(
+                &x.webhook.name,
+                &format!("failed to call webhook: couldn't get version/kind; json parse error: {e}"),
+            ),
+        );
     }
-    match serde_json::from_value::<TypedReview>(value) {
-        Ok(_) => Check::Pass,
-        Err(e) => Check::violated(
-            format!("the AdmissionReview does not decode: {e}"),
-            calling_error(&x.webhook.name, &format!("failed to call webhook: json: {e}")),
+    if let Err(why) = &d.selected {
+        return Check::na(format!("the apiserver stops before the typed decode: {why} (review.gvk)"));
+    }
+    // response.patch's own errors are patch.base64's.
+    match d.errors.iter().find(|e| e.patch.is_none()) {
+        None => Check::Pass,
+        Some(e) => Check::violated(
+            format!("the AdmissionReview does not decode: {}", e.message),
+            calling_error(&x.webhook.name, &format!("failed to call webhook: {}", e.message)),
         ),
     }
 }
@@ -98,62 +35,69 @@ fn sent_api_version(x: &Exchange) -> String {
     x.case.version().api_version().to_string()
 }
 
-/// review.gvk: apiVersion and kind, where the answer sets them, are the ones sent.
+/// review.gvk: the group, version and kind the apiserver reads (case-insensitively, missing parts
+/// defaulted) choose the AdmissionReview of the version sent.
 pub fn gvk(x: &Exchange) -> Check {
-    let Some(review) = x.review() else { return Check::na("no JSON object body") };
-    let api_version = review.get("apiVersion").and_then(Value::as_str).unwrap_or("");
-    let kind = review.get("kind").and_then(Value::as_str).unwrap_or("");
-    let want = sent_api_version(x);
-    if api_version.is_empty() && kind.is_empty() {
+    let Some(d) = x.decoded() else { return Check::na("no decoded body") };
+    let Ok(meta) = &d.interpreted else { return Check::na("apiVersion or kind does not decode (review.decode)") };
+    let said = || format!("apiVersion {:?}, kind {:?}", meta.api_version, meta.kind);
+    let gvk = match (&d.selected, &d.gvk) {
+        (Err(why), _) => {
+            return Check::violated(
+                format!("{}: {why}", said()),
+                calling_error(&x.webhook.name, &format!("failed to call webhook: {why}")),
+            )
+        }
+        (Ok(_), Some(gvk)) => gvk,
+        (Ok(_), None) => return Check::Pass,
+    };
+    let sent = x.case.version();
+    if gvk.review_version() == Some(sent) {
         return Check::Pass;
     }
-    if !kind.is_empty() && kind != "AdmissionReview" {
-        let version = if api_version.is_empty() { want.clone() } else { api_version.to_string() };
-        return Check::violated(
-            format!("kind {kind:?}, expected \"AdmissionReview\""),
-            calling_error(
-                &x.webhook.name,
-                &format!("failed to call webhook: no kind {kind:?} is registered for version {version:?} in scheme"),
+    Check::violated(
+        format!("{} answers a {} request", said(), sent_api_version(x)),
+        calling_error(
+            &x.webhook.name,
+            &format!(
+                "failed to call webhook: converting ({}.AdmissionReview) to ({}.AdmissionReview): unknown conversion",
+                gvk.version, sent
             ),
-        );
-    }
-    if api_version != want {
-        let got = api_version.rsplit('/').next().unwrap_or_default();
-        return Check::violated(
-            format!("apiVersion {api_version:?} answers a {want} request"),
-            calling_error(
-                &x.webhook.name,
-                &format!("failed to call webhook: converting ({got}.AdmissionReview) to ({}.AdmissionReview): unknown conversion", x.case.version()),
-            ),
-        );
-    }
-    if kind.is_empty() {
-        return Check::violated(
-            "kind is missing".to_string(),
-            invalid_response(
-                &x.webhook.name,
-                &format!("expected webhook response of {want}, Kind=AdmissionReview, got {api_version}, Kind="),
-            ),
-        );
-    }
-    Check::Pass
+        ),
+    )
 }
 
-/// review.gvk-present: apiVersion and kind are set (v1 verifies them; v1beta1 does not).
+/// review.gvk-present: apiVersion and kind, exactly as written (case-sensitive keys), are
+/// admission.k8s.io/<sent version> and AdmissionReview (v1 verifies them; v1beta1 does not).
 pub fn gvk_present(x: &Exchange) -> Check {
-    let Some(review) = x.review() else { return Check::na("no JSON object body") };
-    let api_version = review.get("apiVersion").and_then(Value::as_str).unwrap_or("");
-    let kind = review.get("kind").and_then(Value::as_str).unwrap_or("");
-    if api_version.is_empty() && kind.is_empty() {
-        return Check::violated(
-            "apiVersion and kind are missing".to_string(),
-            invalid_response(
-                &x.webhook.name,
-                &format!("expected webhook response of {}, Kind=AdmissionReview, got /, Kind=", sent_api_version(x)),
-            ),
-        );
+    let Some(d) = x.decoded() else { return Check::na("no decoded body") };
+    if d.selected != Ok(x.case.version()) {
+        return Check::na("the apiserver stops before it verifies the answer (review.gvk)");
     }
-    Check::Pass
+    let meta: TypeMeta = d.type_meta();
+    let want = sent_api_version(x);
+    if meta.api_version == want && meta.kind == "AdmissionReview" {
+        return Check::Pass;
+    }
+    let detail = match (meta.api_version.is_empty(), meta.kind.is_empty()) {
+        (true, true) => "apiVersion and kind are missing".to_string(),
+        (false, true) => "kind is missing".to_string(),
+        (true, false) => "apiVersion is missing".to_string(),
+        (false, false) => format!("apiVersion {:?} and kind {:?} as written", meta.api_version, meta.kind),
+    };
+    let case_note = match &d.interpreted {
+        Ok(read) if read != &meta => {
+            " (the apiserver found them under other letter case to choose the type, but verifies the exact keys)"
+        }
+        _ => "",
+    };
+    Check::violated(
+        format!("{detail}{case_note}"),
+        invalid_response(
+            &x.webhook.name,
+            &format!("expected webhook response of {want}, Kind=AdmissionReview, got {}", Gvk::of(&meta)),
+        ),
+    )
 }
 
 /// response.present

@@ -3,6 +3,7 @@
 use super::media_type::parse_media_type;
 use super::{calling_error, Check, Exchange};
 use crate::client::{FailureKind, Transport};
+use crate::decoder::{Framing, Rejected};
 
 fn failure_check(x: &Exchange, kinds: &[FailureKind]) -> Check {
     match x.transport {
@@ -25,13 +26,14 @@ fn go_transport_text(kind: FailureKind, message: &str) -> String {
     match kind {
         FailureKind::Deadline => "context deadline exceeded".into(),
         FailureKind::Closed => "EOF".into(),
+        FailureKind::PlainHttp => "http: server gave HTTP response to HTTPS client".into(),
         _ => message.to_string(),
     }
 }
 
 /// transport.connect
 pub fn connect(x: &Exchange) -> Check {
-    failure_check(x, &[FailureKind::Connect, FailureKind::Tls])
+    failure_check(x, &[FailureKind::Connect, FailureKind::Tls, FailureKind::PlainHttp])
 }
 
 /// transport.answer
@@ -95,29 +97,59 @@ pub fn content_type_json(x: &Exchange) -> Check {
 /// review.body
 pub fn body(x: &Exchange) -> Check {
     let Some(a) = x.answer() else { return Check::na("no HTTP answer") };
-    let Some(parsed) = x.body_json() else { return Check::na("status not decoded") };
-    if a.body.is_empty() {
-        let ct = a.content_type.clone().unwrap_or_default();
-        return Check::violated(
+    let Some(reading) = x.reading() else { return Check::na("status not decoded") };
+    let fail = |detail: String, reason: String| {
+        Check::violated(detail, calling_error(&x.webhook.name, &format!("failed to call webhook: {reason}")))
+    };
+    let shown = || super::snippet(&String::from_utf8_lossy(&a.body));
+    match &reading.result {
+        Err(Rejected::Empty) => fail(
             "empty body".to_string(),
-            calling_error(
-                &x.webhook.name,
-                &format!(
-                    "failed to call webhook: 0-length response with status code: {} and content type: {ct}",
-                    a.status
-                ),
+            format!(
+                "0-length response with status code: {} and content type: {}",
+                a.status,
+                a.content_type.clone().unwrap_or_default()
             ),
-        );
-    }
-    match parsed {
-        Err(e) => Check::violated(
-            format!("body is not JSON ({e}): {}", super::snippet(&String::from_utf8_lossy(&a.body))),
-            calling_error(&x.webhook.name, "failed to call webhook: couldn't get version/kind; json parse error"),
         ),
-        Ok(v) if !v.is_object() => Check::violated(
-            format!("body is JSON but not an object: {}", super::snippet(&v.to_string())),
-            calling_error(&x.webhook.name, "failed to call webhook: couldn't get version/kind; json parse error: json: cannot unmarshal into Go value of type struct"),
+        Err(Rejected::Syntax(message)) if message.ends_with("exceeded max depth") => fail(
+            format!(
+                "the body nests arrays and objects more than 10000 deep, past the limit of the apiserver's JSON decoder ({message}): {}",
+                shown()
+            ),
+            format!("couldn't get version/kind; json parse error: {message}"),
         ),
+        Err(Rejected::Syntax(message)) => fail(
+            format!("body is not JSON as the apiserver's decoder reads it ({message}): {}", shown()),
+            format!("couldn't get version/kind; json parse error: {message}"),
+        ),
+        Err(Rejected::NotAnObject(message)) => fail(
+            format!("body is not a JSON object ({message}): {}", shown()),
+            format!("couldn't get version/kind; json parse error: {message}"),
+        ),
+        Err(Rejected::Yaml(_)) | Err(Rejected::Protobuf) => {
+            Check::na("the apiserver reads it with its YAML or protobuf decoder (review.json)")
+        }
         Ok(_) => Check::Pass,
     }
+}
+
+/// review.json: the body is JSON, not something the apiserver's YAML or protobuf decoder takes.
+pub fn json_framing(x: &Exchange) -> Check {
+    let Some(reading) = x.reading() else { return Check::na("status not decoded") };
+    let what = match (&reading.framing, &reading.result) {
+        (Framing::Json, _) => return Check::Pass,
+        (Framing::Protobuf, _) => {
+            return Check::violated_plain(
+                "the body starts with the protobuf envelope prefix k8s\\x00: the apiserver decodes it as protobuf, which the suite does not reproduce",
+            )
+        }
+        (Framing::Yaml, Ok(_)) => "read as YAML, it decodes; verdicts on it are WARN only, as the suite's YAML reading (YAML 1.2) may differ from the apiserver's (YAML 1.1: yes/no/on/off are booleans, duplicate keys replace, a second document is ignored)".to_string(),
+        (Framing::Yaml, Err(Rejected::Yaml(e))) => {
+            format!("the suite's YAML reader rejects it ({e}); the apiserver's, also derived from libyaml, most likely does too")
+        }
+        (Framing::Yaml, Err(_)) => "read as YAML, it is not a mapping".to_string(),
+    };
+    Check::violated_plain(format!(
+        "the body does not start with '{{' (after whitespace), so the apiserver hands it to its YAML decoder, not its JSON one: {what}"
+    ))
 }

@@ -26,6 +26,9 @@ pub fn render(report: &Report) -> String {
     for note in &report.records().target.notes {
         let _ = writeln!(out, "note: {note}");
     }
+    for u in &report.records().unsent {
+        let _ = writeln!(out, "not sent: {} request(s) to {}: {}", u.requests, u.webhook, u.why);
+    }
     let summaries = report.summaries();
     for webhook in report.webhooks() {
         let mine: Vec<_> = summaries.iter().filter(|s| s.webhook == webhook).collect();

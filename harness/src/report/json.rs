@@ -120,6 +120,7 @@ pub fn render(report: &Report) -> Value {
         "requests": report.requests(),
         "duration_ms": report.records().duration.as_millis() as u64,
         "notes": report.records().target.notes,
+        "not_sent": report.records().unsent.iter().map(|u| json!({"webhook": u.webhook, "requests": u.requests, "why": u.why})).collect::<Vec<_>>(),
         "results": results,
         "lint": report.manifest().iter().map(|m| json!({
             "rule": m.finding.rule,

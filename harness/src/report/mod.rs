@@ -84,7 +84,7 @@ impl Report {
 
     /// Requests sent in all (planned, cases, properties).
     pub fn requests(&self) -> u64 {
-        self.records.exchanges.len() as u64 + self.records.property_requests
+        self.records.exchanges.iter().filter(|x| x.sent()).count() as u64 + self.records.property_requests
     }
 
     /// Every outcome of every rule in the run.

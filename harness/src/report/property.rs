@@ -116,7 +116,10 @@ fn render_failure(report: &Report, r: &PropertyRecord, f: &Failure) -> String {
     }
     let obs = &f.observation;
     if let Some(input) = &obs.input {
-        s.push_str(&format!("   minimal request ({}, {}):\n", input.label, input.version()));
+        // When shrinking was cut short (the note says why) the request is a failing one, not a minimal one.
+        let cut = r.note.as_deref().is_some_and(|n| n.contains("shrinking stopped"));
+        let what = if cut { "failing request (shrinking was cut short)" } else { "minimal request" };
+        s.push_str(&format!("   {what} ({}, {}):\n", input.label, input.version()));
         s.push_str(&indent(
             &serde_json::to_string_pretty(&compact(&input.review.to_value())).unwrap_or_default(),
             "    ",

@@ -65,8 +65,11 @@ pub struct Tally {
 }
 
 impl Tally {
-    /// Count one call.
+    /// Count one call (one that was not sent counts for nothing).
     pub fn record(&self, record: &ExchangeRecord) {
+        if !record.sent() {
+            return;
+        }
         let mut coverage = self.coverage.lock().unwrap_or_else(|e| e.into_inner());
         coverage.entry(record.webhook.name.clone()).or_default().entry(key(record)).or_default().add(record.admission);
     }

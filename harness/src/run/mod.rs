@@ -32,6 +32,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Semaphore;
 
+use crate::cancel::Cancel;
 use crate::cases::{Case, GoldenMode};
 use crate::client::{Client, HttpVersions};
 use crate::config::WebhookSpec;
@@ -63,6 +64,8 @@ pub struct RunOptions {
     pub properties: PropertyOptions,
     /// The resources of the apiserver the suite plays (the built-ins and the CRDs given).
     pub api: ApiResources,
+    /// Cancels the run from outside: nothing more is sent, the steps wind down.
+    pub cancel: Cancel,
 }
 
 impl Default for RunOptions {
@@ -76,6 +79,7 @@ impl Default for RunOptions {
             golden: GoldenMode::Off,
             properties: PropertyOptions::default(),
             api: ApiResources::built_in(),
+            cancel: Cancel::default(),
         }
     }
 }
@@ -93,6 +97,17 @@ pub struct TargetRecord {
     pub notes: Vec<String>,
     /// The last lines the target wrote, when the suite started it.
     pub log_tail: Option<String>,
+}
+
+/// Requests a run did not send to one webhook, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unsent {
+    /// The webhook.
+    pub webhook: String,
+    /// How many requests were not sent (planned, case and generated ones).
+    pub requests: u64,
+    /// Why.
+    pub why: String,
 }
 
 /// Everything a run saw and judged.
@@ -122,6 +137,9 @@ pub struct Records {
     pub property_requests: u64,
     /// Generated requests of every operation held to the exchange rules (the contract sweep).
     pub contract_cases: u64,
+    /// Requests not sent because the webhook had already missed its deadline several times in a
+    /// row.
+    pub unsent: Vec<Unsent>,
     /// How long the run took.
     pub duration: Duration,
     /// The shard of a campaign this run was, when it was one of several.
@@ -183,7 +201,10 @@ fn guessed_shapes(webhooks: &[WebhookSpec], api: &ApiResources) -> Vec<String> {
     notes
 }
 
-/// Send every planned request of every webhook (several in flight) and judge each answer.
+/// Send every planned request of every webhook (several in flight) and judge each answer. The
+/// webhooks take turns, and each one's requests of the version a cluster sends go first, so that
+/// the first requests in flight reach every webhook: one that cannot answer is known as such after
+/// its first few requests, whatever its place in the manifest.
 async fn send_plan(
     webhooks: &[Arc<WebhookSpec>],
     client: &Arc<Client>,
@@ -194,11 +215,29 @@ async fn send_plan(
     let limit = Arc::new(Semaphore::new(concurrency.max(1)));
     let mut tasks = tokio::task::JoinSet::new();
     let mut order = 0usize;
-    for webhook in webhooks {
-        for case in plan_in(webhook, api) {
-            let (client, webhook, limit, progress) = (client.clone(), webhook.clone(), limit.clone(), progress.clone());
-            let index = order;
-            order += 1;
+    let mut queues: Vec<_> = webhooks
+        .iter()
+        .map(|webhook| {
+            let mut cases: Vec<_> = plan_in(webhook, api)
+                .into_iter()
+                .map(|case| {
+                    order += 1;
+                    (order - 1, case)
+                })
+                .collect();
+            // The version a cluster sends goes first: its missed deadlines are the ones that decide.
+            cases.sort_by_key(|(_, case)| !case.primary);
+            (webhook, cases.into_iter())
+        })
+        .collect();
+    let mut pending = true;
+    while pending {
+        pending = false;
+        for (webhook, cases) in &mut queues {
+            let Some((index, case)) = cases.next() else { continue };
+            pending = true;
+            let (client, webhook, limit, progress) =
+                (client.clone(), (*webhook).clone(), limit.clone(), progress.clone());
             tasks.spawn(async move {
                 let _permit = limit.acquire_owned().await.expect("the semaphore is never closed");
                 let record = exchange(&client, webhook, case).await;
@@ -228,7 +267,7 @@ pub async fn run(
 ) -> Result<Records, Error> {
     let started = Instant::now();
     let shared: Vec<Arc<WebhookSpec>> = webhooks.iter().cloned().map(Arc::new).collect();
-    let client = Arc::new(Client::new(target.endpoint.clone(), options.http)?);
+    let client = Arc::new(Client::new(target.endpoint.clone(), options.http)?.with_cancel(options.cancel.clone()));
     let mut records = Records { webhooks: shared.clone(), ..Records::default() };
     if options.lint {
         let user = target.user_certificates.then_some(&target.endpoint);
@@ -239,6 +278,7 @@ pub async fn run(
         records.exchanges = send_plan(&shared, &client, options.concurrency, &options.api, &progress).await;
     }
     let mut seeds = Vec::new();
+    let mut sweep_notes = Vec::new();
     if !options.cases.is_empty() {
         records.cases = cases::run_cases(&options.cases, webhooks, &client, &options.golden, &options.api).await?;
         for c in &records.cases {
@@ -262,6 +302,7 @@ pub async fn run(
                 .map_err(|e| Error::Setup(format!("a property runner failed: {e}")))?;
         records.properties = step.records;
         records.contract_cases = step.contract_cases;
+        sweep_notes = step.notes;
         // Breaches of the contract on generated requests are the exchange rules' findings.
         records.exchanges.extend(step.breaches);
         records.property_requests = progress.requests.load(std::sync::atomic::Ordering::Relaxed) - before;
@@ -271,6 +312,7 @@ pub async fn run(
         records.coverage_findings = judge_coverage(webhooks, &records.coverage);
     }
     let mut notes = target.notes.clone();
+    notes.extend(sweep_notes);
     for w in webhooks.iter().filter(|w| !w.match_conditions.is_empty()) {
         notes.push(format!(
             "{}: its {} matchConditions (CEL) are not evaluated; requests were sent whatever they say, so a finding on a request they exclude is one a cluster never shows",
@@ -281,6 +323,11 @@ pub async fn run(
     notes.extend(guessed_shapes(webhooks, &options.api));
     if let Some(status) = target.exit_status() {
         notes.push(format!("the target exited during the run ({status})"));
+    }
+    for unsent in client.unsent() {
+        let names: Vec<&str> = webhooks.iter().filter(|w| w.path() == unsent.path).map(|w| w.name.as_str()).collect();
+        let webhook = if names.is_empty() { unsent.path.clone() } else { names.join(", ") };
+        records.unsent.push(Unsent { webhook, requests: unsent.requests, why: unsent.why });
     }
     records.target = TargetRecord {
         description: target.description.clone(),

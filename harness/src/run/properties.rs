@@ -75,6 +75,9 @@ pub struct PropertyOptions {
     pub max_shrink_iters: u32,
     /// This machine's part of a sharded campaign (the whole of it by default).
     pub shard: Shard,
+    /// Shrinking one failure stops after this long (the smallest failing request found by then is
+    /// shown, and the report says so).
+    pub max_shrink_time: Duration,
 }
 
 /// Generated cases per property (and per contract sweep) and webhook in a default run: enough to
@@ -94,6 +97,7 @@ impl Default for PropertyOptions {
             only: Vec::new(),
             max_shrink_iters: 1024,
             shard: Shard::WHOLE,
+            max_shrink_time: Duration::from_secs(60),
         }
     }
 }
@@ -261,6 +265,8 @@ pub struct Progress {
     pub requests: AtomicU64,
     /// Properties that failed.
     pub failures: AtomicU64,
+    /// Failures being shrunk right now.
+    pub shrinking: AtomicU64,
     /// When the counting started.
     pub started: Instant,
 }
@@ -271,18 +277,23 @@ impl Default for Progress {
             cases: AtomicU64::new(0),
             requests: AtomicU64::new(0),
             failures: AtomicU64::new(0),
+            shrinking: AtomicU64::new(0),
             started: Instant::now(),
         }
     }
 }
 
 impl Progress {
-    /// One line: cases, requests, rate, failing properties.
+    /// One line: cases, requests, rate, failing properties, failures being shrunk.
     pub fn line(&self) -> String {
         let secs = self.started.elapsed().as_secs_f64().max(1e-3);
         let requests = self.requests.load(Ordering::Relaxed);
+        let shrinking = match self.shrinking.load(Ordering::Relaxed) {
+            0 => String::new(),
+            n => format!(", shrinking {n} failure(s)"),
+        };
         format!(
-            "{} cases, {} requests, {:.0} requests/s, {} failing properties",
+            "{} cases, {} requests, {:.0} requests/s, {} failing properties{shrinking}",
             self.cases.load(Ordering::Relaxed),
             requests,
             requests as f64 / secs,
@@ -337,6 +348,29 @@ fn save_regression(file: &Path, review: &Value) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Sets the runners' stop flag when dropped.
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Why `obs` tells nothing: a call of it was not sent (the path no longer called, or the run
+/// cancelled).
+fn unsent(obs: &Observation) -> Option<String> {
+    obs.calls.iter().find(|c| !c.record.sent()).map(|c| match &c.record.transport {
+        crate::client::Transport::Failed(f) => f.message.clone(),
+        crate::client::Transport::Answered(_) => String::new(),
+    })
+}
+
+/// The requests of `obs` that were sent.
+fn sent(obs: &Observation) -> u64 {
+    obs.calls.iter().filter(|c| c.record.sent()).count() as u64
+}
+
 struct Shared {
     handle: tokio::runtime::Handle,
     calls: Arc<Calls>,
@@ -358,51 +392,97 @@ fn breach(check: &Check) -> Option<String> {
     }
 }
 
+/// What one test runner did.
+#[derive(Default)]
+struct WorkerRun {
+    /// Generated cases judged (shrinking steps not counted).
+    ran: u64,
+    /// The smallest failure found: what broke, and the calls.
+    failure: Option<(String, Observation)>,
+    /// Why generating or shrinking stopped early, when it did.
+    cut: Option<String>,
+}
+
 /// One test runner: `cases` generated cases from `seed`; the minimal failure, if any.
 fn run_worker(
     shared: &Shared,
     cases: u32,
-    max_shrink_iters: u32,
+    limits: (u32, Duration),
     seed: [u8; 32],
     deadline: Option<Instant>,
-) -> (u64, Option<(String, Observation)>) {
+) -> WorkerRun {
+    let (max_shrink_iters, max_shrink_time) = limits;
     let (proc, check) = (shared.procedure, shared.check);
     let strategy = &shared.strategy;
     let config = Config { cases, max_shrink_iters, failure_persistence: None, source_file: None, ..Config::default() };
     let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
     let last: Mutex<Option<(String, Observation)>> = Mutex::new(None);
+    let cut: Mutex<Option<String>> = Mutex::new(None);
     let ran = AtomicU64::new(0);
-    let shrinking = AtomicBool::new(false);
+    let shrink_started: Mutex<Option<Instant>> = Mutex::new(None);
+    let stop_with = |why: String| {
+        cut.lock().expect("not poisoned").get_or_insert(why);
+    };
     let result = runner.run(strategy, |case| {
         // Another runner of this property has its (shrunk) failure: stop, shrinking included.
-        // Past the deadline, new cases stop but a started shrink goes on.
+        // Past the deadline, new cases stop but a started shrink goes on (for a while).
+        let shrinking = *shrink_started.lock().expect("not poisoned");
         let past_deadline = deadline.is_some_and(|d| Instant::now() >= d);
-        if shared.stop.load(Ordering::Relaxed) || (past_deadline && !shrinking.load(Ordering::Relaxed)) {
+        if shared.stop.load(Ordering::Relaxed) || (past_deadline && shrinking.is_none()) {
             return Ok(());
         }
+        if cut.lock().expect("not poisoned").is_some() || shared.calls.client.is_cancelled() {
+            return Ok(());
+        }
+        if let Some(started) = shrinking {
+            if started.elapsed() >= max_shrink_time {
+                stop_with(format!(
+                    "shrinking stopped after {} s: the request shown is the smallest failing one found by then",
+                    max_shrink_time.as_secs()
+                ));
+                return Ok(());
+            }
+        }
         let obs = shared.handle.block_on(observe(proc, &shared.calls, &shared.webhook, &case));
-        shared.progress.requests.fetch_add(obs.calls.len() as u64, Ordering::Relaxed);
-        if !shrinking.load(Ordering::Relaxed) {
+        shared.progress.requests.fetch_add(sent(&obs), Ordering::Relaxed);
+        if let Some(why) = unsent(&obs) {
+            // Nothing can be learnt from a call that was not made: stop generating and shrinking.
+            stop_with(match shrinking {
+                Some(_) => {
+                    format!("shrinking stopped: {why}; the request shown is the smallest failing one found by then")
+                }
+                None => format!("stopped: {why}"),
+            });
+            return Ok(());
+        }
+        if shrinking.is_none() {
             ran.fetch_add(1, Ordering::Relaxed);
             shared.progress.cases.fetch_add(1, Ordering::Relaxed);
         }
         let verdict = check(&obs);
-        if verdict == Check::Pass && !shrinking.load(Ordering::Relaxed) {
+        if verdict == Check::Pass && shrinking.is_none() {
             shared.judged.fetch_add(1, Ordering::Relaxed);
         }
         match breach(&verdict) {
             Some(detail) => {
-                shrinking.store(true, Ordering::Relaxed);
+                if shrinking.is_none() {
+                    *shrink_started.lock().expect("not poisoned") = Some(Instant::now());
+                    shared.progress.shrinking.fetch_add(1, Ordering::Relaxed);
+                }
                 *last.lock().expect("not poisoned") = Some((detail.clone(), obs));
                 Err(TestCaseError::fail(detail))
             }
             None => Ok(()),
         }
     });
+    if shrink_started.lock().expect("not poisoned").is_some() {
+        shared.progress.shrinking.fetch_sub(1, Ordering::Relaxed);
+    }
     let ran = ran.load(Ordering::Relaxed);
+    let cut = cut.into_inner().expect("not poisoned");
     match result {
-        Err(TestError::Fail(..)) => (ran, last.into_inner().expect("not poisoned")),
-        _ => (ran, None),
+        Err(TestError::Fail(..)) => WorkerRun { ran, failure: last.into_inner().expect("not poisoned"), cut },
+        _ => WorkerRun { ran, failure: None, cut },
     }
 }
 
@@ -477,6 +557,9 @@ struct Found {
     judged: u64,
     failure: Option<Failure>,
     note: Option<String>,
+    /// Why the search, or the shrinking of its failure, stopped early (requests no longer sent, the
+    /// shrinking time spent), when it did.
+    cut: Option<String>,
 }
 
 /// Try the seeds, the saved regressions, then generated requests until one breaks `search.check`;
@@ -490,13 +573,16 @@ async fn explore(step: &Step<'_>, webhook: &Arc<WebhookSpec>, search: Search) ->
     let seeds = if search.seeded && opts.shard.is_first() { step.seeds } else { &[] };
     for seed in seeds.iter().filter(|s| s.webhook == webhook.name && search.scope.admits_request(&s.request)) {
         let obs = observe(proc, calls, webhook, &seed.request).await;
-        progress.requests.fetch_add(obs.calls.len() as u64, Ordering::Relaxed);
+        progress.requests.fetch_add(sent(&obs), Ordering::Relaxed);
+        if let Some(why) = unsent(&obs) {
+            return Ok(Found { cases, judged, failure: None, note: None, cut: Some(format!("stopped: {why}")) });
+        }
         cases += 1;
         match check(&obs) {
             Check::Violated(v) => {
                 let note = Some(format!("on case {}", seed.case));
                 let failure = Some(Failure { message: v.detail, observation: obs, seed: None });
-                return Ok(Found { cases, judged, failure, note });
+                return Ok(Found { cases, judged, failure, note, cut: None });
             }
             Check::Pass => judged += 1,
             Check::NotApplicable(_) => {}
@@ -504,18 +590,21 @@ async fn explore(step: &Step<'_>, webhook: &Arc<WebhookSpec>, search: Search) ->
     }
     let strategy = match step.strategy(webhook, search.scope) {
         Some(s) if !opts.budget.is_none() => s,
-        _ => return Ok(Found { cases, judged, failure: None, note: None }),
+        _ => return Ok(Found { cases, judged, failure: None, note: None, cut: None }),
     };
     if let Some(file) = search.file.as_ref().filter(|_| opts.shard.is_first()) {
         for case in saved_requests(file, webhook) {
             let obs = observe(proc, calls, webhook, &case).await;
-            progress.requests.fetch_add(obs.calls.len() as u64, Ordering::Relaxed);
+            progress.requests.fetch_add(sent(&obs), Ordering::Relaxed);
+            if let Some(why) = unsent(&obs) {
+                return Ok(Found { cases, judged, failure: None, note: None, cut: Some(format!("stopped: {why}")) });
+            }
             cases += 1;
             match check(&obs) {
                 Check::Violated(v) => {
                     let note = Some(format!("replayed a saved regression from {}", file.display()));
                     let failure = Failure { message: v.detail, observation: obs, seed: None };
-                    return Ok(Found { cases, judged, failure: Some(failure), note });
+                    return Ok(Found { cases, judged, failure: Some(failure), note, cut: None });
                 }
                 Check::Pass => judged += 1,
                 Check::NotApplicable(_) => {}
@@ -533,13 +622,17 @@ async fn explore(step: &Step<'_>, webhook: &Arc<WebhookSpec>, search: Search) ->
         stop: Arc::new(AtomicBool::new(false)),
         judged: AtomicU64::new(0),
     });
+    // Dropped with this future (the run cancelled, or abandoned): the runners stop at their next
+    // case instead of running on.
+    let _stop_runners = StopOnDrop(shared.stop.clone());
+    let mut cut: Option<String> = None;
     let workers = opts.concurrency.max(1);
     let deadline = step.budget.map(|b| Instant::now() + b);
     let wanted = opts.budget.cases.max(1) as usize;
     let runners = opts.shard.runners(workers, deadline.is_none().then_some(wanted), 16);
     if runners.is_empty() {
         let note = Some(format!("shard {} has none of the {wanted} cases", opts.shard));
-        return Ok(Found { cases, judged, failure: None, note });
+        return Ok(Found { cases, judged, failure: None, note, cut: None });
     }
     let mut round = 0usize;
     loop {
@@ -547,20 +640,23 @@ async fn explore(step: &Step<'_>, webhook: &Arc<WebhookSpec>, search: Search) ->
         for &(w, per_worker) in &runners {
             let shared = shared.clone();
             let seed = seed_for(opts.seed, search.index, w, round);
-            let iters = opts.max_shrink_iters;
-            tasks.spawn_blocking(move || (w, seed, run_worker(&shared, per_worker, iters, seed, deadline)));
+            let limits = (opts.max_shrink_iters, opts.max_shrink_time);
+            tasks.spawn_blocking(move || (w, seed, run_worker(&shared, per_worker, limits, seed, deadline)));
         }
         let mut failures = Vec::new();
         while let Some(done) = tasks.join_next().await {
-            let (w, seed, (ran, failure)) = done?;
-            cases += ran;
-            if let Some(f) = failure {
+            let (w, seed, run) = done?;
+            cases += run.ran;
+            if let Some(why) = run.cut.clone() {
+                cut.get_or_insert(why);
+            }
+            if let Some(f) = run.failure {
                 shared.stop.store(true, Ordering::Relaxed);
-                failures.push((w, seed, f));
+                failures.push((w, seed, f, run.cut));
             }
         }
         // The runner that finished first had the whole shrink; the others were cut short.
-        if let Some((_, seed, (message, observation))) = failures.into_iter().next() {
+        if let Some((_, seed, (message, observation), shrink_cut)) = failures.into_iter().next() {
             if let (Some(file), Some(input)) = (&search.file, &observation.input) {
                 if let Err(e) = save_regression(file, &input.review.to_value()) {
                     eprintln!("webhook-conformance: could not save the regression to {}: {e}", file.display());
@@ -568,14 +664,21 @@ async fn explore(step: &Step<'_>, webhook: &Arc<WebhookSpec>, search: Search) ->
             }
             let seed = u64::from_le_bytes(seed[..8].try_into().expect("8 bytes"));
             let shard = if opts.shard.is_whole() { String::new() } else { format!(" --shard {}", opts.shard) };
-            let note = Some(format!("found by round {round}; --seed {}{shard} replays the run", opts.seed));
+            let mut note = format!("found by round {round}; --seed {}{shard} replays the run", opts.seed);
+            if let Some(why) = &shrink_cut {
+                note.push_str(&format!("; {why}"));
+            }
             let judged = judged + shared.judged.load(Ordering::Relaxed);
             return Ok(Found {
                 cases,
                 judged,
                 failure: Some(Failure { message, observation, seed: Some(seed) }),
-                note,
+                note: Some(note),
+                cut: shrink_cut,
             });
+        }
+        if cut.is_some() {
+            break;
         }
         round += 1;
         match deadline {
@@ -584,7 +687,7 @@ async fn explore(step: &Step<'_>, webhook: &Arc<WebhookSpec>, search: Search) ->
         }
     }
     let judged = judged + shared.judged.load(Ordering::Relaxed);
-    Ok(Found { cases, judged, failure: None, note: None })
+    Ok(Found { cases, judged, failure: None, note: None, cut })
 }
 
 /// Run one property (`index` among the searches) against one webhook.
@@ -635,6 +738,11 @@ async fn run_property(
     let file = step.opts.regressions.as_ref().map(|d| regressions_file(d, &webhook.name, rule.id));
     let search = Search { procedure: proc, scope, check, index, file, seeded: true };
     let found = explore(step, webhook, search).await?;
+    if let (None, Some(why)) = (&found.failure, &found.cut) {
+        // Requests stopped being sent before the budget was spent: nothing is known of the rest.
+        let note = format!("not judged after {} case(s): {why}", found.cases);
+        return Ok(record(Outcome::Skip, found.cases, Some(note), None));
+    }
     if found.cases == 0 {
         let note = found.note.unwrap_or_else(|| "its rules select no such request".into());
         return Ok(record(Outcome::Skip, 0, Some(note), None));
@@ -682,6 +790,8 @@ pub(crate) struct PropertyStep {
     pub breaches: Vec<ExchangeRecord>,
     /// Generated requests the contract sweep judged by every exchange rule.
     pub contract_cases: u64,
+    /// What the report should say about the sweep (a breach whose shrinking was cut short).
+    pub notes: Vec<String>,
 }
 
 /// The property rules `opts` selects, with their index among all properties (for seeds).
@@ -711,6 +821,7 @@ pub(crate) async fn run_properties(
     let properties = crate::rules::of_kind(crate::rules::RuleKind::Property).count();
     let step = Step { calls: &calls, progress: &progress, opts, seeds, budget, api, strategies: Mutex::default() };
     let mut contract_cases = 0;
+    let mut notes = Vec::new();
     for webhook in webhooks {
         if opts.only.is_empty() {
             for (i, scope) in sweeps.into_iter().enumerate() {
@@ -727,6 +838,13 @@ pub(crate) async fn run_properties(
                 contract_cases += found.cases;
                 if let Some(first) = found.failure.as_ref().and_then(|f| f.observation.calls.first()) {
                     calls.breaches.note(&first.record, true);
+                    if let Some(why) = &found.cut {
+                        notes.push(format!(
+                            "{}: the generated request breaking {} was not shrunk to the end: {why}",
+                            webhook.name,
+                            Breaches::first_fail(&first.record).unwrap_or("a contract rule")
+                        ));
+                    }
                 }
             }
         }
@@ -734,5 +852,5 @@ pub(crate) async fn run_properties(
             records.push(run_property(&step, webhook, rule, index).await?);
         }
     }
-    Ok(PropertyStep { records, breaches: calls.breaches.records(), contract_cases })
+    Ok(PropertyStep { records, breaches: calls.breaches.records(), contract_cases, notes })
 }

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::client::Client;
+use crate::client::{Client, FailureKind, Transport};
 use crate::config::WebhookSpec;
 use crate::exchange::{Exchange, ExchangeRecord};
 use crate::requests::RequestCase;
@@ -15,7 +15,7 @@ pub async fn exchange(client: &Client, webhook: Arc<WebhookSpec>, case: RequestC
     let body = case.review.to_bytes();
     let path = webhook.path();
     let url = client.endpoint().call_url(&path, webhook.timeout_seconds).to_string();
-    let transport = client.call(&path, webhook.timeout_seconds, &body).await;
+    let transport = client.call_counted(&path, webhook.timeout_seconds, &body, case.primary).await;
     let view = Exchange::new(&webhook, &case, &transport, &url);
     let findings = evaluate(&view);
     let admission = view.admission(&findings);
@@ -24,29 +24,43 @@ pub async fn exchange(client: &Client, webhook: Arc<WebhookSpec>, case: RequestC
 }
 
 /// Every exchange rule of the catalog on `x`, in the apiserver's order. Once the apiserver would
-/// reject the answer, the rules after that point are skipped: it never gets there.
+/// reject the answer, the rules after that point are skipped: it never gets there. From the body on,
+/// a reading the suite is not sure matches the apiserver's (a body its YAML decoder takes) only
+/// WARNs.
 pub fn evaluate(x: &Exchange) -> Vec<Finding> {
+    if let Transport::Failed(f) = x.transport {
+        if f.kind == FailureKind::NotSent {
+            let rules = CATALOG.iter().filter(|r| matches!(r.judges, Judges::Exchange { .. }));
+            return rules.map(|r| Finding::skip(r.id, format!("not sent: {}", f.message))).collect();
+        }
+    }
     let mut findings = Vec::new();
     let mut stopped_at: Option<&'static str> = None;
+    let mut reads_body = false;
     for rule in CATALOG {
         let Judges::Exchange { check, lenient_in_v1beta1 } = rule.judges else { continue };
         if let Some(stop) = stopped_at {
             findings.push(Finding::skip(rule.id, format!("the apiserver stops at {stop}")));
             continue;
         }
+        reads_body |= rule.id == BODY_RULE;
+        let unsure = if reads_body { x.reading().and_then(|r| r.unsure.as_deref()) } else { None };
         let lenient_here = lenient_in_v1beta1 && !x.v1();
-        let enforced = rule.severity == Severity::Fail && !lenient_here;
-        let softened = if lenient_here && rule.severity == Severity::Fail {
+        let fail_rule = rule.severity == Severity::Fail;
+        let softened = if lenient_here && fail_rule {
             Softened::ToWarn("WARN, not FAIL: the apiserver does not enforce this for admission.k8s.io/v1beta1".into())
-        } else if enforced && !x.case.primary {
+        } else if fail_rule && !x.case.primary {
             Softened::ToWarn(format!(
                 "WARN, not FAIL: a cluster sends {} to this webhook; only an older apiserver would send {}",
                 x.webhook.primary_review_version(),
                 x.case.version()
             ))
+        } else if let (true, Some(why)) = (fail_rule, unsure) {
+            Softened::ToWarn(format!("WARN, not FAIL: {why}"))
         } else {
             Softened::No
         };
+        let enforced = fail_rule && softened == Softened::No;
         let mut finding = Finding::judge(rule.id, rule.severity, check(x), softened);
         if lenient_here {
             // A v1beta1 apiserver accepts the answer: it says nothing. Say what a v1 one would.
@@ -62,3 +76,6 @@ pub fn evaluate(x: &Exchange) -> Vec<Finding> {
     }
     findings
 }
+
+/// The first exchange rule that reads the decoded body.
+const BODY_RULE: &str = "review.body";

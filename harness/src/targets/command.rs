@@ -107,6 +107,8 @@ pub enum StartError {
     ExitedEarly { status: String, tail: String },
     #[error("the target command did not accept a TLS handshake on {addr} within {seconds} s (last attempt: {last}); last output:\n{tail}")]
     NeverReady { addr: String, seconds: u64, last: String, tail: String },
+    #[error("{what}; the apiserver calls webhooks over HTTPS only; last output:\n{tail}")]
+    NotTls { what: String, tail: String },
 }
 
 /// Start `command` for `webhooks` and wait until it completes a TLS handshake.
@@ -167,6 +169,7 @@ pub async fn start(
             });
             return Err(StartError::ExitedEarly { status, tail: process.log_tail() });
         }
+        Err(NotReady::NotTls(what)) => return Err(StartError::NotTls { what, tail: process.log_tail() }),
         Err(NotReady::Timeout { last }) => {
             return Err(StartError::NeverReady {
                 addr: addr.to_string(),

@@ -103,6 +103,8 @@ pub enum ContainerError {
     ExitedEarly { image: String, status: String, tail: String },
     #[error("the container of {image} did not accept a TLS handshake on {addr} (container port {port}) within {seconds} s (last attempt: {last}); last output:\n{tail}")]
     NeverReady { image: String, addr: String, port: u16, seconds: u64, last: String, tail: String },
+    #[error("the container of {image}: {what}; the apiserver calls webhooks over HTTPS only; last output:\n{tail}")]
+    NotTls { image: String, what: String, tail: String },
 }
 
 /// A started container; removed (with its anonymous volumes) on drop.
@@ -364,6 +366,9 @@ pub async fn start(
         Ok(()) => {}
         Err(NotReady::Exited(status)) => {
             return Err(ContainerError::ExitedEarly { image: spec.image.clone(), status, tail: container.log_tail() })
+        }
+        Err(NotReady::NotTls(what)) => {
+            return Err(ContainerError::NotTls { image: spec.image.clone(), what, tail: container.log_tail() })
         }
         Err(NotReady::Timeout { last }) => {
             return Err(ContainerError::NeverReady {

@@ -4,7 +4,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use crate::client::{tls_handshake, Endpoint};
+use crate::client::{handshake, Endpoint, HandshakeError};
 
 /// Why a started target did not become ready.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,10 +13,14 @@ pub(crate) enum NotReady {
     Exited(String),
     /// No TLS handshake succeeded before the deadline (the last attempt's error).
     Timeout { last: String },
+    /// It answered the handshake with something that is not TLS (what): waiting longer will not
+    /// change that.
+    NotTls(String),
 }
 
 /// Wait until `addr` completes a TLS handshake that verifies against `endpoint`'s CA, polling every
-/// `poll`, giving up after `timeout` or as soon as `exited` reports the target gone.
+/// `poll`, giving up after `timeout`, as soon as `exited` reports the target gone, or at the first
+/// answer that is not TLS (a plain-HTTP listener).
 pub(crate) async fn wait_ready<F, Fut>(
     endpoint: &Endpoint,
     addr: SocketAddr,
@@ -37,9 +41,10 @@ where
         }
         let left = timeout.saturating_sub(started.elapsed());
         let attempt = Duration::from_secs(2).min(left.max(Duration::from_millis(100)));
-        let last = match tls_handshake(endpoint, addr, attempt).await {
+        let last = match handshake(endpoint, addr, attempt).await {
             Ok(()) => return Ok(()),
-            Err(e) => e,
+            Err(HandshakeError::NotTls(what)) => return Err(NotReady::NotTls(what)),
+            Err(HandshakeError::Failed(e)) => e,
         };
         if started.elapsed() >= timeout {
             return Err(NotReady::Timeout { last });

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::RunningTarget;
-use crate::client::{tls_handshake, Endpoint};
+use crate::client::{handshake, Endpoint, HandshakeError};
 use crate::config::WebhookSpec;
 use crate::error::Error;
 
@@ -79,12 +79,15 @@ pub(crate) async fn start(url: &str, ca: Option<&Path>, webhooks: &[WebhookSpec]
         let mut named = endpoint.clone();
         named.base.set_host(Some(&name)).map_err(|e| Error::target(format!("manifest host {name:?}"), e))?;
         named.resolve_to = Some(addr);
-        match tls_handshake(&named, addr, Duration::from_secs(5)).await {
+        match handshake(&named, addr, Duration::from_secs(5)).await {
             Ok(()) => {
                 notes.push(format!("TLS verified for {name}, the name the apiserver calls, at {addr}"));
                 endpoint = named;
             }
-            Err(e) => notes.push(format!(
+            Err(HandshakeError::NotTls(what)) => {
+                notes.push(format!("{what}; the apiserver calls webhooks over HTTPS only"))
+            }
+            Err(HandshakeError::Failed(e)) => notes.push(format!(
                 "the certificate at {addr} does not verify for {name}, the name the apiserver would call ({e}); checked against {host} instead"
             )),
         }

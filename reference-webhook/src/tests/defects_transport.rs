@@ -56,3 +56,25 @@ fn untrusted_cert_does_not_change_answers() {
         assert_eq!(reply(endpoint, &review, Some(Defect::UntrustedCert)), reply(endpoint, &review, None));
     }
 }
+
+#[test]
+fn defect_late_answer_sends_the_correct_answer_after_the_deadline() {
+    for endpoint in [Endpoint::Mutate, Endpoint::Validate] {
+        let review = create(V1, bare_pod());
+        let correct = reply(endpoint, &review, None);
+        assert_eq!(call(endpoint, &review, Some(Defect::LateAnswer)), Action::ReplyAfterDeadline(correct));
+    }
+}
+
+#[test]
+fn defect_yaml_body_is_the_same_answer_in_yaml() {
+    for endpoint in [Endpoint::Mutate, Endpoint::Validate] {
+        let review = create(V1, bare_pod());
+        let correct = reply(endpoint, &review, None).json().unwrap();
+        let yaml = reply(endpoint, &review, Some(Defect::YamlBody));
+        assert_eq!((yaml.status, yaml.content_type), (200, "application/json"));
+        assert!(!yaml.body.starts_with(b"{"), "{}", String::from_utf8_lossy(&yaml.body));
+        let read: serde_json::Value = serde_yaml::from_slice(&yaml.body).unwrap();
+        assert_eq!(read, correct);
+    }
+}

@@ -1,6 +1,8 @@
 //! `webhook-conformance fuzz`: the run with a long budget of generated requests, with live progress
 //! on a terminal (a plain line every few seconds otherwise).
 
+use webhook_harness::Cancel;
+
 use super::output::{emit, usage_error};
 use super::progress::Display;
 use crate::args::FuzzArgs;
@@ -8,7 +10,8 @@ use crate::args::FuzzArgs;
 const COMMAND: &str = "webhook-conformance fuzz";
 
 /// Run `fuzz` as the CLI does; returns the exit code (0 pass, 1 a FAIL property, 2 could not run).
-pub async fn fuzz(args: &FuzzArgs) -> i32 {
+/// `cancel` stops it (Ctrl-C, SIGTERM).
+pub async fn fuzz(args: &FuzzArgs, cancel: &Cancel) -> i32 {
     let shard = match args.shard() {
         Ok(s) => s,
         Err(e) => return usage_error(COMMAND, &e),
@@ -20,7 +23,7 @@ pub async fn fuzz(args: &FuzzArgs) -> i32 {
         return usage_error(COMMAND, &e);
     }
     let seed = args.gate.seed();
-    let suite = match args.suite(seed) {
+    let suite = match args.suite(seed).map(|s| s.cancel_on(cancel.clone())) {
         Ok(s) => s,
         Err(e) => return usage_error(COMMAND, &e),
     };

@@ -7,8 +7,12 @@ use webhook_harness::{Error, JsonReport, Report};
 use super::EXIT_USAGE;
 use crate::args::OutputArgs;
 
-/// Print an error of the suite's input and return its exit code (2).
+/// Print an error of the suite's input and return its exit code (2). An interrupted run is no error
+/// of the input: the signal's handler says what happened and chooses the exit code.
 pub fn usage_error(command: &str, e: &Error) -> i32 {
+    if matches!(e, Error::Interrupted) {
+        return EXIT_USAGE;
+    }
     eprintln!("{command}: error: {e}");
     EXIT_USAGE
 }

@@ -28,11 +28,15 @@ pub async fn serve_reference(args: &ReferenceArgs) -> i32 {
     let result = async {
         let cert = std::fs::read(cert)?;
         let key = std::fs::read(key)?;
-        let tls = reference_webhook::server_tls_config(&cert, &key)?;
+        let options = reference_webhook::Options { defect };
+        let tls =
+            reference_webhook::server::effective_tls(reference_webhook::server_tls_config(&cert, &key)?, options)?;
         let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port)).await?;
         println!("listening on https://{}", listener.local_addr()?);
+        let delay = std::time::Duration::from_millis(args.delay_ms);
+        let style = reference_webhook::Style::default();
         tokio::select! {
-            r = reference_webhook::serve(listener, tls, reference_webhook::Options { defect }) => r,
+            r = reference_webhook::server::serve_prepared_paced(listener, tls, options, style, delay) => r,
             _ = tokio::signal::ctrl_c() => Ok(()),
         }
     }

@@ -1,6 +1,6 @@
 //! `webhook-conformance [run]`: every check against one target.
 
-use webhook_harness::DEFAULT_CASES;
+use webhook_harness::{Cancel, DEFAULT_CASES};
 
 use super::output::{emit, usage_error};
 use super::progress::Display;
@@ -8,10 +8,14 @@ use crate::args::{GateArgs, RunArgs};
 
 const COMMAND: &str = "webhook-conformance";
 
-/// Run the suite as the CLI does; returns the exit code.
-pub async fn run(args: &RunArgs, gate: &GateArgs) -> i32 {
+/// Run the suite as the CLI does; returns the exit code. `cancel` stops it (Ctrl-C, SIGTERM).
+pub async fn run(args: &RunArgs, gate: &GateArgs, cancel: &Cancel) -> i32 {
     let seed = gate.seed();
-    let suite = match args.suite().and_then(|s| gate.apply(args, s, DEFAULT_CASES, seed)) {
+    let suite = match args
+        .suite()
+        .and_then(|s| gate.apply(args, s, DEFAULT_CASES, seed))
+        .map(|s| s.cancel_on(cancel.clone()))
+    {
         Ok(s) => s,
         Err(e) => return usage_error(COMMAND, &e),
     };

@@ -2,14 +2,26 @@
 //! `pkg/util/webhook/client.go`): POST with the apiserver's headers, `?timeout=Ns` on the path, the
 //! webhook's `timeoutSeconds` as the deadline of the whole call, TLS trusting one CA bundle only.
 //!
-//! A failure of the call is a [`Transport::Failed`] value, never an error of the suite.
+//! A failure of the call is a [`Transport::Failed`] value, never an error of the suite. Two things
+//! the apiserver does not do, the client does so that a run ends in time: after a webhook path has
+//! missed its deadline (or closed the connection unanswered) on several requests in a row it is no
+//! longer called ([`breaker`]), and once the run is cancelled nothing more is sent.
+
+mod breaker;
+mod handshake;
+
+pub use breaker::Unsent;
+pub use handshake::{handshake, tls_handshake, HandshakeError};
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::error::Error;
 use reqwest::Url;
+
+use crate::cancel::Cancel;
+use crate::error::Error;
+use breaker::Breaker;
 
 /// Which HTTP versions the client offers in ALPN.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -83,6 +95,11 @@ pub enum FailureKind {
     Deadline,
     /// The connection was closed or reset without a complete HTTP answer.
     Closed,
+    /// The listener answered the TLS handshake with plain HTTP.
+    PlainHttp,
+    /// Not sent: the webhook already missed its deadline on several requests in a row, or the run
+    /// was cancelled.
+    NotSent,
 }
 
 #[derive(Clone, Debug)]
@@ -106,6 +123,16 @@ pub const CONTENT_TYPE: &str = "application/json";
 pub struct Client {
     http: reqwest::Client,
     endpoint: Endpoint,
+    breaker: Arc<Breaker>,
+    cancel: Cancel,
+    /// What a handshake saw when the target answered TLS with something else (asked once).
+    not_tls: Arc<tokio::sync::OnceCell<Option<String>>>,
+}
+
+impl TransportFailure {
+    fn not_sent(why: String) -> TransportFailure {
+        TransportFailure { kind: FailureKind::NotSent, message: why, elapsed: Duration::ZERO }
+    }
 }
 
 impl Client {
@@ -136,7 +163,25 @@ impl Client {
             builder = builder.resolve(host, addr);
         }
         let http = builder.build().map_err(|e| Error::Setup(format!("the HTTPS client: {e}")))?;
-        Ok(Client { http, endpoint })
+        Ok(Client { http, endpoint, breaker: Arc::default(), cancel: Cancel::default(), not_tls: Arc::default() })
+    }
+
+    /// The same client, sending nothing more once `cancel` is cancelled (a call in flight returns
+    /// at once, unsent).
+    pub fn with_cancel(mut self, cancel: Cancel) -> Client {
+        self.cancel = cancel;
+        self
+    }
+
+    /// True once the run this client serves is cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// The paths to which requests were not sent (the webhook had already missed its deadline
+    /// several times in a row), how many, and why.
+    pub fn unsent(&self) -> Vec<Unsent> {
+        self.breaker.unsent()
     }
 
     /// Where it calls.
@@ -146,6 +191,33 @@ impl Client {
 
     /// POST `body` to the webhook at `path`; the whole call has `timeout_seconds` to complete.
     pub async fn call(&self, path: &str, timeout_seconds: u32, body: &[u8]) -> Transport {
+        self.call_counted(path, timeout_seconds, body, true).await
+    }
+
+    /// [`call`](Client::call), saying whether a missed deadline of this request counts towards no
+    /// longer calling the path: only those of requests whose breach FAILs (the version a cluster
+    /// sends) do, so that the verdict is known when the path is given up.
+    pub async fn call_counted(&self, path: &str, timeout_seconds: u32, body: &[u8], counts: bool) -> Transport {
+        const INTERRUPTED: &str = "the run was interrupted";
+        if self.cancel.is_cancelled() {
+            return Transport::Failed(TransportFailure::not_sent(INTERRUPTED.into()));
+        }
+        let call = async {
+            let admitted = match self.breaker.admit(path, counts).await {
+                Ok(admitted) => admitted,
+                Err(why) => return Transport::Failed(TransportFailure::not_sent(why)),
+            };
+            let transport = self.send(path, timeout_seconds, body).await;
+            admitted.record(&transport, timeout_seconds);
+            transport
+        };
+        tokio::select! {
+            transport = call => transport,
+            _ = self.cancel.cancelled() => Transport::Failed(TransportFailure::not_sent(INTERRUPTED.into())),
+        }
+    }
+
+    async fn send(&self, path: &str, timeout_seconds: u32, body: &[u8]) -> Transport {
         let url = self.endpoint.call_url(path, timeout_seconds);
         let deadline = Duration::from_secs(u64::from(timeout_seconds));
         let start = Instant::now();
@@ -185,7 +257,18 @@ impl Client {
                 answer.elapsed = start.elapsed();
                 Transport::Answered(answer)
             }
-            Ok(Err(e)) => Transport::Failed(classify(&e, start.elapsed(), timeout_seconds)),
+            Ok(Err(e)) => {
+                let mut failure = classify(&e, start.elapsed(), timeout_seconds);
+                let handshake_failed = matches!(failure.kind, FailureKind::Tls | FailureKind::Connect);
+                if handshake_failed && (not_a_tls_record(&e) || failure.message.contains("corrupt message")) {
+                    if let Some(what) = self.what_answers_instead_of_tls().await {
+                        failure.kind =
+                            if what.contains("speaks HTTP") { FailureKind::PlainHttp } else { FailureKind::Tls };
+                        failure.message = what;
+                    }
+                }
+                Transport::Failed(failure)
+            }
             Err(_) => Transport::Failed(TransportFailure {
                 kind: FailureKind::Deadline,
                 message: format!("no answer within timeoutSeconds={timeout_seconds} (context deadline exceeded)"),
@@ -193,6 +276,44 @@ impl Client {
             }),
         }
     }
+
+    /// One handshake of our own, to see what the target sends instead of TLS (asked once per client).
+    async fn what_answers_instead_of_tls(&self) -> Option<String> {
+        self.not_tls
+            .get_or_init(|| async {
+                let addr = match self.endpoint.resolve_to {
+                    Some(addr) => addr,
+                    None => {
+                        let host = self.endpoint.base.host_str()?.trim_matches(['[', ']']).to_string();
+                        let port = self.endpoint.base.port_or_known_default()?;
+                        tokio::net::lookup_host((host, port)).await.ok()?.next()?
+                    }
+                };
+                match handshake(&self.endpoint, addr, Duration::from_secs(5)).await {
+                    Err(HandshakeError::NotTls(what)) => Some(what),
+                    _ => None,
+                }
+            })
+            .await
+            .clone()
+    }
+}
+
+/// True when the TLS error is rustls finding a record that is not TLS at all.
+fn not_a_tls_record(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        let rustls_error = s.downcast_ref::<rustls::Error>().or_else(|| {
+            s.downcast_ref::<std::io::Error>()
+                .and_then(|io| io.get_ref())
+                .and_then(|i| i.downcast_ref::<rustls::Error>())
+        });
+        if let Some(rustls::Error::InvalidMessage(_)) = rustls_error {
+            return true;
+        }
+        source = s.source();
+    }
+    false
 }
 
 /// client-go's retry limit for a request.
@@ -253,26 +374,4 @@ fn classify(e: &reqwest::Error, elapsed: Duration, timeout_seconds: u32) -> Tran
         message
     };
     TransportFailure { kind, message, elapsed }
-}
-
-/// Does a TLS handshake with the endpoint succeed (trusting only its CA)? Used to wait for a target
-/// to become ready.
-pub async fn tls_handshake(endpoint: &Endpoint, addr: SocketAddr, deadline: Duration) -> Result<(), String> {
-    let roots = crate::tls::root_store(&endpoint.ca_pem).map_err(|e| e.to_string())?;
-    let config = rustls::ClientConfig::builder_with_provider(crate::tls::provider())
-        .with_safe_default_protocol_versions()
-        .map_err(|e| e.to_string())?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
-    let host = endpoint.base.host_str().unwrap_or("localhost").trim_matches(['[', ']']).to_string();
-    let name = rustls::pki_types::ServerName::try_from(host).map_err(|e| e.to_string())?;
-    let attempt = async {
-        let tcp = tokio::net::TcpStream::connect(addr).await.map_err(|e| format!("connect {addr}: {e}"))?;
-        connector.connect(name, tcp).await.map_err(|e| format!("TLS handshake with {addr}: {e}"))?;
-        Ok(())
-    };
-    tokio::time::timeout(deadline, attempt)
-        .await
-        .unwrap_or_else(|_| Err(format!("TLS handshake with {addr}: no answer within {deadline:?}")))
 }

@@ -1,0 +1,144 @@
+//! The first look the apiserver's JSON serializer takes at a body: `SimpleMetaFactory.Interpret`
+//! (`k8s.io/apimachinery/pkg/runtime/serializer/json/meta.go`) decodes it with the standard library's
+//! `encoding/json` into `struct { APIVersion string; Kind string }`, which matches keys
+//! case-insensitively (`"Kind"`, `"KIND"`, even `"\u212Aind"` with a Kelvin sign all set `Kind`);
+//! `schema.ParseGroupVersion` then splits the apiVersion, and `gvkWithDefaults`
+//! (`serializer/json/json.go`) fills what is missing from the type the apiserver decodes into.
+
+use apiserver_jsonpatch::go_json::{object_members, unquote};
+
+use crate::admission::ReviewVersion;
+
+/// apiVersion and kind as a body states them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct TypeMeta {
+    /// `apiVersion`, empty when absent.
+    pub api_version: String,
+    /// `kind`, empty when absent.
+    pub kind: String,
+}
+
+/// The anonymous struct `Interpret` decodes into, as Go prints its type.
+const FIND_KIND: &str =
+    r#"struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" }"#;
+
+/// Go's case folding of a JSON key for matching a struct field (`foldName`): ASCII letters fold to
+/// upper case, and the two non-ASCII letters that fold onto ASCII ones (KELVIN SIGN to `K`, LATIN
+/// SMALL LETTER LONG S to `S`) with them.
+fn fold(key: &str) -> String {
+    key.chars()
+        .map(|c| match c {
+            '\u{212A}' => 'K',
+            '\u{17F}' => 'S',
+            c => c.to_ascii_uppercase(),
+        })
+        .collect()
+}
+
+/// `Interpret` on the (valid) top-level value `top`: apiVersion and kind, or the
+/// `encoding/json` error it stops at.
+pub(crate) fn interpret(top: &[u8]) -> Result<TypeMeta, String> {
+    match top.first() {
+        Some(b'{') => {}
+        Some(b'n') | None => return Ok(TypeMeta::default()),
+        Some(_) => {
+            let what = super::typed::what(top);
+            return Err(format!("json: cannot unmarshal {what} into Go value of type {FIND_KIND}"));
+        }
+    }
+    let mut meta = TypeMeta::default();
+    let mut first_error = None;
+    let (api_version, kind) = (fold("apiVersion"), fold("kind"));
+    for (key, value) in object_members(top) {
+        let key = fold(&unquote(key));
+        let (name, slot) = if key == api_version {
+            ("apiVersion", &mut meta.api_version)
+        } else if key == kind {
+            ("kind", &mut meta.kind)
+        } else {
+            continue;
+        };
+        match value.first() {
+            Some(b'"') => *slot = unquote(value),
+            Some(b'n') => {}
+            _ => {
+                let what = super::typed::what(value);
+                first_error.get_or_insert(format!(
+                    "json: cannot unmarshal {what} into Go struct field .{name} of type string"
+                ));
+            }
+        }
+    }
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(meta),
+    }
+}
+
+/// A group, version and kind, printed as `schema.GroupVersionKind.String()` does.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Gvk {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+}
+
+impl Gvk {
+    /// `schema.ParseGroupVersion`: `""` and `"/"` are empty, no `/` is a version, one `/` separates
+    /// group and version, more is an error.
+    pub fn parse(api_version: &str, kind: &str) -> Result<Gvk, String> {
+        let kind = kind.to_string();
+        if api_version.is_empty() || api_version == "/" {
+            return Ok(Gvk { kind, ..Gvk::default() });
+        }
+        match api_version.matches('/').count() {
+            0 => Ok(Gvk { version: api_version.to_string(), kind, ..Gvk::default() }),
+            1 => {
+                let (group, version) = api_version.split_once('/').unwrap_or_default();
+                Ok(Gvk { group: group.to_string(), version: version.to_string(), kind })
+            }
+            _ => Err(format!("unexpected GroupVersion string: {api_version}")),
+        }
+    }
+
+    /// `schema.FromAPIVersionAndKind`: what `VerifyAdmissionResponse` compares (an apiVersion that
+    /// does not parse leaves group and version empty).
+    pub fn of(meta: &TypeMeta) -> Gvk {
+        Gvk::parse(&meta.api_version, &meta.kind).unwrap_or(Gvk { kind: meta.kind.clone(), ..Gvk::default() })
+    }
+
+    /// `gvkWithDefaults`: a missing kind, or group and version, come from the type decoded into.
+    pub fn with_defaults(mut self, sent: ReviewVersion) -> Gvk {
+        if self.kind.is_empty() {
+            self.kind = "AdmissionReview".into();
+        }
+        if self.version.is_empty() && (self.group.is_empty() || self.group == "admission.k8s.io") {
+            self.group = "admission.k8s.io".into();
+            self.version = sent.as_str().into();
+        }
+        self
+    }
+
+    /// `schema.GroupVersion.String()`: `group/version`, or the version alone without a group.
+    pub fn group_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    /// The AdmissionReview version this names, if it names one the apiserver's scheme registers.
+    pub fn review_version(&self) -> Option<ReviewVersion> {
+        if self.group != "admission.k8s.io" || self.kind != "AdmissionReview" {
+            return None;
+        }
+        ReviewVersion::parse(&self.version)
+    }
+}
+
+impl std::fmt::Display for Gvk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}, Kind={}", self.group, self.version, self.kind)
+    }
+}
