@@ -73,7 +73,7 @@ pub use admission::{
 };
 pub use cancel::Cancel;
 pub use cases::{load_dir as load_cases, load_file as load_case, Case, Decision, GoldenMode};
-pub use config::{Manifest, ManifestLocation, WebhookKind, WebhookSpec};
+pub use config::{ConfigVersion, Manifest, ManifestLocation, WebhookKind, WebhookSpec};
 pub use error::{CaseError, Error, ManifestError};
 pub use exchange::ExchangeRecord;
 pub use report::{JsonReport, Report, RuleSummary, SARIF_SCHEMA};

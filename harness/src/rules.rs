@@ -281,6 +281,9 @@ pub static CATALOG: &[Rule] = &[
         "pkg/apis/admissionregistration/validation/validation.go; mutating/dispatcher.go, validating/dispatcher.go (does not support dry run)"),
 
     // The manifest.
+    manifest!("manifest.api-version", Fail, manifest::api_version,
+        "The configuration is admissionregistration.k8s.io/v1: v1beta1 webhook configurations are no longer served (Kubernetes 1.22 removed them).",
+        "Kubernetes deprecated API migration guide, v1.22: admissionregistration.k8s.io/v1beta1; pkg/apis/admissionregistration/v1beta1/defaults.go (its defaults)"),
     manifest!("manifest.name", Fail, manifest::name,
         "The webhook name is a fully qualified DNS subdomain with at least three segments (e.g. pods.policy.example.com).",
         VALIDATION),

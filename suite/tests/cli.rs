@@ -175,6 +175,22 @@ fn broken_manifest_is_exit_2_naming_file_and_field() {
 }
 
 #[test]
+fn a_v1alpha1_configuration_is_exit_2_naming_the_kinds_to_write_instead() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("external.yaml");
+    std::fs::write(
+        &old,
+        "apiVersion: admissionregistration.k8s.io/v1alpha1\nkind: ExternalAdmissionHookConfiguration\nmetadata: {name: example-config}\nexternalAdmissionHooks:\n- name: pod-image.k8s.io\n  rules: [{apiGroups: [\"\"], apiVersions: [v1], operations: [CREATE], resources: [pods]}]\n  failurePolicy: Ignore\n  clientConfig: {caBundle: eA==, service: {name: image-webhook, namespace: default}}\n",
+    )
+    .unwrap();
+    let out = run(bin().arg("--config").arg(&old).args(["--cmd", "true"]));
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(t.contains("external.yaml") && t.contains("ExternalAdmissionHookConfiguration"), "{t}");
+    assert!(t.contains("ValidatingWebhookConfiguration") && t.contains("admissionregistration.k8s.io/v1 "), "{t}");
+}
+
+#[test]
 fn unreachable_url_is_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let manifest = reference_manifest(dir.path());

@@ -16,11 +16,56 @@
 
 use serde_json::Value;
 
-use crate::config::{LabelSelector, WebhookSpec, NAMESPACE_NAME_LABEL};
+use crate::config::{ConfigVersion, LabelSelector, WebhookSpec, NAMESPACE_NAME_LABEL};
 use crate::verdict::Check;
 
 fn fail(detail: impl Into<String>) -> Check {
     Check::violated_plain(detail)
+}
+
+/// ` (v1beta1's default: the manifest leaves it out)` when `field` was filled by the version's
+/// defaults, empty otherwise.
+fn defaulted(w: &WebhookSpec, field: &str) -> String {
+    if w.defaulted.contains(&field) {
+        format!(" ({} default: the manifest leaves it out)", w.api_version.api_version())
+    } else {
+        String::new()
+    }
+}
+
+pub(crate) fn api_version(w: &WebhookSpec) -> Check {
+    match w.api_version {
+        ConfigVersion::V1 => Check::Pass,
+        ConfigVersion::V1beta1 => {
+            let mut detail = format!(
+                "{} {} configurations are no longer served (removed in Kubernetes 1.22): a current apiserver refuses to create it. Write it as admissionregistration.k8s.io/v1",
+                w.api_version.api_version(),
+                w.kind
+            );
+            let changes: Vec<&str> = w
+                .defaulted
+                .iter()
+                .filter_map(|field| {
+                    Some(match *field {
+                        "sideEffects" => {
+                            "sideEffects is required (None or NoneOnDryRun; v1beta1 defaulted it to Unknown)"
+                        }
+                        "admissionReviewVersions" => {
+                            "admissionReviewVersions is required (v1beta1 defaulted it to [v1beta1])"
+                        }
+                        "failurePolicy" => "failurePolicy defaults to Fail, not Ignore",
+                        "matchPolicy" => "matchPolicy defaults to Equivalent, not Exact",
+                        "timeoutSeconds" => "timeoutSeconds defaults to 10, not 30",
+                        _ => return None,
+                    })
+                })
+                .collect();
+            if !changes.is_empty() {
+                detail.push_str(&format!("; in v1 {}", changes.join(", ")));
+            }
+            fail(detail)
+        }
+    }
 }
 
 pub(crate) fn name(w: &WebhookSpec) -> Check {
@@ -50,7 +95,8 @@ pub(crate) fn side_effects(w: &WebhookSpec) -> Check {
         None => fail("sideEffects is not set: the apiserver refuses a webhook without it (None or NoneOnDryRun)"),
         Some("None" | "NoneOnDryRun") => Check::Pass,
         Some(v @ ("Unknown" | "Some")) => fail(format!(
-            "sideEffects {v:?} is refused on create: use None or NoneOnDryRun (and honour request.dryRun)"
+            "sideEffects {v:?}{} is refused on create: use None or NoneOnDryRun (and honour request.dryRun)",
+            defaulted(w, "sideEffects")
         )),
         Some(v) => fail(format!("sideEffects {v:?} is not one of None, NoneOnDryRun")),
     }
@@ -212,14 +258,14 @@ pub(crate) fn match_conditions(w: &WebhookSpec) -> Check {
 
 pub(crate) fn timeout(w: &WebhookSpec) -> Check {
     if w.timeout_seconds > 10 {
-        fail(format!("timeoutSeconds is {} (the v1 default is 10): every matching API request may wait that long when the webhook is slow or down", w.timeout_seconds))
+        fail(format!("timeoutSeconds is {}{} (the v1 default is 10): every matching API request may wait that long when the webhook is slow or down", w.timeout_seconds, defaulted(w, "timeoutSeconds")))
     } else {
         Check::Pass
     }
 }
 
 pub(crate) fn failure_policy_set(w: &WebhookSpec) -> Check {
-    if w.failure_policy.is_none() {
+    if w.failure_policy.is_none() || w.defaulted.contains(&"failurePolicy") {
         fail("failurePolicy is not set: v1 defaults to Fail, v1beta1 to Ignore; say which one you mean")
     } else {
         Check::Pass
@@ -266,7 +312,7 @@ pub(crate) fn system_namespaces(w: &WebhookSpec) -> Check {
 
 pub(crate) fn dry_run(w: &WebhookSpec) -> Check {
     match w.side_effects.as_deref() {
-        Some(v @ ("Unknown" | "Some")) => fail(format!("sideEffects {v}: the apiserver refuses every dry-run request this webhook matches (kubectl --dry-run=server, diff)")),
+        Some(v @ ("Unknown" | "Some")) => fail(format!("sideEffects {v}{}: the apiserver refuses every dry-run request this webhook matches (kubectl --dry-run=server, diff)", defaulted(w, "sideEffects"))),
         _ => Check::Pass,
     }
 }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::defaults;
 use super::LabelSelector;
 use crate::admission::ReviewVersion;
 pub use crate::error::ManifestError;
@@ -25,6 +26,28 @@ impl fmt::Display for WebhookKind {
             WebhookKind::Mutating => "mutating",
             WebhookKind::Validating => "validating",
         })
+    }
+}
+
+/// The `admissionregistration.k8s.io` version a configuration is written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConfigVersion {
+    /// `admissionregistration.k8s.io/v1`, the version every current apiserver serves.
+    V1,
+    /// `admissionregistration.k8s.io/v1beta1`: Kubernetes 1.9 to 1.21, no longer served since 1.22. Its
+    /// defaults differ from v1's (failurePolicy Ignore, matchPolicy Exact, timeoutSeconds 30,
+    /// admissionReviewVersions [v1beta1], sideEffects Unknown).
+    V1beta1,
+}
+
+impl ConfigVersion {
+    /// `admissionregistration.k8s.io/v1` or `admissionregistration.k8s.io/v1beta1`.
+    pub fn api_version(self) -> &'static str {
+        match self {
+            ConfigVersion::V1 => "admissionregistration.k8s.io/v1",
+            ConfigVersion::V1beta1 => "admissionregistration.k8s.io/v1beta1",
+        }
     }
 }
 
@@ -64,6 +87,12 @@ pub struct RuleWithOperations {
 pub struct WebhookSpec {
     /// `metadata.name` of the configuration holding it.
     pub configuration: String,
+    /// The `admissionregistration.k8s.io` version the configuration is written in.
+    pub api_version: ConfigVersion,
+    /// The fields the manifest leaves out that the version's defaults fill in (v1beta1's
+    /// `failurePolicy`, `matchPolicy`, `timeoutSeconds`, `admissionReviewVersions`, `sideEffects`):
+    /// the fields above hold the defaulted values.
+    pub defaulted: Vec<&'static str>,
     /// The webhook's name.
     pub name: String,
     /// Mutating or validating.
@@ -74,7 +103,7 @@ pub struct WebhookSpec {
     pub client_config: ClientConfig,
     /// `rules`.
     pub rules: Vec<RuleWithOperations>,
-    /// 1 to 30; the apiserver's default (admissionregistration v1) is 10.
+    /// 1 to 30; the apiserver's default is 10 (v1) or 30 (v1beta1).
     pub timeout_seconds: u32,
     /// `sideEffects`, as written.
     pub side_effects: Option<String>,
@@ -188,21 +217,35 @@ struct RawMetadata {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct RawWebhook {
-    name: Option<String>,
-    admission_review_versions: Option<Vec<String>>,
+pub(super) struct RawWebhook {
+    pub(super) name: Option<String>,
+    pub(super) admission_review_versions: Option<Vec<String>>,
     client_config: Option<ClientConfig>,
     #[serde(default)]
     rules: Vec<RuleWithOperations>,
-    timeout_seconds: Option<i64>,
-    side_effects: Option<String>,
-    failure_policy: Option<String>,
-    match_policy: Option<String>,
+    pub(super) timeout_seconds: Option<i64>,
+    pub(super) side_effects: Option<String>,
+    pub(super) failure_policy: Option<String>,
+    pub(super) match_policy: Option<String>,
     reinvocation_policy: Option<String>,
     namespace_selector: Option<serde_json::Value>,
     object_selector: Option<serde_json::Value>,
     #[serde(default)]
     match_conditions: Vec<serde_json::Value>,
+}
+
+/// Kinds of the first admission API (`admissionregistration.k8s.io/v1alpha1`) that no apiserver has
+/// served for years: what to write instead.
+fn retired_kind(kind: &str) -> Option<&'static str> {
+    Some(match kind {
+        "ExternalAdmissionHookConfiguration" => {
+            "admissionregistration.k8s.io/v1alpha1 ExternalAdmissionHookConfiguration (Kubernetes 1.7 and 1.8) is no longer served: write its externalAdmissionHooks as the webhooks of an admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration (or MutatingWebhookConfiguration, for a webhook that changes objects), each with sideEffects and admissionReviewVersions"
+        }
+        "InitializerConfiguration" => {
+            "admissionregistration.k8s.io/v1alpha1 InitializerConfiguration (initializers, alpha until their removal in Kubernetes 1.14) is no longer served: a MutatingWebhookConfiguration (admissionregistration.k8s.io/v1) changes objects as they are created"
+        }
+        _ => return None,
+    })
 }
 
 impl Manifest {
@@ -274,6 +317,9 @@ fn collect(file: &Path, doc_number: usize, doc: RawDocument, out: &mut Vec<Webho
         }
         return Ok(());
     }
+    if let Some(message) = retired_kind(&kind) {
+        return Err(err(format!("document {doc_number}, kind {kind}"), message.into()));
+    }
     let webhook_kind = match kind.as_str() {
         "MutatingWebhookConfiguration" => WebhookKind::Mutating,
         "ValidatingWebhookConfiguration" => WebhookKind::Validating,
@@ -286,22 +332,29 @@ fn collect(file: &Path, doc_number: usize, doc: RawDocument, out: &mut Vec<Webho
         // Other objects (a Deployment or Service in the same file) are not webhook configurations.
         _ => return Ok(()),
     };
-    if let Some(api_version) = &doc.api_version {
-        if !api_version.starts_with("admissionregistration.k8s.io/") {
+    let version = match doc.api_version.as_deref() {
+        None | Some("admissionregistration.k8s.io/v1") => ConfigVersion::V1,
+        Some("admissionregistration.k8s.io/v1beta1") => ConfigVersion::V1beta1,
+        Some(other) if other.starts_with("admissionregistration.k8s.io/") => {
             return Err(err(
                 format!("document {doc_number}, apiVersion"),
-                format!("{api_version:?} is not an admissionregistration.k8s.io version"),
-            ));
+                format!(
+                    "{other:?} has no {kind}: webhook configurations are admissionregistration.k8s.io/v1 (or the retired v1beta1)"
+                ),
+            ))
         }
-    }
-    let configuration = doc.metadata.name.clone().unwrap_or_default();
-    let default_timeout = match doc.api_version.as_deref() {
-        Some("admissionregistration.k8s.io/v1beta1") => 30,
-        _ => 10,
+        Some(other) => {
+            return Err(err(
+                format!("document {doc_number}, apiVersion"),
+                format!("{other:?} is not an admissionregistration.k8s.io version"),
+            ))
+        }
     };
+    let configuration = doc.metadata.name.clone().unwrap_or_default();
     let raws = doc.webhooks.unwrap_or_default();
     for (i, raw) in raws.into_iter().enumerate() {
         let at = |field: &str| format!("document {doc_number} ({kind} {configuration:?}), webhooks[{i}].{field}");
+        let (raw, defaulted) = defaults::apply(version, raw);
         let name = raw.name.filter(|n| !n.is_empty()).ok_or_else(|| err(at("name"), "required".into()))?;
         let versions = raw.admission_review_versions.unwrap_or_default();
         if versions.is_empty() {
@@ -332,7 +385,7 @@ fn collect(file: &Path, doc_number: usize, doc: RawDocument, out: &mut Vec<Webho
             (None, Some(_)) => {}
         }
         let timeout_seconds = match raw.timeout_seconds {
-            None => default_timeout,
+            None => 10,
             Some(t) if (1..=30).contains(&t) => t as u32,
             Some(t) => {
                 return Err(err(at("timeoutSeconds"), format!("{t} is outside 1 to 30")));
@@ -359,6 +412,8 @@ fn collect(file: &Path, doc_number: usize, doc: RawDocument, out: &mut Vec<Webho
         }
         out.push(WebhookSpec {
             configuration: configuration.clone(),
+            api_version: version,
+            defaulted,
             name,
             kind: webhook_kind,
             admission_review_versions: versions,
@@ -442,6 +497,50 @@ webhooks:
         assert!(parse(&bad).unwrap_err().to_string().contains("no version the apiserver knows"));
         let bad = GOOD.replace("service: {name: svc, namespace: ns, path: /mutate}", "url: http://x/");
         assert!(parse(&bad).unwrap_err().to_string().contains("https"));
+    }
+
+    #[test]
+    fn v1beta1_configurations_load_with_v1beta1_defaults() {
+        let text = GOOD
+            .replace("admissionregistration.k8s.io/v1\n", "admissionregistration.k8s.io/v1beta1\n")
+            .replace("    admissionReviewVersions: [\"v1beta1\", \"v1\"]\n", "")
+            .replace("    sideEffects: None\n", "");
+        let w = &parse(&text).unwrap().webhooks[0];
+        assert_eq!(w.api_version, ConfigVersion::V1beta1);
+        assert_eq!(w.failure_policy.as_deref(), Some("Ignore"));
+        assert_eq!(w.match_policy.as_deref(), Some("Exact"));
+        assert_eq!(w.timeout_seconds, 30);
+        assert_eq!(w.admission_review_versions, vec!["v1beta1".to_string()]);
+        assert_eq!(w.side_effects.as_deref(), Some("Unknown"));
+        assert_eq!(
+            w.defaulted,
+            vec!["failurePolicy", "matchPolicy", "timeoutSeconds", "admissionReviewVersions", "sideEffects"]
+        );
+        // What the manifest says is kept; v1 fills nothing it does not need.
+        let written = text.replace("    rules:\n", "    failurePolicy: Fail\n    timeoutSeconds: 5\n    rules:\n");
+        let w = &parse(&written).unwrap().webhooks[0];
+        assert_eq!((w.failure_policy.as_deref(), w.timeout_seconds), (Some("Fail"), 5));
+        assert!(!w.defaulted.contains(&"failurePolicy") && !w.defaulted.contains(&"timeoutSeconds"));
+        let v1 = &parse(GOOD).unwrap().webhooks[0];
+        assert_eq!((v1.api_version, v1.failure_policy.as_deref(), v1.timeout_seconds), (ConfigVersion::V1, None, 10));
+        assert!(v1.defaulted.is_empty());
+    }
+
+    #[test]
+    fn v1alpha1_kinds_are_errors_that_name_the_modern_kinds() {
+        let external = "apiVersion: admissionregistration.k8s.io/v1alpha1\nkind: ExternalAdmissionHookConfiguration\nmetadata: {name: old}\nexternalAdmissionHooks:\n  - name: hook.example.com\n    clientConfig: {service: {name: hook, namespace: ns}, caBundle: eA==}\n    rules: [{operations: [CREATE], apiGroups: [\"\"], apiVersions: [v1], resources: [pods]}]\n";
+        let text = parse(external).unwrap_err().to_string();
+        assert!(text.contains("kind ExternalAdmissionHookConfiguration"), "{text}");
+        assert!(
+            text.contains("ValidatingWebhookConfiguration") && text.contains("admissionregistration.k8s.io/v1 "),
+            "{text}"
+        );
+        let initializer = "apiVersion: admissionregistration.k8s.io/v1alpha1\nkind: InitializerConfiguration\nmetadata: {name: old}\ninitializers: [{name: podimage.example.com, rules: [{apiGroups: [\"\"], apiVersions: [v1], resources: [pods]}]}]\n";
+        let text = parse(initializer).unwrap_err().to_string();
+        assert!(text.contains("InitializerConfiguration") && text.contains("MutatingWebhookConfiguration"), "{text}");
+        let alpha = GOOD.replace("admissionregistration.k8s.io/v1\n", "admissionregistration.k8s.io/v1alpha1\n");
+        let text = parse(&alpha).unwrap_err().to_string();
+        assert!(text.contains("apiVersion") && text.contains("admissionregistration.k8s.io/v1"), "{text}");
     }
 
     #[test]

@@ -2,12 +2,13 @@
 //! configuration: which webhooks exist, what they are called for, and how the apiserver calls them.
 
 mod crd;
+mod defaults;
 mod lines;
 mod manifest;
 mod select;
 mod selector;
 
 pub use crd::Crd;
-pub use manifest::{Manifest, ManifestLocation, RuleWithOperations, WebhookKind, WebhookSpec};
+pub use manifest::{ConfigVersion, Manifest, ManifestLocation, RuleWithOperations, WebhookKind, WebhookSpec};
 pub use select::select_webhooks;
 pub use selector::{LabelSelector, NAMESPACE_NAME_LABEL};

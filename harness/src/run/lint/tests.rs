@@ -76,6 +76,7 @@ fn the_honouring_manifest_passes_every_rule() {
 #[test]
 fn each_rule_catches_its_breach() {
     let cases: Vec<(&str, String, Outcome, &str)> = vec![
+        ("manifest.api-version", replaced("admissionregistration.k8s.io/v1\n", "admissionregistration.k8s.io/v1beta1\n"), Outcome::Fail, "no longer served"),
         ("manifest.name", replaced("pods.policy.example.com", "hook"), Outcome::Fail, "has 1 segment(s)"),
         ("manifest.name", replaced("pods.policy.example.com", "Pods.Policy.example.com"), Outcome::Fail, "DNS subdomain"),
         ("manifest.side-effects", replaced("    sideEffects: None\n", ""), Outcome::Fail, "sideEffects is not set"),
@@ -151,4 +152,81 @@ fn the_bundled_reference_manifest_is_lint_clean() {
     for f in lint(&m.webhooks) {
         assert!(matches!(f.finding.outcome, Outcome::Pass | Outcome::Skip), "{f:?}");
     }
+}
+
+/// A ValidatingWebhookConfiguration in the shape OpenShift's documentation still shows: v1beta1, no
+/// admissionReviewVersions, `sideEffects: Unknown`, served by the `kubernetes` service in `default`
+/// (an aggregated API server behind the apiserver), the caBundle left as a placeholder.
+const OPENSHIFT_V1BETA1: &str = r#"
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: namespacereservations.admission.online.openshift.io
+webhooks:
+- name: namespacereservations.admission.online.openshift.io
+  clientConfig:
+    service:
+      namespace: default
+      name: kubernetes
+      path: /apis/admission.online.openshift.io/v1beta1/namespacereservations
+    caBundle: <ca_signing_certificate>
+  rules:
+  - operations:
+    - CREATE
+    apiGroups:
+    - project.openshift.io
+    apiVersions:
+    - "*"
+    resources:
+    - projectrequests
+  - operations:
+    - CREATE
+    apiGroups:
+    - ""
+    apiVersions:
+    - "*"
+    resources:
+    - namespaces
+  failurePolicy: Fail
+  sideEffects: Unknown
+"#;
+
+#[test]
+fn an_openshift_v1beta1_configuration_loads_and_is_linted_as_a_current_apiserver_would() {
+    let m = Manifest::parse(Path::new("openshift.yaml"), OPENSHIFT_V1BETA1).unwrap();
+    let w = &m.webhooks[0];
+    assert_eq!(w.api_version, crate::config::ConfigVersion::V1beta1);
+    assert_eq!(w.admission_review_versions, vec!["v1beta1".to_string()], "v1beta1's default");
+    assert_eq!(w.timeout_seconds, 30, "v1beta1's default");
+    assert_eq!(w.match_policy.as_deref(), Some("Exact"), "v1beta1's default");
+    assert_eq!(w.failure_policy.as_deref(), Some("Fail"), "as written");
+    let findings = lint_text(OPENSHIFT_V1BETA1);
+    let get = |rule: &str| findings.iter().find(|f| f.rule == rule).unwrap().clone();
+    let api = get("manifest.api-version");
+    assert_eq!(api.outcome, Outcome::Fail);
+    let detail = api.detail.unwrap();
+    for says in [
+        "no longer served",
+        "admissionReviewVersions is required",
+        "timeoutSeconds defaults to 10",
+        "matchPolicy defaults to Equivalent",
+    ] {
+        assert!(detail.contains(says), "{detail}");
+    }
+    assert!(!detail.contains("sideEffects is required"), "sideEffects is written: {detail}");
+    assert_eq!(get("manifest.side-effects").outcome, Outcome::Fail);
+    assert_eq!(get("manifest.ca-bundle").outcome, Outcome::Fail, "the placeholder is not base64");
+    let timeout = get("manifest.timeout");
+    assert_eq!(timeout.outcome, Outcome::Warn);
+    assert!(timeout.detail.unwrap().contains("v1beta1 default"));
+    assert_eq!(get("manifest.failure-policy-set").outcome, Outcome::Pass, "failurePolicy is written");
+    assert_eq!(get("manifest.dry-run").outcome, Outcome::Warn);
+    // Left out, sideEffects takes v1beta1's default, and the lint says so.
+    let unwritten = OPENSHIFT_V1BETA1.replace("  sideEffects: Unknown\n", "").replace("  failurePolicy: Fail\n", "");
+    let findings = lint_text(&unwritten);
+    let get = |rule: &str| findings.iter().find(|f| f.rule == rule).unwrap().clone();
+    assert!(get("manifest.side-effects").detail.unwrap().contains("v1beta1 default"));
+    assert!(get("manifest.api-version").detail.unwrap().contains("sideEffects is required"));
+    assert_eq!(get("manifest.failure-policy-set").outcome, Outcome::Warn);
+    assert_eq!(get("manifest.system-namespaces").outcome, Outcome::Skip, "v1beta1 defaults to Ignore");
 }
