@@ -28,6 +28,15 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+    /// A file describing the cluster cannot be used (an authorizer description, credentials, an
+    /// AdmissionConfiguration or its kubeconfig, …).
+    #[error("{what}: {message}")]
+    Input {
+        /// Which input: `--authorizer FILE`, `--admission-config FILE`, …
+        what: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// An option of the run is invalid (a zero budget, an unknown property, …).
     #[error("{0}")]
     Option(String),
@@ -53,6 +62,11 @@ pub enum Error {
 impl Error {
     /// The exit code of a CLI that could not run: 2.
     pub const EXIT_CODE: i32 = 2;
+
+    /// An error of the input file `what`.
+    pub fn input(what: impl Into<String>, message: impl fmt::Display) -> Error {
+        Error::Input { what: what.into(), message: message.to_string() }
+    }
 
     /// An error of the target input `what`.
     pub fn target(what: impl Into<String>, message: impl fmt::Display) -> Error {

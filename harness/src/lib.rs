@@ -52,6 +52,7 @@ mod cancel;
 mod cases;
 mod checks;
 mod client;
+pub mod conditions;
 mod config;
 mod decoder;
 mod diff;

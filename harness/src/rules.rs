@@ -312,8 +312,11 @@ pub static CATALOG: &[Rule] = &[
         "admissionReviewVersions lists no version twice.",
         VALIDATION),
     manifest!("manifest.match-conditions", Fail, manifest::match_conditions,
-        "At most 64 matchConditions, each with a unique non-empty name and an expression.",
-        VALIDATION),
+        "At most 64 matchConditions, each with a unique non-empty name and an expression that uses only object, oldObject, request and authorizer and is a bool.",
+        "pkg/apis/admissionregistration/validation/validation.go (validateMatchConditions); admission/plugin/cel/compile.go"),
+    manifest!("manifest.condition-errors", Warn, manifest::match_conditions_errors,
+        "matchConditions evaluate without error on the requests the rules select (an error rejects the request under failurePolicy Fail, and skips the webhook under Ignore).",
+        "admission/plugin/webhook/matchconditions/matcher.go (Match); generic/webhook.go (ShouldCallHook: failing closed)"),
     manifest!("manifest.timeout", Warn, manifest::timeout,
         "timeoutSeconds is 10 or less: a slower webhook holds every matching API request that long.",
         "Kubernetes docs, Dynamic Admission Control: Timeouts"),
@@ -375,6 +378,8 @@ pub const GOLDEN_UNCHANGED: &str = "golden.unchanged";
 pub const TARGET_READY: &str = "target.ready";
 /// `manifest.ca-bundle`.
 pub(crate) const CA_BUNDLE: &str = "manifest.ca-bundle";
+/// `manifest.condition-errors`.
+pub(crate) const CONDITION_ERRORS: &str = "manifest.condition-errors";
 
 /// The rule with this id.
 pub fn rule(id: &str) -> Option<&'static Rule> {

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::cases::{self, Case, GoldenMode};
 use crate::client::HttpVersions;
+use crate::conditions::{Authorizer, Policy};
 use crate::config::{select_webhooks, Crd, Manifest, WebhookSpec};
 use crate::error::Error;
 use crate::report::Report;
@@ -23,6 +24,7 @@ pub struct Suite {
     target: Option<Target>,
     tls_dir: Option<PathBuf>,
     crds: Vec<Crd>,
+    authorizer: Authorizer,
     options: RunOptions,
     progress: Arc<Progress>,
 }
@@ -47,6 +49,7 @@ impl Suite {
             target: None,
             tls_dir: None,
             crds: Vec::new(),
+            authorizer: Authorizer::Unknown,
             options: RunOptions::default(),
             progress: Arc::new(Progress::default()),
         }
@@ -102,6 +105,20 @@ impl Suite {
         }
         self.options.api = ApiResources::with_crds(&self.crds);
         Ok(self)
+    }
+
+    /// Answer the authorization checks of matchConditions (`authorizer.group(…).resource(…).check(…)`)
+    /// as `authorizer` describes the cluster's. Without a description they cannot be evaluated: the
+    /// requests they decide are not sent, and the report says so.
+    pub fn authorizer(mut self, authorizer: Authorizer) -> Suite {
+        self.authorizer = authorizer;
+        self
+    }
+
+    /// [`authorizer`](Suite::authorizer) from a description file (YAML, see [`Policy`]).
+    pub fn authorizer_file(self, path: impl AsRef<Path>) -> Result<Suite, Error> {
+        let policy = Policy::load(path.as_ref())?;
+        Ok(self.authorizer(Authorizer::Described(Arc::new(policy))))
     }
 
     /// Admit these data-driven cases too.
@@ -207,7 +224,10 @@ impl Suite {
     }
 
     /// Start the target: a [`Session`] that can run the suite, or single cases, against it.
-    pub async fn start(self) -> Result<Session, Error> {
+    pub async fn start(mut self) -> Result<Session, Error> {
+        for w in &mut self.webhooks {
+            w.conditions = w.conditions.with_authorizer(self.authorizer.clone());
+        }
         let Some(target) = self.target else {
             return Err(Error::Option("no target: give a URL, a command, an image or an in-process server".into()));
         };

@@ -105,6 +105,10 @@ pub struct RunArgs {
     /// Keep the generated CA, certificate and key in DIR (for the replay commands).
     #[arg(long, value_name = "DIR")]
     pub tls_dir: Option<PathBuf>,
+    /// What the cluster's authorizer allows (YAML: RBAC-style grants), for matchConditions that ask
+    /// it; without it their authorization checks cannot be evaluated.
+    #[arg(long, value_name = "FILE", env = "WEBHOOK_AUTHORIZER")]
+    pub authorizer: Option<PathBuf>,
     /// Offer HTTP/2 in ALPN (as the apiserver may for a url webhook on loopback); HTTP/1.1 otherwise.
     #[arg(long)]
     pub http2: bool,
@@ -351,6 +355,9 @@ impl RunArgs {
             .crds(&self.crds)?;
         if let Some(dir) = &self.tls_dir {
             suite = suite.tls_dir(dir);
+        }
+        if let Some(file) = &self.authorizer {
+            suite = suite.authorizer_file(file)?;
         }
         Ok(suite)
     }

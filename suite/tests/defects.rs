@@ -105,7 +105,7 @@ async fn v1beta1_leniency_turns_uid_and_gvk_breaches_into_warnings() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn match_conditions_are_named_as_not_evaluated() {
+async fn match_conditions_are_evaluated_and_reported_per_webhook() {
     let text = reference_webhook::MANIFEST.replacen(
         "    reinvocationPolicy: IfNeeded\n",
         "    reinvocationPolicy: IfNeeded\n    matchConditions:\n      - name: not-kube-system\n        expression: \"request.namespace != 'kube-system'\"\n",
@@ -113,7 +113,15 @@ async fn match_conditions_are_named_as_not_evaluated() {
     );
     let manifest = Manifest::parse("mc.yaml".as_ref(), &text).unwrap();
     let report = run_with(manifest, None).await;
+    assert_eq!(report.verdict(), Verdict::Pass, "{}", report.render_text());
     let notes = &report.records().target.notes;
-    assert!(notes.iter().any(|n| n.contains("matchConditions (CEL) are not evaluated")), "{notes:?}");
-    assert!(report.render_text().contains("note: mutate.reference.conformance.example: its 1 matchConditions"));
+    let note = notes
+        .iter()
+        .find(|n| n.starts_with("mutate.reference.conformance.example: matchConditions evaluated"))
+        .unwrap();
+    assert!(
+        note.contains("planned requests") && note.contains("sent as built") && !note.contains("not sent"),
+        "{note}"
+    );
+    assert!(!notes.iter().any(|n| n.starts_with("validate.")), "the validating webhook has no conditions: {notes:?}");
 }

@@ -1,5 +1,6 @@
 //! The check of `coverage.requests`: a verdict needs requests behind it.
 
+use crate::conditions::Authorizer;
 use crate::config::WebhookSpec;
 use crate::requests::{targets_for, ApiResources};
 use crate::verdict::Check;
@@ -31,10 +32,26 @@ pub fn requests_sent(webhook: &WebhookSpec, sent: u64) -> Check {
     if sent > 0 {
         return Check::Pass;
     }
+    let unevaluable: Vec<String> = webhook
+        .conditions
+        .conditions()
+        .iter()
+        .filter_map(|c| c.unevaluable().map(|why| format!("{:?} ({why})", c.name)))
+        .collect();
+    let asks_unknown_authorizer = matches!(webhook.conditions.authorizer(), Authorizer::Unknown)
+        && webhook.conditions.conditions().iter().any(|c| c.expression.contains("authorizer"));
     let why = if targets_for(&webhook.rules, &ApiResources::built_in()).is_empty() {
-        "the apiserver sends no request for what its rules select (e.g. CONNECT on a resource without a connect subresource, or webhook and admission-policy configurations, which are never sent to webhooks)"
+        "the apiserver sends no request for what its rules select (e.g. CONNECT on a resource without a connect subresource, or webhook and admission-policy configurations, which are never sent to webhooks)".to_string()
+    } else if !unevaluable.is_empty() {
+        format!(
+            "the suite cannot evaluate its matchConditions {}, and they decide every request",
+            unevaluable.join(", ")
+        )
+    } else if asks_unknown_authorizer {
+        "its matchConditions ask the authorizer, which is not described (--authorizer FILE), and that decides every request".to_string()
     } else {
         "its namespaceSelector, objectSelector or matchConditions leave out every request the suite can build"
+            .to_string()
     };
     Check::violated_plain(format!(
         "no request was sent to {}: {why}; its rules: {}. Nothing was tested: fix the rules, or give cases (--cases DIR) for what it should see",

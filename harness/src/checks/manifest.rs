@@ -16,7 +16,9 @@
 
 use serde_json::Value;
 
+use crate::conditions::{rejection, Decision, Outcome};
 use crate::config::{ConfigVersion, LabelSelector, WebhookSpec, NAMESPACE_NAME_LABEL};
+use crate::requests::{candidates, condition_outcomes};
 use crate::verdict::Check;
 
 fn fail(detail: impl Into<String>) -> Check {
@@ -253,7 +255,89 @@ pub(crate) fn match_conditions(w: &WebhookSpec) -> Check {
         }
         names.push(name);
     }
+    for (i, c) in w.conditions.conditions().iter().enumerate() {
+        if !c.undeclared.is_empty() {
+            return fail(format!(
+                "matchConditions[{i}] ({:?}) uses {}, which matchConditions do not declare (only object, oldObject, request and authorizer): the apiserver refuses to compile it",
+                c.name,
+                c.undeclared.join(", ")
+            ));
+        }
+    }
+    for (label, outcomes) in evaluated(w) {
+        if let Some(Outcome::NotBool(e)) = outcomes.iter().find(|o| matches!(o, Outcome::NotBool(_))) {
+            return fail(format!("on {label}: {e}"));
+        }
+    }
     Check::Pass
+}
+
+/// Every condition's outcome on each request of the default run as built (before steering).
+fn evaluated(w: &WebhookSpec) -> Vec<(String, Vec<Outcome>)> {
+    if w.conditions.is_empty() {
+        return Vec::new();
+    }
+    candidates(w).into_iter().map(|(label, spec)| (label, condition_outcomes(&w.conditions, &spec))).collect()
+}
+
+pub(crate) fn match_conditions_errors(w: &WebhookSpec) -> Check {
+    if w.conditions.is_empty() {
+        return Check::na("no matchConditions");
+    }
+    let planned = candidates(w);
+    let total = planned.len();
+    let mut errored: Vec<(String, Decision, String)> = Vec::new();
+    let mut unknown: Vec<(String, String)> = Vec::new();
+    for (label, spec) in planned {
+        match w.conditions.combine(&condition_outcomes(&w.conditions, &spec)) {
+            d @ Decision::Reject(_) => {
+                let Decision::Reject(errors) = &d else { unreachable!() };
+                let says = rejection(&spec.resource, &spec.name, errors);
+                errored.push((label, d, says));
+            }
+            d @ Decision::Ignore(_) => errored.push((label, d, String::new())),
+            Decision::Unknown(why) => {
+                for (name, reason) in why {
+                    if !unknown.iter().any(|(n, _)| *n == name) {
+                        unknown.push((name, reason));
+                    }
+                }
+            }
+            Decision::Call | Decision::Skip(_) => {}
+        }
+    }
+    let cannot = || unknown.iter().map(|(n, why)| format!("{n:?}: {why}")).collect::<Vec<_>>().join("; ");
+    let Some((label, decision, says)) = errored.first() else {
+        if unknown.is_empty() {
+            return Check::Pass;
+        }
+        return Check::na(format!("the suite cannot evaluate every condition ({})", cannot()));
+    };
+    let errors = match decision {
+        Decision::Reject(e) | Decision::Ignore(e) => e,
+        _ => unreachable!(),
+    };
+    let what: Vec<String> = errors.iter().map(|(n, e)| format!("{n:?}: {e}")).collect();
+    let n = errored.len();
+    let mut detail = if w.conditions.fail_closed() {
+        format!(
+            "matchConditions error on {n} of the {total} requests the rules select, e.g. {label} ({}): with failurePolicy Fail the apiserver rejects those requests without calling the webhook",
+            what.join("; ")
+        )
+    } else {
+        format!(
+            "matchConditions error on {n} of the {total} requests the rules select, e.g. {label} ({}): with failurePolicy Ignore the apiserver skips the webhook for them, so what it enforces does not apply",
+            what.join("; ")
+        )
+    };
+    if !unknown.is_empty() {
+        detail.push_str(&format!("; the suite cannot evaluate {}", cannot()));
+    }
+    if says.is_empty() {
+        fail(detail)
+    } else {
+        Check::violated(detail, says.clone())
+    }
 }
 
 pub(crate) fn timeout(w: &WebhookSpec) -> Check {

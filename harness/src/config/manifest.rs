@@ -5,9 +5,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::defaults;
+use super::version::{ConfigVersion, Defaultable};
 use super::LabelSelector;
 use crate::admission::ReviewVersion;
+use crate::conditions::MatchConditions;
 pub use crate::error::ManifestError;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -26,28 +27,6 @@ impl fmt::Display for WebhookKind {
             WebhookKind::Mutating => "mutating",
             WebhookKind::Validating => "validating",
         })
-    }
-}
-
-/// The `admissionregistration.k8s.io` version a configuration is written in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ConfigVersion {
-    /// `admissionregistration.k8s.io/v1`, the version every current apiserver serves.
-    V1,
-    /// `admissionregistration.k8s.io/v1beta1`: Kubernetes 1.9 to 1.21, no longer served since 1.22. Its
-    /// defaults differ from v1's (failurePolicy Ignore, matchPolicy Exact, timeoutSeconds 30,
-    /// admissionReviewVersions [v1beta1], sideEffects Unknown).
-    V1beta1,
-}
-
-impl ConfigVersion {
-    /// `admissionregistration.k8s.io/v1` or `admissionregistration.k8s.io/v1beta1`.
-    pub fn api_version(self) -> &'static str {
-        match self {
-            ConfigVersion::V1 => "admissionregistration.k8s.io/v1",
-            ConfigVersion::V1beta1 => "admissionregistration.k8s.io/v1beta1",
-        }
     }
 }
 
@@ -119,6 +98,8 @@ pub struct WebhookSpec {
     pub object_selector: Option<serde_json::Value>,
     /// `matchConditions` (CEL), as written.
     pub match_conditions: Vec<serde_json::Value>,
+    /// `matchConditions`, compiled: whether the apiserver calls the webhook for a request.
+    pub conditions: MatchConditions,
     /// Where the webhook is written in the manifest, when known.
     pub location: Option<ManifestLocation>,
 }
@@ -217,16 +198,16 @@ struct RawMetadata {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct RawWebhook {
-    pub(super) name: Option<String>,
-    pub(super) admission_review_versions: Option<Vec<String>>,
+struct RawWebhook {
+    name: Option<String>,
+    admission_review_versions: Option<Vec<String>>,
     client_config: Option<ClientConfig>,
     #[serde(default)]
     rules: Vec<RuleWithOperations>,
-    pub(super) timeout_seconds: Option<i64>,
-    pub(super) side_effects: Option<String>,
-    pub(super) failure_policy: Option<String>,
-    pub(super) match_policy: Option<String>,
+    timeout_seconds: Option<i64>,
+    side_effects: Option<String>,
+    failure_policy: Option<String>,
+    match_policy: Option<String>,
     reinvocation_policy: Option<String>,
     namespace_selector: Option<serde_json::Value>,
     object_selector: Option<serde_json::Value>,
@@ -354,7 +335,14 @@ fn collect(file: &Path, doc_number: usize, doc: RawDocument, out: &mut Vec<Webho
     let raws = doc.webhooks.unwrap_or_default();
     for (i, raw) in raws.into_iter().enumerate() {
         let at = |field: &str| format!("document {doc_number} ({kind} {configuration:?}), webhooks[{i}].{field}");
-        let (raw, defaulted) = defaults::apply(version, raw);
+        let mut raw = raw;
+        let defaulted = version.fill_defaults(Defaultable {
+            failure_policy: &mut raw.failure_policy,
+            match_policy: &mut raw.match_policy,
+            timeout_seconds: &mut raw.timeout_seconds,
+            admission_review_versions: &mut raw.admission_review_versions,
+            side_effects: &mut raw.side_effects,
+        });
         let name = raw.name.filter(|n| !n.is_empty()).ok_or_else(|| err(at("name"), "required".into()))?;
         let versions = raw.admission_review_versions.unwrap_or_default();
         if versions.is_empty() {
@@ -410,6 +398,7 @@ fn collect(file: &Path, doc_number: usize, doc: RawDocument, out: &mut Vec<Webho
         {
             LabelSelector::parse(selector.as_ref()).map_err(|e| err(at(field), e))?;
         }
+        let conditions = MatchConditions::compile(&raw.match_conditions, raw.failure_policy.as_deref());
         out.push(WebhookSpec {
             configuration: configuration.clone(),
             api_version: version,
@@ -426,6 +415,7 @@ fn collect(file: &Path, doc_number: usize, doc: RawDocument, out: &mut Vec<Webho
             reinvocation_policy: raw.reinvocation_policy,
             namespace_selector: raw.namespace_selector,
             object_selector: raw.object_selector,
+            conditions,
             match_conditions: raw.match_conditions,
             location: None,
         });

@@ -2,13 +2,14 @@
 //! configuration: which webhooks exist, what they are called for, and how the apiserver calls them.
 
 mod crd;
-mod defaults;
 mod lines;
 mod manifest;
 mod select;
 mod selector;
+mod version;
 
 pub use crd::Crd;
-pub use manifest::{ConfigVersion, Manifest, ManifestLocation, RuleWithOperations, WebhookKind, WebhookSpec};
+pub use manifest::{Manifest, ManifestLocation, RuleWithOperations, WebhookKind, WebhookSpec};
 pub use select::select_webhooks;
 pub use selector::{LabelSelector, NAMESPACE_NAME_LABEL};
+pub use version::ConfigVersion;

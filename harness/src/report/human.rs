@@ -201,8 +201,11 @@ fn render_lint_and_cases(report: &Report, out: &mut String) {
             let f = &m.finding;
             let statement = crate::rules::rule(f.rule).map(|r| r.statement).unwrap_or_default();
             if f.outcome == Outcome::Skip {
-                // Only the caBundle's skip says something worth reading (it was not checked).
-                if f.rule != crate::rules::CA_BUNDLE {
+                // Only these skips say something worth reading: the caBundle was not checked, or a
+                // matchCondition could not be evaluated.
+                let unevaluated = f.rule == crate::rules::CONDITION_ERRORS
+                    && f.detail.as_deref().is_some_and(|d| d.contains("cannot evaluate"));
+                if f.rule != crate::rules::CA_BUNDLE && !unevaluated {
                     continue;
                 }
                 let _ =
@@ -227,6 +230,9 @@ fn render_lint_and_cases(report: &Report, out: &mut String) {
                 report.records().webhooks.iter().find(|w| w.name == m.webhook).and_then(|w| w.location.as_ref())
             {
                 let _ = writeln!(out, "          at: {}:{}", at.file.display(), at.line);
+            }
+            if let Some(says) = &f.apiserver_message {
+                let _ = writeln!(out, "          apiserver says: {says}");
             }
             let _ = writeln!(out, "          rule: {statement}");
         }

@@ -27,7 +27,7 @@ impl Selectors {
 
 /// Objects whose labels are the user's to set: not a Scale (which carries none), not connect options
 /// or objects created through a subresource.
-fn labels_are_free(spec: &AdmissionSpec) -> bool {
+pub(super) fn labels_are_free(spec: &AdmissionSpec) -> bool {
     let kind = spec.kind.kind.as_str();
     kind != "Scale"
         && !kind.ends_with("Options")

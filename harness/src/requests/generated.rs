@@ -16,6 +16,7 @@ use proptest::strategy::SBoxedStrategy;
 use serde_json::{json, Map, Value};
 
 use super::case::RequestCase;
+use super::conditions::steer;
 use super::fit::{fit as fit_selectors, move_to_namespace, Selectors};
 pub use super::objects::pod_spec_path;
 use super::objects::{conform, new_object, Variant};
@@ -23,6 +24,7 @@ use super::plan::admission_spec_from;
 use super::resources::{targets, ApiResources, Target};
 use super::review::default_user;
 use crate::admission::{Operation, ReviewVersion, UserInfo};
+use crate::conditions::MatchConditions;
 use crate::config::{WebhookKind, WebhookSpec};
 
 /// Which of the targets a strategy draws from.
@@ -414,6 +416,7 @@ const GENERATED_NAME: &str = "demo-gen";
 fn build_from(
     kind: WebhookKind,
     selectors: &Selectors,
+    conditions: &MatchConditions,
     target: &Target,
     mut fresh: Value,
     shape: &Shape,
@@ -432,8 +435,9 @@ fn build_from(
     if let Some(ns) = shape.namespace {
         move_to_namespace(&mut spec, ns);
     }
-    // Only what the webhook's namespaceSelector and objectSelector let through reaches it.
-    if !fit_selectors(selectors, &mut spec) {
+    // Only what the webhook's namespaceSelector, objectSelector and matchConditions let through
+    // reaches it.
+    if !fit_selectors(selectors, &mut spec) || !steer(conditions, selectors, &mut spec) {
         return None;
     }
     Some(RequestCase::new(format!("{} (generated)", target.describe()), version, primary, spec))
@@ -449,8 +453,9 @@ pub fn requests(webhook: &WebhookSpec, scope: Scope) -> Option<SBoxedStrategy<Re
 /// rules select no such target.
 pub fn requests_in(webhook: &WebhookSpec, scope: Scope, api: &ApiResources) -> Option<SBoxedStrategy<RequestCase>> {
     let selectors = Selectors::of(webhook);
+    let conditions = webhook.conditions.clone();
     // Targets no object can reach through the selectors (e.g. /scale under a label-requiring
-    // objectSelector) are left out.
+    // objectSelector) or the matchConditions are left out.
     let targets: Vec<Target> = targets(webhook, api)
         .into_iter()
         .filter(|t| scope.admits(t))
@@ -461,7 +466,7 @@ pub fn requests_in(webhook: &WebhookSpec, scope: Scope, api: &ApiResources) -> O
                 GENERATED_NAME,
                 webhook.kind,
             );
-            fit_selectors(&selectors, &mut spec)
+            fit_selectors(&selectors, &mut spec) && steer(&conditions, &selectors, &mut spec)
         })
         .collect();
     if targets.is_empty() {
@@ -494,12 +499,23 @@ pub fn requests_in(webhook: &WebhookSpec, scope: Scope, api: &ApiResources) -> O
             users(),
         )
             .prop_filter_map(
-                "the webhook's selectors leave this object out",
+                "the webhook's selectors or matchConditions leave this request out",
                 move |(index, full, shape, version, dry_run, user)| {
                     let is_primary = version == primary;
                     let (target, [bare, labelled]) = &fixtures[index];
                     let fresh = if full { labelled } else { bare };
-                    build_from(kind, &selectors, target, fresh.clone(), &shape, version, is_primary, dry_run, user)
+                    build_from(
+                        kind,
+                        &selectors,
+                        &conditions,
+                        target,
+                        fresh.clone(),
+                        &shape,
+                        version,
+                        is_primary,
+                        dry_run,
+                        user,
+                    )
                 },
             )
             .sboxed(),
@@ -581,6 +597,31 @@ mod tests {
                 Ok(())
             })
             .unwrap();
+    }
+
+    #[test]
+    fn generated_requests_satisfy_the_match_conditions() {
+        let mut webhook = reference().webhooks[1].clone();
+        let raw = vec![
+            serde_json::json!({"name": "humans", "expression": "!request.userInfo.username.startsWith('system:serviceaccount:')"}),
+            serde_json::json!({"name": "no-connect", "expression": "request.operation != 'CONNECT'"}),
+        ];
+        webhook.conditions = crate::conditions::MatchConditions::compile(&raw, None);
+        let strategy = requests(&webhook, Scope::All).unwrap();
+        let mut runner = TestRunner::new_with_rng(
+            Config { cases: 150, failure_persistence: None, ..Config::default() },
+            deterministic(),
+        );
+        let users = std::sync::Mutex::new(std::collections::HashSet::new());
+        runner
+            .run(&strategy, |case| {
+                users.lock().unwrap().insert(case.spec.user.username.clone());
+                prop_assert!(!case.spec.user.username.starts_with("system:serviceaccount:"), "{}", case.label);
+                prop_assert!(case.spec.operation != Operation::Connect, "{}", case.label);
+                Ok(())
+            })
+            .unwrap();
+        assert!(users.into_inner().unwrap().len() >= 2, "the other users are still drawn");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! sends to every webhook; [`generated`] draws varied requests for the properties.
 
 mod case;
+mod conditions;
 mod fit;
 mod fixtures;
 pub mod generated;
@@ -14,13 +15,14 @@ mod review;
 mod schema;
 
 pub use case::RequestCase;
+pub use conditions::{outcomes as condition_outcomes, tally as tally_conditions};
 pub use fit::{fit as fit_selectors, Selectors};
 #[cfg(test)]
 pub use objects::Variant;
 pub use objects::{connect_options, scale, stored, NAMESPACE};
 #[cfg(test)]
 pub use plan::admission_spec;
-pub use plan::{plan, plan_in};
+pub use plan::{candidates, plan, plan_in};
 #[cfg(test)]
 pub use resources::Target;
 pub use resources::{built_ins, targets, targets_for, ApiResources, Origin, Resource, SubObject, Subresource};

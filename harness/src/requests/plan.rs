@@ -5,15 +5,18 @@
 //! (`*`, `*/*`, `*/scale`) are sampled so that a rule on `*` (a hundred resources) stays a few hundred
 //! requests: each gets one variant, taken in turn from the ones its kind has, in the version a
 //! cluster sends; the first wildcard target of each operation is also sent in the other versions.
+//! Requests are steered to satisfy the webhook's matchConditions; one none satisfies is not sent.
 
 use serde_json::Value;
 
 use super::case::RequestCase;
+use super::conditions::steer;
 use super::fit::{fit, Selectors};
 use super::objects::{self, Variant, NAMESPACE};
 use super::resources::{targets, ApiResources, SubObject, Target};
 use super::review::{default_user, AdmissionSpec};
 use crate::admission::{GroupVersionResource, Gvk, Operation};
+use crate::conditions::MatchConditions;
 use crate::config::{WebhookKind, WebhookSpec};
 
 /// The uid of the stored object in planned and generated requests.
@@ -125,7 +128,7 @@ pub fn plan_in(webhook: &WebhookSpec, api: &ApiResources) -> Vec<RequestCase> {
         };
         for variant in variants {
             let mut spec = admission_spec(&target, variant, webhook.kind);
-            if !fit(&selectors, &mut spec) {
+            if !fit(&selectors, &mut spec) || !steer(&webhook.conditions, &selectors, &mut spec) {
                 continue;
             }
             for (i, version) in versions.iter().enumerate() {
@@ -135,6 +138,13 @@ pub fn plan_in(webhook: &WebhookSpec, api: &ApiResources) -> Vec<RequestCase> {
         }
     }
     cases
+}
+
+/// The requests of the default run for `webhook` as built, before its matchConditions: the label and
+/// spec of each request in the version a cluster sends.
+pub fn candidates(webhook: &WebhookSpec) -> Vec<(String, AdmissionSpec)> {
+    let unconditioned = WebhookSpec { conditions: MatchConditions::default(), ..webhook.clone() };
+    plan(&unconditioned).into_iter().filter(|c| c.primary).map(|c| (c.label, c.spec)).collect()
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use super::send::exchange;
 use crate::cases::{request_case, selected_by, snapshot, webhooks_for, Case, CaseRun, Decision, Golden, GoldenMode};
 use crate::checks::case::check_expectations;
 use crate::client::Client;
+use crate::conditions::{rejection, Decision as Matched};
 use crate::config::{WebhookKind, WebhookSpec};
 use crate::exchange::ExchangeRecord;
 use crate::rules::{CASE_EXPECTATION as EXPECTATION, GOLDEN_UNCHANGED as GOLDEN};
@@ -62,6 +63,18 @@ pub async fn run_case(client: &Client, case: &Case, webhooks: &[&WebhookSpec]) -
         if !selected_by(webhook, &request) {
             // The apiserver does not call a webhook whose selectors leave this object out.
             continue;
+        }
+        // Nor one whose matchConditions do not all hold; errors under failurePolicy Fail reject the
+        // request without calling it.
+        match webhook.conditions.decide(&request.review.request) {
+            Matched::Call => {}
+            Matched::Reject(errors) => {
+                let r = &request.review.request;
+                let says = rejection(&r.resource, r.name.as_deref().unwrap_or_default(), &errors);
+                decision = Decision::Denied(webhook.name.clone(), says);
+                break;
+            }
+            Matched::Skip(_) | Matched::Ignore(_) | Matched::Unknown(_) => continue,
         }
         let record = exchange(client, Arc::new((*webhook).clone()), request).await;
         let x = record.view();

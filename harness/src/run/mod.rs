@@ -35,10 +35,11 @@ use tokio::sync::Semaphore;
 use crate::cancel::Cancel;
 use crate::cases::{Case, GoldenMode};
 use crate::client::{Client, HttpVersions};
+use crate::conditions::Authorizer;
 use crate::config::WebhookSpec;
 use crate::error::Error;
 use crate::exchange::ExchangeRecord;
-use crate::requests::{plan_in, targets, ApiResources, Origin};
+use crate::requests::{candidates, plan_in, tally_conditions, targets, ApiResources, Origin};
 use crate::rules::{Judges, CATALOG, TARGET_READY};
 use crate::targets::RunningTarget;
 use crate::verdict::{Finding, Outcome, Softened};
@@ -313,12 +314,8 @@ pub async fn run(
     }
     let mut notes = target.notes.clone();
     notes.extend(sweep_notes);
-    for w in webhooks.iter().filter(|w| !w.match_conditions.is_empty()) {
-        notes.push(format!(
-            "{}: its {} matchConditions (CEL) are not evaluated; requests were sent whatever they say, so a finding on a request they exclude is one a cluster never shows",
-            w.name,
-            w.match_conditions.len()
-        ));
+    for w in webhooks.iter().filter(|w| !w.conditions.is_empty()) {
+        notes.extend(condition_notes(w));
     }
     notes.extend(guessed_shapes(webhooks, &options.api));
     if let Some(status) = target.exit_status() {
@@ -338,4 +335,53 @@ pub async fn run(
     };
     records.duration = started.elapsed();
     Ok(records)
+}
+
+/// What a webhook's matchConditions did to the run, for the report: how many of the planned
+/// requests were sent as built, steered, or not sent and why, and each condition the suite cannot
+/// evaluate.
+fn condition_notes(w: &WebhookSpec) -> Vec<String> {
+    let planned: Vec<_> = candidates(w).into_iter().map(|(_, spec)| spec).collect();
+    let t = tally_conditions(w, planned);
+    let mut parts = vec![format!("{} sent as built", t.as_built)];
+    if t.steered > 0 {
+        parts.push(format!("{} steered to satisfy them", t.steered));
+    }
+    if t.skipped > 0 {
+        parts.push(format!("{} not sent (a condition is false: the apiserver skips the webhook)", t.skipped));
+    }
+    if t.errored > 0 {
+        let policy = if w.conditions.fail_closed() {
+            "failurePolicy Fail: the apiserver rejects the request"
+        } else {
+            "failurePolicy Ignore: the apiserver skips the webhook"
+        };
+        parts.push(format!("{} not sent (conditions error; {policy}; see manifest.condition-errors)", t.errored));
+    }
+    if t.unknown > 0 {
+        parts.push(format!("{} not sent (decided by a condition the suite cannot evaluate)", t.unknown));
+    }
+    let mut notes = vec![format!(
+        "{}: matchConditions evaluated (CEL) on the {} planned requests: {}; generated requests are held to them too",
+        w.name,
+        t.planned,
+        parts.join(", ")
+    )];
+    for c in w.conditions.conditions() {
+        if let Some(why) = c.unevaluable() {
+            notes.push(format!(
+                "{}: matchCondition {:?} cannot be evaluated by the suite ({why}); the requests it decides are not sent, so the webhook is not judged on them",
+                w.name, c.name
+            ));
+        }
+    }
+    if w.conditions.conditions().iter().any(|c| c.expression.contains("authorizer"))
+        && matches!(w.conditions.authorizer(), Authorizer::Unknown)
+    {
+        notes.push(format!(
+            "{}: its matchConditions ask the authorizer, which is not described: describe what the cluster allows with --authorizer FILE",
+            w.name
+        ));
+    }
+    notes
 }
