@@ -48,6 +48,7 @@
 #![warn(missing_docs)]
 
 mod admission;
+pub mod auth;
 mod cancel;
 mod cases;
 mod checks;
@@ -81,7 +82,8 @@ pub use report::{JsonReport, Report, RuleSummary, SARIF_SCHEMA};
 pub use rules::{Rule, RuleKind};
 pub use run::DEFAULT_CASES;
 pub use run::{
-    Budget, CaseRecord, Failure, Progress, PropertyRecord, Records, Shard, TargetRecord, Unsent, WebhookFinding,
+    Budget, CaseRecord, Failure, Progress, PropertyRecord, Records, ReplayAuth, Shard, TargetRecord, Unsent,
+    WebhookFinding,
 };
 pub use suite::{Session, Suite};
 pub use targets::{ImageSpec, Served, ServingTls, Target, RUN_LABEL};

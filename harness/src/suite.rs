@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::auth::Credentials;
 use crate::cases::{self, Case, GoldenMode};
 use crate::client::HttpVersions;
 use crate::conditions::{Authorizer, Policy};
@@ -121,6 +122,13 @@ impl Suite {
         Ok(self.authorizer(Authorizer::Described(Arc::new(policy))))
     }
 
+    /// Authenticate to the webhooks as `credentials` say (anonymous by default): a client
+    /// certificate, a bearer token, one the run's CA issues, or an AdmissionConfiguration's kubeconfig.
+    pub fn credentials(mut self, credentials: Credentials) -> Suite {
+        self.options.credentials = credentials;
+        self
+    }
+
     /// Admit these data-driven cases too.
     pub fn cases(mut self, cases: Vec<Case>) -> Result<Suite, Error> {
         cases::validate_webhooks(&cases, &self.webhooks)?;
@@ -232,9 +240,15 @@ impl Suite {
             return Err(Error::Option("no target: give a URL, a command, an image or an in-process server".into()));
         };
         let description = target_description(&target);
+        let generated = self.options.credentials.needs_generated_certificate();
+        if generated && matches!(target, Target::Url { .. }) {
+            return Err(Error::Option(
+                "a generated client certificate needs a target the suite starts with its own CA (--cmd, --image, in-process); with --url give --client-cert FILE --client-key FILE".into(),
+            ));
+        }
         let cancel = self.options.cancel.clone();
         let started = tokio::select! {
-            started = targets::start(target, &self.webhooks, self.tls_dir.as_deref()) => started,
+            started = targets::start(target, &self.webhooks, self.tls_dir.as_deref(), generated) => started,
             // Dropping the start stops what it started (the process, the container, the files).
             _ = cancel.cancelled() => return Err(Error::Interrupted),
         };

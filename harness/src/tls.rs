@@ -2,7 +2,9 @@
 //!
 //! The harness trusts this CA and nothing else. Keys are ECDSA P-256; the serving certificate carries
 //! `serverAuth` and SANs for `localhost`, `127.0.0.1`, `::1` and, when the manifest names a service,
-//! `<service>.<namespace>.svc` and `<service>.<namespace>.svc.cluster.local`.
+//! `<service>.<namespace>.svc` and `<service>.<namespace>.svc.cluster.local`. On request the CA also
+//! issues a client certificate (`clientAuth`), the one the suite presents as the apiserver, for a
+//! webhook that requires client certificates signed by that CA.
 //!
 //! The PEM files are written into a directory: a temporary one removed when [`TlsMaterial`] is dropped
 //! (also during a panic's unwinding), or one the user names, which is kept.
@@ -48,8 +50,13 @@ pub struct TlsMaterial {
     pub cert_pem: String,
     /// The serving key, PEM.
     pub key_pem: String,
+    /// A client certificate the CA issued, and its key (PEM), when one was asked for.
+    pub client: Option<(String, String)>,
     dir: Dir,
 }
+
+/// The subject of the client certificate the generated CA issues.
+pub const CLIENT_COMMON_NAME: &str = "webhook-conformance kube-apiserver client";
 
 fn rcgen_error(e: rcgen::Error) -> Error {
     Error::Tls(format!("generating a certificate: {e}"))
@@ -59,6 +66,16 @@ impl TlsMaterial {
     /// Make a fresh CA and serving certificate. With `keep_in`, the files go there and stay;
     /// otherwise into a temporary directory removed on drop.
     pub fn generate(names: &ServingNames, keep_in: Option<&Path>) -> Result<Self, Error> {
+        Self::generate_for(names, keep_in, false)
+    }
+
+    /// [`generate`](Self::generate), with a client certificate issued by the same CA
+    /// (`client.crt`, `client.key`).
+    pub fn generate_with_client(names: &ServingNames, keep_in: Option<&Path>) -> Result<Self, Error> {
+        Self::generate_for(names, keep_in, true)
+    }
+
+    fn generate_for(names: &ServingNames, keep_in: Option<&Path>, with_client: bool) -> Result<Self, Error> {
         let ca_key = KeyPair::generate_for(&PKCS_ECDSA_P256_SHA256).map_err(rcgen_error)?;
         let mut ca_params = CertificateParams::default();
         ca_params.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
@@ -75,6 +92,17 @@ impl TlsMaterial {
         params.key_usages = vec![KeyUsagePurpose::DigitalSignature];
         params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
         let cert = params.signed_by(&key, &issuer).map_err(rcgen_error)?;
+        let client = if with_client {
+            let client_key = KeyPair::generate_for(&PKCS_ECDSA_P256_SHA256).map_err(rcgen_error)?;
+            let mut params = CertificateParams::default();
+            params.distinguished_name = dn(CLIENT_COMMON_NAME);
+            params.key_usages = vec![KeyUsagePurpose::DigitalSignature];
+            params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+            let client_cert = params.signed_by(&client_key, &issuer).map_err(rcgen_error)?;
+            Some((client_cert.pem(), client_key.serialize_pem()))
+        } else {
+            None
+        };
 
         let dir = match keep_in {
             Some(path) => {
@@ -86,10 +114,15 @@ impl TlsMaterial {
                 Error::Tls(format!("creating a temporary directory for the generated certificates: {e}"))
             })?),
         };
-        let material = TlsMaterial { ca_pem: ca_cert.pem(), cert_pem: cert.pem(), key_pem: key.serialize_pem(), dir };
+        let material =
+            TlsMaterial { ca_pem: ca_cert.pem(), cert_pem: cert.pem(), key_pem: key.serialize_pem(), client, dir };
         write_private(&material.ca_path(), &material.ca_pem)?;
         write_private(&material.cert_path(), &material.cert_pem)?;
         write_private(&material.key_path(), &material.key_pem)?;
+        if let Some((cert, key)) = &material.client {
+            write_private(&material.client_cert_path(), cert)?;
+            write_private(&material.client_key_path(), key)?;
+        }
         Ok(material)
     }
 
@@ -111,6 +144,14 @@ impl TlsMaterial {
     /// `tls.key` in [`dir`](Self::dir).
     pub fn key_path(&self) -> PathBuf {
         self.dir().join("tls.key")
+    }
+    /// `client.crt` in [`dir`](Self::dir) (written when a client certificate was issued).
+    pub fn client_cert_path(&self) -> PathBuf {
+        self.dir().join("client.crt")
+    }
+    /// `client.key` in [`dir`](Self::dir).
+    pub fn client_key_path(&self) -> PathBuf {
+        self.dir().join("client.key")
     }
     /// True when the files are removed at the end of the run.
     pub fn is_temporary(&self) -> bool {
@@ -193,6 +234,21 @@ mod tests {
         assert!(tls.key_pem.contains("PRIVATE KEY"));
         drop(tls);
         assert!(!dir.exists(), "temporary TLS directory survived the drop");
+    }
+
+    #[test]
+    fn the_ca_issues_a_client_certificate_on_request() {
+        let tls = TlsMaterial::generate_with_client(&ServingNames::default(), None).unwrap();
+        let (cert, key) = tls.client.clone().unwrap();
+        assert!(key.contains("PRIVATE KEY"));
+        assert_eq!(fs::read_to_string(tls.client_cert_path()).unwrap(), cert);
+        let der = parse_certificates(cert.as_bytes()).unwrap().remove(0);
+        let (_, parsed) = x509_parser::parse_x509_certificate(&der).unwrap();
+        assert!(parsed.extended_key_usage().unwrap().unwrap().value.client_auth);
+        let ca_der = parse_certificates(tls.ca_pem.as_bytes()).unwrap().remove(0);
+        let (_, ca) = x509_parser::parse_x509_certificate(&ca_der).unwrap();
+        assert_eq!(parsed.issuer(), ca.subject());
+        assert!(TlsMaterial::generate(&ServingNames::default(), None).unwrap().client.is_none());
     }
 
     #[test]

@@ -19,7 +19,7 @@ mod tests;
 
 pub use defect::{Defect, UnknownDefect};
 pub use review::{Action, Endpoint, Reply};
-pub use tls::server_tls_config;
+pub use tls::{server_tls_config, server_tls_config_for_clients};
 
 /// The MutatingWebhookConfiguration and ValidatingWebhookConfiguration describing this webhook.
 pub const MANIFEST: &str = include_str!("../manifests/reference.yaml");

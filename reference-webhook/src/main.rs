@@ -24,6 +24,9 @@ struct Args {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1")]
     host: String,
+    /// Require a client certificate signed by this CA (PEM) from every client.
+    #[arg(long, env = "WEBHOOK_CLIENT_CA", value_name = "FILE")]
+    client_ca: Option<PathBuf>,
     /// Break one promise of the webhook protocol (see --list-defects).
     #[arg(long, value_name = "NAME")]
     defect: Option<Defect>,
@@ -57,8 +60,13 @@ fn main() -> ExitCode {
     let key_pem = std::fs::read(key).unwrap_or_else(|e| {
         usage_error(ErrorKind::ValueValidation, format!("cannot read --key {}: {e}", key.display()))
     });
-    let tls = reference_webhook::server_tls_config(&cert_pem, &key_pem)
-        .unwrap_or_else(|e| usage_error(ErrorKind::ValueValidation, format!("bad --cert/--key: {e:#}")));
+    let client_ca = args.client_ca.as_ref().map(|path| {
+        std::fs::read(path).unwrap_or_else(|e| {
+            usage_error(ErrorKind::ValueValidation, format!("cannot read --client-ca {}: {e}", path.display()))
+        })
+    });
+    let tls = reference_webhook::server_tls_config_for_clients(&cert_pem, &key_pem, client_ca.as_deref())
+        .unwrap_or_else(|e| usage_error(ErrorKind::ValueValidation, format!("bad --cert/--key/--client-ca: {e:#}")));
 
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,

@@ -1,11 +1,13 @@
 //! The command line, and the environment of `cargo test`: one clap definition for both (every option
 //! of a run also reads its `WEBHOOK_*` variable).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use reference_webhook::Defect;
+use webhook_harness::auth::{AdmissionConfiguration, ClientIdentity, Credentials};
 use webhook_harness::{Budget, Error, GoldenMode, ImageSpec, Manifest, Shard, Suite, Target};
 
 use crate::embedded;
@@ -105,6 +107,30 @@ pub struct RunArgs {
     /// Keep the generated CA, certificate and key in DIR (for the replay commands).
     #[arg(long, value_name = "DIR")]
     pub tls_dir: Option<PathBuf>,
+    /// The client certificate (PEM) the suite presents to the webhook, as an apiserver with webhook
+    /// credentials does; `generated`: one the run's CA issues (targets the suite starts; the
+    /// webhook trusts {client_ca}).
+    #[arg(long, value_name = "FILE|generated", env = "WEBHOOK_CLIENT_CERT")]
+    pub client_cert: Option<String>,
+    /// The key (PEM) of --client-cert FILE.
+    #[arg(long, value_name = "FILE", env = "WEBHOOK_CLIENT_KEY")]
+    pub client_key: Option<PathBuf>,
+    /// A bearer token the suite sends (Authorization: Bearer); prefer the WEBHOOK_TOKEN variable or
+    /// --token-file to keep it out of the process list.
+    #[arg(long, value_name = "TOKEN", env = "WEBHOOK_TOKEN", hide_env_values = true, conflicts_with = "token_file")]
+    pub token: Option<String>,
+    /// A file holding the bearer token the suite sends.
+    #[arg(long, value_name = "FILE", env = "WEBHOOK_TOKEN_FILE")]
+    pub token_file: Option<PathBuf>,
+    /// The apiserver's AdmissionConfiguration (--admission-control-config-file): each webhook gets
+    /// the credentials its kubeConfigFile gives the webhook's host name.
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "WEBHOOK_ADMISSION_CONFIG",
+        conflicts_with_all = ["client_cert", "client_key", "token", "token_file"]
+    )]
+    pub admission_config: Option<PathBuf>,
     /// What the cluster's authorizer allows (YAML: RBAC-style grants), for matchConditions that ask
     /// it; without it their authorization checks cannot be evaluated.
     #[arg(long, value_name = "FILE", env = "WEBHOOK_AUTHORIZER")]
@@ -249,6 +275,9 @@ pub struct ReferenceArgs {
     pub port: u16,
     #[arg(long, default_value = "127.0.0.1")]
     pub host: String,
+    /// Require a client certificate signed by this CA (PEM) from every client.
+    #[arg(long, value_name = "FILE")]
+    pub client_ca: Option<PathBuf>,
     #[arg(long, value_name = "NAME")]
     pub defect: Option<String>,
     /// Answer every request only after this many milliseconds (a slow webhook).
@@ -359,7 +388,48 @@ impl RunArgs {
         if let Some(file) = &self.authorizer {
             suite = suite.authorizer_file(file)?;
         }
-        Ok(suite)
+        Ok(suite.credentials(self.credentials()?))
+    }
+
+    /// How the suite authenticates to the webhooks, from `--client-cert`, `--client-key`, `--token`,
+    /// `--token-file` and `--admission-config`.
+    pub fn credentials(&self) -> Result<Credentials, Error> {
+        if let Some(file) = &self.admission_config {
+            return Ok(Credentials::AdmissionConfiguration(Arc::new(AdmissionConfiguration::load(file)?)));
+        }
+        let token = match (&self.token, &self.token_file) {
+            (Some(t), _) => Some((t.clone(), "--token".to_string())),
+            (None, Some(file)) => {
+                let text = std::fs::read_to_string(file)
+                    .map_err(|e| Error::input(format!("--token-file {}", file.display()), e))?;
+                Some((text.trim().to_string(), format!("--token-file {}", file.display())))
+            }
+            (None, None) => None,
+        };
+        if token.as_ref().is_some_and(|(t, _)| t.is_empty()) {
+            return Err(option("the bearer token is empty"));
+        }
+        Ok(match (self.client_cert.as_deref(), &self.client_key) {
+            (Some("generated"), None) => Credentials::Generated { token: token.map(|(t, _)| t) },
+            (Some("generated"), Some(_)) => {
+                return Err(option("--client-key goes with --client-cert FILE, not with --client-cert generated"))
+            }
+            (Some(cert), Some(key)) => {
+                let identity = ClientIdentity::from_files(Path::new(cert), key)?;
+                match token {
+                    Some((t, _)) => Credentials::Identity(identity.with_token(t)),
+                    None => Credentials::Identity(identity),
+                }
+            }
+            (Some(_), None) => return Err(option("--client-cert FILE needs --client-key FILE")),
+            (None, Some(_)) => return Err(option("--client-key needs --client-cert FILE")),
+            (None, None) => match token {
+                Some((t, source)) => {
+                    Credentials::Identity(ClientIdentity { source, ..ClientIdentity::anonymous() }.with_token(t))
+                }
+                None => Credentials::None,
+            },
+        })
     }
 }
 

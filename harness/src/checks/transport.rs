@@ -14,7 +14,7 @@ fn failure_check(x: &Exchange, kinds: &[FailureKind]) -> Check {
                 &format!(
                     "failed to call webhook: Post \"{}\": {}",
                     x.call_url(),
-                    go_transport_text(f.kind, &f.message)
+                    f.go_error.clone().unwrap_or_else(|| go_transport_text(f.kind, &f.message))
                 ),
             ),
         ),
@@ -58,8 +58,16 @@ pub fn status(x: &Exchange) -> Check {
         500 => format!("an error on the server ({:?}) has prevented the request from succeeding", body.trim()),
         s => format!("the server responded with the status code {s} but did not return more information"),
     };
+    let credentials = match a.status {
+        401 | 403 => " (the webhook refuses the caller: an apiserver presents only the credentials its AdmissionConfiguration's kubeconfig gives it; the suite takes them from --token, --client-cert or --admission-config)",
+        _ => "",
+    };
     Check::violated(
-        format!("HTTP status {} (the apiserver decodes only 200–206); body: {}", a.status, super::snippet(&body)),
+        format!(
+            "HTTP status {} (the apiserver decodes only 200–206){credentials}; body: {}",
+            a.status,
+            super::snippet(&body)
+        ),
         calling_error(&x.webhook.name, &format!("failed to call webhook: {text}")),
     )
 }

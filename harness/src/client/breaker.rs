@@ -173,7 +173,7 @@ mod tests {
     use crate::client::{HttpAnswer, TransportFailure};
 
     fn failed(kind: FailureKind) -> Transport {
-        Transport::Failed(TransportFailure { kind, message: String::new(), elapsed: Duration::ZERO })
+        Transport::Failed(TransportFailure { kind, message: String::new(), go_error: None, elapsed: Duration::ZERO })
     }
 
     fn answered() -> Transport {

@@ -100,6 +100,9 @@ pub async fn handshake(endpoint: &Endpoint, addr: SocketAddr, deadline: Duration
         let stream = Recording { inner: tcp, seen: seen.clone() };
         match connector.connect(name, stream).await {
             Ok(_) => Ok(()),
+            // The server's certificate was verified by then and it serves TLS; it refuses clients
+            // without a certificate it trusts, which is the calls' business.
+            Err(e) if super::rustls_error(&e).as_ref().and_then(super::refuses_client_certificate).is_some() => Ok(()),
             Err(e) => {
                 let first = seen.lock().unwrap_or_else(|e| e.into_inner()).clone();
                 Err(match not_tls(&first) {

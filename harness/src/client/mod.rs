@@ -13,12 +13,14 @@ mod handshake;
 pub use breaker::Unsent;
 pub use handshake::{handshake, tls_handshake, HandshakeError};
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use reqwest::Url;
 
+use crate::auth::ClientIdentity;
 use crate::cancel::Cancel;
 use crate::error::Error;
 use breaker::Breaker;
@@ -109,6 +111,8 @@ pub struct TransportFailure {
     pub kind: FailureKind,
     /// The client's error, in words.
     pub message: String,
+    /// What the apiserver's Go client reports for it, where that differs from `message`.
+    pub go_error: Option<String>,
     /// How long until it failed.
     pub elapsed: Duration,
 }
@@ -118,11 +122,21 @@ pub const USER_AGENT: &str = "kube-apiserver-admission";
 pub const ACCEPT: &str = "application/json, */*";
 pub const CONTENT_TYPE: &str = "application/json";
 
+/// One way of calling: an HTTPS client presenting one identity.
+#[derive(Clone)]
+struct Caller {
+    http: reqwest::Client,
+    identity: Arc<ClientIdentity>,
+}
+
 #[derive(Clone)]
 /// Calls a webhook as the apiserver does.
 pub struct Client {
-    http: reqwest::Client,
     endpoint: Endpoint,
+    /// Anonymous, or the identity every webhook gets.
+    default: Caller,
+    /// The identity of each webhook that has its own.
+    by_webhook: HashMap<String, Caller>,
     breaker: Arc<Breaker>,
     cancel: Cancel,
     /// What a handshake saw when the target answered TLS with something else (asked once).
@@ -131,39 +145,58 @@ pub struct Client {
 
 impl TransportFailure {
     fn not_sent(why: String) -> TransportFailure {
-        TransportFailure { kind: FailureKind::NotSent, message: why, elapsed: Duration::ZERO }
+        TransportFailure { kind: FailureKind::NotSent, message: why, go_error: None, elapsed: Duration::ZERO }
     }
 }
 
 impl Client {
-    /// A client trusting only `endpoint`'s CA.
+    /// A client trusting only `endpoint`'s CA, anonymous to every webhook.
     pub fn new(endpoint: Endpoint, versions: HttpVersions) -> Result<Self, Error> {
-        let roots = crate::tls::root_store(&endpoint.ca_pem)
-            .map_err(|e| Error::Tls(format!("reading the CA bundle to trust: {e}")))?;
-        let mut tls = rustls::ClientConfig::builder_with_provider(crate::tls::provider())
-            .with_safe_default_protocol_versions()
-            .map_err(|e| Error::Tls(e.to_string()))?
-            .with_root_certificates(roots)
-            .with_no_client_auth();
-        tls.alpn_protocols = match versions {
-            HttpVersions::Http1 => vec![b"http/1.1".to_vec()],
-            HttpVersions::Http2AndHttp1 => vec![b"h2".to_vec(), b"http/1.1".to_vec()],
-        };
-        let mut builder = reqwest::Client::builder()
-            .use_preconfigured_tls(tls)
-            .user_agent(USER_AGENT)
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .connect_timeout(Duration::from_secs(10))
-            .pool_max_idle_per_host(16);
-        if versions == HttpVersions::Http1 {
-            builder = builder.http1_only();
+        Client::with_identities(endpoint, versions, ClientIdentity::anonymous(), &[])
+    }
+
+    /// A client trusting only `endpoint`'s CA, presenting `default` to webhooks, and to each webhook
+    /// named in `identities` its own identity.
+    pub fn with_identities(
+        endpoint: Endpoint,
+        versions: HttpVersions,
+        default: ClientIdentity,
+        identities: &[(String, ClientIdentity)],
+    ) -> Result<Self, Error> {
+        let default = Caller { http: http_client(&endpoint, versions, &default)?, identity: Arc::new(default) };
+        let mut made: Vec<Caller> = vec![default.clone()];
+        let mut by_webhook = HashMap::new();
+        for (webhook, identity) in identities {
+            let caller = match made.iter().find(|c| *c.identity == *identity) {
+                Some(c) => c.clone(),
+                None => {
+                    let c = Caller {
+                        http: http_client(&endpoint, versions, identity)?,
+                        identity: Arc::new(identity.clone()),
+                    };
+                    made.push(c.clone());
+                    c
+                }
+            };
+            by_webhook.insert(webhook.clone(), caller);
         }
-        if let (Some(addr), Some(host)) = (endpoint.resolve_to, endpoint.base.host_str()) {
-            builder = builder.resolve(host, addr);
-        }
-        let http = builder.build().map_err(|e| Error::Setup(format!("the HTTPS client: {e}")))?;
-        Ok(Client { http, endpoint, breaker: Arc::default(), cancel: Cancel::default(), not_tls: Arc::default() })
+        Ok(Client {
+            endpoint,
+            default,
+            by_webhook,
+            breaker: Arc::default(),
+            cancel: Cancel::default(),
+            not_tls: Arc::default(),
+        })
+    }
+
+    /// What the client presents to `webhook`.
+    pub fn identity_of(&self, webhook: &str) -> &ClientIdentity {
+        &self.caller(webhook).identity
+    }
+
+    fn caller(&self, webhook: &str) -> &Caller {
+        self.by_webhook.get(webhook).unwrap_or(&self.default)
     }
 
     /// The same client, sending nothing more once `cancel` is cancelled (a call in flight returns
@@ -189,15 +222,37 @@ impl Client {
         &self.endpoint
     }
 
-    /// POST `body` to the webhook at `path`; the whole call has `timeout_seconds` to complete.
+    /// POST `body` to the webhook at `path` with the default identity; the whole call has
+    /// `timeout_seconds` to complete.
     pub async fn call(&self, path: &str, timeout_seconds: u32, body: &[u8]) -> Transport {
         self.call_counted(path, timeout_seconds, body, true).await
+    }
+
+    /// [`call`](Client::call) as the apiserver calls `webhook`: with the identity it presents to it.
+    pub async fn call_as(&self, webhook: &str, path: &str, timeout_seconds: u32, body: &[u8]) -> Transport {
+        self.call_by(self.caller(webhook), path, timeout_seconds, body, true).await
+    }
+
+    /// [`call_counted`](Client::call_counted) as the apiserver calls `webhook`.
+    pub async fn call_counted_as(
+        &self,
+        webhook: &str,
+        path: &str,
+        timeout_seconds: u32,
+        body: &[u8],
+        counts: bool,
+    ) -> Transport {
+        self.call_by(self.caller(webhook), path, timeout_seconds, body, counts).await
     }
 
     /// [`call`](Client::call), saying whether a missed deadline of this request counts towards no
     /// longer calling the path: only those of requests whose breach FAILs (the version a cluster
     /// sends) do, so that the verdict is known when the path is given up.
     pub async fn call_counted(&self, path: &str, timeout_seconds: u32, body: &[u8], counts: bool) -> Transport {
+        self.call_by(&self.default, path, timeout_seconds, body, counts).await
+    }
+
+    async fn call_by(&self, caller: &Caller, path: &str, timeout_seconds: u32, body: &[u8], counts: bool) -> Transport {
         const INTERRUPTED: &str = "the run was interrupted";
         if self.cancel.is_cancelled() {
             return Transport::Failed(TransportFailure::not_sent(INTERRUPTED.into()));
@@ -207,7 +262,7 @@ impl Client {
                 Ok(admitted) => admitted,
                 Err(why) => return Transport::Failed(TransportFailure::not_sent(why)),
             };
-            let transport = self.send(path, timeout_seconds, body).await;
+            let transport = self.send(caller, path, timeout_seconds, body).await;
             admitted.record(&transport, timeout_seconds);
             transport
         };
@@ -217,21 +272,26 @@ impl Client {
         }
     }
 
-    async fn send(&self, path: &str, timeout_seconds: u32, body: &[u8]) -> Transport {
+    async fn send(&self, caller: &Caller, path: &str, timeout_seconds: u32, body: &[u8]) -> Transport {
+        let identity = &caller.identity;
         let url = self.endpoint.call_url(path, timeout_seconds);
         let deadline = Duration::from_secs(u64::from(timeout_seconds));
         let start = Instant::now();
         let attempt = async {
             let mut retries = 0;
             loop {
-                let response = self
+                let mut request = caller
                     .http
                     .post(url.clone())
                     .header(reqwest::header::CONTENT_TYPE, CONTENT_TYPE)
-                    .header(reqwest::header::ACCEPT, ACCEPT)
-                    .body(body.to_vec())
-                    .send()
-                    .await?;
+                    .header(reqwest::header::ACCEPT, ACCEPT);
+                if let Some(authorization) = identity.authorization() {
+                    request = request.header(reqwest::header::AUTHORIZATION, authorization);
+                }
+                for (name, value) in &identity.impersonate {
+                    request = request.header(name.as_str(), value.as_str());
+                }
+                let response = request.body(body.to_vec()).send().await?;
                 let status = response.status().as_u16();
                 let retry_after = retry_after_seconds(status, response.headers());
                 let http_version = format!("{:?}", response.version());
@@ -258,7 +318,7 @@ impl Client {
                 Transport::Answered(answer)
             }
             Ok(Err(e)) => {
-                let mut failure = classify(&e, start.elapsed(), timeout_seconds);
+                let mut failure = classify(&e, start.elapsed(), timeout_seconds, identity);
                 let handshake_failed = matches!(failure.kind, FailureKind::Tls | FailureKind::Connect);
                 if handshake_failed && (not_a_tls_record(&e) || failure.message.contains("corrupt message")) {
                     if let Some(what) = self.what_answers_instead_of_tls().await {
@@ -270,6 +330,7 @@ impl Client {
                 Transport::Failed(failure)
             }
             Err(_) => Transport::Failed(TransportFailure {
+                go_error: None,
                 kind: FailureKind::Deadline,
                 message: format!("no answer within timeoutSeconds={timeout_seconds} (context deadline exceeded)"),
                 elapsed: start.elapsed(),
@@ -297,6 +358,54 @@ impl Client {
             .await
             .clone()
     }
+}
+
+/// A rustls client config trusting only `ca_pem`, presenting `identity`'s certificate if it has one.
+fn tls_config(ca_pem: &[u8], identity: &ClientIdentity) -> Result<rustls::ClientConfig, Error> {
+    let roots =
+        crate::tls::root_store(ca_pem).map_err(|e| Error::Tls(format!("reading the CA bundle to trust: {e}")))?;
+    let builder = rustls::ClientConfig::builder_with_provider(crate::tls::provider())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| Error::Tls(e.to_string()))?
+        .with_root_certificates(roots);
+    Ok(match &identity.certificate {
+        None => builder.with_no_client_auth(),
+        Some((cert, key)) => {
+            let what = |e: String| Error::input(format!("the client certificate of {}", identity.source), e);
+            let certs = crate::tls::parse_certificates(cert.as_bytes()).map_err(|e| what(e.to_string()))?;
+            let key = rustls_pemfile::private_key(&mut key.as_bytes())
+                .map_err(|e| what(e.to_string()))?
+                .ok_or_else(|| what("no PEM private key found".into()))?;
+            builder.with_client_auth_cert(certs, key).map_err(|e| what(e.to_string()))?
+        }
+    })
+}
+
+/// An HTTPS client for `endpoint` presenting `identity`.
+fn http_client(
+    endpoint: &Endpoint,
+    versions: HttpVersions,
+    identity: &ClientIdentity,
+) -> Result<reqwest::Client, Error> {
+    let mut tls = tls_config(&endpoint.ca_pem, identity)?;
+    tls.alpn_protocols = match versions {
+        HttpVersions::Http1 => vec![b"http/1.1".to_vec()],
+        HttpVersions::Http2AndHttp1 => vec![b"h2".to_vec(), b"http/1.1".to_vec()],
+    };
+    let mut builder = reqwest::Client::builder()
+        .use_preconfigured_tls(tls)
+        .user_agent(USER_AGENT)
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .connect_timeout(Duration::from_secs(10))
+        .pool_max_idle_per_host(16);
+    if versions == HttpVersions::Http1 {
+        builder = builder.http1_only();
+    }
+    if let (Some(addr), Some(host)) = (endpoint.resolve_to, endpoint.base.host_str()) {
+        builder = builder.resolve(host, addr);
+    }
+    builder.build().map_err(|e| Error::Setup(format!("the HTTPS client: {e}")))
 }
 
 /// True when the TLS error is rustls finding a record that is not TLS at all.
@@ -341,27 +450,88 @@ fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
     parts.join(": ")
 }
 
-fn has_rustls_error(e: &(dyn std::error::Error + 'static)) -> bool {
+/// The rustls error in `e`'s chain, if any.
+pub(crate) fn rustls_error(e: &(dyn std::error::Error + 'static)) -> Option<rustls::Error> {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(s) = source {
-        if s.downcast_ref::<rustls::Error>().is_some() {
-            return true;
+        if let Some(r) = s.downcast_ref::<rustls::Error>() {
+            return Some(r.clone());
         }
         if let Some(io) = s.downcast_ref::<std::io::Error>() {
-            if io.get_ref().is_some_and(|inner| inner.downcast_ref::<rustls::Error>().is_some()) {
-                return true;
+            if let Some(r) = io.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>()) {
+                return Some(r.clone());
             }
         }
         source = s.source();
     }
-    false
+    None
 }
 
-fn classify(e: &reqwest::Error, elapsed: Duration, timeout_seconds: u32) -> TransportFailure {
+/// A fatal alert by which a server refuses the client's certificate (or the lack of one).
+pub(crate) fn refuses_client_certificate(e: &rustls::Error) -> Option<rustls::AlertDescription> {
+    use rustls::AlertDescription as A;
+    match e {
+        rustls::Error::AlertReceived(
+            a @ (A::CertificateRequired | A::BadCertificate | A::UnknownCA | A::CertificateUnknown | A::AccessDenied),
+        ) => Some(*a),
+        _ => None,
+    }
+}
+
+/// Go's crypto/tls error for a fatal alert the server sent.
+fn go_alert(alert: rustls::AlertDescription) -> String {
+    use rustls::AlertDescription as A;
+    let text = match alert {
+        A::CertificateRequired => "certificate required".to_string(),
+        A::BadCertificate => "bad certificate".to_string(),
+        A::UnknownCA => "unknown certificate authority".to_string(),
+        A::CertificateUnknown => "certificate unknown".to_string(),
+        A::AccessDenied => "access denied".to_string(),
+        A::DecryptError => "error decrypting message".to_string(),
+        other => format!("{other:?}"),
+    };
+    format!("remote error: tls: {text}")
+}
+
+/// What a refused client identity means, in words.
+fn client_certificate_refused(alert: rustls::AlertDescription, identity: &ClientIdentity) -> String {
+    if identity.certificate.is_none() {
+        format!(
+            "the webhook refused the connection with TLS alert {alert:?}: it demands a client certificate, and none was presented (an apiserver without webhook credentials presents none: give one with --client-cert/--client-key, --client-cert generated or --admission-config)"
+        )
+    } else {
+        format!(
+            "the webhook refused the client certificate presented ({}) with TLS alert {alert:?}: it does not trust it",
+            identity.source
+        )
+    }
+}
+
+fn classify(
+    e: &reqwest::Error,
+    elapsed: Duration,
+    timeout_seconds: u32,
+    identity: &ClientIdentity,
+) -> TransportFailure {
+    let tls = rustls_error(e);
+    // A server that cannot verify the signature on a presented certificate (a CA of the same name
+    // that did not sign it) answers decrypt_error.
+    let refused = tls.as_ref().and_then(refuses_client_certificate).or(match &tls {
+        Some(rustls::Error::AlertReceived(a @ rustls::AlertDescription::DecryptError))
+            if identity.certificate.is_some() =>
+        {
+            Some(*a)
+        }
+        _ => None,
+    });
+    if let Some(alert) = refused {
+        let message = format!("{}: {}", client_certificate_refused(alert, identity), error_chain(e));
+        return TransportFailure { kind: FailureKind::Tls, message, go_error: Some(go_alert(alert)), elapsed };
+    }
     let message = error_chain(e);
     let kind = if e.is_timeout() {
         FailureKind::Deadline
-    } else if has_rustls_error(e) {
+    } else if tls.is_some() {
         FailureKind::Tls
     } else if e.is_connect() {
         FailureKind::Connect
@@ -373,5 +543,5 @@ fn classify(e: &reqwest::Error, elapsed: Duration, timeout_seconds: u32) -> Tran
     } else {
         message
     };
-    TransportFailure { kind, message, elapsed }
+    TransportFailure { kind, message, go_error: None, elapsed }
 }

@@ -216,7 +216,8 @@ impl Report {
 
     /// The reproducer of one exchange.
     pub fn curl(&self, record: &ExchangeRecord) -> String {
-        curl_command(record, self.records.target.ca_file.as_deref(), self.records.target.resolve_to)
+        let target = &self.records.target;
+        curl_command(record, target.ca_file.as_deref(), target.resolve_to, target.auth.get(&record.webhook.name))
     }
 }
 

@@ -25,6 +25,7 @@ pub use properties::{Budget, Failure, Progress, PropertyOptions, PropertyRecord,
 pub use send::{evaluate, exchange};
 pub use shard::Shard;
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -32,6 +33,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Semaphore;
 
+use crate::auth::{ClientIdentity, Credentials};
 use crate::cancel::Cancel;
 use crate::cases::{Case, GoldenMode};
 use crate::client::{Client, HttpVersions};
@@ -67,6 +69,8 @@ pub struct RunOptions {
     pub api: ApiResources,
     /// Cancels the run from outside: nothing more is sent, the steps wind down.
     pub cancel: Cancel,
+    /// How the suite authenticates to the webhooks.
+    pub credentials: Credentials,
 }
 
 impl Default for RunOptions {
@@ -78,6 +82,7 @@ impl Default for RunOptions {
             contract: true,
             cases: Vec::new(),
             golden: GoldenMode::Off,
+            credentials: Credentials::None,
             properties: PropertyOptions::default(),
             api: ApiResources::built_in(),
             cancel: Cancel::default(),
@@ -98,6 +103,21 @@ pub struct TargetRecord {
     pub notes: Vec<String>,
     /// The last lines the target wrote, when the suite started it.
     pub log_tail: Option<String>,
+    /// How the reproducers authenticate to each webhook (webhooks called anonymously are absent).
+    pub auth: BTreeMap<String, ReplayAuth>,
+}
+
+/// What a replay command presents to a webhook, as the run did (never a secret itself).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplayAuth {
+    /// The client certificate and key files, when they still exist after the run.
+    pub certificate: Option<(PathBuf, PathBuf)>,
+    /// A client certificate was presented (from files, or not kept).
+    pub has_certificate: bool,
+    /// A bearer token was sent (the replay reads it from `$WEBHOOK_TOKEN`).
+    pub bearer_token: bool,
+    /// Basic credentials of this user were sent (the replay asks for the password).
+    pub basic_user: Option<String>,
 }
 
 /// Requests a run did not send to one webhook, and why.
@@ -268,7 +288,11 @@ pub async fn run(
 ) -> Result<Records, Error> {
     let started = Instant::now();
     let shared: Vec<Arc<WebhookSpec>> = webhooks.iter().cloned().map(Arc::new).collect();
-    let client = Arc::new(Client::new(target.endpoint.clone(), options.http)?.with_cancel(options.cancel.clone()));
+    let (identities, auth_notes) = identities(webhooks, target, &options.credentials)?;
+    let client = Arc::new(
+        Client::with_identities(target.endpoint.clone(), options.http, ClientIdentity::anonymous(), &identities)?
+            .with_cancel(options.cancel.clone()),
+    );
     let mut records = Records { webhooks: shared.clone(), ..Records::default() };
     if options.lint {
         let user = target.user_certificates.then_some(&target.endpoint);
@@ -314,6 +338,7 @@ pub async fn run(
     }
     let mut notes = target.notes.clone();
     notes.extend(sweep_notes);
+    notes.extend(auth_notes);
     for w in webhooks.iter().filter(|w| !w.conditions.is_empty()) {
         notes.extend(condition_notes(w));
     }
@@ -332,6 +357,7 @@ pub async fn run(
         resolve_to: target.endpoint.resolve_to,
         notes,
         log_tail: target.log_tail(),
+        auth: identities.iter().filter(|(_, i)| !i.is_anonymous()).map(|(w, i)| (w.clone(), replay_auth(i))).collect(),
     };
     records.duration = started.elapsed();
     Ok(records)
@@ -384,4 +410,42 @@ fn condition_notes(w: &WebhookSpec) -> Vec<String> {
         ));
     }
     notes
+}
+
+/// Each webhook's name and the identity the suite presents to it.
+type Identities = Vec<(String, ClientIdentity)>;
+
+/// The identity the suite presents to each webhook under `credentials`, and what the report says
+/// about them.
+fn identities(
+    webhooks: &[WebhookSpec],
+    target: &RunningTarget,
+    credentials: &Credentials,
+) -> Result<(Identities, Vec<String>), Error> {
+    let generated = target.tls.as_ref().and_then(|t| t.client.as_ref());
+    let mut out = Vec::new();
+    let mut notes = Vec::new();
+    for w in webhooks {
+        let mut identity = credentials.identity_for(w, generated)?;
+        if credentials.needs_generated_certificate() {
+            // The generated files outlive the run only in a kept TLS directory.
+            identity.certificate_files =
+                target.tls.as_ref().filter(|t| !t.is_temporary()).map(|t| (t.client_cert_path(), t.client_key_path()));
+        }
+        if !matches!(credentials, Credentials::None) {
+            let source = if identity.source.is_empty() { String::new() } else { format!(" ({})", identity.source) };
+            notes.push(format!("{}: the suite presents {}{source}", w.name, identity.describe()));
+        }
+        out.push((w.name.clone(), identity));
+    }
+    Ok((out, notes))
+}
+
+fn replay_auth(identity: &ClientIdentity) -> ReplayAuth {
+    ReplayAuth {
+        certificate: identity.certificate_files.clone(),
+        has_certificate: identity.certificate.is_some(),
+        bearer_token: identity.bearer_token.is_some(),
+        basic_user: identity.basic.as_ref().map(|(u, _)| u.clone()),
+    }
 }

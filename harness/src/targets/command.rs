@@ -1,9 +1,11 @@
 //! A webhook the harness starts itself: `--cmd '<command line>'`.
 //!
 //! The command runs under `sh -c` in its own process group with the generated certificate files.
-//! `{cert}`, `{key}`, `{ca}`, `{port}` and `{host}` in the command are substituted, and the same values
-//! are exported as `WEBHOOK_TLS_CERT`, `WEBHOOK_TLS_KEY`, `WEBHOOK_CA`, `WEBHOOK_PORT` (and
-//! `WEBHOOK_HOST`). Its output is kept (the last 64 KiB). The whole process group is killed when the
+//! `{cert}`, `{key}`, `{ca}`, `{client_ca}`, `{port}` and `{host}` in the command are substituted, and
+//! the same values are exported as `WEBHOOK_TLS_CERT`, `WEBHOOK_TLS_KEY`, `WEBHOOK_CA`,
+//! `WEBHOOK_CLIENT_CA`, `WEBHOOK_PORT` (and `WEBHOOK_HOST`). `{client_ca}` is the CA of the client
+//! certificates the suite may present (the generated CA: a webhook requiring client certificates
+//! trusts it). Its output is kept (the last 64 KiB). The whole process group is killed when the
 //! target is dropped, also while a panic unwinds; if the harness itself is killed, the kernel sends
 //! the shell SIGKILL (PR_SET_PDEATHSIG).
 
@@ -15,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::ready::{wait_ready, NotReady};
-use super::{free_port, local_endpoint, serving_names, RunningTarget};
+use super::{free_port, generate_tls, local_endpoint, RunningTarget};
 use crate::config::WebhookSpec;
 use crate::tls::TlsMaterial;
 
@@ -93,6 +95,7 @@ pub fn substitute(command: &str, tls: &TlsMaterial, host: &str, port: u16) -> St
     command
         .replace("{cert}", &tls.cert_path().display().to_string())
         .replace("{key}", &tls.key_path().display().to_string())
+        .replace("{client_ca}", &tls.ca_path().display().to_string())
         .replace("{ca}", &tls.ca_path().display().to_string())
         .replace("{port}", &port.to_string())
         .replace("{host}", host)
@@ -116,10 +119,10 @@ pub async fn start(
     command: &str,
     webhooks: &[WebhookSpec],
     keep_tls_in: Option<&std::path::Path>,
+    client_certificate: bool,
     startup_timeout: Duration,
 ) -> Result<RunningTarget, StartError> {
-    let tls =
-        TlsMaterial::generate(&serving_names(webhooks), keep_tls_in).map_err(|e| StartError::Spawn(e.to_string()))?;
+    let tls = generate_tls(webhooks, keep_tls_in, client_certificate).map_err(|e| StartError::Spawn(e.to_string()))?;
     let host = "127.0.0.1";
     let port = free_port().map_err(|e| StartError::Spawn(format!("no free port: {e}")))?;
     let line = substitute(command, &tls, host, port);
@@ -130,6 +133,7 @@ pub async fn start(
         .env("WEBHOOK_TLS_CERT", tls.cert_path())
         .env("WEBHOOK_TLS_KEY", tls.key_path())
         .env("WEBHOOK_CA", tls.ca_path())
+        .env("WEBHOOK_CLIENT_CA", tls.ca_path())
         .env("WEBHOOK_PORT", port.to_string())
         .env("WEBHOOK_HOST", host)
         .stdin(Stdio::null())

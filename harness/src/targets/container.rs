@@ -23,7 +23,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use super::ready::{wait_ready, NotReady};
-use super::{local_endpoint, serving_names, RunningTarget, TargetMonitor};
+use super::{generate_tls, local_endpoint, RunningTarget, TargetMonitor};
 use crate::config::WebhookSpec;
 use crate::tls::TlsMaterial;
 
@@ -79,13 +79,15 @@ impl ImageSpec {
         format!("{}/{name}", self.cert_dir.trim_end_matches('/'))
     }
 
-    /// The extra arguments with `{cert}` `{key}` `{ca}` `{port}` replaced by their in-container values.
+    /// The extra arguments with `{cert}` `{key}` `{ca}` `{client_ca}` `{port}` replaced by their
+    /// in-container values.
     pub fn substituted_args(&self) -> Vec<String> {
         self.args
             .iter()
             .map(|a| {
                 a.replace("{cert}", &self.in_container(&self.cert_name))
                     .replace("{key}", &self.in_container(&self.key_name))
+                    .replace("{client_ca}", &self.in_container(&self.ca_name))
                     .replace("{ca}", &self.in_container(&self.ca_name))
                     .replace("{port}", &self.port.to_string())
             })
@@ -280,6 +282,7 @@ pub async fn start(
     spec: &ImageSpec,
     webhooks: &[WebhookSpec],
     keep_tls_in: Option<&Path>,
+    client_certificate: bool,
 ) -> Result<RunningTarget, ContainerError> {
     check_file_name("the certificate file name", &spec.cert_name)?;
     check_file_name("the key file name", &spec.key_name)?;
@@ -300,8 +303,8 @@ pub async fn start(
             ))
         })?;
 
-    let tls = TlsMaterial::generate(&serving_names(webhooks), keep_tls_in)
-        .map_err(|e| ContainerError::Setup(e.to_string()))?;
+    let tls =
+        generate_tls(webhooks, keep_tls_in, client_certificate).map_err(|e| ContainerError::Setup(e.to_string()))?;
     let mount =
         mount_dir(spec, &tls).map_err(|e| ContainerError::Setup(format!("preparing the certificate mount: {e}")))?;
     let run_id = uuid::Uuid::new_v4().to_string();
@@ -321,6 +324,7 @@ pub async fn start(
         ("WEBHOOK_TLS_CERT".to_string(), spec.in_container(&spec.cert_name)),
         ("WEBHOOK_TLS_KEY".to_string(), spec.in_container(&spec.key_name)),
         ("WEBHOOK_CA".to_string(), spec.in_container(&spec.ca_name)),
+        ("WEBHOOK_CLIENT_CA".to_string(), spec.in_container(&spec.ca_name)),
         ("WEBHOOK_PORT".to_string(), spec.port.to_string()),
     ];
     for (k, v) in own_env.iter().chain(spec.env.iter()) {

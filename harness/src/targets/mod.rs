@@ -32,6 +32,9 @@ pub struct ServingTls {
     pub cert_pem: String,
     /// Its private key, PEM.
     pub key_pem: String,
+    /// The CA that signed it, PEM: also the CA of the client certificate the suite presents when it
+    /// generates one (a server requiring client certificates trusts this one).
+    pub ca_pem: String,
 }
 
 /// What an in-process server hands back: where it listens, and a guard that stops it when dropped.
@@ -59,7 +62,8 @@ pub enum Target {
         ca: Option<PathBuf>,
     },
     /// A command the suite starts with a fresh CA and serving certificate; `{cert}` `{key}` `{ca}`
-    /// `{port}` `{host}` are substituted (and exported as `WEBHOOK_TLS_CERT`, … `WEBHOOK_PORT`).
+    /// `{client_ca}` `{port}` `{host}` are substituted (and exported as `WEBHOOK_TLS_CERT`, …
+    /// `WEBHOOK_CLIENT_CA`, `WEBHOOK_PORT`).
     Command {
         /// The command line, run by `sh -c`.
         command: String,
@@ -135,29 +139,47 @@ impl From<Error> for StartFailure {
     }
 }
 
-/// Start `target` for `webhooks`; generated TLS files are kept in `tls_dir` when given.
+/// The TLS material a started target gets: a fresh CA and serving certificate for `webhooks` (kept
+/// in `keep_in` when given), and a client certificate from the same CA when `client_certificate`.
+pub(crate) fn generate_tls(
+    webhooks: &[WebhookSpec],
+    keep_in: Option<&Path>,
+    client_certificate: bool,
+) -> Result<TlsMaterial, Error> {
+    let names = serving_names(webhooks);
+    if client_certificate {
+        TlsMaterial::generate_with_client(&names, keep_in)
+    } else {
+        TlsMaterial::generate(&names, keep_in)
+    }
+}
+
+/// Start `target` for `webhooks`; generated TLS files are kept in `tls_dir` when given, and the
+/// generated CA also issues a client certificate when `client_certificate`.
 pub(crate) async fn start(
     target: Target,
     webhooks: &[WebhookSpec],
     tls_dir: Option<&Path>,
+    client_certificate: bool,
 ) -> Result<RunningTarget, StartFailure> {
     match target {
         Target::Url { url, ca } => Ok(url::start(&url, ca.as_deref(), webhooks).await?),
         Target::Command { command, startup_timeout } => {
-            match command::start(&command, webhooks, tls_dir, startup_timeout).await {
+            match command::start(&command, webhooks, tls_dir, client_certificate, startup_timeout).await {
                 Ok(t) => Ok(t),
                 Err(StartError::Spawn(e)) => Err(Error::target("--cmd", e).into()),
                 Err(e) => Err(StartFailure::NotReady(e.to_string())),
             }
         }
-        Target::Image(spec) => match container::start(&spec, webhooks, tls_dir).await {
+        Target::Image(spec) => match container::start(&spec, webhooks, tls_dir, client_certificate).await {
             Ok(t) => Ok(t),
             Err(ContainerError::Setup(e)) => Err(Error::target(format!("--image {}", spec.image), e).into()),
             Err(e) => Err(StartFailure::NotReady(e.to_string())),
         },
         Target::InProcess { description, serve } => {
-            let tls = TlsMaterial::generate(&serving_names(webhooks), tls_dir)?;
-            let serving = ServingTls { cert_pem: tls.cert_pem.clone(), key_pem: tls.key_pem.clone() };
+            let tls = generate_tls(webhooks, tls_dir, client_certificate)?;
+            let serving =
+                ServingTls { cert_pem: tls.cert_pem.clone(), key_pem: tls.key_pem.clone(), ca_pem: tls.ca_pem.clone() };
             let served = serve(serving).await.map_err(|e| StartFailure::NotReady(format!("{description}: {e}")))?;
             let endpoint = local_endpoint(webhooks, served.addr, tls.ca_pem.as_bytes());
             Ok(RunningTarget::guarded(endpoint, description, Some(tls), served.guard))

@@ -28,9 +28,18 @@ pub async fn serve_reference(args: &ReferenceArgs) -> i32 {
     let result = async {
         let cert = std::fs::read(cert)?;
         let key = std::fs::read(key)?;
+        let client_ca = match &args.client_ca {
+            Some(path) => Some(
+                std::fs::read(path)
+                    .map_err(|e| std::io::Error::new(e.kind(), format!("--client-ca {}: {e}", path.display())))?,
+            ),
+            None => None,
+        };
         let options = reference_webhook::Options { defect };
-        let tls =
-            reference_webhook::server::effective_tls(reference_webhook::server_tls_config(&cert, &key)?, options)?;
+        let tls = reference_webhook::server::effective_tls(
+            reference_webhook::server_tls_config_for_clients(&cert, &key, client_ca.as_deref())?,
+            options,
+        )?;
         let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port)).await?;
         println!("listening on https://{}", listener.local_addr()?);
         let delay = std::time::Duration::from_millis(args.delay_ms);
