@@ -399,3 +399,36 @@ fn sigterm_during_a_run_stops_the_target() {
     let living = living_members(pid);
     assert!(living.is_empty(), "the target outlived SIGTERM: {living:?}");
 }
+
+#[test]
+fn an_authorizer_description_answers_the_authorization_checks_of_match_conditions() {
+    let dir = tempfile::tempdir().unwrap();
+    let breakglass = "    matchConditions:\n      - name: not-breakglass\n        expression: \"!authorizer.group('admissionregistration.k8s.io').resource('validatingwebhookconfigurations').check('breakglass').allowed()\"\n";
+    let manifest = dir.path().join("hooks.yaml");
+    std::fs::write(
+        &manifest,
+        reference_webhook::MANIFEST
+            .replace("    failurePolicy: Fail\n", &format!("    failurePolicy: Fail\n{breakglass}")),
+    )
+    .unwrap();
+    let cmd = reference_cmd("");
+    // Not described: the condition cannot be evaluated, nothing is sent, and the run says why.
+    let out = run(bin().arg("--config").arg(&manifest).args(["--cmd", &cmd, "--cases", "4"]));
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("coverage.requests") && t.contains("--authorizer FILE"), "{t}");
+    // Described: only system:masters may break glass, so the suite's users are all sent.
+    let authz = dir.path().join("authz.yaml");
+    std::fs::write(&authz, "allow:\n  - groups: [system:masters]\n    rules: [{verbs: [breakglass], apiGroups: [admissionregistration.k8s.io], resources: [\"*\"]}]\n").unwrap();
+    let out =
+        run(bin().arg("--config").arg(&manifest).args(["--cmd", &cmd, "--cases", "4"]).arg("--authorizer").arg(&authz));
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{t}");
+    assert!(t.contains("sent as built") && !t.contains("not described"), "{t}");
+    // A description that does not parse is exit 2, naming the file.
+    std::fs::write(&authz, "allow:\n  - user: alice\n").unwrap();
+    let out = run(bin().arg("--config").arg(&manifest).args(["--cmd", &cmd]).arg("--authorizer").arg(&authz));
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(t.contains("authz.yaml") && t.contains("unknown field"), "{t}");
+}
