@@ -14,8 +14,9 @@ use serde_json::Value;
 
 use crate::apply::{apply_op, doc_bytes, load_root, move_put, move_take};
 use crate::decode::{Operation, Patch};
+use crate::error::ApplyError;
 use crate::gojson::{array_elements, compact, dispose, object_members, raw_to_value, skip_space, unquote};
-use crate::node::{marshal_ary, marshal_doc, Node, PArr, PDoc, Root, State};
+use crate::node::{marshal_ary, marshal_doc, root_to_value, Node, PArr, PDoc, Root, State};
 use crate::pointer::{atoi, decode_patch_key};
 
 /// `replace` of an object member that does not exist (v4 adds it; RFC 6902 §4.3 requires it).
@@ -423,30 +424,38 @@ fn move_findings(op: &Operation, doc: View<'_>, found: &mut Vec<(&'static str, S
 /// copied beyond the values a `test` compares.
 pub fn leniencies(doc: &Value, patch: &Patch) -> Vec<Leniency> {
     let mut out = Vec::new();
-    let Ok(mut root) = load_root(&doc_bytes(doc)) else {
-        return out;
-    };
+    let _ = walk_patch(doc, patch, &mut out);
+    out
+}
+
+/// [`apply`](crate::apply) and [`leniencies`] in one pass: the document is loaded and the patch
+/// applied once, each operation looked at before it is applied. The leniencies are those of the
+/// operations that applied (all of them when the patch applies).
+pub fn apply_noting_leniencies(doc: &Value, patch: &Patch) -> (Result<Value, ApplyError>, Vec<Leniency>) {
+    let mut out = Vec::new();
+    let applied = walk_patch(doc, patch, &mut out)
+        .and_then(|root| root_to_value(&root, false).map_err(|number| ApplyError::Unrepresentable { number }));
+    (applied, out)
+}
+
+/// Load `doc` and apply `patch` operation by operation, noting each one's leniencies before it
+/// applies; stops at the first operation that fails.
+fn walk_patch(doc: &Value, patch: &Patch, out: &mut Vec<Leniency>) -> Result<Root, ApplyError> {
+    let mut root = load_root(&doc_bytes(doc))?;
     let mut copied = 0i64;
     let mut found = Vec::new();
     for (index, op) in patch.ops.iter().enumerate() {
         found.clear();
         op_findings(op, View::of_root(&root), &mut found);
-        let applied = if op.kind() == "move" {
+        if op.kind() == "move" {
             // Apply the move in its two halves, looking at the destination in between.
-            match move_take(&mut root, op, index) {
-                Ok(val) => {
-                    move_findings(op, View::of_root(&root), &mut found);
-                    move_put(&mut root, op, index, val)
-                }
-                Err(e) => Err(e),
-            }
+            let val = move_take(&mut root, op, index)?;
+            move_findings(op, View::of_root(&root), &mut found);
+            move_put(&mut root, op, index, val)?;
         } else {
-            apply_op(&mut root, op, index, &mut copied)
-        };
-        if applied.is_err() {
-            break;
+            apply_op(&mut root, op, index, &mut copied)?;
         }
         out.extend(found.drain(..).map(|(what, path)| Leniency { op_index: index, path, what }));
     }
-    out
+    Ok(root)
 }

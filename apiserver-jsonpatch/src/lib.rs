@@ -11,7 +11,8 @@
 //! - [`decode_patch_field`]: the field (base64 string, `null`, or array of byte values);
 //! - [`decode_patch`]: the bytes into a [`Patch`];
 //! - [`apply`] / [`apply_json`]: the patch onto the object;
-//! - [`leniencies`]: which parts of a patch only work because v4 is lenient.
+//! - [`leniencies`]: which parts of a patch only work because v4 is lenient;
+//! - [`apply_noting_leniencies`]: both at once, the document loaded and patched once.
 //!
 //! # Why not just RFC 6902
 //!
@@ -60,7 +61,7 @@ pub use apply::{apply, apply_json, ACCUMULATED_COPY_SIZE_LIMIT};
 pub use decode::{decode_patch, Patch};
 pub use error::{ApplyError, DecodeError, Error, FieldError, Stage};
 pub use field::{decode_patch_field, FieldForm, PatchBytes};
-pub use leniency::{leniencies, Leniency};
+pub use leniency::{apply_noting_leniencies, leniencies, Leniency};
 
 pub mod go_json {
     //! The pieces of Go's `encoding/json` (and `encoding/base64`) the apiserver's JSON decoding rests

@@ -228,3 +228,31 @@ fn every_accepted_vector_gets_the_expected_findings() {
     assert!(accepted > 0);
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
 }
+
+/// Applying and noting the leniencies in one pass gives what `apply` and `leniencies` give apart,
+/// on every vector whose patch decodes.
+#[test]
+fn one_pass_equals_apply_and_leniencies() {
+    let mut checked = 0;
+    for v in vectors() {
+        let bytes = match &v["patch"] {
+            Value::String(text) => text.clone().into_bytes(),
+            other => serde_json::to_vec(other).unwrap(),
+        };
+        let Ok(patch) = decode_patch(&bytes) else {
+            continue;
+        };
+        let doc = &v["doc"];
+        let (applied, noted) = apiserver_jsonpatch::apply_noting_leniencies(doc, &patch);
+        let apart = apiserver_jsonpatch::apply(doc, &patch);
+        assert_eq!(
+            applied.as_ref().map_err(ToString::to_string),
+            apart.as_ref().map_err(ToString::to_string),
+            "{}",
+            v["name"]
+        );
+        assert_eq!(noted, leniencies(doc, &patch), "{}", v["name"]);
+        checked += 1;
+    }
+    assert!(checked > 50, "only {checked} vectors with a decodable patch");
+}

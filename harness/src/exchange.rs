@@ -5,7 +5,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use apiserver_jsonpatch::{ApplyError, DecodeError, FieldError, Patch, PatchBytes};
+use apiserver_jsonpatch::{ApplyError, DecodeError, FieldError, Leniency, Patch, PatchBytes};
 use serde_json::{Map, Value};
 
 use crate::admission::ReviewVersion;
@@ -79,8 +79,11 @@ pub struct Exchange<'a> {
     pub url: &'a str,
     reading: OnceLock<Option<Reading>>,
     patch: OnceLock<Option<Result<Patch, DecodeError>>>,
-    patched: OnceLock<Option<Result<Value, ApplyError>>>,
+    patched: OnceLock<Option<Applied>>,
 }
+
+/// The patch applied: the object it makes (or Go's error), and the leniencies it relied on.
+type Applied = (Result<Value, ApplyError>, Vec<Leniency>);
 
 impl<'a> Exchange<'a> {
     /// The view of one call.
@@ -199,6 +202,17 @@ impl<'a> Exchange<'a> {
     /// patch, only on an allow (the apiserver ignores a validating webhook's patch in v1beta1 and any
     /// patch sent with a denial).
     pub fn patched(&self) -> Option<&Result<Value, ApplyError>> {
+        self.applied().map(|(patched, _)| patched)
+    }
+
+    /// The ways the applied patch relies on the apiserver's leniency rather than RFC 6902 (those
+    /// of the operations that applied); empty when no patch was applied.
+    pub fn leniencies(&self) -> &[Leniency] {
+        self.applied().map_or(&[], |(_, noted)| noted.as_slice())
+    }
+
+    /// The patch applied (once, noting its leniencies on the way).
+    fn applied(&self) -> Option<&Applied> {
         self.patched
             .get_or_init(|| {
                 if !self.mutating() || self.allowed() != Some(true) {
@@ -209,7 +223,7 @@ impl<'a> Exchange<'a> {
                 if object.is_null() {
                     return None;
                 }
-                Some(apiserver_jsonpatch::apply(object, patch))
+                Some(apiserver_jsonpatch::apply_noting_leniencies(object, patch))
             })
             .as_ref()
     }

@@ -19,11 +19,26 @@ use serde_json::Value;
 
 use crate::admission::Gvk;
 
-type Decode = fn(&Value) -> Result<Value, String>;
+/// Decoding with one kind's type: into the type and back to JSON, or into the type only.
+#[derive(Clone, Copy, Debug)]
+struct Codec {
+    round_trip: fn(&Value) -> Result<Value, String>,
+    decodes: fn(&Value) -> Result<(), String>,
+}
 
-fn decode<T: serde::de::DeserializeOwned + serde::Serialize>(value: &Value) -> Result<Value, String> {
-    let typed: T = serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
+impl Codec {
+    const fn of<T: serde::de::DeserializeOwned + serde::Serialize>() -> Codec {
+        Codec { round_trip: round_trip_as::<T>, decodes: decodes_into::<T> }
+    }
+}
+
+fn round_trip_as<T: serde::de::DeserializeOwned + serde::Serialize>(value: &Value) -> Result<Value, String> {
+    let typed = T::deserialize(value).map_err(|e| e.to_string())?;
     serde_json::to_value(typed).map_err(|e| e.to_string())
+}
+
+fn decodes_into<T: serde::de::DeserializeOwned>(value: &Value) -> Result<(), String> {
+    T::deserialize(value).map(drop).map_err(|e| e.to_string())
 }
 
 /// Whether a k8s-openapi scope is namespaced.
@@ -53,7 +68,7 @@ pub struct KindInfo {
     pub plural: &'static str,
     /// Namespaced or cluster-scoped.
     pub namespaced: bool,
-    decode: Decode,
+    codec: Codec,
 }
 
 impl KindInfo {
@@ -68,7 +83,7 @@ impl KindInfo {
             kind: T::KIND,
             plural: T::URL_PATH_SEGMENT,
             namespaced: <T::Scope as Scope>::NAMESPACED,
-            decode: decode::<T>,
+            codec: Codec::of::<T>(),
         }
     }
 
@@ -233,22 +248,22 @@ struct ProxyOptions {
 }
 
 /// The connect options kinds of core/v1, as `(kind, decode)`.
-static CONNECT_OPTIONS: &[(&str, Decode)] = &[
-    ("PodExecOptions", decode::<ConnectOptions<StreamOptions>>),
-    ("PodAttachOptions", decode::<ConnectOptions<StreamOptions>>),
-    ("PodPortForwardOptions", decode::<ConnectOptions<PortForwardOptions>>),
-    ("PodProxyOptions", decode::<ConnectOptions<ProxyOptions>>),
-    ("ServiceProxyOptions", decode::<ConnectOptions<ProxyOptions>>),
-    ("NodeProxyOptions", decode::<ConnectOptions<ProxyOptions>>),
+static CONNECT_OPTIONS: &[(&str, Codec)] = &[
+    ("PodExecOptions", Codec::of::<ConnectOptions<StreamOptions>>()),
+    ("PodAttachOptions", Codec::of::<ConnectOptions<StreamOptions>>()),
+    ("PodPortForwardOptions", Codec::of::<ConnectOptions<PortForwardOptions>>()),
+    ("PodProxyOptions", Codec::of::<ConnectOptions<ProxyOptions>>()),
+    ("ServiceProxyOptions", Codec::of::<ConnectOptions<ProxyOptions>>()),
+    ("NodeProxyOptions", Codec::of::<ConnectOptions<ProxyOptions>>()),
 ];
 
 /// The typed model of `gvk`, if the suite has one.
-fn decoder(gvk: &Gvk) -> Option<Decode> {
+fn codec(gvk: &Gvk) -> Option<Codec> {
     let (group, version, kind) = (gvk.group.as_str(), gvk.version.as_str(), gvk.kind.as_str());
     if let Some(k) =
         RESOURCES.iter().chain(SUBRESOURCE_KINDS).find(|k| k.group == group && k.version == version && k.kind == kind)
     {
-        return Some(k.decode);
+        return Some(k.codec);
     }
     if group.is_empty() && version == "v1" {
         return CONNECT_OPTIONS.iter().find(|(k, _)| *k == kind).map(|(_, d)| *d);
@@ -259,22 +274,34 @@ fn decoder(gvk: &Gvk) -> Option<Decode> {
 /// Decode `value` as the built-in kind `gvk` and re-encode it. `None` when the suite has no typed
 /// model of that kind (custom resources): such objects are checked as plain JSON.
 pub fn round_trip(gvk: &Gvk, value: &Value) -> Option<Result<Value, String>> {
-    decoder(gvk).map(|f| f(value))
+    codec(gvk).map(|c| (c.round_trip)(value))
 }
 
 /// Check that `value` decodes as `gvk` the way the apiserver decodes a patched object. Go's decoder
 /// leaves a field at its zero value when the JSON holds `null`; members that are `null` are dropped
 /// first so that they do not count against the object.
 pub fn decodes_as(gvk: &Gvk, value: &Value) -> Option<Result<(), String>> {
+    let decodes = codec(gvk)?.decodes;
+    if !has_null_member(value) {
+        return Some(decodes(value));
+    }
     let mut cleaned = value.clone();
     drop_null_members(&mut cleaned);
-    round_trip(gvk, &cleaned).map(|r| r.map(|_| ()))
+    Some(decodes(&cleaned))
 }
 
 /// `metadata` as `ObjectMeta` holds it: unknown fields dropped (what the apiserver's decoding does to
 /// the metadata of every object, custom resources included).
 pub fn object_meta(value: &Value) -> Result<Value, String> {
-    decode::<k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>(value)
+    round_trip_as::<k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>(value)
+}
+
+fn has_null_member(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => map.values().any(|v| v.is_null() || has_null_member(v)),
+        Value::Array(items) => items.iter().any(has_null_member),
+        _ => false,
+    }
 }
 
 fn drop_null_members(value: &mut Value) {

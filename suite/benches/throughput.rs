@@ -1,6 +1,9 @@
 //! Generated-and-checked requests per second against the in-process reference webhook, next to a
-//! bare client loop (same client configuration, same payloads, same concurrency) on the same
-//! webhook, in one run. Prints both figures and their ratio.
+//! bare client loop (same client, same payloads, same concurrency) on the same webhook, in one run,
+//! for keep-alive HTTP/1.1 with a connection pool (how the apiserver calls a service webhook) and for
+//! one multiplexed HTTP/2 connection (`--http2`). Prints both rates and their ratio for each, the
+//! CPU time per request of each loop, the per-stage cost of one request (generate / send / check,
+//! one at a time on one task) and the peak RSS.
 //!
 //!     cargo bench -p webhook-conformance --bench throughput
 //!
@@ -11,11 +14,144 @@ use std::time::{Duration, Instant};
 
 use reference_webhook::Style;
 use webhook_conformance::embedded;
-use webhook_harness::lowlevel::{exchange, Client, HttpVersions, Sampler, Scope, Transport};
-use webhook_harness::{Outcome, Suite, WebhookKind};
+use webhook_harness::lowlevel::{
+    evaluate, exchange, Client, Endpoint, Exchange, HttpVersions, Sampler, Scope, Transport,
+};
+use webhook_harness::{Outcome, Suite, WebhookKind, WebhookSpec};
 
 fn env(name: &str, default: usize) -> usize {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// User + system CPU time of the whole process so far.
+fn cpu_time() -> Duration {
+    // SAFETY: getrusage only writes the struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+/// Peak resident set size of the process, KiB (`VmHWM`).
+fn peak_rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// Wall and CPU time of one loop.
+struct Phase {
+    wall: Duration,
+    cpu: Duration,
+}
+
+impl Phase {
+    fn rate(&self, requests: usize) -> f64 {
+        requests as f64 / self.wall.as_secs_f64()
+    }
+    fn cpu_per_request_us(&self, requests: usize) -> f64 {
+        self.cpu.as_secs_f64() * 1e6 / requests as f64
+    }
+}
+
+struct Setup {
+    webhook: Arc<WebhookSpec>,
+    concurrency: usize,
+    per_task: usize,
+}
+
+impl Setup {
+    fn total(&self) -> usize {
+        self.per_task * self.concurrency
+    }
+}
+
+/// Draw a case, send it, run every exchange rule on the answer: `concurrency` tasks at once.
+async fn checked(setup: &Setup, client: &Arc<Client>) -> Phase {
+    let (wall, cpu) = (Instant::now(), cpu_time());
+    let mut tasks = tokio::task::JoinSet::new();
+    for t in 0..setup.concurrency {
+        let (client, webhook, per_task) = (client.clone(), setup.webhook.clone(), setup.per_task);
+        tasks.spawn(async move {
+            let mut sampler = Sampler::new(&webhook, Scope::All, t as u64).expect("requests");
+            let mut failed = 0usize;
+            for _ in 0..per_task {
+                let case = sampler.draw();
+                let record = exchange(&client, webhook.clone(), case).await;
+                failed += usize::from(record.findings.iter().any(|f| f.outcome == Outcome::Fail));
+            }
+            failed
+        });
+    }
+    let mut failed = 0;
+    while let Some(done) = tasks.join_next().await {
+        failed += done.expect("task");
+    }
+    assert_eq!(failed, 0, "the reference webhook fails no rule");
+    Phase { wall: wall.elapsed(), cpu: cpu_time() - cpu }
+}
+
+/// The same bodies as the checked loop drew (same generator, same seeds), posted by the same
+/// client: nothing generated or checked.
+async fn bare(setup: &Setup, client: &Arc<Client>, payloads: &[Arc<Vec<Vec<u8>>>]) -> Phase {
+    let (wall, cpu) = (Instant::now(), cpu_time());
+    let mut tasks = tokio::task::JoinSet::new();
+    for bodies in payloads {
+        let (client, webhook, bodies) = (client.clone(), setup.webhook.clone(), bodies.clone());
+        tasks.spawn(async move {
+            let mut ok = 0usize;
+            for body in bodies.iter() {
+                if let Transport::Answered(a) = client.call(&webhook.path(), webhook.timeout_seconds, body).await {
+                    ok += usize::from(a.status == 200);
+                }
+            }
+            ok
+        });
+    }
+    let mut ok = 0;
+    while let Some(done) = tasks.join_next().await {
+        ok += done.expect("task");
+    }
+    assert_eq!(ok, setup.total(), "every bare request answered 200");
+    Phase { wall: wall.elapsed(), cpu: cpu_time() - cpu }
+}
+
+/// One request at a time on one task: how long generating (drawing and serializing), sending
+/// (the call, the webhook's work included) and checking (every exchange rule) take on average.
+async fn stages(setup: &Setup, client: &Client, requests: usize) -> [Duration; 3] {
+    let mut sampler = Sampler::new(&setup.webhook, Scope::All, 7).expect("requests");
+    let path = setup.webhook.path();
+    let url = client.endpoint().call_url(&path, setup.webhook.timeout_seconds).to_string();
+    let mut spent = [Duration::ZERO; 3];
+    for _ in 0..requests {
+        let t0 = Instant::now();
+        let case = sampler.draw();
+        let body = case.review.to_bytes();
+        let t1 = Instant::now();
+        let transport = client.call(&path, setup.webhook.timeout_seconds, &body).await;
+        let t2 = Instant::now();
+        let view = Exchange::new(&setup.webhook, &case, &transport, &url);
+        let findings = evaluate(&view);
+        let admission = view.admission(&findings);
+        std::hint::black_box(admission);
+        let t3 = Instant::now();
+        spent[0] += t1 - t0;
+        spent[1] += t2 - t1;
+        spent[2] += t3 - t2;
+    }
+    spent.map(|d| d / requests as u32)
+}
+
+async fn warm_up(setup: &Setup, client: &Client, body: &[u8]) {
+    for _ in 0..setup.concurrency * 4 {
+        let _ = client.call(&setup.webhook.path(), setup.webhook.timeout_seconds, body).await;
+    }
 }
 
 fn main() {
@@ -31,90 +167,55 @@ fn main() {
             .start()
             .await
             .expect("reference webhook starts");
-        let endpoint = session.endpoint().expect("the reference webhook is ready").clone();
-        let client = Arc::new(Client::new(endpoint, HttpVersions::Http1).expect("client"));
-        let per_task = requests.div_ceil(concurrency);
+        let endpoint: Endpoint = session.endpoint().expect("the reference webhook is ready").clone();
+        let setup = Setup { webhook, concurrency, per_task: requests.div_ceil(concurrency) };
+        let total = setup.total();
 
-        // The same payloads for the bare loop: drawn up front from the same generator and seeds.
-        let payloads: Vec<Vec<Vec<u8>>> = (0..concurrency)
+        let payloads: Vec<Arc<Vec<Vec<u8>>>> = (0..concurrency)
             .map(|t| {
-                let mut sampler = Sampler::new(&webhook, Scope::All, t as u64).expect("requests");
-                (0..per_task).map(|_| sampler.draw().review.to_bytes()).collect()
+                let mut sampler = Sampler::new(&setup.webhook, Scope::All, t as u64).expect("requests");
+                Arc::new((0..setup.per_task).map(|_| sampler.draw().review.to_bytes()).collect())
             })
             .collect();
+        let bytes: usize = payloads.iter().flat_map(|p| p.iter()).map(Vec::len).sum();
 
-        // Warm up the connections.
-        for _ in 0..concurrency * 4 {
-            let _ = client.call(&webhook.path(), webhook.timeout_seconds, &payloads[0][0]).await;
-        }
-
-        // Generated and checked: draw a case, send it, run every rule on the answer.
-        let started = Instant::now();
-        let mut tasks = tokio::task::JoinSet::new();
-        for t in 0..concurrency {
-            let (client, webhook) = (client.clone(), webhook.clone());
-            tasks.spawn(async move {
-                let mut sampler = Sampler::new(&webhook, Scope::All, t as u64).expect("requests");
-                let mut failed = 0usize;
-                for _ in 0..per_task {
-                    let case = sampler.draw();
-                    let record = exchange(&client, webhook.clone(), case).await;
-                    failed += usize::from(record.findings.iter().any(|f| f.outcome == Outcome::Fail));
-                }
-                failed
-            });
-        }
-        let mut failed = 0;
-        while let Some(done) = tasks.join_next().await {
-            failed += done.expect("task");
-        }
-        let checked = started.elapsed();
-        assert_eq!(failed, 0, "the reference webhook fails no rule");
-
-        // Bare: the same bodies, posted by the same client, nothing generated or checked.
-        let started = Instant::now();
-        let mut tasks = tokio::task::JoinSet::new();
-        for bodies in payloads {
-            let (client, webhook) = (client.clone(), webhook.clone());
-            tasks.spawn(async move {
-                let mut ok = 0usize;
-                for body in &bodies {
-                    if let Transport::Answered(a) = client.call(&webhook.path(), webhook.timeout_seconds, body).await {
-                        ok += usize::from(a.status == 200);
-                    }
-                }
-                ok
-            });
-        }
-        let mut ok = 0;
-        while let Some(done) = tasks.join_next().await {
-            ok += done.expect("task");
-        }
-        let bare = started.elapsed();
-        let total = per_task * concurrency;
-        assert_eq!(ok, total, "every bare request answered 200");
-
-        // Where the difference goes: drawing the cases alone (one thread).
-        let started = Instant::now();
-        let mut sampler = Sampler::new(&webhook, Scope::All, 99).expect("requests");
-        let mut bytes = 0usize;
-        for _ in 0..total {
-            bytes += sampler.draw().review.to_bytes().len();
-        }
-        let drawing = started.elapsed();
-
-        let rate = |d: Duration| total as f64 / d.as_secs_f64();
         println!(
-            "throughput: {total} requests, concurrency {concurrency}, reference webhook in-process (HTTP/1.1, TLS)"
+            "throughput: {total} requests ({} KiB), concurrency {concurrency}, reference webhook in-process (TLS), {} cores",
+            bytes / 1024,
+            std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
         );
-        println!("  generated + checked : {:>9.0} requests/s  ({:.2} s)", rate(checked), checked.as_secs_f64());
-        println!("  bare client loop    : {:>9.0} requests/s  ({:.2} s)", rate(bare), bare.as_secs_f64());
-        println!("  ratio checked/bare  : {:>9.2}", rate(checked) / rate(bare));
-        println!(
-            "  (drawing cases alone: {:>9.0} cases/s on one thread, {} KiB of requests)",
-            rate(drawing),
-            bytes / 1024
-        );
+        for (label, versions) in [
+            ("HTTP/1.1 keep-alive pool", HttpVersions::Http1),
+            ("HTTP/2, one multiplexed connection", HttpVersions::Http2AndHttp1),
+        ] {
+            let client = Arc::new(Client::new(endpoint.clone(), versions).expect("client"));
+            warm_up(&setup, &client, &payloads[0][0]).await;
+            let checked = checked(&setup, &client).await;
+            let bare = bare(&setup, &client, &payloads).await;
+            println!("{label}:");
+            println!(
+                "  generated + checked : {:>9.0} requests/s  ({:.2} s, {:.0} µs CPU per request)",
+                checked.rate(total),
+                checked.wall.as_secs_f64(),
+                checked.cpu_per_request_us(total)
+            );
+            println!(
+                "  bare client loop    : {:>9.0} requests/s  ({:.2} s, {:.0} µs CPU per request)",
+                bare.rate(total),
+                bare.wall.as_secs_f64(),
+                bare.cpu_per_request_us(total)
+            );
+            println!("  ratio checked/bare  : {:>9.2}", checked.rate(total) / bare.rate(total));
+        }
+
+        let client = Client::new(endpoint.clone(), HttpVersions::Http1).expect("client");
+        let n = (total / 4).max(1);
+        let [generate, send, check] = stages(&setup, &client, n).await;
+        println!("per stage, one request at a time ({n} requests, HTTP/1.1):");
+        println!("  generate (draw + serialize) : {:>7.1} µs", generate.as_secs_f64() * 1e6);
+        println!("  send (the call, webhook incl.): {:>5.1} µs", send.as_secs_f64() * 1e6);
+        println!("  check (every exchange rule) : {:>7.1} µs", check.as_secs_f64() * 1e6);
+        println!("peak RSS: {} MiB", peak_rss_kib() / 1024);
         drop(session);
     });
 }

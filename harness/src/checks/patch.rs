@@ -189,10 +189,8 @@ pub fn rfc6902(x: &Exchange) -> Check {
     let (Some(Ok(result)), Some(patch)) = (x.patched(), x.nonempty_patch()) else {
         return Check::na("no applied patch");
     };
-    let mut notes: Vec<String> = apiserver_jsonpatch::leniencies(x.case.object(), patch)
-        .into_iter()
-        .map(|l| format!("operation {} ({}): {}", l.op_index, l.path, l.what))
-        .collect();
+    let mut notes: Vec<String> =
+        x.leniencies().iter().map(|l| format!("operation {} ({}): {}", l.op_index, l.path, l.what)).collect();
     let rfc = serde_json::from_value::<json_patch::Patch>(Value::Array(
         patch.operations().iter().cloned().map(Value::Object).collect(),
     ));

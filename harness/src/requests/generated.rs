@@ -21,7 +21,7 @@ use super::fit::{fit as fit_selectors, move_to_namespace, Selectors};
 pub use super::objects::pod_spec_path;
 use super::objects::{conform, new_object, Variant};
 use super::plan::admission_spec_from;
-use super::resources::{targets, ApiResources, Target};
+use super::resources::{targets, ApiResources, Origin, Target};
 use super::review::default_user;
 use crate::admission::{Operation, ReviewVersion, UserInfo};
 use crate::conditions::MatchConditions;
@@ -323,7 +323,7 @@ fn users() -> impl Strategy<Value = UserInfo> {
     ]
 }
 
-fn containers_json(prefix: &str, shapes: &[ContainerShape]) -> Value {
+fn containers_json(prefix: &str, shapes: &[ContainerShape], unknown_fields: bool) -> Value {
     Value::Array(
         shapes
             .iter()
@@ -333,7 +333,7 @@ fn containers_json(prefix: &str, shapes: &[ContainerShape]) -> Value {
                 if !c.env.is_empty() {
                     o["env"] = Value::Array(c.env.iter().map(|(n, v)| json!({"name": n, "value": v})).collect());
                 }
-                if c.unknown_field {
+                if c.unknown_field && unknown_fields {
                     o["unknownField"] = json!({"x": [1, "two"]});
                 }
                 if let Some(security) = &c.security {
@@ -350,6 +350,13 @@ fn containers_json(prefix: &str, shapes: &[ContainerShape]) -> Value {
 
 /// Vary `object` (a fixture of `kind`) by `shape`.
 pub fn apply_shape(object: &mut Value, kind: &str, shape: &Shape) {
+    apply_shape_with(object, kind, shape, true);
+}
+
+/// Vary `object` by `shape`, with the shape's unknown fields or without them (what the typed
+/// decoding of a built-in kind leaves of them).
+fn apply_shape_with(object: &mut Value, kind: &str, shape: &Shape, unknown_fields: bool) {
+    let extra_fields = shape.extra_fields && unknown_fields;
     if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         for (field, map) in [("labels", &shape.labels), ("annotations", &shape.annotations)] {
             match map {
@@ -365,11 +372,11 @@ pub fn apply_shape(object: &mut Value, kind: &str, shape: &Shape) {
             let annotations = meta.entry("annotations").or_insert_with(|| json!({}));
             annotations[LARGE_ANNOTATION] = json!("x".repeat(LARGE_BYTES));
         }
-        if shape.extra_fields {
+        if extra_fields {
             meta.insert("x-unknown-meta".into(), json!("ignored by the apiserver"));
         }
     }
-    if shape.extra_fields {
+    if extra_fields {
         object["x-unknown"] = json!({"nested": [1, "two", {"ü": null}]});
     }
     let Some(path) = pod_spec_path(kind) else { return };
@@ -381,12 +388,15 @@ pub fn apply_shape(object: &mut Value, kind: &str, shape: &Shape) {
         }
     }
     let Some(spec) = spec.as_object_mut() else { return };
-    spec.insert("containers".into(), containers_json("c", &shape.containers));
+    spec.insert("containers".into(), containers_json("c", &shape.containers, unknown_fields));
     if !shape.init_containers.is_empty() {
-        spec.insert("initContainers".into(), containers_json("init", &shape.init_containers));
+        spec.insert("initContainers".into(), containers_json("init", &shape.init_containers, unknown_fields));
     }
     if kind == "Pod" && !shape.ephemeral_containers.is_empty() {
-        spec.insert("ephemeralContainers".into(), containers_json("debug", &shape.ephemeral_containers));
+        spec.insert(
+            "ephemeralContainers".into(),
+            containers_json("debug", &shape.ephemeral_containers, unknown_fields),
+        );
     }
     let host = &shape.host;
     for (field, on) in [("hostNetwork", host.host_network), ("hostPID", host.host_pid), ("hostIPC", host.host_ipc)] {
@@ -426,9 +436,17 @@ fn build_from(
     user: UserInfo,
 ) -> Option<RequestCase> {
     let name = GENERATED_NAME;
-    apply_shape(&mut fresh, &target.resource.kind, shape);
-    // What survives the apiserver's decoding: the kind's fields, or the CRD's schema.
-    conform(&target.resource, &mut fresh);
+    // What survives the apiserver's decoding: the kind's fields, or the CRD's schema. A built-in
+    // kind's fixture is already what its type holds, and the shape adds only fields of the type
+    // besides the unknown ones, which the typed decoding drops (a test holds the shortcut to the
+    // round trip through the type).
+    match target.resource.origin {
+        Origin::BuiltIn => apply_shape_with(&mut fresh, &target.resource.kind, shape, false),
+        _ => {
+            apply_shape(&mut fresh, &target.resource.kind, shape);
+            conform(&target.resource, &mut fresh);
+        }
+    }
     let mut spec = admission_spec_from(target, fresh, name, kind);
     spec.dry_run = dry_run;
     spec.user = user;
@@ -445,13 +463,109 @@ fn build_from(
 
 /// Generated requests for `webhook` within `scope`, among the built-in resources; `None` when its
 /// rules select no such target.
+#[cfg(test)]
 pub fn requests(webhook: &WebhookSpec, scope: Scope) -> Option<SBoxedStrategy<RequestCase>> {
     requests_in(webhook, scope, &ApiResources::built_in())
 }
 
+/// What one draw picks before the request is built: the target's index, its full or bare fixture,
+/// the shape, the review version, dryRun and the user.
+type Draw = (usize, bool, Shape, ReviewVersion, bool, UserInfo);
+
+/// Builds the request of a draw; `None` when the webhook's selectors or matchConditions leave it out.
+type Build = std::sync::Arc<dyn Fn(Draw) -> Option<RequestCase> + Send + Sync>;
+
+/// The draws and how a request is built from one.
+struct Recipe {
+    draws: SBoxedStrategy<Draw>,
+    build: Build,
+}
+
+impl std::fmt::Debug for Recipe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Recipe")
+    }
+}
+
+/// `prop_filter_map` of the draws by the build, with each request built once per value of the
+/// draw's tree rather than on every look at it (proptest's filter-map builds it again each time
+/// `current` is called): the same requests, in the same order, shrinking the same way.
+impl Strategy for Recipe {
+    type Tree = Built;
+    type Value = RequestCase;
+
+    fn new_tree(&self, runner: &mut proptest::test_runner::TestRunner) -> proptest::strategy::NewTree<Self> {
+        loop {
+            let source = self.draws.new_tree(runner)?;
+            if let Some(current) = (self.build)(source.current()) {
+                return Ok(Built { source, build: self.build.clone(), current });
+            }
+            runner.reject_local(LEFT_OUT)?;
+        }
+    }
+}
+
+/// The tree of a [`Recipe`]: the draw's tree and the request built from its current value.
+pub struct Built {
+    source: Box<dyn proptest::strategy::ValueTree<Value = Draw>>,
+    build: Build,
+    current: RequestCase,
+}
+
+impl std::fmt::Debug for Built {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Built").field("current", &self.current.label).finish()
+    }
+}
+
+impl Built {
+    /// Build the source's current value; like proptest's filter-map, complicate the source until
+    /// it builds.
+    fn rebuild(&mut self) {
+        loop {
+            if let Some(case) = (self.build)(self.source.current()) {
+                self.current = case;
+                return;
+            }
+            assert!(self.source.complicate(), "Unable to complicate filtered strategy back into acceptable value");
+        }
+    }
+}
+
+impl proptest::strategy::ValueTree for Built {
+    type Value = RequestCase;
+
+    fn current(&self) -> RequestCase {
+        self.current.clone()
+    }
+
+    fn simplify(&mut self) -> bool {
+        if !self.source.simplify() {
+            return false;
+        }
+        self.rebuild();
+        true
+    }
+
+    fn complicate(&mut self) -> bool {
+        if !self.source.complicate() {
+            return false;
+        }
+        self.rebuild();
+        true
+    }
+}
+
+/// Why a draw is left out.
+const LEFT_OUT: &str = "the webhook's selectors or matchConditions leave this request out";
+
 /// Generated requests for `webhook` within `scope`, among the resources of `api`; `None` when its
 /// rules select no such target.
 pub fn requests_in(webhook: &WebhookSpec, scope: Scope, api: &ApiResources) -> Option<SBoxedStrategy<RequestCase>> {
+    Some(recipe(webhook, scope, api)?.sboxed())
+}
+
+fn recipe(webhook: &WebhookSpec, scope: Scope, api: &ApiResources) -> Option<Recipe> {
     let selectors = Selectors::of(webhook);
     let conditions = webhook.conditions.clone();
     // Targets no object can reach through the selectors (e.g. /scale under a label-requiring
@@ -478,54 +592,38 @@ pub fn requests_in(webhook: &WebhookSpec, scope: Scope, api: &ApiResources) -> O
     // The bare and the full (labelled) fixture of each target, built once: `new_object` builds
     // them through their typed k8s-openapi struct or their CRD's schema, which does not depend on
     // the draw.
-    let fixtures: std::sync::Arc<Vec<(Target, [Value; 2])>> = std::sync::Arc::new(
-        targets
-            .into_iter()
-            .map(|t| {
-                let bare = new_object(&t.resource, Variant::Bare, GENERATED_NAME);
-                let full = new_object(&t.resource, Variant::Labelled, GENERATED_NAME);
-                (t, [bare, full])
-            })
-            .collect(),
-    );
+    let fixtures: Vec<(Target, [Value; 2])> = targets
+        .into_iter()
+        .map(|t| {
+            let bare = new_object(&t.resource, Variant::Bare, GENERATED_NAME);
+            let full = new_object(&t.resource, Variant::Labelled, GENERATED_NAME);
+            (t, [bare, full])
+        })
+        .collect();
     let indices: Vec<usize> = (0..fixtures.len()).collect();
-    Some(
-        (
-            prop::sample::select(indices),
-            any::<bool>(),
-            shapes(),
-            prop::sample::select(versions),
-            any::<bool>(),
-            users(),
-        )
-            .prop_filter_map(
-                "the webhook's selectors or matchConditions leave this request out",
-                move |(index, full, shape, version, dry_run, user)| {
-                    let is_primary = version == primary;
-                    let (target, [bare, labelled]) = &fixtures[index];
-                    let fresh = if full { labelled } else { bare };
-                    build_from(
-                        kind,
-                        &selectors,
-                        &conditions,
-                        target,
-                        fresh.clone(),
-                        &shape,
-                        version,
-                        is_primary,
-                        dry_run,
-                        user,
-                    )
-                },
-            )
-            .sboxed(),
+    let draws = (
+        prop::sample::select(indices),
+        any::<bool>(),
+        shapes(),
+        prop::sample::select(versions),
+        any::<bool>(),
+        users(),
     )
+        .sboxed();
+    let build: Build = std::sync::Arc::new(move |(index, full, shape, version, dry_run, user): Draw| {
+        let is_primary = version == primary;
+        let (target, [bare, labelled]) = &fixtures[index];
+        let fresh = if full { labelled } else { bare };
+        build_from(kind, &selectors, &conditions, target, fresh.clone(), &shape, version, is_primary, dry_run, user)
+    });
+    Some(Recipe { draws, build })
 }
 
-/// Draws generated requests one by one (no shrinking), e.g. for load.
+/// Draws generated requests one by one (no shrinking), e.g. for load: the same requests, in the
+/// same order, as the strategy of [`requests`] draws from the same runner, each built once.
 pub struct Sampler {
     runner: proptest::test_runner::TestRunner,
-    strategy: SBoxedStrategy<RequestCase>,
+    recipe: Recipe,
 }
 
 impl Sampler {
@@ -534,14 +632,15 @@ impl Sampler {
         let mut bytes = [0u8; 32];
         bytes[..8].copy_from_slice(&seed.to_le_bytes());
         let rng = proptest::test_runner::TestRng::from_seed(proptest::test_runner::RngAlgorithm::ChaCha, &bytes);
-        let runner = proptest::test_runner::TestRunner::new_with_rng(proptest::test_runner::Config::default(), rng);
-        Some(Sampler { runner, strategy: requests(webhook, scope)? })
+        let config =
+            proptest::test_runner::Config { failure_persistence: None, ..proptest::test_runner::Config::default() };
+        let runner = proptest::test_runner::TestRunner::new_with_rng(config, rng);
+        Some(Sampler { runner, recipe: recipe(webhook, scope, &ApiResources::built_in())? })
     }
 
     /// The next generated request.
     pub fn draw(&mut self) -> RequestCase {
-        use proptest::strategy::ValueTree;
-        self.strategy.new_tree(&mut self.runner).expect("the strategy never rejects").current()
+        self.recipe.new_tree(&mut self.runner).expect("the webhook's selectors let some requests through").current
     }
 }
 
@@ -888,5 +987,41 @@ spec:
                 Ok(())
             })
             .unwrap();
+    }
+}
+
+#[cfg(test)]
+mod typed_shapes {
+    use super::*;
+    use crate::requests::resources::built_ins;
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
+    /// The shortcut of `build_from` for built-in kinds (the shape without its unknown fields, no
+    /// round trip through the type) makes what the round trip makes, for every built-in resource.
+    #[test]
+    fn a_shaped_fixture_is_what_its_type_holds() {
+        let rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
+        let mut runner = TestRunner::new_with_rng(Config::default(), rng);
+        let shapes = shapes();
+        let mut problems = Vec::new();
+        for resource in built_ins() {
+            for variant in [Variant::Bare, Variant::Labelled] {
+                let fixture = new_object(resource, variant, GENERATED_NAME);
+                for _ in 0..12 {
+                    let shape = shapes.new_tree(&mut runner).unwrap().current();
+                    let mut fast = fixture.clone();
+                    apply_shape_with(&mut fast, &resource.kind, &shape, false);
+                    let mut typed = fixture.clone();
+                    apply_shape(&mut typed, &resource.kind, &shape);
+                    conform(resource, &mut typed);
+                    if fast != typed {
+                        problems.push(format!("{} {variant:?}:\n  fast  {fast}\n  typed {typed}", resource.kind));
+                        break;
+                    }
+                }
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
     }
 }
