@@ -512,8 +512,8 @@ struct Step<'a> {
     opts: &'a PropertyOptions,
     /// Requests tried before any generated one: the run's cases.
     seeds: &'a [CaseRequest],
-    /// The time each search gets, when the budget is a duration.
-    budget: Option<Duration>,
+    /// The campaign's time, handed out search by search, when the budget is a duration.
+    shares: Option<Shares>,
     /// The resources of the apiserver the requests are drawn from.
     api: &'a ApiResources,
     /// The generated requests of each webhook and scope, built once.
@@ -548,6 +548,36 @@ struct Search {
     file: Option<PathBuf>,
     /// Whether the cases' requests are tried first.
     seeded: bool,
+    /// Its time, when the budget is a duration.
+    budget: Option<Duration>,
+}
+
+/// A duration budget handed out search by search: each search gets an equal part of the time
+/// left, so that the time a search does not use (its webhook has no such request, the property
+/// does not apply) goes to the ones after it and the campaign runs for the duration asked.
+struct Shares {
+    end: Instant,
+    left: std::sync::atomic::AtomicUsize,
+}
+
+impl Shares {
+    fn new(duration: Duration, searches: usize, now: Instant) -> Shares {
+        Shares { end: now + duration, left: std::sync::atomic::AtomicUsize::new(searches.max(1)) }
+    }
+
+    /// The next search's part of the time left at `now`.
+    fn next(&self, now: Instant) -> Duration {
+        let left = self.left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| Some(n.saturating_sub(1)));
+        let left = left.unwrap_or(1).max(1);
+        self.end.saturating_duration_since(now) / u32::try_from(left).unwrap_or(u32::MAX)
+    }
+}
+
+impl Step<'_> {
+    /// The next search's time (`None`: the budget is a number of cases).
+    fn share(&self) -> Option<Duration> {
+        self.shares.as_ref().map(|s| s.next(Instant::now()))
+    }
 }
 
 /// How a search ended.
@@ -627,7 +657,7 @@ async fn explore(step: &Step<'_>, webhook: &Arc<WebhookSpec>, search: Search) ->
     let _stop_runners = StopOnDrop(shared.stop.clone());
     let mut cut: Option<String> = None;
     let workers = opts.concurrency.max(1);
-    let deadline = step.budget.map(|b| Instant::now() + b);
+    let deadline = search.budget.map(|b| Instant::now() + b);
     let wanted = opts.budget.cases.max(1) as usize;
     let runners = opts.shard.runners(workers, deadline.is_none().then_some(wanted), 16);
     if runners.is_empty() {
@@ -736,7 +766,8 @@ async fn run_property(
         ));
     }
     let file = step.opts.regressions.as_ref().map(|d| regressions_file(d, &webhook.name, rule.id));
-    let search = Search { procedure: proc, scope, check, index, file, seeded: true };
+    debug_assert!(searched(proc, webhook), "the searches counted for the duration budget are the ones run");
+    let search = Search { procedure: proc, scope, check, index, file, seeded: true, budget: step.share() };
     let found = explore(step, webhook, search).await?;
     if let (None, Some(why)) = (&found.failure, &found.cut) {
         // Requests stopped being sent before the budget was spent: nothing is known of the rest.
@@ -760,6 +791,17 @@ async fn run_property(
         ),
         None => record(Outcome::Pass, found.cases, None, None),
     })
+}
+
+/// Whether a property with `proc` searches generated requests of `webhook` (it is not static and
+/// applies to the webhook's kind and dry-run support), as `run_property` decides.
+fn searched(proc: Procedure, webhook: &WebhookSpec) -> bool {
+    match proc {
+        Procedure::Static => false,
+        Procedure::Readmit | Procedure::Reinvoke => webhook.kind == WebhookKind::Mutating,
+        Procedure::DryRun => dry_run_supported(webhook),
+        Procedure::Once | Procedure::Twice => true,
+    }
 }
 
 /// The contract sweep's check: the request's own answer breaks a FAIL rule.
@@ -815,11 +857,21 @@ pub(crate) async fn run_properties(
 ) -> Result<PropertyStep, tokio::task::JoinError> {
     let selected = selected(opts);
     let sweeps = [Scope::All, Scope::Operations];
-    let searches = (selected.len() + sweeps.len()) * webhooks.len();
-    let budget = opts.budget.duration.map(|d| d / searches.max(1) as u32);
+    let sweeping = if opts.only.is_empty() { sweeps.len() } else { 0 };
+    let searches: usize = webhooks
+        .iter()
+        .map(|w| {
+            let procedure = |rule: &Rule| match rule.judges {
+                Judges::Property { procedure, .. } => procedure,
+                _ => Procedure::Static,
+            };
+            sweeping + selected.iter().filter(|(_, rule)| searched(procedure(rule), w)).count()
+        })
+        .sum();
+    let shares = opts.budget.duration.map(|d| Shares::new(d, searches, Instant::now()));
     let mut records = Vec::new();
     let properties = crate::rules::of_kind(crate::rules::RuleKind::Property).count();
-    let step = Step { calls: &calls, progress: &progress, opts, seeds, budget, api, strategies: Mutex::default() };
+    let step = Step { calls: &calls, progress: &progress, opts, seeds, shares, api, strategies: Mutex::default() };
     let mut contract_cases = 0;
     let mut notes = Vec::new();
     for webhook in webhooks {
@@ -833,6 +885,7 @@ pub(crate) async fn run_properties(
                     index: properties + i,
                     file,
                     seeded: false,
+                    budget: step.share(),
                 };
                 let found = explore(&step, webhook, search).await?;
                 contract_cases += found.cases;
@@ -853,4 +906,25 @@ pub(crate) async fn run_properties(
         }
     }
     Ok(PropertyStep { records, breaches: calls.breaches.records(), contract_cases, notes })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The time a search leaves unused goes to the ones after it: the shares add up to the
+    /// duration asked whatever each search spends.
+    #[test]
+    fn unused_time_goes_to_the_searches_after() {
+        let t0 = Instant::now();
+        let s = Shares::new(Duration::from_secs(12), 4, t0);
+        assert_eq!(s.next(t0), Duration::from_secs(3));
+        // That search had nothing to run and ended at once: the three left share all 12 s.
+        assert_eq!(s.next(t0), Duration::from_secs(4));
+        assert_eq!(s.next(t0 + Duration::from_secs(4)), Duration::from_secs(4));
+        assert_eq!(s.next(t0 + Duration::from_secs(8)), Duration::from_secs(4));
+        // Past the end, or past the count of searches, a share is empty.
+        assert_eq!(s.next(t0 + Duration::from_secs(12)), Duration::ZERO);
+        assert_eq!(s.next(t0 + Duration::from_secs(13)), Duration::ZERO);
+    }
 }
