@@ -1,5 +1,9 @@
 //! The CLI as a user meets it: exit codes, reports, errors, and the `--cmd` target's life cycle.
 
+#[path = "support/reference.rs"]
+mod reference_support;
+use reference_support::start_reference;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
@@ -20,29 +24,6 @@ fn reference_manifest(dir: &Path) -> PathBuf {
     let path = dir.join("reference.yaml");
     std::fs::write(&path, reference_webhook::MANIFEST).unwrap();
     path
-}
-
-/// The reference webhook started by hand (as a user runs their webhook) with `tls`'s files, on a
-/// free port; returns the process and the port.
-fn start_reference(tls: &webhook_harness::tls::TlsMaterial) -> (std::process::Child, String) {
-    let mut server = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
-        .args(["reference-webhook", "--port", "0"])
-        .arg("--cert")
-        .arg(tls.cert_path())
-        .arg("--key")
-        .arg(tls.key_path())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut std::io::BufReader::new(server.stdout.as_mut().unwrap()), &mut line).unwrap();
-    let port = line
-        .trim()
-        .strip_prefix("listening on https://")
-        .and_then(|a| a.rsplit(':').next())
-        .unwrap_or_else(|| panic!("{line}"))
-        .to_string();
-    (server, port)
 }
 
 /// The reference webhook started by the suite itself through `--cmd`.

@@ -10,6 +10,10 @@
 #[path = "support/image.rs"]
 mod image_support;
 
+#[path = "support/reference.rs"]
+mod reference_support;
+use reference_support::start_reference;
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -32,23 +36,6 @@ fn manifest_with_ca_bundle(ca_pem: &str) -> String {
         .replace("    clientConfig:\n", &format!("    clientConfig:\n      caBundle: {bundle}\n"));
     assert_eq!(manifest.matches("caBundle").count(), 2, "both webhooks carry the bundle");
     manifest
-}
-
-/// The reference webhook started by hand with `tls`'s files on a free port; the process and port.
-fn start_reference(tls: &TlsMaterial) -> (std::process::Child, String) {
-    let mut server = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
-        .args(["reference-webhook", "--port", "0"])
-        .arg("--cert")
-        .arg(tls.cert_path())
-        .arg("--key")
-        .arg(tls.key_path())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut std::io::BufReader::new(server.stdout.as_mut().unwrap()), &mut line).unwrap();
-    let port = line.trim().rsplit(':').next().unwrap_or_else(|| panic!("{line}")).to_string();
-    (server, port)
 }
 
 #[test]

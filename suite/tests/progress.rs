@@ -5,7 +5,7 @@
 use std::io::Read;
 use std::os::fd::FromRawFd;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn fuzz(extra: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"));
@@ -56,17 +56,9 @@ fn a_terminal_gets_a_live_bar() {
         }
         String::from_utf8_lossy(&bytes).into_owned()
     });
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("fuzz --duration 3s did not end");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let status = webhook_harness::lowlevel::wait_with_deadline(child, Duration::from_secs(60), "fuzz --duration 3s")
+        .unwrap_or_else(|e| panic!("{e}"))
+        .status;
     assert_eq!(status.code(), Some(0));
     let screen = screen.join().unwrap();
     let report = report.join().unwrap();
