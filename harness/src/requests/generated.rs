@@ -23,6 +23,7 @@ use super::objects::{conform, new_object, Variant};
 use super::plan::admission_spec_from;
 use super::resources::{targets, ApiResources, Origin, Target};
 use super::review::default_user;
+use super::strings::{chars, printable_ranges};
 use crate::admission::{Operation, ReviewVersion, UserInfo};
 use crate::conditions::MatchConditions;
 use crate::config::{WebhookKind, WebhookSpec};
@@ -109,15 +110,6 @@ pub const LARGE_ANNOTATION: &str = "suite.conformance.example/large";
 /// values stays under the apiserver's 256 KiB (`ValidateAnnotationsSize`).
 const LARGE_BYTES: usize = 200 * 1024;
 
-/// `len` characters of `ranges` (what the regex `[..]{lo,hi}` draws, without parsing a regex on
-/// every draw; shrinks towards the first character and the shortest length).
-fn chars(
-    ranges: &'static [std::ops::RangeInclusive<char>],
-    len: std::ops::RangeInclusive<usize>,
-) -> impl Strategy<Value = String> + Clone {
-    prop::collection::vec(prop::char::ranges(std::borrow::Cow::Borrowed(ranges)), len).prop_map(String::from_iter)
-}
-
 const LOWER: &[std::ops::RangeInclusive<char>] = &['a'..='z'];
 const LOWER_DIGIT: &[std::ops::RangeInclusive<char>] = &['a'..='z', '0'..='9'];
 const LOWER_DIGIT_DASH: &[std::ops::RangeInclusive<char>] = &['a'..='z', '0'..='9', '-'..='-'];
@@ -164,15 +156,13 @@ fn label_value() -> impl Strategy<Value = String> {
     ]
 }
 
-/// Printable unicode (`\PC{0,12}`): the regex is parsed once here, not on every draw.
-fn printable() -> &'static proptest::string::RegexGeneratorStrategy<String> {
-    static PRINTABLE: std::sync::OnceLock<proptest::string::RegexGeneratorStrategy<String>> =
-        std::sync::OnceLock::new();
-    PRINTABLE.get_or_init(|| proptest::string::string_regex("\\PC{0,12}").expect("a valid regex"))
-}
-
 fn value() -> impl Strategy<Value = String> {
-    prop_oneof![chars(LOWER_DIGIT, 0..=8), Just(String::new()), Just("héllo ✓".to_string()), printable(),]
+    prop_oneof![
+        chars(LOWER_DIGIT, 0..=8),
+        Just(String::new()),
+        Just("héllo ✓".to_string()),
+        chars(printable_ranges(), 0..=12)
+    ]
 }
 
 fn string_map<V: Strategy<Value = String>>(

@@ -13,6 +13,7 @@ mod plan;
 mod resources;
 mod review;
 mod schema;
+mod strings;
 
 pub use case::RequestCase;
 pub use conditions::{outcomes as condition_outcomes, tally as tally_conditions};

@@ -48,7 +48,8 @@ pub fn admission_spec_from(target: &Target, fresh: Value, name: &str, kind: Webh
     // Reviews are never stored and carry no name.
     let name = if resource.review { String::new() } else { name.to_string() };
     let namespace = resource.namespaced.then(|| NAMESPACE.to_string());
-    let stored = objects::stored(fresh.clone(), STORED_UID, "1001");
+    // The stored form is built only where the request carries it (moved, not copied).
+    let stored = move |fresh: Value| objects::stored(fresh, STORED_UID, "1001");
     let op = target.operation;
     let (object_kind, object, old_object) = match target.subresource {
         None => {
@@ -57,14 +58,20 @@ pub fn admission_spec_from(target: &Target, fresh: Value, name: &str, kind: Webh
                 // Mutating webhooks see the object before the registry fills uid and friends;
                 // validating webhooks see it filled (reviews are never stored).
                 Operation::Create if kind == WebhookKind::Mutating || resource.review => (gvk, fresh, Value::Null),
-                Operation::Create => (gvk, stored, Value::Null),
-                Operation::Update => (gvk, objects::updated(&stored), stored),
-                Operation::Delete => (gvk, Value::Null, stored),
+                Operation::Create => (gvk, stored(fresh), Value::Null),
+                Operation::Update => {
+                    let stored = stored(fresh);
+                    (gvk, objects::updated(&stored), stored)
+                }
+                Operation::Delete => (gvk, Value::Null, stored(fresh)),
                 Operation::Connect => (gvk, Value::Null, Value::Null),
             }
         }
         Some(sub) => match sub.object {
-            SubObject::Parent => (resource.gvk(), objects::updated_through(resource, sub.name, &stored), stored),
+            SubObject::Parent => {
+                let stored = stored(fresh);
+                (resource.gvk(), objects::updated_through(resource, sub.name, &stored), stored)
+            }
             SubObject::Scale => (
                 Gvk::new("autoscaling", "v1", "Scale"),
                 objects::scale(&name, namespace.as_deref(), STORED_UID, 3),
