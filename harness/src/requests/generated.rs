@@ -189,25 +189,25 @@ const IMAGES: &[&str] = &[
 
 /// `securityContext` of a container: absent first (what shrinking leads to), then what policies judge.
 fn security_context() -> impl Strategy<Value = Option<Value>> {
-    prop_oneof![
-        8 => Just(None),
-        1 => Just(Some(json!({"privileged": true}))),
-        1 => Just(Some(json!({"privileged": false, "allowPrivilegeEscalation": false}))),
-        1 => Just(Some(json!({"runAsUser": 0}))),
-        1 => Just(Some(json!({"runAsNonRoot": true, "runAsUser": 1000, "readOnlyRootFilesystem": true}))),
-        1 => Just(Some(json!({"capabilities": {"add": ["NET_ADMIN", "SYS_ADMIN"]}}))),
-        1 => Just(Some(json!({"capabilities": {"drop": ["ALL"]}, "seccompProfile": {"type": "RuntimeDefault"}}))),
-    ]
+    weighted(vec![
+        (8, None),
+        (1, Some(json!({"privileged": true}))),
+        (1, Some(json!({"privileged": false, "allowPrivilegeEscalation": false}))),
+        (1, Some(json!({"runAsUser": 0}))),
+        (1, Some(json!({"runAsNonRoot": true, "runAsUser": 1000, "readOnlyRootFilesystem": true}))),
+        (1, Some(json!({"capabilities": {"add": ["NET_ADMIN", "SYS_ADMIN"]}}))),
+        (1, Some(json!({"capabilities": {"drop": ["ALL"]}, "seccompProfile": {"type": "RuntimeDefault"}}))),
+    ])
 }
 
 /// `resources` of a container: absent, limits, requests, both.
 fn resources() -> impl Strategy<Value = Option<Value>> {
-    prop_oneof![
-        3 => Just(None),
-        1 => Just(Some(json!({"limits": {"cpu": "500m", "memory": "128Mi"}}))),
-        1 => Just(Some(json!({"requests": {"cpu": "100m", "memory": "64Mi"}}))),
-        1 => Just(Some(json!({"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "250m", "memory": "256Mi"}}))),
-    ]
+    weighted(vec![
+        (3, None),
+        (1, Some(json!({"limits": {"cpu": "500m", "memory": "128Mi"}}))),
+        (1, Some(json!({"requests": {"cpu": "100m", "memory": "64Mi"}}))),
+        (1, Some(json!({"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "250m", "memory": "256Mi"}}))),
+    ])
 }
 
 fn container() -> impl Strategy<Value = ContainerShape> {
@@ -229,24 +229,25 @@ fn container() -> impl Strategy<Value = ContainerShape> {
 
 fn host_access() -> impl Strategy<Value = HostAccess> {
     let none = HostAccess::default();
-    prop_oneof![
-        8 => Just(none.clone()),
-        1 => Just(HostAccess { host_network: true, ..none.clone() }),
-        1 => Just(HostAccess { host_pid: true, host_ipc: true, ..none.clone() }),
-        1 => Just(HostAccess { host_path: true, ..none.clone() }),
-        1 => Just(HostAccess { run_as_non_root: Some(true), ..none.clone() }),
-        1 => Just(HostAccess { run_as_non_root: Some(false), ..none }),
-    ]
+    weighted(vec![
+        (8, none.clone()),
+        (1, HostAccess { host_network: true, ..none.clone() }),
+        (1, HostAccess { host_pid: true, host_ipc: true, ..none.clone() }),
+        (1, HostAccess { host_path: true, ..none.clone() }),
+        (1, HostAccess { run_as_non_root: Some(true), ..none.clone() }),
+        (1, HostAccess { run_as_non_root: Some(false), ..none }),
+    ])
 }
 
 fn namespace() -> impl Strategy<Value = Option<&'static str>> {
-    prop_oneof![
-        6 => Just(None),
-        1 => Just(Some("default")),
-        1 => Just(Some("kube-system")),
-        1 => Just(Some("team-a")),
-        1 => Just(Some("prod")),
-    ]
+    weighted(vec![(6, None), (1, Some("default")), (1, Some("kube-system")), (1, Some("team-a")), (1, Some("prod"))])
+}
+
+/// One of `choices`, each as often as its weight says; shrinks towards the first. (A `prop_oneof!`
+/// of `Just`s draws the same, but builds a lazy tree, with a copy of the runner, for every branch
+/// not taken.)
+fn weighted<T: Clone + std::fmt::Debug + 'static>(choices: Vec<(usize, T)>) -> prop::sample::Select<T> {
+    prop::sample::select(choices.into_iter().flat_map(|(n, v)| std::iter::repeat_n(v, n)).collect::<Vec<T>>())
 }
 
 /// The strategy of object variations.
@@ -259,7 +260,7 @@ pub fn shapes() -> impl Strategy<Value = Shape> {
         prop::collection::vec(container(), 0..2),
         0usize..3,
         any::<bool>(),
-        prop_oneof![30 => Just(false), 1 => Just(true)],
+        weighted(vec![(30, false), (1, true)]),
         host_access(),
         namespace(),
     )
@@ -292,25 +293,31 @@ pub fn shapes() -> impl Strategy<Value = Shape> {
 
 fn users() -> impl Strategy<Value = UserInfo> {
     let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    prop_oneof![
-        Just(default_user()),
-        Just(UserInfo {
-            username: "system:serviceaccount:conformance-test:deployer".into(),
-            uid: Some("a1b2c3d4-0000-4000-8000-000000000002".into()),
-            groups: strings(&[
-                "system:serviceaccounts",
-                "system:serviceaccounts:conformance-test",
-                "system:authenticated"
-            ]),
-            extra: Default::default(),
-        }),
-        Just(UserInfo {
-            username: "jöhn@example.com".into(),
-            uid: None,
-            groups: strings(&["system:authenticated"]),
-            extra: [("scopes.example.com/x".to_string(), strings(&["read", "wrïte"]))].into_iter().collect(),
-        }),
-    ]
+    weighted(vec![
+        (1, default_user()),
+        (
+            1,
+            UserInfo {
+                username: "system:serviceaccount:conformance-test:deployer".into(),
+                uid: Some("a1b2c3d4-0000-4000-8000-000000000002".into()),
+                groups: strings(&[
+                    "system:serviceaccounts",
+                    "system:serviceaccounts:conformance-test",
+                    "system:authenticated",
+                ]),
+                extra: Default::default(),
+            },
+        ),
+        (
+            1,
+            UserInfo {
+                username: "jöhn@example.com".into(),
+                uid: None,
+                groups: strings(&["system:authenticated"]),
+                extra: [("scopes.example.com/x".to_string(), strings(&["read", "wrïte"]))].into_iter().collect(),
+            },
+        ),
+    ])
 }
 
 fn containers_json(prefix: &str, shapes: &[ContainerShape], unknown_fields: bool) -> Value {
