@@ -30,11 +30,11 @@ pub(super) fn render(report: &Report) -> String {
     }
     for r in &records.properties {
         s.push_str(&format!(
-            "  {:4}  {:26} {}  ({} cases){}\n",
+            "  {:4}  {:26} {}  ({}){}\n",
             r.outcome.tag(),
             r.rule.id,
             r.webhook,
-            r.cases,
+            r.extent(),
             r.note.as_ref().map(|n| format!(" — {n}")).unwrap_or_default()
         ));
     }

@@ -130,6 +130,17 @@ pub struct PropertyRecord {
     pub failure: Option<Failure>,
 }
 
+impl PropertyRecord {
+    /// What the verdict rests on: `N cases`, or the manifest for a property judged on the
+    /// webhook's configuration alone (it sends nothing).
+    pub fn extent(&self) -> String {
+        match self.rule.judges {
+            Judges::Property { procedure: Procedure::Static, .. } => "judged on the manifest".into(),
+            _ => format!("{} cases", self.cases),
+        }
+    }
+}
+
 /// What another mutating webhook does between two calls: adds a label, an annotation, a container.
 pub(crate) fn other_mutator(object: &Value) -> Value {
     let mut o = object.clone();
@@ -911,6 +922,22 @@ pub(crate) async fn run_properties(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A property judged on the configuration says so instead of counting cases it never had.
+    #[test]
+    fn the_extent_of_a_property_is_its_cases_or_the_manifest() {
+        let record = |id: &str, cases| PropertyRecord {
+            rule: crate::rules::rule(id).expect("a catalog rule"),
+            webhook: "w".into(),
+            outcome: Outcome::Pass,
+            cases,
+            note: None,
+            failure: None,
+        };
+        assert_eq!(record("property.dry-run-config", 0).extent(), "judged on the manifest");
+        assert_eq!(record("property.idempotent", 16).extent(), "16 cases");
+        assert_eq!(record("property.dry-run", 0).extent(), "0 cases");
+    }
 
     /// The time a search leaves unused goes to the ones after it: the shares add up to the
     /// duration asked whatever each search spends.
