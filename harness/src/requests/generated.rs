@@ -20,6 +20,7 @@ use super::conditions::steer;
 use super::fit::{fit as fit_selectors, move_to_namespace, Selectors};
 pub use super::objects::pod_spec_path;
 use super::objects::{conform, new_object, Variant};
+use super::one_of::one_of;
 use super::plan::admission_spec_from;
 use super::resources::{targets, ApiResources, Origin, Target};
 use super::review::default_user;
@@ -117,63 +118,76 @@ const UPPER: &[std::ops::RangeInclusive<char>] = &['A'..='Z'];
 
 /// A qualified-name part: alphanumeric at both ends, `-` `_` `.` inside, at most 63 characters.
 fn name_part() -> impl Strategy<Value = String> + Clone {
-    prop_oneof![
-        chars(LOWER, 1..=8),
-        (chars(LOWER, 1..=6), chars(LOWER_DIGIT_DASH, 0..=6), chars(LOWER_DIGIT, 1..=2))
-            .prop_map(|(a, b, c)| format!("{a}{b}{c}")),
-    ]
+    one_of(vec![
+        (1, chars(LOWER, 1..=8).sboxed()),
+        (
+            1,
+            (chars(LOWER, 1..=6), chars(LOWER_DIGIT_DASH, 0..=6), chars(LOWER_DIGIT, 1..=2))
+                .prop_map(|(a, b, c)| format!("{a}{b}{c}"))
+                .sboxed(),
+        ),
+    ])
 }
 
 /// Label and annotation keys as the apiserver accepts them (`[prefix/]name`, qualified names), the
 /// ones policies commonly look at among them.
 fn key() -> impl Strategy<Value = String> {
-    prop_oneof![
-        4 => name_part(),
-        2 => (chars(LOWER, 1..=6), name_part()).prop_map(|(a, b)| format!("{a}.example/{b}")),
-        1 => prop::sample::select(vec![
-            "app",
-            "app.kubernetes.io/name",
-            "app.kubernetes.io/managed-by",
-            "team",
-            "env",
-            "version",
-            "sidecar.istio.io/inject",
-            "kubernetes.io/description",
-            "prometheus.io/scrape",
-            "pod-security.kubernetes.io/enforce",
-        ])
-        .prop_map(String::from),
-        1 => Just("conformance.example/mutated".to_string()),
-    ]
+    one_of(vec![
+        (4, name_part().sboxed()),
+        (2, (chars(LOWER, 1..=6), name_part()).prop_map(|(a, b)| format!("{a}.example/{b}")).sboxed()),
+        (
+            1,
+            prop::sample::select(vec![
+                "app",
+                "app.kubernetes.io/name",
+                "app.kubernetes.io/managed-by",
+                "team",
+                "env",
+                "version",
+                "sidecar.istio.io/inject",
+                "kubernetes.io/description",
+                "prometheus.io/scrape",
+                "pod-security.kubernetes.io/enforce",
+            ])
+            .prop_map(String::from)
+            .sboxed(),
+        ),
+        (1, Just("conformance.example/mutated".to_string()).sboxed()),
+    ])
 }
 
 /// Label values as the apiserver accepts them (empty, or alphanumeric at both ends, at most 63).
 fn label_value() -> impl Strategy<Value = String> {
-    prop_oneof![
-        3 => chars(LOWER_DIGIT, 1..=8),
-        1 => Just(String::new()),
-        1 => prop::sample::select(vec!["true", "false", "prod", "staging", "dev", "v1.2.3", "Frontend_2"]).prop_map(String::from),
-    ]
+    one_of(vec![
+        (3, chars(LOWER_DIGIT, 1..=8).sboxed()),
+        (1, Just(String::new()).sboxed()),
+        (
+            1,
+            prop::sample::select(vec!["true", "false", "prod", "staging", "dev", "v1.2.3", "Frontend_2"])
+                .prop_map(String::from)
+                .sboxed(),
+        ),
+    ])
 }
 
 fn value() -> impl Strategy<Value = String> {
-    prop_oneof![
-        chars(LOWER_DIGIT, 0..=8),
-        Just(String::new()),
-        Just("héllo ✓".to_string()),
-        chars(printable_ranges(), 0..=12)
-    ]
+    one_of(vec![
+        (1, chars(LOWER_DIGIT, 0..=8).sboxed()),
+        (1, Just(String::new()).sboxed()),
+        (1, Just("héllo ✓".to_string()).sboxed()),
+        (1, chars(printable_ranges(), 0..=12).sboxed()),
+    ])
 }
 
-fn string_map<V: Strategy<Value = String>>(
+fn string_map<V: Strategy<Value = String> + Send + Sync + 'static>(
     values: fn() -> V,
 ) -> impl Strategy<Value = Option<BTreeMap<String, String>>> {
-    prop_oneof![
-        4 => Just(None),
-        1 => Just(Some(BTreeMap::new())),
-        4 => prop::collection::btree_map(key(), values(), 1..6).prop_map(Some),
-        1 => prop::collection::btree_map(key(), values(), 20..48).prop_map(Some),
-    ]
+    one_of(vec![
+        (4, Just(None).sboxed()),
+        (1, Just(Some(BTreeMap::new())).sboxed()),
+        (4, prop::collection::btree_map(key(), values(), 1..6).prop_map(Some).sboxed()),
+        (1, prop::collection::btree_map(key(), values(), 20..48).prop_map(Some).sboxed()),
+    ])
 }
 
 /// Images as policies judge them: pinned tags, `:latest`, no tag, digests, other registries.

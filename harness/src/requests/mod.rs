@@ -9,6 +9,7 @@ mod fit;
 mod fixtures;
 pub mod generated;
 mod objects;
+mod one_of;
 mod plan;
 mod resources;
 mod review;
