@@ -99,6 +99,17 @@ pub struct Rule {
 }
 
 impl Rule {
+    /// What a property's verdict rests on: `N generated cases`, or the manifest for a property
+    /// judged on the webhook's configuration alone (it sends nothing).
+    pub fn extent(&self, cases: u64) -> String {
+        match self.judges {
+            Judges::Property { procedure: Procedure::Static, .. } => "judged on the manifest".into(),
+            _ => format!("{cases} generated cases"),
+        }
+    }
+}
+
+impl Rule {
     /// What the rule judges.
     pub fn kind(&self) -> RuleKind {
         match self.judges {

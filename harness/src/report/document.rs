@@ -316,7 +316,9 @@ impl Document {
                 subject: Some(p.webhook.clone()),
                 found,
                 apiserver: None,
-                extent: Some(format!("{} generated cases", p.cases)),
+                extent: Some(
+                    rule(&p.rule).map_or_else(|| format!("{} generated cases", p.cases), |r| r.extent(p.cases)),
+                ),
                 location: p.location.clone(),
                 evidence,
             });

@@ -153,7 +153,7 @@ pub fn render(report: &Report) -> String {
     if !report.properties().is_empty() {
         let mut suite = Suite { name: "properties".into(), cases: Vec::new() };
         for p in report.properties() {
-            let mut text = format!("{} generated cases", p.cases);
+            let mut text = p.extent();
             if let Some(note) = &p.note {
                 let _ = write!(text, "; {note}");
             }

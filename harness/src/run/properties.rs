@@ -131,13 +131,9 @@ pub struct PropertyRecord {
 }
 
 impl PropertyRecord {
-    /// What the verdict rests on: `N cases`, or the manifest for a property judged on the
-    /// webhook's configuration alone (it sends nothing).
+    /// What the verdict rests on: `N generated cases`, or the manifest (see [`Rule::extent`]).
     pub fn extent(&self) -> String {
-        match self.rule.judges {
-            Judges::Property { procedure: Procedure::Static, .. } => "judged on the manifest".into(),
-            _ => format!("{} cases", self.cases),
-        }
+        self.rule.extent(self.cases)
     }
 }
 
@@ -935,8 +931,8 @@ mod tests {
             failure: None,
         };
         assert_eq!(record("property.dry-run-config", 0).extent(), "judged on the manifest");
-        assert_eq!(record("property.idempotent", 16).extent(), "16 cases");
-        assert_eq!(record("property.dry-run", 0).extent(), "0 cases");
+        assert_eq!(record("property.idempotent", 16).extent(), "16 generated cases");
+        assert_eq!(record("property.dry-run", 0).extent(), "0 generated cases");
     }
 
     /// The time a search leaves unused goes to the ones after it: the shares add up to the
