@@ -6,7 +6,9 @@
 //! Until a path has answered once, and while a streak is under way, at most as many requests are in
 //! flight to it as it takes to complete the streak: a further request waits for those to settle
 //! instead of starting one more wait of its own. An answer lets it go; a completed streak means it
-//! is not sent.
+//! is not sent. A request whose missed deadline does not count (an older review version's) waits
+//! the same way while counting requests in flight may still complete the streak: sent as the
+//! first of them time out, it would wait out one more timeout for nothing.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -96,7 +98,8 @@ fn reason(streak: &[FailureKind], timeout_seconds: u32) -> String {
 impl Breaker {
     /// Let a request to `path` through, or `Err(why)` when requests to it are no longer sent (this
     /// one counted as not sent). A request whose missed deadline would `count` waits while a streak
-    /// is being settled by requests already in flight; one that would not is never held back.
+    /// is being settled by requests already in flight; one that would not waits while requests
+    /// that count are in flight to a path that has not answered since its last miss.
     pub async fn admit(&self, path: &str, count: bool) -> Result<Admission<'_>, String> {
         loop {
             let settled = self.settled.notified();
@@ -110,7 +113,9 @@ impl Breaker {
                     return Err(why.clone());
                 }
                 let streak = state.streak.len() as u32;
-                if !count || (state.proven && streak == 0) || state.in_flight + streak < THRESHOLD {
+                let answering = state.proven && streak == 0;
+                let free = if count { state.in_flight + streak < THRESHOLD } else { state.in_flight == 0 };
+                if answering || free {
                     if count {
                         state.in_flight += 1;
                     }
@@ -229,10 +234,40 @@ mod tests {
         miss(true);
         // Two that count, three that do not: one more that counts may go, and it settles the streak.
         let last = futures_ready(b.admit("/a", true)).expect("admitted");
-        // Meanwhile one that does not count is never held back (and its missed deadline is neutral).
-        miss(false);
         last.record(&failed(FailureKind::Deadline), 5);
         assert!(futures_ready(b.admit("/a", true)).is_err(), "the third that counts");
+        assert!(futures_ready(b.admit("/a", false)).is_err(), "nor one that does not count");
+    }
+
+    #[test]
+    fn a_request_that_does_not_count_waits_while_a_streak_may_complete() {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+        // Two misses recorded and the third in flight (a webhook that hangs, its first requests
+        // timing out one after the other): the request that does not count is not sent.
+        runtime.block_on(async {
+            let b = Breaker::default();
+            let mut in_flight = futures::join_all_admit(&b, 3).await.into_iter();
+            in_flight.next().unwrap().record(&failed(FailureKind::Deadline), 5);
+            in_flight.next().unwrap().record(&failed(FailureKind::Deadline), 5);
+            let older = b.admit("/a", false);
+            tokio::pin!(older);
+            assert!(tokio::time::timeout(Duration::from_millis(50), older.as_mut()).await.is_err(), "held back");
+            in_flight.next().unwrap().record(&failed(FailureKind::Deadline), 5);
+            assert!(older.await.is_err(), "the streak completed: not sent");
+        });
+        // An answer lets it go; so does a path with nothing in flight that could end the streak.
+        runtime.block_on(async {
+            let b = Breaker::default();
+            let first = b.admit("/a", true).await.expect("admitted");
+            let older = b.admit("/a", false);
+            tokio::pin!(older);
+            assert!(tokio::time::timeout(Duration::from_millis(50), older.as_mut()).await.is_err(), "held back");
+            first.record(&answered(), 5);
+            older.await.expect("sent once the path answered").record(&failed(FailureKind::Deadline), 5);
+            b.admit("/a", true).await.expect("admitted").record(&failed(FailureKind::Deadline), 5);
+            let after_one_miss = tokio::time::timeout(Duration::from_millis(50), b.admit("/a", false)).await;
+            assert!(after_one_miss.expect("nothing in flight: not held back").is_ok());
+        });
     }
 
     #[test]

@@ -257,10 +257,12 @@ async fn send_plan(
         for (webhook, cases) in &mut queues {
             let Some((index, case)) = cases.next() else { continue };
             pending = true;
-            let (client, webhook, limit, progress) =
-                (client.clone(), (*webhook).clone(), limit.clone(), progress.clone());
+            // Taken here, in this order, not by the task: tasks start in whatever order the
+            // scheduler picks, and the first requests in flight must be the ones that decide.
+            let permit = limit.clone().acquire_owned().await.expect("the semaphore is never closed");
+            let (client, webhook, progress) = (client.clone(), (*webhook).clone(), progress.clone());
             tasks.spawn(async move {
-                let _permit = limit.acquire_owned().await.expect("the semaphore is never closed");
+                let _permit = permit;
                 let record = exchange(&client, webhook, case).await;
                 progress.requests.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 (index, record)
