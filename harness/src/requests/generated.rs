@@ -20,7 +20,7 @@ use super::conditions::steer;
 use super::fit::{fit as fit_selectors, move_to_namespace, Selectors};
 pub use super::objects::pod_spec_path;
 use super::objects::{conform, new_object, Variant};
-use super::one_of::one_of;
+use super::one_of::{one_of, weighted};
 use super::plan::admission_spec_from;
 use super::resources::{targets, ApiResources, Origin, Target};
 use super::review::default_user;
@@ -255,13 +255,6 @@ fn host_access() -> impl Strategy<Value = HostAccess> {
 
 fn namespace() -> impl Strategy<Value = Option<&'static str>> {
     weighted(vec![(6, None), (1, Some("default")), (1, Some("kube-system")), (1, Some("team-a")), (1, Some("prod"))])
-}
-
-/// One of `choices`, each as often as its weight says; shrinks towards the first. (A `prop_oneof!`
-/// of `Just`s draws the same, but builds a lazy tree, with a copy of the runner, for every branch
-/// not taken.)
-fn weighted<T: Clone + std::fmt::Debug + 'static>(choices: Vec<(usize, T)>) -> prop::sample::Select<T> {
-    prop::sample::select(choices.into_iter().flat_map(|(n, v)| std::iter::repeat_n(v, n)).collect::<Vec<T>>())
 }
 
 /// The strategy of object variations.

@@ -12,6 +12,12 @@ use proptest::strategy::{NewTree, SBoxedStrategy, Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use rand::RngExt;
 
+/// One of `choices` (plain values), each as often as its weight says; shrinks towards the first.
+/// The same draw as a [`one_of`] of `Just`s, as a single `select`: no tree per branch at all.
+pub fn weighted<T: Clone + std::fmt::Debug + 'static>(choices: Vec<(usize, T)>) -> proptest::sample::Select<T> {
+    proptest::sample::select(choices.into_iter().flat_map(|(n, v)| std::iter::repeat_n(v, n)).collect::<Vec<T>>())
+}
+
 /// One of `branches`, each as often as its weight says.
 #[derive(Clone)]
 pub struct OneOf<T> {
