@@ -9,10 +9,10 @@
 //! - `partialDoc` → [`PDoc`] (`None` is a nil map; writing to it panics in Go),
 //! - `partialArray` → [`PArr`] (`None` is a nil slice).
 
-use std::collections::BTreeMap;
+use std::collections::{btree_map, BTreeMap};
 use std::sync::Arc;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::gojson::{array_elements, compact, compact_into, encode_string, object_members, raw_to_value, unquote};
 use crate::pointer::atoi;
@@ -355,10 +355,73 @@ pub(crate) fn marshal_root(root: &Root) -> Vec<u8> {
     out
 }
 
-/// The value the root stands for: Go's output bytes read back (unconverted raw objects keep
-/// their text order, converted maps are in key order).
+/// A container of [`root_to_value`] being filled: the value so far and the children still to come.
+enum Build<'a> {
+    Doc(Map<String, Value>, btree_map::Iter<'a, String, Node>, Option<&'a String>),
+    Ary(Vec<Value>, std::slice::Iter<'a, Node>),
+}
+
+/// A nil map as `null`, or `None` after pushing a frame for a map.
+fn open_doc<'a>(doc: &'a PDoc, stack: &mut Vec<Build<'a>>) -> Option<Value> {
+    let Some(map) = doc else { return Some(Value::Null) };
+    stack.push(Build::Doc(Map::new(), map.iter(), None));
+    None
+}
+
+/// A nil slice as `null`, or `None` after pushing a frame for a slice.
+fn open_ary<'a>(ary: &'a PArr, stack: &mut Vec<Build<'a>>) -> Option<Value> {
+    let Some(items) = ary else { return Some(Value::Null) };
+    stack.push(Build::Ary(Vec::with_capacity(items.len()), items.iter()));
+    None
+}
+
+/// The value the root stands for: what Go's output bytes (`json.Marshal` of the root) read back
+/// with [`raw_to_value`] give. Unconverted raw values keep their text order, converted maps are in
+/// key order. Built from the tree without writing those bytes: a raw value is read from its own
+/// text (compacting and HTML escaping, which `json.Marshal` applies to it, change no value), nil
+/// pointers, nil raw messages, nil maps and nil slices are `null`; the first number that
+/// `raw_to_value` cannot hold, in output order, is the error. Iterative, like the marshalling.
 pub(crate) fn root_to_value(root: &Root, lossy: bool) -> Result<Value, String> {
-    raw_to_value(&marshal_root(root), lossy)
+    let mut stack: Vec<Build> = Vec::new();
+    let mut ready = match root {
+        Root::Doc(doc) => open_doc(doc, &mut stack),
+        Root::Ary(ary) => open_ary(ary, &mut stack),
+    };
+    loop {
+        if let Some(value) = ready.take() {
+            match stack.last_mut() {
+                None => return Ok(value),
+                Some(Build::Doc(map, _, key)) => {
+                    let key = key.take().expect("a member's key is set before its value");
+                    map.insert(key.clone(), value);
+                }
+                Some(Build::Ary(items, _)) => items.push(value),
+            }
+        }
+        let child = match stack.last_mut().expect("a container is being built") {
+            Build::Doc(_, members, key) => members.next().map(|(k, v)| {
+                *key = Some(k);
+                v
+            }),
+            Build::Ary(_, items) => items.next(),
+        };
+        ready = match child {
+            None => match stack.pop() {
+                Some(Build::Doc(map, ..)) => Some(Value::Object(map)),
+                Some(Build::Ary(items, _)) => Some(Value::Array(items)),
+                None => unreachable!("the container was just looked at"),
+            },
+            Some(None) => Some(Value::Null),
+            Some(Some(node)) => match &node.state {
+                State::Raw => match &node.raw {
+                    Some(raw) => Some(raw_to_value(raw, lossy)?),
+                    None => Some(Value::Null),
+                },
+                State::Doc(doc) => open_doc(doc, &mut stack),
+                State::Ary(ary) => open_ary(ary, &mut stack),
+            },
+        };
+    }
 }
 
 /// `deepCopy`: the node re-created from its marshalled bytes, and the number of those bytes.
@@ -509,5 +572,103 @@ impl<'a> Con<'a> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::apply::{apply_all, doc_bytes, load_root};
+    use crate::decode::decode_patch;
+
+    /// The tree built from `doc` and patched by `patch`.
+    fn patched(doc: &[u8], patch: &[u8]) -> Option<Root> {
+        let mut root = load_root(doc).ok()?;
+        apply_all(&mut root, &decode_patch(patch).ok()?).ok()?;
+        Some(root)
+    }
+
+    /// `root_to_value` gives what reading back `json.Marshal`'s bytes gives: the same value, its
+    /// members in the same order, the same error.
+    fn agrees(root: &Root, lossy: bool) -> Result<(), String> {
+        let direct = root_to_value(root, lossy);
+        let read_back = raw_to_value(&marshal_root(root), lossy);
+        let text =
+            |r: &Result<Value, String>| r.as_ref().map(|v| serde_json::to_string(v).unwrap()).map_err(Clone::clone);
+        if text(&direct) == text(&read_back) && direct == read_back {
+            Ok(())
+        } else {
+            Err(format!("direct {direct:?}\n read back {read_back:?}"))
+        }
+    }
+
+    #[test]
+    fn the_value_is_what_the_marshalled_bytes_read_back_give() {
+        let cases: &[(&[u8], &[u8])] = &[
+            // Untouched raw text: whitespace, escapes, key order, duplicate keys, nulls.
+            (br#" { "b" : [1, 2.50, -0, 1e2] , "a":"\u003c&>\u2028", "d":1, "d":{"x":null} } "#, b"[]"),
+            // Converted maps (key order), raw values inside them, nil members, added values
+            // with whitespace.
+            (
+                br#"{"z":{"y":1,"x":null,"w":[null,{"v":"<"}]},"a":0}"#,
+                br#"[{"op":"add","path":"/z/u","value": { "t" : [ 1 , 2 ] }},{"op":"replace","path":"/z/w/1/v","value":null},{"op":"add","path":"/z/w/-","value":"&"}]"#,
+            ),
+            // Values without a value member (nil raw messages), copies, moves and removals.
+            (
+                br#"{"a":{"b":[1,2,3]},"c":"d"}"#,
+                br#"[{"op":"add","path":"/n"},{"op":"copy","from":"/a","path":"/e"},{"op":"move","from":"/a/b/0","path":"/f"},{"op":"remove","path":"/c"}]"#,
+            ),
+            // A root array, converted and not.
+            (br#"[ {"b":1,"a":2}, [3], null ]"#, br#"[{"op":"add","path":"/0/c","value":3}]"#),
+            (br#"[1, 2]"#, b"[]"),
+            // A null document: a nil map.
+            (b"null", b"[]"),
+            // Invalid UTF-8 and unpaired surrogates go Go's way in both.
+            (b"{\"a\":\"\\ud800\",\"b\":\"\xff\"}", br#"[{"op":"add","path":"/c","value":"\udc00"}]"#),
+        ];
+        for (doc, patch) in cases {
+            let show = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+            let root = patched(doc, patch).unwrap_or_else(|| panic!("{} {} applies", show(doc), show(patch)));
+            agrees(&root, false).unwrap_or_else(|e| panic!("{} + {}:\n{e}", show(doc), show(patch)));
+        }
+    }
+
+    #[test]
+    fn numbers_it_cannot_hold_are_the_same_error_or_the_same_string() {
+        for (doc, patch) in [
+            (r#"{"a":1e400,"b":{"c":2e400}}"#, "[]"),
+            (r#"{"a":{"b":1},"c":3e400}"#, r#"[{"op":"add","path":"/a/c","value":4e400}]"#),
+        ] {
+            let root = patched(doc.as_bytes(), patch.as_bytes()).unwrap();
+            assert!(root_to_value(&root, false).is_err());
+            agrees(&root, false).unwrap();
+            agrees(&root, true).unwrap();
+        }
+    }
+
+    #[test]
+    fn deep_values_converted_or_raw() {
+        let depth = 2_000;
+        let value = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        // A `test` of the value converts every level of it; the raw copy stays text.
+        let patch = format!(
+            r#"[{{"op":"add","path":"/d","value":{value}}},{{"op":"test","path":"/d","value":{value}}},{{"op":"add","path":"/r","value":{value}}}]"#
+        );
+        let root = patched(b"{}", patch.as_bytes()).unwrap();
+        agrees(&root, false).unwrap();
+    }
+
+    #[test]
+    fn every_vector_that_applies() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/vectors/jsonpatch-v4.json");
+        let vectors: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("vector file")).unwrap();
+        let mut compared = 0;
+        for v in vectors["patch"].as_array().expect("patch vectors") {
+            let patch = serde_json::to_vec(&v["patch"]).unwrap();
+            let Some(root) = patched(&doc_bytes(&v["doc"]), &patch) else { continue };
+            agrees(&root, true).unwrap_or_else(|e| panic!("{}: {e}", v["name"]));
+            compared += 1;
+        }
+        assert!(compared > 50, "only {compared} vectors applied");
     }
 }
