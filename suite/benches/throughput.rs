@@ -19,6 +19,10 @@ use webhook_harness::lowlevel::{
 };
 use webhook_harness::{Outcome, Suite, WebhookKind, WebhookSpec};
 
+/// The CLI's allocator (see `src/main.rs`), so that both loops run as `webhook-conformance` runs.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn env(name: &str, default: usize) -> usize {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
