@@ -4,6 +4,7 @@
 
 mod command;
 pub mod container;
+mod port;
 mod ready;
 mod tail;
 mod url;
@@ -19,6 +20,7 @@ use std::time::Duration;
 
 use command::{CommandTarget, ProcessStatus, StartError};
 use container::ContainerError;
+use port::free_port;
 
 use crate::client::Endpoint;
 use crate::config::WebhookSpec;
@@ -318,10 +320,4 @@ pub fn local_endpoint(webhooks: &[WebhookSpec], addr: SocketAddr, ca_pem: &[u8])
     };
     let base = reqwest::Url::parse(&format!("https://{host}:{}/", addr.port())).expect("valid URL");
     Endpoint { base, resolve_to, ca_pem: ca_pem.to_vec(), path_override: false }
-}
-
-/// Pick a free TCP port on loopback.
-pub fn free_port() -> std::io::Result<u16> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
-    Ok(listener.local_addr()?.port())
 }
