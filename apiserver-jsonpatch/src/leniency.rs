@@ -15,8 +15,8 @@ use serde_json::Value;
 use crate::apply::{apply_op, doc_bytes, load_root, move_put, move_take};
 use crate::decode::{Operation, Patch};
 use crate::error::ApplyError;
-use crate::gojson::{array_elements, compact, dispose, object_members, raw_to_value, skip_space, unquote};
-use crate::node::{marshal_ary, marshal_doc, root_to_value, Node, PArr, PDoc, Root, State};
+use crate::gojson::{array_elements, dispose, object_members, raw_to_value, skip_space, unquote};
+use crate::node::{ary_to_value, doc_to_value, root_to_value, Node, PArr, PDoc, Root, State};
 use crate::pointer::{atoi, decode_patch_key};
 
 /// `replace` of an object member that does not exist (v4 adds it; RFC 6902 §4.3 requires it).
@@ -167,14 +167,13 @@ impl<'v> View<'v> {
 
     /// The value as a `serde_json::Value` (what the same place of `root_to_value` holds).
     fn to_value(self) -> Value {
-        let mut bytes = Vec::new();
         match self {
-            View::Null => return Value::Null,
-            View::Doc(doc) => marshal_doc(doc, &mut bytes),
-            View::Ary(ary) => marshal_ary(ary, &mut bytes),
-            View::Raw(raw) => bytes = compact(raw, true),
+            View::Null => Ok(Value::Null),
+            View::Doc(doc) => doc_to_value(doc, true),
+            View::Ary(ary) => ary_to_value(ary, true),
+            View::Raw(raw) => raw_to_value(raw, true),
         }
-        raw_to_value(&bytes, true).unwrap_or(Value::Null)
+        .unwrap_or(Value::Null)
     }
 }
 

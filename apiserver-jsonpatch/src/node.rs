@@ -335,16 +335,6 @@ pub(crate) fn marshal(node: Option<&Lazy>, out: &mut Vec<u8>) {
     run_marshal(Task::Node(node), out);
 }
 
-/// `json.Marshal` of a map.
-pub(crate) fn marshal_doc(doc: &PDoc, out: &mut Vec<u8>) {
-    run_marshal(Task::Doc(doc), out);
-}
-
-/// `json.Marshal` of a slice.
-pub(crate) fn marshal_ary(ary: &PArr, out: &mut Vec<u8>) {
-    run_marshal(Task::Ary(ary), out);
-}
-
 /// `json.Marshal(pd)` of the root container.
 pub(crate) fn marshal_root(root: &Root) -> Vec<u8> {
     let mut out = Vec::new();
@@ -382,11 +372,28 @@ fn open_ary<'a>(ary: &'a PArr, stack: &mut Vec<Build<'a>>) -> Option<Value> {
 /// pointers, nil raw messages, nil maps and nil slices are `null`; the first number that
 /// `raw_to_value` cannot hold, in output order, is the error. Iterative, like the marshalling.
 pub(crate) fn root_to_value(root: &Root, lossy: bool) -> Result<Value, String> {
-    let mut stack: Vec<Build> = Vec::new();
-    let mut ready = match root {
-        Root::Doc(doc) => open_doc(doc, &mut stack),
-        Root::Ary(ary) => open_ary(ary, &mut stack),
-    };
+    match root {
+        Root::Doc(doc) => doc_to_value(doc, lossy),
+        Root::Ary(ary) => ary_to_value(ary, lossy),
+    }
+}
+
+/// A map as [`root_to_value`] gives it.
+pub(crate) fn doc_to_value(doc: &PDoc, lossy: bool) -> Result<Value, String> {
+    let mut stack = Vec::new();
+    let ready = open_doc(doc, &mut stack);
+    build_value(stack, ready, lossy)
+}
+
+/// A slice as [`root_to_value`] gives it.
+pub(crate) fn ary_to_value(ary: &PArr, lossy: bool) -> Result<Value, String> {
+    let mut stack = Vec::new();
+    let ready = open_ary(ary, &mut stack);
+    build_value(stack, ready, lossy)
+}
+
+/// Fill the containers on `stack` (the value is `ready` when there is none).
+fn build_value<'a>(mut stack: Vec<Build<'a>>, mut ready: Option<Value>, lossy: bool) -> Result<Value, String> {
     loop {
         if let Some(value) = ready.take() {
             match stack.last_mut() {
