@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::manifest::type_error;
 use crate::error::ManifestError;
 
 /// One version of a custom resource.
@@ -107,8 +108,14 @@ impl Crd {
         let err = |location: String, message: String| ManifestError { file: file.to_path_buf(), location, message };
         let mut out = Vec::new();
         for (index, document) in serde_yaml::Deserializer::from_str(text).enumerate() {
-            let doc: Option<RawDocument> = serde_path_to_error::deserialize(document)
-                .map_err(|e| err(format!("document {}, {}", index + 1, e.path()), e.into_inner().to_string()))?;
+            let doc: Option<RawDocument> = serde_path_to_error::deserialize(document).map_err(|e| {
+                let (path, message) = type_error(e);
+                let location = match path {
+                    None => format!("document {}", index + 1),
+                    Some(path) => format!("document {}, {path}", index + 1),
+                };
+                err(location, message)
+            })?;
             let Some(doc) = doc else { continue };
             collect(file, index + 1, doc, &mut out)?;
         }
@@ -125,7 +132,9 @@ fn collect(file: &Path, doc_number: usize, doc: RawDocument, out: &mut Vec<Crd>)
     if kind.ends_with("List") {
         for (i, item) in doc.items.unwrap_or_default().into_iter().enumerate() {
             let raw: RawDocument = serde_path_to_error::deserialize(item).map_err(|e| {
-                err(format!("document {doc_number}, items[{i}].{}", e.path()), e.into_inner().to_string())
+                let (path, message) = type_error(e);
+                let path = path.map(|p| format!(".{p}")).unwrap_or_default();
+                err(format!("document {doc_number}, items[{i}]{path}"), message)
             })?;
             collect(file, doc_number, raw, out)?;
         }

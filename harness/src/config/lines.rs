@@ -2,8 +2,8 @@
 //! that point at the manifest (GitHub annotations, SARIF).
 //!
 //! The manifest's values come from serde_yaml, which keeps no positions; this module reads the same
-//! text once more as YAML events with their positions and keeps, per webhook, the line its entry
-//! starts on.
+//! text once more as YAML events with their positions: per webhook, the line its entry starts on, and
+//! each document as a tree of nodes with lines (for the unknown fields, `fields.rs`).
 
 use std::collections::HashMap;
 
@@ -12,27 +12,34 @@ use saphyr_parser::{Event, Parser, Span};
 /// A webhook's key: (kind, the configuration's `metadata.name`, the webhook's name).
 pub(crate) type WebhookKey = (String, String, String);
 
-/// A YAML node; a mapping with the line it starts on (aliases are kept as leaves without content).
-enum Node {
-    Scalar(String),
+/// A YAML node; scalars and mappings with the line (1-based) they start on (aliases are kept as
+/// leaves without content).
+pub(crate) enum Node {
+    /// A scalar and its line.
+    Scalar(String, usize),
+    /// A sequence's items.
     Sequence(Vec<Node>),
+    /// A mapping's entries (key, value) and its line.
     Mapping(Vec<(Node, Node)>, usize),
+    /// An alias or anything else without content.
     Other,
 }
 
 impl Node {
-    fn get(&self, key: &str) -> Option<&Node> {
+    /// The value of the mapping entry `key`.
+    pub(crate) fn get(&self, key: &str) -> Option<&Node> {
         match self {
             Node::Mapping(entries, _) => {
-                entries.iter().find(|(k, _)| matches!(k, Node::Scalar(s) if s == key)).map(|(_, v)| v)
+                entries.iter().find(|(k, _)| matches!(k, Node::Scalar(s, _) if s == key)).map(|(_, v)| v)
             }
             _ => None,
         }
     }
 
-    fn text(&self) -> Option<&str> {
+    /// A scalar's text.
+    pub(crate) fn text(&self) -> Option<&str> {
         match self {
-            Node::Scalar(s) => Some(s),
+            Node::Scalar(s, _) => Some(s),
             _ => None,
         }
     }
@@ -44,7 +51,7 @@ type Events<'a> = std::iter::Peekable<Parser<'a, saphyr_parser::StrInput<'a>>>;
 fn node(first: (Event<'_>, Span), events: &mut Events<'_>) -> Option<Node> {
     let line = first.1.start.line();
     Some(match first.0 {
-        Event::Scalar(value, ..) => Node::Scalar(value.into_owned()),
+        Event::Scalar(value, ..) => Node::Scalar(value.into_owned(), line),
         Event::SequenceStart(..) => {
             let mut items = Vec::new();
             loop {
@@ -90,18 +97,34 @@ fn collect(doc: &Node, out: &mut HashMap<WebhookKey, usize>) {
     }
 }
 
+/// The root node of each document of `text`, in order (an empty document is `Node::Other`); `None`
+/// when the text does not read as YAML events.
+pub(crate) fn documents(text: &str) -> Option<Vec<Node>> {
+    let mut out = Vec::new();
+    let mut events: Events<'_> = Parser::new_from_str(text).peekable();
+    loop {
+        let event = events.next()?.ok()?;
+        match event.0 {
+            Event::StreamEnd => return Some(out),
+            Event::DocumentStart(_) => out.push(Node::Other),
+            Event::MappingStart(..) | Event::SequenceStart(..) | Event::Scalar(..) => {
+                let root = node(event, &mut events)?;
+                match out.last_mut() {
+                    Some(last) => *last = root,
+                    None => out.push(root),
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// The line (1-based) each webhook's entry starts on, by (kind, configuration, name). Text that does
 /// not read as YAML events gives no lines.
 pub(crate) fn webhook_lines(text: &str) -> HashMap<WebhookKey, usize> {
     let mut out = HashMap::new();
-    let mut events: Events<'_> = Parser::new_from_str(text).peekable();
-    while let Some(Ok(event)) = events.next() {
-        if matches!(event.0, Event::MappingStart(..) | Event::SequenceStart(..) | Event::Scalar(..)) {
-            match node(event, &mut events) {
-                Some(doc) => collect(&doc, &mut out),
-                None => break,
-            }
-        }
+    for doc in documents(text).unwrap_or_default() {
+        collect(&doc, &mut out);
     }
     out
 }

@@ -241,21 +241,34 @@ impl Manifest {
     }
 
     /// Parse manifest text; `file` names it in errors.
+    ///
+    /// In the apiserver's order: a value of the wrong type first, then fields the apiserver does not
+    /// know (every one of them, as `kubectl apply` refuses them), then what validation refuses.
     pub fn parse(file: &Path, text: &str) -> Result<Manifest, ManifestError> {
         let err = |location: String, message: String| ManifestError { file: file.to_path_buf(), location, message };
-        let mut webhooks = Vec::new();
+        let mut documents = Vec::new();
         for (index, document) in serde_yaml::Deserializer::from_str(text).enumerate() {
             let doc: Option<RawDocument> = serde_path_to_error::deserialize(document).map_err(|e| {
-                let path = e.path().to_string();
-                let location = if path == "." {
-                    format!("document {}", index + 1)
-                } else {
-                    format!("document {}, {path}", index + 1)
+                let (path, message) = type_error(e);
+                let location = match path {
+                    None => format!("document {}", index + 1),
+                    Some(path) => format!("document {}, {path}", index + 1),
                 };
-                err(location, e.into_inner().to_string())
+                err(location, message)
             })?;
-            let Some(doc) = doc else { continue };
-            collect(file, index + 1, doc, &mut webhooks)?;
+            if let Some(doc) = doc {
+                documents.push((index + 1, doc));
+            }
+        }
+        if let Some(nodes) = super::lines::documents(text) {
+            let unknown = super::fields::unknown_fields(&nodes);
+            if !unknown.is_empty() {
+                return Err(unknown_fields_error(file, &unknown));
+            }
+        }
+        let mut webhooks = Vec::new();
+        for (number, doc) in documents {
+            collect(file, number, doc, &mut webhooks)?;
         }
         let lines = super::lines::webhook_lines(text);
         for w in &mut webhooks {
@@ -286,13 +299,49 @@ impl Manifest {
     }
 }
 
+/// A decoding error's field path (`None` at the top) and its message, which names the path once:
+/// serde_yaml's own message starts with the path serde_path_to_error also gives.
+pub(crate) fn type_error(e: serde_path_to_error::Error<serde_yaml::Error>) -> (Option<String>, String) {
+    let path = e.path().to_string();
+    let message = e.into_inner().to_string();
+    if path == "." {
+        return (None, message);
+    }
+    let message = message.strip_prefix(&format!("{path}: ")).map(str::to_string).unwrap_or(message);
+    (Some(path), message)
+}
+
+/// Every unknown field of the manifest as one error: each with its line, path and what was
+/// probably meant, then what the apiserver answers `kubectl apply` for each configuration.
+fn unknown_fields_error(file: &Path, objects: &[super::fields::ObjectUnknownFields]) -> ManifestError {
+    let count: usize = objects.iter().map(|o| o.fields.len()).sum();
+    let mut message = format!(
+        "{count} unknown field{}, which the apiserver refuses (strict field validation, the default of kubectl apply):",
+        if count == 1 { "" } else { "s" }
+    );
+    for object in objects {
+        for field in &object.fields {
+            message.push_str(&format!("\n  {}:{}: {}{}", file.display(), field.line, object.prefix, field.path));
+            if let Some(hint) = &field.hint {
+                message.push_str(&format!(": {hint}"));
+            }
+        }
+    }
+    for object in objects {
+        message.push_str(&format!("\n  apiserver says: {}", object.apiserver_message()));
+    }
+    ManifestError { file: file.to_path_buf(), location: String::new(), message }
+}
+
 fn collect(file: &Path, doc_number: usize, doc: RawDocument, out: &mut Vec<WebhookSpec>) -> Result<(), ManifestError> {
     let err = |location: String, message: String| ManifestError { file: file.to_path_buf(), location, message };
     let kind = doc.kind.clone().unwrap_or_default();
     if kind == "List" || kind.ends_with("List") && doc.items.is_some() {
         for (i, item) in doc.items.unwrap_or_default().into_iter().enumerate() {
             let raw: RawDocument = serde_path_to_error::deserialize(item).map_err(|e| {
-                err(format!("document {doc_number}, items[{i}].{}", e.path()), e.into_inner().to_string())
+                let (path, message) = type_error(e);
+                let path = path.map(|p| format!(".{p}")).unwrap_or_default();
+                err(format!("document {doc_number}, items[{i}]{path}"), message)
             })?;
             collect(file, doc_number, raw, out)?;
         }
@@ -476,6 +525,164 @@ webhooks:
         );
         let text = parse(&bad).unwrap_err().to_string();
         assert!(text.contains("webhooks[0].timeoutSeconds"), "{text}");
+    }
+
+    #[test]
+    fn a_type_error_names_its_path_once() {
+        let bad = GOOD.replace("    sideEffects: None\n", "    sideEffects: None\n    timeoutSeconds: \"ten\"\n");
+        let text = parse(&bad).unwrap_err().to_string();
+        assert_eq!(text.matches("webhooks[0].timeoutSeconds").count(), 1, "{text}");
+        assert!(
+            text.starts_with("hooks.yaml: document 1, webhooks[0].timeoutSeconds: invalid type: string \"ten\""),
+            "{text}"
+        );
+        assert!(text.contains("line 9"), "{text}");
+    }
+
+    /// `GOOD` with `line` inserted after its line `after` (1-based; `GOOD` starts with a newline).
+    fn with_line(after: usize, line: &str) -> String {
+        let mut lines: Vec<&str> = GOOD.split('\n').collect();
+        lines.insert(after, line);
+        lines.join("\n")
+    }
+
+    #[test]
+    fn each_misspelled_webhook_field_is_named_with_its_line_and_the_field_meant() {
+        for (misspelled, meant) in [
+            ("namespaceSelecter: {}", "namespaceSelector"),
+            ("sideEfects: None", "sideEffects"),
+            ("timeoutSecond: 5", "timeoutSeconds"),
+            ("SideEffects: None", "sideEffects"),
+        ] {
+            let text = parse(&with_line(8, &format!("    {misspelled}"))).unwrap_err().to_string();
+            let field = misspelled.split(':').next().unwrap();
+            assert!(
+                text.contains(&format!("hooks.yaml:9: webhooks[0].{field}: did you mean `{meant}`?")),
+                "{misspelled}: {text}"
+            );
+            assert!(text.starts_with("hooks.yaml: 1 unknown field, which the apiserver refuses"), "{text}");
+            assert!(
+                text.contains(&format!("apiserver says: MutatingWebhookConfiguration in version \"v1\" cannot be handled as a MutatingWebhookConfiguration: strict decoding error: unknown field \"webhooks[0].{field}\"")),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn reinvocation_policy_is_unknown_on_a_validating_webhook_only() {
+        let mutating = with_line(8, "    reinvocationPolicy: IfNeeded");
+        assert!(parse(&mutating).unwrap().webhooks[0].reinvoked());
+        let validating = mutating.replace("kind: Mutating", "kind: Validating");
+        let text = parse(&validating).unwrap_err().to_string();
+        assert!(
+            text.contains("hooks.yaml:9: webhooks[0].reinvocationPolicy: reinvocationPolicy is a field of MutatingWebhookConfiguration webhooks only"),
+            "{text}"
+        );
+        assert!(text.contains("ValidatingWebhookConfiguration in version \"v1\""), "{text}");
+    }
+
+    #[test]
+    fn nested_unknown_fields_are_named_by_their_whole_path() {
+        let nested = GOOD
+            .replace("{operations: [\"CREATE\"]", "{operation: [\"CREATE\"], operations: [\"CREATE\"]")
+            .replace("path: /mutate}", "path: /mutate, prot: 443}");
+        let text = parse(&nested).unwrap_err().to_string();
+        assert!(text.contains("hooks.yaml:12: webhooks[0].rules[0].operation: did you mean `operations`?"), "{text}");
+        assert!(text.contains("hooks.yaml:10: webhooks[0].clientConfig.service.prot: did you mean `port`?"), "{text}");
+        let selector = with_line(8, "    objectSelector: {matchExpressions: [{key: a, operater: In, values: [b]}]}");
+        let text = parse(&selector).unwrap_err().to_string();
+        assert!(
+            text.contains(
+                "hooks.yaml:9: webhooks[0].objectSelector.matchExpressions[0].operater: did you mean `operator`?"
+            ),
+            "{text}"
+        );
+        let conditions = with_line(8, "    matchConditions: [{name: a, expresion: \"true\"}]");
+        let text = parse(&conditions).unwrap_err().to_string();
+        assert!(
+            text.contains("hooks.yaml:9: webhooks[0].matchConditions[0].expresion: did you mean `expression`?"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn top_level_and_metadata_fields_are_checked() {
+        let text = GOOD.replace("metadata: {name: demo}", "metadata: {name: demo, label: {a: b}}\nspec: {}");
+        let e = parse(&text).unwrap_err().to_string();
+        assert!(e.contains("hooks.yaml:4: metadata.label: did you mean `labels`?"), "{e}");
+        assert!(e.contains("hooks.yaml:5: spec\n") || e.contains("hooks.yaml:5: spec "), "{e}");
+        // What ObjectMeta has is known, labels and annotations take any key, fieldsV1 any content.
+        let meta = GOOD.replace(
+            "metadata: {name: demo}",
+            "metadata:\n  name: demo\n  labels: {anything: goes}\n  annotations: {a/b: c}\n  ownerReferences: [{apiVersion: v1, kind: ConfigMap, name: x, uid: u, controller: true}]\n  managedFields: [{manager: kubectl, operation: Apply, fieldsType: FieldsV1, fieldsV1: {f:webhooks: {}}}]",
+        );
+        assert_eq!(parse(&meta).unwrap().webhooks.len(), 1);
+    }
+
+    #[test]
+    fn several_unknown_fields_are_all_named_in_file_order() {
+        let text = GOOD
+            .replace("    sideEffects: None\n", "    sideEfects: None\n    timeoutSecond: 5\n")
+            .replace("{operations: [\"CREATE\"]", "{operation: [\"CREATE\"], operations: [\"CREATE\"]");
+        let two = format!(
+            "{text}---\n{}",
+            with_line(8, "    failurePolcy: Fail").replace("kind: Mutating", "kind: Validating")
+        );
+        let e = parse(&two).unwrap_err().to_string();
+        let expected = [
+            "hooks.yaml:8: webhooks[0].sideEfects: did you mean `sideEffects`?",
+            "hooks.yaml:9: webhooks[0].timeoutSecond: did you mean `timeoutSeconds`?",
+            "hooks.yaml:13: webhooks[0].rules[0].operation: did you mean `operations`?",
+            "hooks.yaml:23: webhooks[0].failurePolcy: did you mean `failurePolicy`?",
+        ];
+        let at: Vec<usize> = expected.iter().map(|x| e.find(x).unwrap_or_else(|| panic!("{x} in {e}"))).collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{e}");
+        assert!(e.starts_with("hooks.yaml: 4 unknown fields"), "{e}");
+        assert!(e.contains("strict decoding error: unknown field \"webhooks[0].sideEfects\", unknown field \"webhooks[0].timeoutSecond\", unknown field \"webhooks[0].rules[0].operation\"\n"), "{e}");
+        assert!(
+            e.contains(
+                "ValidatingWebhookConfiguration: strict decoding error: unknown field \"webhooks[0].failurePolcy\""
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn v1beta1_and_list_items_are_checked_too() {
+        let beta = with_line(8, "    sideEfects: None")
+            .replace("admissionregistration.k8s.io/v1\n", "admissionregistration.k8s.io/v1beta1\n");
+        let e = parse(&beta).unwrap_err().to_string();
+        assert!(e.contains("hooks.yaml:9: webhooks[0].sideEfects"), "{e}");
+        assert!(e.contains("MutatingWebhookConfiguration in version \"v1beta1\""), "{e}");
+        // v1beta1 has every field v1 has.
+        let full = with_line(8, "    reinvocationPolicy: Never\n    matchPolicy: Exact\n    matchConditions: [{name: a, expression: \"true\"}]")
+            .replace("admissionregistration.k8s.io/v1\n", "admissionregistration.k8s.io/v1beta1\n");
+        assert_eq!(parse(&full).unwrap().webhooks.len(), 1);
+        let list = format!(
+            "apiVersion: v1\nkind: List\nitems:\n{}",
+            with_line(8, "    sideEfects: None")
+                .trim_start()
+                .lines()
+                .enumerate()
+                .map(|(i, l)| if i == 0 { format!("  - {l}\n") } else { format!("    {l}\n") })
+                .collect::<String>()
+        );
+        let e = parse(&list).unwrap_err().to_string();
+        assert!(e.contains("hooks.yaml:11: items[0].webhooks[0].sideEfects: did you mean `sideEffects`?"), "{e}");
+        assert!(e.contains("strict decoding error: unknown field \"webhooks[0].sideEfects\""), "{e}");
+        // Other objects in the file are not the suite's to judge.
+        let other =
+            format!("{GOOD}---\napiVersion: v1\nkind: Service\nmetadata: {{name: svc}}\nspec: {{anything: 1}}\n");
+        assert_eq!(parse(&other).unwrap().webhooks.len(), 1);
+    }
+
+    #[test]
+    fn the_bundled_manifests_load() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        for file in ["reference-webhook/manifests/reference.yaml", "examples/python-webhook/webhook.yaml"] {
+            let m = Manifest::load(&root.join(file)).unwrap_or_else(|e| panic!("{e}"));
+            assert!(!m.webhooks.is_empty(), "{file}");
+        }
     }
 
     #[test]
