@@ -71,7 +71,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE", env = "WEBHOOK_CA")]
     pub ca: Option<PathBuf>,
     /// A command that starts the webhook; {cert} {key} {ca} {port} {host} are substituted.
-    #[arg(long, value_name = "COMMAND LINE", env = "WEBHOOK_CMD")]
+    #[arg(long, value_name = "COMMAND LINE", env = "WEBHOOK_CMD", value_parser = parse_command)]
     pub cmd: Option<String>,
     /// A container image (already on the Docker engine; never pulled) that serves the webhook.
     #[arg(long, value_name = "NAME[:TAG]", conflicts_with_all = ["url", "cmd"], env = "WEBHOOK_IMAGE")]
@@ -101,8 +101,8 @@ pub struct RunArgs {
     /// The --image-arg list as one whitespace-separated variable (for `cargo test`).
     #[arg(long, hide = true, env = "WEBHOOK_IMAGE_ARGS", value_delimiter = ' ', requires = "image")]
     pub image_args_env: Vec<String>,
-    /// Seconds a started target has to accept a TLS handshake.
-    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    /// Seconds a started target has to accept a TLS handshake (at least 1).
+    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = parse_startup_timeout)]
     pub startup_timeout: u64,
     /// Keep the generated CA, certificate and key in DIR (for the replay commands).
     #[arg(long, value_name = "DIR")]
@@ -288,6 +288,23 @@ pub struct ReferenceArgs {
     pub list_defects: bool,
 }
 
+/// `--cmd`: a command line with something to run.
+fn parse_command(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        return Err("the command is empty: give the command line that starts the webhook".into());
+    }
+    Ok(s.to_string())
+}
+
+/// `--startup-timeout`: whole seconds, at least one (no target is ready the moment it starts).
+fn parse_startup_timeout(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(0) => Err("must be at least 1 second: a started target needs time to listen".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("{s:?} is not a whole number of seconds")),
+    }
+}
+
 /// `90s`, `10m`, `1h`, or plain seconds.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
@@ -457,6 +474,25 @@ impl GateArgs {
         given.or(self.proptest_cases).unwrap_or(default)
     }
 
+    /// `--golden DIR` can be used: a directory of snapshots to compare with, or, with
+    /// `--update-golden`, a directory (made when missing) to write them to.
+    pub fn check_golden(&self) -> Result<(), Error> {
+        let Some(dir) = &self.golden else { return Ok(()) };
+        if dir.is_dir() {
+            return Ok(());
+        }
+        if dir.exists() {
+            return Err(option(format!("--golden {}: not a directory", dir.display())));
+        }
+        if self.update_golden {
+            return Ok(());
+        }
+        Err(option(format!(
+            "--golden {}: no such directory (with --update-golden the run writes its snapshots there first)",
+            dir.display()
+        )))
+    }
+
     /// What `--golden` / `--update-golden` ask for.
     pub fn golden_mode(&self) -> GoldenMode {
         match (&self.golden, self.update_golden) {
@@ -474,6 +510,7 @@ impl GateArgs {
     /// `suite` with these cases, snapshots and generated requests (`default_cases` per property
     /// unless `--cases N` or `--duration` say otherwise), from `seed`.
     pub fn apply(&self, run: &RunArgs, suite: Suite, default_cases: u32, seed: u64) -> Result<Suite, Error> {
+        self.check_golden()?;
         let suite = match self.cases_dir(run) {
             Some(dir) => suite.cases_dir(dir)?,
             None => suite,
@@ -549,6 +586,25 @@ mod tests {
         assert_eq!(args.shard, Some(Shard { index: 2, count: 4 }));
         let e = Cli::try_parse_from(["webhook-conformance", "fuzz", "--shard", "5/4"]).unwrap_err();
         assert!(e.to_string().contains("expected I/N with 1 <= I <= N"), "{e}");
+    }
+
+    #[test]
+    fn golden_directories() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("golden");
+        let gate = |args: &[&str]| {
+            let mut all = vec!["webhook-conformance".to_string()];
+            all.extend(args.iter().map(|a| a.to_string()));
+            Cli::try_parse_from(all).unwrap().gate
+        };
+        let golden = missing.to_str().unwrap();
+        let e = gate(&["--golden", golden]).check_golden().unwrap_err().to_string();
+        assert!(e.contains("no such directory"), "{e}");
+        // --update-golden writes the snapshots: a missing directory is made then.
+        gate(&["--golden", golden, "--update-golden"]).check_golden().unwrap();
+        std::fs::create_dir(&missing).unwrap();
+        gate(&["--golden", golden]).check_golden().unwrap();
+        gate(&[]).check_golden().unwrap();
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use webhook_harness::Cancel;
 
-use super::output::{emit, usage_error};
+use super::output::{check_report_paths, emit, usage_error};
 use super::progress::Display;
 use crate::args::FuzzArgs;
 
@@ -12,6 +12,10 @@ const COMMAND: &str = "webhook-conformance fuzz";
 /// Run `fuzz` as the CLI does; returns the exit code (0 pass, 1 a FAIL property, 2 could not run).
 /// `cancel` stops it (Ctrl-C, SIGTERM).
 pub async fn fuzz(args: &FuzzArgs, cancel: &Cancel) -> i32 {
+    let outputs = check_report_paths(args.run.report_json.as_deref(), args.gate.junit.as_deref(), &args.run.outputs);
+    if let Err(e) = outputs {
+        return usage_error(COMMAND, &e);
+    }
     let shard = match args.shard() {
         Ok(s) => s,
         Err(e) => return usage_error(COMMAND, &e),

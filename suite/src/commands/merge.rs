@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use webhook_harness::{Error, JsonReport};
 
-use super::output::{emit_merged, usage_error};
+use super::output::{check_report_paths, emit_merged, usage_error};
 use crate::args::MergeArgs;
 
 const COMMAND: &str = "webhook-conformance merge";
@@ -36,6 +36,9 @@ fn report_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
 
 /// Merge the reports; returns the exit code (0 pass, 1 FAIL, 2 the reports cannot be merged).
 pub fn merge(args: &MergeArgs) -> i32 {
+    if let Err(e) = check_report_paths(args.report_json.as_deref(), None, &args.outputs) {
+        return usage_error(COMMAND, &e);
+    }
     let files = match report_files(&args.reports) {
         Ok(f) => f,
         Err(e) => return usage_error(COMMAND, &e),

@@ -17,6 +17,57 @@ pub fn usage_error(command: &str, e: &Error) -> i32 {
     EXIT_USAGE
 }
 
+/// `path` can be written at the end of the run: it is not a directory, and it is a file that can be
+/// opened for writing or its directory (or the nearest one that exists, under which the rest is
+/// made) takes a new file. Nothing is left behind.
+fn check_writable(path: &Path, option: &str) -> Result<(), Error> {
+    let fail = |what: String| Err(Error::Option(format!("{option} {}: {what}", path.display())));
+    if path.is_dir() {
+        return fail("is a directory: give a file name".into());
+    }
+    if path.exists() {
+        return match std::fs::OpenOptions::new().append(true).open(path) {
+            Ok(_) => Ok(()),
+            Err(e) => fail(format!("cannot be written: {e}")),
+        };
+    }
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let Some(existing) = parent.ancestors().find(|a| a.as_os_str().is_empty() || a.exists()) else {
+        return Ok(());
+    };
+    let existing = if existing.as_os_str().is_empty() { Path::new(".") } else { existing };
+    if !existing.is_dir() {
+        return fail(format!("{} is not a directory", existing.display()));
+    }
+    let probe = existing.join(format!(".webhook-conformance-write-check-{}", std::process::id()));
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        // Left by an earlier process of the same id: the directory took a new file then.
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => fail(format!("cannot write in {}: {e}", existing.display())),
+    }
+}
+
+/// Check, before a run starts, that every report file asked for can be written: `--report-json`,
+/// `--junit` (when the command has it), `--report-md`, `--sarif`.
+pub fn check_report_paths(json: Option<&Path>, junit: Option<&Path>, outputs: &OutputArgs) -> Result<(), Error> {
+    let paths = [
+        (json, "--report-json"),
+        (junit, "--junit"),
+        (outputs.report_md.as_deref(), "--report-md"),
+        (outputs.sarif.as_deref(), "--sarif"),
+    ];
+    for (path, option) in paths {
+        if let Some(path) = path {
+            check_writable(path, option)?;
+        }
+    }
+    Ok(())
+}
+
 /// Write `text` to `path` (its directory made when missing).
 fn write(path: &Path, text: &str, option: &str) -> Result<(), Error> {
     let parent = path.parent().filter(|p| !p.as_os_str().is_empty() && !p.exists());

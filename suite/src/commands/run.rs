@@ -2,7 +2,7 @@
 
 use webhook_harness::{Cancel, DEFAULT_CASES};
 
-use super::output::{emit, usage_error};
+use super::output::{check_report_paths, emit, usage_error};
 use super::progress::Display;
 use crate::args::{GateArgs, RunArgs};
 
@@ -11,8 +11,8 @@ const COMMAND: &str = "webhook-conformance";
 /// Run the suite as the CLI does; returns the exit code. `cancel` stops it (Ctrl-C, SIGTERM).
 pub async fn run(args: &RunArgs, gate: &GateArgs, cancel: &Cancel) -> i32 {
     let seed = gate.seed();
-    let suite = match args
-        .suite()
+    let suite = match check_report_paths(args.report_json.as_deref(), gate.junit.as_deref(), &args.outputs)
+        .and_then(|()| args.suite())
         .and_then(|s| gate.apply(args, s, DEFAULT_CASES, seed))
         .map(|s| s.cancel_on(cancel.clone()))
     {
