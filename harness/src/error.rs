@@ -97,6 +97,40 @@ impl fmt::Display for ManifestError {
 
 impl std::error::Error for ManifestError {}
 
+/// A YAML document that does not decode into its type: the field path (`None` at the top), and
+/// the message without serde_yaml's own path (which is the path serde_path_to_error gives, or leads
+/// to it), with its line when known.
+#[derive(Debug, Clone)]
+pub(crate) struct YamlDecodeError {
+    /// The field path, e.g. `webhooks[0].timeoutSeconds`.
+    pub path: Option<String>,
+    /// What is wrong, without the path.
+    pub message: String,
+    /// The 1-based line, when serde_yaml knows it.
+    pub line: Option<usize>,
+}
+
+impl From<serde_path_to_error::Error<serde_yaml::Error>> for YamlDecodeError {
+    fn from(e: serde_path_to_error::Error<serde_yaml::Error>) -> YamlDecodeError {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let line = inner.location().map(|l| l.line());
+        let message = inner.to_string();
+        if path == "." {
+            return YamlDecodeError { path: None, message, line };
+        }
+        // serde_yaml's path is the one given or leads to it (`expect` for an unknown `expect.mesage`).
+        let own_path = message.split_once(": ").map(|(head, _)| head).filter(|head| {
+            path == *head || path.starts_with(&format!("{head}.")) || path.starts_with(&format!("{head}["))
+        });
+        let message = match own_path {
+            Some(head) => message[head.len() + 2..].to_string(),
+            None => message,
+        };
+        YamlDecodeError { path: Some(path), message, line }
+    }
+}
+
 /// A case file that cannot be used: which file, where, and what is wrong.
 #[derive(Debug, Clone)]
 pub struct CaseError {

@@ -209,11 +209,12 @@ pub fn parse(file: &Path, text: &str) -> Result<Case, CaseError> {
     };
     let de = serde_yaml::Deserializer::from_str(text);
     let raw: RawCase = serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        let line =
-            inner.location().map(|l| l.line()).or_else(|| line_of(text, path.rsplit('.').next().unwrap_or(&path)));
-        CaseError { file: file.to_path_buf(), line, field: (path != ".").then_some(path), message: inner.to_string() }
+        let e = crate::error::YamlDecodeError::from(e);
+        let line = e.line.or_else(|| {
+            let path = e.path.as_deref().unwrap_or(".");
+            line_of(text, path.rsplit('.').next().unwrap_or(path))
+        });
+        CaseError { file: file.to_path_buf(), line, field: e.path, message: e.message }
     })?;
     let name = file.file_stem().and_then(|s| s.to_str()).unwrap_or("case").to_string();
 

@@ -10,6 +10,7 @@ use super::LabelSelector;
 use crate::admission::ReviewVersion;
 use crate::conditions::MatchConditions;
 pub use crate::error::ManifestError;
+use crate::error::YamlDecodeError;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -299,16 +300,10 @@ impl Manifest {
     }
 }
 
-/// A decoding error's field path (`None` at the top) and its message, which names the path once:
-/// serde_yaml's own message starts with the path serde_path_to_error also gives.
+/// A decoding error's field path (`None` at the top) and its message, which names the path once.
 pub(crate) fn type_error(e: serde_path_to_error::Error<serde_yaml::Error>) -> (Option<String>, String) {
-    let path = e.path().to_string();
-    let message = e.into_inner().to_string();
-    if path == "." {
-        return (None, message);
-    }
-    let message = message.strip_prefix(&format!("{path}: ")).map(str::to_string).unwrap_or(message);
-    (Some(path), message)
+    let e = YamlDecodeError::from(e);
+    (e.path, e.message)
 }
 
 /// Every unknown field of the manifest as one error: each with its line, path and what was

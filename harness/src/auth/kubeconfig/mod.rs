@@ -127,12 +127,10 @@ const ADMISSION_VERSIONS: &[&str] =
 fn yaml<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, Error> {
     let de = serde_yaml::Deserializer::from_str(text);
     serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        if path == "." {
-            Error::input(what, inner)
-        } else {
-            Error::input(what, format!("{path}: {inner}"))
+        let e = crate::error::YamlDecodeError::from(e);
+        match e.path {
+            None => Error::input(what, e.message),
+            Some(path) => Error::input(what, format!("{path}: {}", e.message)),
         }
     })
 }

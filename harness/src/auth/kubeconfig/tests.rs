@@ -142,6 +142,9 @@ fn unusable_configurations_are_errors_that_say_where() {
     assert!(e.contains("rel.yaml") && e.contains("absolute"), "{e}");
     let e = AdmissionConfiguration::load(&f.write("k.yaml", "apiVersion: v1\nkind: Config\n")).unwrap_err().to_string();
     assert!(e.contains("AdmissionConfiguration"), "{e}");
+    let e = f.config("users:\n- name: '*'\n  user: {token: [t]}\n").unwrap_err().to_string();
+    assert_eq!(e.matches("users[0].user.token").count(), 1, "the path once: {e}");
+    assert!(e.contains("kubeconfig.yaml"), "{e}");
     let config = f.config("users:\n- name: '*'\n  user: {auth-provider: {name: gcp}}\n").unwrap();
     let e = config.identity_for(&service("a", "b", None)).unwrap_err().to_string();
     assert!(e.contains("kubeconfig.yaml") && e.contains("auth provider not supported"), "{e}");
