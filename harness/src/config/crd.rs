@@ -107,6 +107,7 @@ impl Crd {
     pub fn parse(file: &Path, text: &str) -> Result<Vec<Crd>, ManifestError> {
         let err = |location: String, message: String| ManifestError { file: file.to_path_buf(), location, message };
         let mut out = Vec::new();
+        let mut documents = Vec::new();
         for (index, document) in serde_yaml::Deserializer::from_str(text).enumerate() {
             let doc: Option<RawDocument> = serde_path_to_error::deserialize(document).map_err(|e| {
                 let (path, message) = type_error(e);
@@ -116,8 +117,19 @@ impl Crd {
                 };
                 err(location, message)
             })?;
-            let Some(doc) = doc else { continue };
-            collect(file, index + 1, doc, &mut out)?;
+            if let Some(doc) = doc {
+                documents.push((index + 1, doc));
+            }
+        }
+        // Fields the apiserver does not know are refused before its validation runs.
+        if let Some(nodes) = super::lines::documents(text) {
+            let unknown = super::fields::unknown_fields(&nodes, super::fields::Objects::CustomResourceDefinitions);
+            if !unknown.is_empty() {
+                return Err(super::fields::error(file, &unknown));
+            }
+        }
+        for (number, doc) in documents {
+            collect(file, number, doc, &mut out)?;
         }
         if out.is_empty() {
             return Err(err(String::new(), "no apiextensions.k8s.io/v1 CustomResourceDefinition found".into()));
@@ -273,6 +285,28 @@ spec:
         assert_eq!(w.versions[0].name, "v1");
         assert!(w.versions[0].served && w.versions[0].status && !w.versions[0].scale);
         assert_eq!(w.versions[0].schema["properties"]["spec"]["required"][0], "size");
+    }
+
+    #[test]
+    fn unknown_fields_outside_the_schema_are_named_with_their_lines() {
+        let bad = WIDGETS
+            .replace("      served: true\n", "      servd: true\n")
+            .replace("subresources: {status: {}}", "subresources: {status: {}, scales: {}}")
+            .replace("names: {plural: widgets,", "names: {plurals: widgets,");
+        let e = Crd::parse(Path::new("w.yaml"), &bad).unwrap_err().to_string();
+        assert!(e.starts_with("w.yaml: 3 unknown fields, which the apiserver refuses"), "{e}");
+        assert!(e.contains("w.yaml:8: spec.names.plurals: did you mean `plural`?"), "{e}");
+        assert!(e.contains("w.yaml:11: spec.versions[0].servd: did you mean `served`?"), "{e}");
+        assert!(e.contains("w.yaml:13: spec.versions[0].subresources.scales: did you mean `scale`?"), "{e}");
+        assert!(e.contains("apiserver says: CustomResourceDefinition in version \"v1\" cannot be handled as a CustomResourceDefinition: strict decoding error: unknown field \"spec.names.plurals\""), "{e}");
+        // The status subresource takes no fields; every field of v1's types is known.
+        let e = Crd::parse(Path::new("w.yaml"), &WIDGETS.replace("status: {}", "status: {enabled: true}")).unwrap_err();
+        assert!(e.to_string().contains("spec.versions[0].subresources.status.enabled"), "{e}");
+        let full = WIDGETS.replace(
+            "      storage: true\n",
+            "      storage: true\n      deprecated: false\n      additionalPrinterColumns: [{name: Size, type: integer, jsonPath: .spec.size, priority: 0}]\n      selectableFields: [{jsonPath: .spec.size}]\n",
+        ).replace("  group: example.com\n", "  group: example.com\n  conversion: {strategy: None}\n  preserveUnknownFields: false\n");
+        assert_eq!(Crd::parse(Path::new("w.yaml"), &full).unwrap().len(), 1);
     }
 
     #[test]

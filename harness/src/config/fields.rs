@@ -6,8 +6,10 @@
 //! `pkg/runtime/serializer/json/json.go` `Decode`, `pkg/runtime/error.go` `strictDecodingError`). The
 //! field sets below are those of `admissionregistration.k8s.io/v1` and `v1beta1`
 //! (k8s.io/api `admissionregistration/v1/types.go`, `v1beta1/types.go`: the same fields in both
-//! versions, `reinvocationPolicy` on mutating webhooks only) and of ObjectMeta
-//! (k8s.io/apimachinery `pkg/apis/meta/v1/types.go`). Matching is case-sensitive, as the
+//! versions, `reinvocationPolicy` on mutating webhooks only), of ObjectMeta
+//! (k8s.io/apimachinery `pkg/apis/meta/v1/types.go`) and of `apiextensions.k8s.io/v1`
+//! CustomResourceDefinitions (k8s.io/apiextensions-apiserver `pkg/apis/apiextensions/v1/types.go`,
+//! up to `openAPIV3Schema`, whose content is not checked here). Matching is case-sensitive, as the
 //! apiserver's decoder is.
 
 use super::lines::Node;
@@ -112,6 +114,93 @@ const VALIDATING_CONFIGURATION: Shape =
 const MUTATING_CONFIGURATION: Shape =
     Object(&[("apiVersion", Open), ("kind", Open), ("metadata", OBJECT_META), ("webhooks", List(&MUTATING_WEBHOOK))]);
 
+const CRD_NAMES: Shape = Object(&[
+    ("plural", Open),
+    ("singular", Open),
+    ("shortNames", Open),
+    ("kind", Open),
+    ("listKind", Open),
+    ("categories", Open),
+]);
+
+const CRD_VERSION: Shape = Object(&[
+    ("name", Open),
+    ("served", Open),
+    ("storage", Open),
+    ("deprecated", Open),
+    ("deprecationWarning", Open),
+    ("schema", Object(&[("openAPIV3Schema", Open)])),
+    (
+        "subresources",
+        Object(&[
+            ("status", Object(&[])),
+            ("scale", Object(&[("specReplicasPath", Open), ("statusReplicasPath", Open), ("labelSelectorPath", Open)])),
+        ]),
+    ),
+    (
+        "additionalPrinterColumns",
+        List(&Object(&[
+            ("name", Open),
+            ("type", Open),
+            ("format", Open),
+            ("description", Open),
+            ("priority", Open),
+            ("jsonPath", Open),
+        ])),
+    ),
+    ("selectableFields", List(&Object(&[("jsonPath", Open)]))),
+]);
+
+const CRD_CONVERSION: Shape = Object(&[
+    ("strategy", Open),
+    ("webhook", Object(&[("clientConfig", CLIENT_CONFIG), ("conversionReviewVersions", Open)])),
+]);
+
+const CRD_CONDITION: Shape = Object(&[
+    ("type", Open),
+    ("status", Open),
+    ("lastTransitionTime", Open),
+    ("reason", Open),
+    ("message", Open),
+    ("observedGeneration", Open),
+]);
+
+const CUSTOM_RESOURCE_DEFINITION: Shape = Object(&[
+    ("apiVersion", Open),
+    ("kind", Open),
+    ("metadata", OBJECT_META),
+    (
+        "spec",
+        Object(&[
+            ("group", Open),
+            ("names", CRD_NAMES),
+            ("scope", Open),
+            ("versions", List(&CRD_VERSION)),
+            ("conversion", CRD_CONVERSION),
+            ("preserveUnknownFields", Open),
+        ]),
+    ),
+    (
+        "status",
+        Object(&[
+            ("conditions", List(&CRD_CONDITION)),
+            ("acceptedNames", CRD_NAMES),
+            ("storedVersions", Open),
+            ("observedGeneration", Open),
+        ]),
+    ),
+]);
+
+/// Which objects of a file are checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Objects {
+    /// MutatingWebhookConfigurations and ValidatingWebhookConfigurations (`admissionregistration.k8s.io/v1`,
+    /// `v1beta1`).
+    WebhookConfigurations,
+    /// CustomResourceDefinitions (`apiextensions.k8s.io/v1`).
+    CustomResourceDefinitions,
+}
+
 /// A field the apiserver does not know, in one object of the manifest.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct UnknownField {
@@ -126,7 +215,7 @@ pub(crate) struct UnknownField {
 /// The unknown fields of one webhook configuration of the manifest.
 #[derive(Clone, Debug)]
 pub(crate) struct ObjectUnknownFields {
-    /// `MutatingWebhookConfiguration` or `ValidatingWebhookConfiguration`.
+    /// `MutatingWebhookConfiguration`, `ValidatingWebhookConfiguration` or `CustomResourceDefinition`.
     pub kind: &'static str,
     /// The version of its `apiVersion` (`v1`, `v1beta1`).
     pub version: String,
@@ -149,52 +238,87 @@ impl ObjectUnknownFields {
     }
 }
 
-/// The unknown fields of every webhook configuration in `documents` (each item of a `List` too;
-/// other objects are not the suite's to judge, nor is a `List`'s own wrapper, which kubectl takes
-/// apart before anything reaches the apiserver). Configurations whose `apiVersion` is not
-/// `admissionregistration.k8s.io/v1` or `v1beta1` are left to the manifest's other checks.
-pub(crate) fn unknown_fields(documents: &[Node]) -> Vec<ObjectUnknownFields> {
+/// The unknown fields of every object of the kinds `objects` names in `documents` (each item of a
+/// `List` too; other objects are not the suite's to judge, nor is a `List`'s own wrapper, which
+/// kubectl takes apart before anything reaches the apiserver). Objects whose `apiVersion` is not one
+/// the suite reads are left to the loader's other checks.
+pub(crate) fn unknown_fields(documents: &[Node], objects: Objects) -> Vec<ObjectUnknownFields> {
     let mut out = Vec::new();
     for doc in documents {
-        object(doc, String::new(), &mut out);
+        object(doc, objects, String::new(), &mut out);
     }
     out
 }
 
-fn object(doc: &Node, prefix: String, out: &mut Vec<ObjectUnknownFields>) {
+fn object(doc: &Node, objects: Objects, prefix: String, out: &mut Vec<ObjectUnknownFields>) {
     let kind = doc.get("kind").and_then(Node::text).unwrap_or_default();
     if let Some(Node::Sequence(items)) = doc.get("items") {
         if kind.ends_with("List") {
             for (i, item) in items.iter().enumerate() {
-                object(item, format!("{prefix}items[{i}]."), out);
+                object(item, objects, format!("{prefix}items[{i}]."), out);
             }
             return;
         }
     }
-    let (kind, webhook_kind, shape) = match kind {
-        "MutatingWebhookConfiguration" => {
-            ("MutatingWebhookConfiguration", WebhookKind::Mutating, MUTATING_CONFIGURATION)
-        }
-        "ValidatingWebhookConfiguration" => {
-            ("ValidatingWebhookConfiguration", WebhookKind::Validating, VALIDATING_CONFIGURATION)
+    let (kind, webhook_kind, shape, group, versions): (_, _, _, _, &[&str]) = match (objects, kind) {
+        (Objects::WebhookConfigurations, "MutatingWebhookConfiguration") => (
+            "MutatingWebhookConfiguration",
+            Some(WebhookKind::Mutating),
+            MUTATING_CONFIGURATION,
+            "admissionregistration.k8s.io/",
+            &["v1", "v1beta1"],
+        ),
+        (Objects::WebhookConfigurations, "ValidatingWebhookConfiguration") => (
+            "ValidatingWebhookConfiguration",
+            Some(WebhookKind::Validating),
+            VALIDATING_CONFIGURATION,
+            "admissionregistration.k8s.io/",
+            &["v1", "v1beta1"],
+        ),
+        (Objects::CustomResourceDefinitions, "CustomResourceDefinition") => {
+            ("CustomResourceDefinition", None, CUSTOM_RESOURCE_DEFINITION, "apiextensions.k8s.io/", &["v1"])
         }
         _ => return,
     };
-    let version = match doc.get("apiVersion").map(|v| v.text()) {
-        None => "v1".to_string(),
-        Some(Some(v @ ("admissionregistration.k8s.io/v1" | "admissionregistration.k8s.io/v1beta1"))) => {
-            v.trim_start_matches("admissionregistration.k8s.io/").to_string()
-        }
-        Some(_) => return,
+    let version = match doc.get("apiVersion").map(Node::text) {
+        // The manifest loader reads a webhook configuration without apiVersion as v1.
+        None if webhook_kind.is_some() => "v1",
+        Some(Some(v)) => match v.strip_prefix(group) {
+            Some(v) if versions.contains(&v) => v,
+            _ => return,
+        },
+        _ => return,
     };
     let mut fields = Vec::new();
     walk(doc, shape, "", webhook_kind, &mut fields);
     if !fields.is_empty() {
-        out.push(ObjectUnknownFields { kind, version, prefix, fields });
+        out.push(ObjectUnknownFields { kind, version: version.to_string(), prefix, fields });
     }
 }
 
-fn walk(node: &Node, shape: Shape, path: &str, kind: WebhookKind, out: &mut Vec<UnknownField>) {
+/// Every unknown field of `objects` as one error of `file`: each with its line, path and the field
+/// probably meant, then what the apiserver answers `kubectl apply` for each object.
+pub(crate) fn error(file: &std::path::Path, objects: &[ObjectUnknownFields]) -> crate::error::ManifestError {
+    let count: usize = objects.iter().map(|o| o.fields.len()).sum();
+    let mut message = format!(
+        "{count} unknown field{}, which the apiserver refuses (strict field validation, the default of kubectl apply):",
+        if count == 1 { "" } else { "s" }
+    );
+    for object in objects {
+        for field in &object.fields {
+            message.push_str(&format!("\n  {}:{}: {}{}", file.display(), field.line, object.prefix, field.path));
+            if let Some(hint) = &field.hint {
+                message.push_str(&format!(": {hint}"));
+            }
+        }
+    }
+    for object in objects {
+        message.push_str(&format!("\n  apiserver says: {}", object.apiserver_message()));
+    }
+    crate::error::ManifestError { file: file.to_path_buf(), location: String::new(), message }
+}
+
+fn walk(node: &Node, shape: Shape, path: &str, kind: Option<WebhookKind>, out: &mut Vec<UnknownField>) {
     match (shape, node) {
         (Object(known), Node::Mapping(entries, _)) => {
             for (key, value) in entries {
@@ -224,8 +348,8 @@ fn walk(node: &Node, shape: Shape, path: &str, kind: WebhookKind, out: &mut Vec<
 }
 
 /// What `name` probably meant among the `known` fields at `path`.
-fn hint(name: &str, known: &[(&'static str, Shape)], path: &str, kind: WebhookKind) -> Option<String> {
-    if kind == WebhookKind::Validating && name == "reinvocationPolicy" && path.starts_with("webhooks[") {
+fn hint(name: &str, known: &[(&'static str, Shape)], path: &str, kind: Option<WebhookKind>) -> Option<String> {
+    if kind == Some(WebhookKind::Validating) && name == "reinvocationPolicy" && path.starts_with("webhooks[") {
         return Some(
             "reinvocationPolicy is a field of MutatingWebhookConfiguration webhooks only: a validating webhook is never reinvoked"
                 .into(),

@@ -262,9 +262,9 @@ impl Manifest {
             }
         }
         if let Some(nodes) = super::lines::documents(text) {
-            let unknown = super::fields::unknown_fields(&nodes);
+            let unknown = super::fields::unknown_fields(&nodes, super::fields::Objects::WebhookConfigurations);
             if !unknown.is_empty() {
-                return Err(unknown_fields_error(file, &unknown));
+                return Err(super::fields::error(file, &unknown));
             }
         }
         let mut webhooks = Vec::new();
@@ -304,28 +304,6 @@ impl Manifest {
 pub(crate) fn type_error(e: serde_path_to_error::Error<serde_yaml::Error>) -> (Option<String>, String) {
     let e = YamlDecodeError::from(e);
     (e.path, e.message)
-}
-
-/// Every unknown field of the manifest as one error: each with its line, path and what was
-/// probably meant, then what the apiserver answers `kubectl apply` for each configuration.
-fn unknown_fields_error(file: &Path, objects: &[super::fields::ObjectUnknownFields]) -> ManifestError {
-    let count: usize = objects.iter().map(|o| o.fields.len()).sum();
-    let mut message = format!(
-        "{count} unknown field{}, which the apiserver refuses (strict field validation, the default of kubectl apply):",
-        if count == 1 { "" } else { "s" }
-    );
-    for object in objects {
-        for field in &object.fields {
-            message.push_str(&format!("\n  {}:{}: {}{}", file.display(), field.line, object.prefix, field.path));
-            if let Some(hint) = &field.hint {
-                message.push_str(&format!(": {hint}"));
-            }
-        }
-    }
-    for object in objects {
-        message.push_str(&format!("\n  apiserver says: {}", object.apiserver_message()));
-    }
-    ManifestError { file: file.to_path_buf(), location: String::new(), message }
 }
 
 fn collect(file: &Path, doc_number: usize, doc: RawDocument, out: &mut Vec<WebhookSpec>) -> Result<(), ManifestError> {
