@@ -145,3 +145,21 @@ fn a_zero_startup_timeout_is_refused_with_or_without_a_target() {
     let out = run(bin().args(["fuzz", "--startup-timeout", "0", "--cmd", "sleep 60", "--config", "webhook.yaml"]));
     refused_before_the_run(&out, message);
 }
+
+#[test]
+fn unknown_fields_of_a_crd_file_are_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let crd = write(
+        dir.path(),
+        "widgets.yaml",
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.com}\nspec:\n  group: example.com\n  scope: Namespaced\n  names: {plural: widgets, kind: Widget}\n  versions:\n    - name: v1\n      servd: true\n      storage: true\n      schema: {openAPIV3Schema: {type: object}}\n",
+    );
+    let out = run(bin().arg("--crd").arg(&crd));
+    let file = crd.display().to_string();
+    refused_before_the_run(&out, &format!("{file}: 1 unknown field, which the apiserver refuses"));
+    assert!(
+        stderr(&out).contains(&format!("{file}:10: spec.versions[0].servd: did you mean `served`?")),
+        "{}",
+        stderr(&out)
+    );
+}
