@@ -86,7 +86,7 @@ pub use run::{
     WebhookFinding,
 };
 pub use suite::{Session, Suite};
-pub use targets::{ImageSpec, Served, ServingTls, Target, RUN_LABEL};
+pub use targets::{ImageSpec, Resolve, ResolveError, Served, ServingTls, Target, RUN_LABEL};
 pub use verdict::{Finding, Outcome, Severity, Verdict};
 
 pub mod lowlevel {

@@ -269,7 +269,8 @@ impl CertificateNames {
             parts.push(format!("IP addresses {}", ips.join(", ")));
         }
         if parts.is_empty() {
-            let cn = self.common_name.as_deref().map(|cn| format!(" (only the Common Name {cn:?}, which is not matched)"));
+            let cn =
+                self.common_name.as_deref().map(|cn| format!(" (only the Common Name {cn:?}, which is not matched)"));
             return format!("no subjectAltName names{}", cn.unwrap_or_default());
         }
         parts.join("; ")
@@ -423,7 +424,10 @@ mod tests {
         // No subjectAltName at all, the Common Name matching: Go blames the legacy field.
         let legacy = CertificateNames::of(&certificate("Hook.System.svc", vec![])).unwrap();
         assert!(!legacy.has_san_extension);
-        assert_eq!(legacy.describe(), "no subjectAltName names (only the Common Name \"Hook.System.svc\", which is not matched)");
+        assert_eq!(
+            legacy.describe(),
+            "no subjectAltName names (only the Common Name \"Hook.System.svc\", which is not matched)"
+        );
         assert_eq!(
             legacy.go_hostname_error("hook.system.svc."),
             "x509: certificate relies on legacy Common Name field, use SANs instead"
