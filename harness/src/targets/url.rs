@@ -159,7 +159,7 @@ pub(crate) async fn start(
     if parsed.port().is_some() && addr.port() != port {
         let _ = base.set_port(Some(addr.port()));
         notes.push(format!(
-            "called on port {} of the names below, the port of {addr} (--resolve), instead of {port}",
+            "called on port {} (where --resolve leads, {addr}) instead of {port}: the URL of a call names the port it connects to",
             addr.port()
         ));
     }
