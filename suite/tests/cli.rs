@@ -328,6 +328,45 @@ fn each_webhook_is_called_by_its_own_service_name() {
     assert!(t.contains(&format!("note: TLS verified for {SERVICE_NAME}")), "{t}");
 }
 
+#[test]
+fn a_url_webhook_is_called_by_its_urls_host() {
+    // clientConfig.url with a host of its own: the apiserver calls hooks.example.com; --url says
+    // where it runs here. A certificate for the service names only FAILs that webhook.
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("report.json");
+    let manifest = dir.path().join("url.yaml");
+    let mutate =
+        "      service:\n        name: reference-webhook\n        namespace: conformance\n        path: /mutate\n";
+    assert!(reference_webhook::MANIFEST.contains(mutate));
+    std::fs::write(
+        &manifest,
+        reference_webhook::MANIFEST.replace(mutate, "      url: https://hooks.example.com/mutate\n"),
+    )
+    .unwrap();
+    let names = webhook_harness::tls::ServingNames::for_service("reference-webhook", "conformance");
+    let tls = webhook_harness::tls::TlsMaterial::generate(&names, Some(&dir.path().join("tls"))).unwrap();
+    let (mut server, port) = start_reference(&tls);
+    let out = run(bin()
+        .arg("--config")
+        .arg(&manifest)
+        .arg("--url")
+        .arg(format!("https://127.0.0.1:{port}"))
+        .arg("--ca")
+        .arg(tls.ca_path())
+        .arg("--report-json")
+        .arg(&json));
+    let _ = server.kill();
+    let _ = server.wait();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_eq!(
+        failing(&json),
+        [("transport.connect".to_string(), "mutate.reference.conformance.example".to_string())],
+        "{t}"
+    );
+    assert!(t.contains(&format!("Post \"https://hooks.example.com:{port}/mutate?timeout=5s\": tls: failed to verify certificate: x509: certificate is valid for localhost, reference-webhook.conformance.svc, reference-webhook.conformance.svc.cluster.local, not hooks.example.com")), "{t}");
+}
+
 /// `--url https://<service>:443 --resolve <service>:443:127.0.0.1:<port>` against the reference
 /// serving `tls`: the output and the JSON report.
 fn run_resolved(dir: &Path, tls: &webhook_harness::tls::TlsMaterial) -> (Output, serde_json::Value, String) {
