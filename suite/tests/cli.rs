@@ -293,6 +293,45 @@ fn a_url_target_whose_certificate_lacks_the_service_name_fails_transport_connect
 }
 
 #[test]
+fn a_ca_bundle_that_signed_a_certificate_without_the_name_is_no_second_finding() {
+    // The caBundle vouches for the certificate; the name it lacks is transport.connect's finding only.
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("report.json");
+    let tls = webhook_harness::tls::TlsMaterial::generate(&Default::default(), Some(&dir.path().join("tls"))).unwrap();
+    let bundle = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &tls.ca_pem);
+    let manifest = dir.path().join("bundled.yaml");
+    let text_of = reference_webhook::MANIFEST
+        .replace("    clientConfig:\n", &format!("    clientConfig:\n      caBundle: {bundle}\n"));
+    std::fs::write(&manifest, text_of).unwrap();
+    let (mut server, port) = start_reference(&tls);
+    let out = run(bin()
+        .arg("--config")
+        .arg(&manifest)
+        .arg("--url")
+        .arg(format!("https://localhost:{port}"))
+        .arg("--report-json")
+        .arg(&json)
+        .env_remove("WEBHOOK_CA"));
+    let _ = server.kill();
+    let _ = server.wait();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let bundles: Vec<&serde_json::Value> =
+        report["lint"].as_array().unwrap().iter().filter(|l| l["rule"] == "manifest.ca-bundle").collect();
+    assert_eq!(bundles.len(), 2, "{t}");
+    assert!(bundles.iter().all(|b| b["outcome"] == "pass"), "{bundles:?}");
+    assert_eq!(
+        failing(&json),
+        [
+            ("transport.connect".to_string(), "mutate.reference.conformance.example".to_string()),
+            ("transport.connect".to_string(), "validate.reference.conformance.example".to_string())
+        ],
+        "{t}"
+    );
+}
+
+#[test]
 fn each_webhook_is_called_by_its_own_service_name() {
     // The validating webhook's service is another one, which the certificate does not name.
     let dir = tempfile::tempdir().unwrap();
