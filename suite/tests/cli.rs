@@ -332,6 +332,40 @@ fn a_ca_bundle_that_signed_a_certificate_without_the_name_is_no_second_finding()
 }
 
 #[test]
+fn a_certificate_neither_trusted_nor_for_the_name_is_reported_by_its_name_as_go_does() {
+    // Go's x509 checks the host name before the chain: the apiserver names the missing name.
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = reference_manifest(dir.path());
+    let tls = webhook_harness::tls::TlsMaterial::generate(&Default::default(), Some(&dir.path().join("tls"))).unwrap();
+    let other = webhook_harness::tls::TlsMaterial::generate(&Default::default(), None).unwrap();
+    let (mut server, port) = start_reference(&tls);
+    let out = run(bin()
+        .arg("--config")
+        .arg(&manifest)
+        .arg("--url")
+        .arg(format!("https://localhost:{port}"))
+        .arg("--ca")
+        .arg(other.ca_path()));
+    let _ = server.kill();
+    let _ = server.wait();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains(&format!(
+            "tls: failed to verify certificate: x509: certificate is valid for localhost, not {SERVICE_NAME}"
+        )),
+        "{t}"
+    );
+    // Another CA of the same name: the signature does not verify.
+    assert!(
+        t.contains(
+            "it has DNS names localhost; IP addresses 127.0.0.1, ::1; nor does it chain to a CA trusted (BadSignature)"
+        ),
+        "{t}"
+    );
+}
+
+#[test]
 fn each_webhook_is_called_by_its_own_service_name() {
     // The validating webhook's service is another one, which the certificate does not name.
     let dir = tempfile::tempdir().unwrap();

@@ -19,7 +19,7 @@ pub enum HandshakeError {
     /// (`the target speaks HTTP, not TLS …`). Trying again will not help.
     NotTls(String),
     /// The certificate is trusted but not valid for the name called.
-    WrongName(super::NameMismatch),
+    WrongName(Box<super::NameMismatch>),
     /// Anything else (nothing listening yet, a certificate not trusted, no answer in time).
     Failed(String),
 }
@@ -103,7 +103,7 @@ pub async fn handshake(endpoint: &Endpoint, addr: SocketAddr, deadline: Duration
             Err(e) if super::rustls_error(&e).as_ref().and_then(super::refuses_client_certificate).is_some() => Ok(()),
             Err(e) => {
                 if let Some(m) = super::rustls_error(&e).as_ref().and_then(super::verify::name_mismatch) {
-                    return Err(HandshakeError::WrongName(m.clone()));
+                    return Err(HandshakeError::WrongName(Box::new(m.clone())));
                 }
                 let first = seen.lock().unwrap_or_else(|e| e.into_inner()).clone();
                 Err(match not_tls(&first) {

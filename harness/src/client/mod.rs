@@ -55,11 +55,6 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    /// An endpoint calling every webhook at `base`, trusting `ca_pem`.
-    pub fn new(base: Url, ca_pem: Vec<u8>) -> Endpoint {
-        Endpoint { base, resolve_to: None, ca_pem, path_override: false, hosts: BTreeMap::new() }
-    }
-
     /// The URL of a call: the webhook's path (unless overridden) with `?timeout=Ns`.
     pub fn call_url(&self, webhook_path: &str, timeout_seconds: u32) -> Url {
         self.call_url_of(None, webhook_path, timeout_seconds)

@@ -8,8 +8,9 @@
 use std::sync::Arc;
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::client::WebPkiServerVerifier;
+use rustls::client::{verify_server_name, WebPkiServerVerifier};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::server::ParsedCertificate;
 use rustls::{CertificateError, DigitallySignedStruct, OtherError, SignatureScheme};
 
 use crate::error::Error;
@@ -22,6 +23,9 @@ pub struct NameMismatch {
     pub called: String,
     /// The names the certificate is valid for.
     pub names: CertificateNames,
+    /// Why the certificate is not trusted either (no chain to the CA), when it is not: Go checks the
+    /// name first, so the apiserver reports the name.
+    pub untrusted: Option<String>,
 }
 
 impl std::fmt::Display for NameMismatch {
@@ -31,7 +35,11 @@ impl std::fmt::Display for NameMismatch {
             "the webhook's certificate is not valid for {}, the name the apiserver calls: it has {}",
             self.called,
             self.names.describe()
-        )
+        )?;
+        if let Some(why) = &self.untrusted {
+            write!(f, "; nor does it chain to a CA trusted ({why})")?;
+        }
+        Ok(())
     }
 }
 
@@ -61,23 +69,29 @@ impl ServerCertVerifier for NamingVerifier {
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
         let verified = self.webpki.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now);
-        match verified {
+        let untrusted = match &verified {
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
-            )) => match CertificateNames::of(end_entity) {
-                Ok(names) => {
-                    let called = match server_name {
-                        ServerName::DnsName(d) => d.as_ref().to_string(),
-                        ServerName::IpAddress(ip) => std::net::IpAddr::from(*ip).to_string(),
-                        other => format!("{other:?}"),
-                    };
-                    let mismatch = NameMismatch { called, names };
-                    Err(rustls::Error::InvalidCertificate(CertificateError::Other(OtherError(Arc::new(mismatch)))))
-                }
-                Err(_) => verified,
-            },
-            other => other,
-        }
+            )) => None,
+            // Go's x509 Certificate.Verify checks the name before it builds a chain: a certificate
+            // without the name and without a chain to the CA is, to the apiserver, one without the name.
+            Err(rustls::Error::InvalidCertificate(
+                e @ (CertificateError::UnknownIssuer | CertificateError::BadSignature),
+            )) if ParsedCertificate::try_from(end_entity)
+                .is_ok_and(|cert| verify_server_name(&cert, server_name).is_err()) =>
+            {
+                Some(format!("{e:?}"))
+            }
+            _ => return verified,
+        };
+        let Ok(names) = CertificateNames::of(end_entity) else { return verified };
+        let called = match server_name {
+            ServerName::DnsName(d) => d.as_ref().to_string(),
+            ServerName::IpAddress(ip) => std::net::IpAddr::from(*ip).to_string(),
+            other => format!("{other:?}"),
+        };
+        let mismatch = NameMismatch { called, names, untrusted };
+        Err(rustls::Error::InvalidCertificate(CertificateError::Other(OtherError(Arc::new(mismatch)))))
     }
 
     fn verify_tls12_signature(
