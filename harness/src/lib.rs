@@ -20,11 +20,14 @@
 //!     .assert_passes();
 //! ```
 //!
-//! A webhook you already run, with the CA that signed its certificate:
+//! A webhook you already run, with the CA that signed its certificate. It is called by the name the
+//! apiserver calls (here the manifest's Service, `python-webhook.python-webhook.svc`), so its
+//! certificate must be valid for that name; [`Suite::resolve`] connects that name to where it runs:
 //!
 //! ```
 //! # let dir = tempfile::tempdir().unwrap();
-//! # let tls = webhook_harness::tls::TlsMaterial::generate(&Default::default(), Some(dir.path())).unwrap();
+//! # let names = webhook_harness::tls::ServingNames::for_service("python-webhook", "python-webhook");
+//! # let tls = webhook_harness::tls::TlsMaterial::generate(&names, Some(dir.path())).unwrap();
 //! # let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
 //! # let mut webhook = std::process::Command::new("python3")
 //! #     .args(["../examples/python-webhook/webhook.py", "--port", &port.to_string()])
@@ -34,12 +37,14 @@
 //! # impl Drop for Stop { fn drop(&mut self) { let _ = self.0.kill(); let _ = self.0.wait(); } }
 //! # let _stop = Stop(webhook);
 //! # let ca_file = tls.ca_path();
-//! # let url = format!("https://127.0.0.1:{port}");
 //! # for _ in 0..100 { if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() { break } std::thread::sleep(std::time::Duration::from_millis(50)); }
-//! use webhook_harness::Suite;
+//! use webhook_harness::{Resolve, Suite};
 //!
+//! // The webhook listens on 127.0.0.1:{port}: call its Service's name there.
+//! let local: Resolve = format!("python-webhook.python-webhook.svc:443:127.0.0.1:{port}").parse().unwrap();
 //! let report = Suite::from_manifest_file("../examples/python-webhook/webhook.yaml")?
-//!     .url(url, ca_file)
+//!     .url("https://python-webhook.python-webhook.svc:443", ca_file)
+//!     .resolve(local)
 //!     .run_blocking()?;
 //! println!("{}", report.render_text());
 //! assert_eq!(report.verdict(), webhook_harness::Verdict::Pass);
@@ -86,7 +91,7 @@ pub use run::{
     WebhookFinding,
 };
 pub use suite::{Session, Suite};
-pub use targets::{ImageSpec, Served, ServingTls, Target, RUN_LABEL};
+pub use targets::{ImageSpec, Resolve, ResolveError, Served, ServingTls, Target, RUN_LABEL};
 pub use verdict::{Finding, Outcome, Severity, Verdict};
 
 pub mod lowlevel {

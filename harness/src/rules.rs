@@ -187,8 +187,8 @@ macro_rules! manifest {
 #[rustfmt::skip]
 pub static CATALOG: &[Rule] = &[
     exchange!("transport.connect", Fail, false, checks::connect,
-        "The webhook accepts a TLS connection with a certificate the configured CA vouches for, valid for the name called.",
-        DISPATCH),
+        "The webhook accepts a TLS connection with a certificate the configured CA vouches for, valid for the name the apiserver calls: <service>.<namespace>.svc, or the host of clientConfig.url.",
+        "k8s.io/apiserver pkg/util/webhook/client.go (ClientManager.HookClient: serverName = <name>.<namespace>.svc, TLSClientConfig.ServerName); mutating/dispatcher.go, validating/dispatcher.go; Go crypto/x509 verify.go (Certificate.VerifyHostname, HostnameError.Error), crypto/tls common.go (CertificateVerificationError)"),
     exchange!("transport.answer", Fail, false, checks::answer,
         "The webhook answers with a complete HTTP response instead of closing or resetting the connection.",
         DISPATCH),

@@ -15,7 +15,7 @@ use crate::report::Report;
 use crate::requests::ApiResources;
 use crate::rules::{rule, RuleKind};
 use crate::run::{self, Budget, Progress, Records, RunOptions, Shard};
-use crate::targets::{self, ImageSpec, RunningTarget, StartFailure, Target};
+use crate::targets::{self, ImageSpec, Resolve, RunningTarget, StartFailure, Target};
 
 /// A conformance run to be made: the webhooks of a manifest, the target that serves them, and what
 /// to check. Build it, then [`run`](Suite::run) it or [`assert_passes`](Suite::assert_passes).
@@ -23,6 +23,7 @@ pub struct Suite {
     manifest: Manifest,
     webhooks: Vec<WebhookSpec>,
     target: Option<Target>,
+    resolve: Vec<Resolve>,
     tls_dir: Option<PathBuf>,
     crds: Vec<Crd>,
     authorizer: Authorizer,
@@ -48,6 +49,7 @@ impl Suite {
             manifest,
             webhooks,
             target: None,
+            resolve: Vec::new(),
             tls_dir: None,
             crds: Vec::new(),
             authorizer: Authorizer::Unknown,
@@ -82,6 +84,16 @@ impl Suite {
     /// A webhook you already run at `url`, whose certificate the CA in the PEM file `ca` signed.
     pub fn url(self, url: impl Into<String>, ca: impl AsRef<Path>) -> Suite {
         self.target(Target::url(url, ca))
+    }
+
+    /// For a [`url`](Suite::url) target: connect to `entry.addr` for the URL's host and port instead
+    /// of asking DNS, as curl's `--resolve HOST:PORT:ADDR` does (parse one with `str::parse`). With
+    /// `https://my-webhook.my-ns.svc:443` and `my-webhook.my-ns.svc:443:127.0.0.1:8443`, a webhook
+    /// running locally is called by its Service's name, and its certificate must be valid for that
+    /// name, as in the cluster. Repeatable; an error at start for any other target.
+    pub fn resolve(mut self, entry: Resolve) -> Suite {
+        self.resolve.push(entry);
+        self
     }
 
     /// A command the suite starts with a fresh CA and serving certificate: `{cert}` `{key}` `{ca}`
@@ -236,9 +248,16 @@ impl Suite {
         for w in &mut self.webhooks {
             w.conditions = w.conditions.with_authorizer(self.authorizer.clone());
         }
-        let Some(target) = self.target else {
+        let Some(mut target) = self.target else {
             return Err(Error::Option("no target: give a URL, a command, an image or an in-process server".into()));
         };
+        match &mut target {
+            Target::Url { resolve, .. } => resolve.extend(self.resolve),
+            _ if !self.resolve.is_empty() => {
+                return Err(Error::Option("--resolve applies to a URL target (--url) only".into()));
+            }
+            _ => {}
+        }
         let description = target_description(&target);
         let generated = self.options.credentials.needs_generated_certificate();
         if generated && matches!(target, Target::Url { .. }) {

@@ -212,6 +212,105 @@ pub fn root_store(ca_pem: &[u8]) -> Result<rustls::RootCertStore, Error> {
     Ok(roots)
 }
 
+/// The names a certificate is valid for: its subjectAltName DNS names and IP addresses (and the
+/// Common Name, which Go no longer matches but names in its error).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CertificateNames {
+    /// The DNS names of its subjectAltName extension, as written (wildcards included).
+    pub dns: Vec<String>,
+    /// The IP addresses of its subjectAltName extension.
+    pub ips: Vec<IpAddr>,
+    /// True when it has a subjectAltName extension at all.
+    pub has_san_extension: bool,
+    /// The subject's Common Name, when it has one.
+    pub common_name: Option<String>,
+}
+
+impl CertificateNames {
+    /// The names of the DER certificate `der`.
+    pub fn of(der: &[u8]) -> Result<CertificateNames, Error> {
+        use x509_parser::extensions::GeneralName;
+        let (_, cert) = x509_parser::parse_x509_certificate(der)
+            .map_err(|e| Error::Tls(format!("reading the served certificate: {e}")))?;
+        let mut names = CertificateNames {
+            common_name: cert.subject().iter_common_name().next().and_then(|cn| cn.as_str().ok()).map(str::to_string),
+            ..CertificateNames::default()
+        };
+        let san = cert
+            .subject_alternative_name()
+            .map_err(|e| Error::Tls(format!("reading the served certificate's subjectAltName: {e}")))?;
+        if let Some(san) = san {
+            names.has_san_extension = true;
+            for name in &san.value.general_names {
+                match name {
+                    GeneralName::DNSName(dns) => names.dns.push(dns.to_string()),
+                    GeneralName::IPAddress(bytes) => {
+                        if let Ok(v4) = <[u8; 4]>::try_from(*bytes) {
+                            names.ips.push(IpAddr::from(v4));
+                        } else if let Ok(v6) = <[u8; 16]>::try_from(*bytes) {
+                            names.ips.push(IpAddr::from(v6));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(names)
+    }
+
+    /// The names, in words: `DNS names a, b; IP addresses 127.0.0.1` (or that it has none).
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.dns.is_empty() {
+            parts.push(format!("DNS names {}", self.dns.join(", ")));
+        }
+        if !self.ips.is_empty() {
+            let ips: Vec<String> = self.ips.iter().map(IpAddr::to_string).collect();
+            parts.push(format!("IP addresses {}", ips.join(", ")));
+        }
+        if parts.is_empty() {
+            let cn =
+                self.common_name.as_deref().map(|cn| format!(" (only the Common Name {cn:?}, which is not matched)"));
+            return format!("no subjectAltName names{}", cn.unwrap_or_default());
+        }
+        parts.join("; ")
+    }
+
+    /// What Go's crypto/x509 says when a certificate with these names is not valid for `host`
+    /// (`HostnameError.Error()`, verify.go): the names of the kind `host` is (IP addresses for an IP,
+    /// DNS names otherwise), or why there are none.
+    pub fn go_hostname_error(&self, host: &str) -> String {
+        let host = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host);
+        if !self.has_san_extension && self.common_name.as_deref().is_some_and(|cn| go_match_hostnames(cn, host)) {
+            return "x509: certificate relies on legacy Common Name field, use SANs instead".into();
+        }
+        let valid = if host.parse::<IpAddr>().is_ok() {
+            if self.ips.is_empty() {
+                return format!("x509: cannot validate certificate for {host} because it doesn't contain any IP SANs");
+            }
+            self.ips.iter().map(IpAddr::to_string).collect::<Vec<_>>().join(", ")
+        } else {
+            self.dns.join(", ")
+        };
+        if valid.is_empty() {
+            return format!("x509: certificate is not valid for any names, but wanted to match {host}");
+        }
+        format!("x509: certificate is valid for {valid}, not {host}")
+    }
+}
+
+/// Go's `matchHostnames` (crypto/x509 verify.go): label by label, ASCII case-insensitive, a `*`
+/// left-most label of the pattern matching any one label, a trailing dot of the host ignored.
+fn go_match_hostnames(pattern: &str, host: &str) -> bool {
+    let pattern = pattern.to_ascii_lowercase();
+    let host = host.strip_suffix('.').unwrap_or(host).to_ascii_lowercase();
+    if pattern.is_empty() || host.is_empty() {
+        return false;
+    }
+    let (p, h): (Vec<&str>, Vec<&str>) = (pattern.split('.').collect(), host.split('.').collect());
+    p.len() == h.len() && p.iter().zip(&h).enumerate().all(|(i, (p, h))| (i == 0 && *p == "*") || p == h)
+}
+
 /// The crypto provider every TLS config of the harness uses.
 pub fn provider() -> std::sync::Arc<rustls::crypto::CryptoProvider> {
     std::sync::Arc::new(rustls::crypto::ring::default_provider())
@@ -275,5 +374,70 @@ mod tests {
         let (_, ca) = x509_parser::parse_x509_certificate(&ca_der).unwrap();
         assert!(ca.is_ca());
         assert_eq!(cert.issuer(), ca.subject());
+    }
+
+    /// A self-signed certificate with `sans` and the Common Name `cn`, DER.
+    fn certificate(cn: &str, sans: Vec<SanType>) -> Vec<u8> {
+        let key = KeyPair::generate_for(&PKCS_ECDSA_P256_SHA256).unwrap();
+        let mut params = CertificateParams::default();
+        params.distinguished_name = dn(cn);
+        params.subject_alt_names = sans;
+        params.self_signed(&key).unwrap().der().to_vec()
+    }
+
+    #[test]
+    fn the_served_names_are_the_san_dns_names_and_ip_addresses() {
+        let tls = TlsMaterial::generate(&ServingNames::for_service("hook", "system"), None).unwrap();
+        let der = parse_certificates(tls.cert_pem.as_bytes()).unwrap().remove(0);
+        let names = CertificateNames::of(&der).unwrap();
+        assert_eq!(names.dns, ["localhost", "hook.system.svc", "hook.system.svc.cluster.local"]);
+        assert_eq!(names.ips, [IpAddr::V4(Ipv4Addr::LOCALHOST), IpAddr::V6(Ipv6Addr::LOCALHOST)]);
+        assert!(names.has_san_extension);
+        assert_eq!(names.common_name.as_deref(), Some("webhook-conformance serving certificate"));
+        assert_eq!(
+            names.describe(),
+            "DNS names localhost, hook.system.svc, hook.system.svc.cluster.local; IP addresses 127.0.0.1, ::1"
+        );
+        // Go names the DNS names for a host name, the IP addresses for an IP.
+        assert_eq!(
+            names.go_hostname_error("other.system.svc"),
+            "x509: certificate is valid for localhost, hook.system.svc, hook.system.svc.cluster.local, not other.system.svc"
+        );
+        assert_eq!(names.go_hostname_error("10.0.0.1"), "x509: certificate is valid for 127.0.0.1, ::1, not 10.0.0.1");
+        assert_eq!(names.go_hostname_error("[::2]"), "x509: certificate is valid for 127.0.0.1, ::1, not ::2");
+    }
+
+    #[test]
+    fn go_words_a_certificate_without_names_of_the_kind_called() {
+        let dns_only = CertificateNames::of(&certificate("x", vec![SanType::DnsName("a.example".try_into().unwrap())]));
+        let dns_only = dns_only.unwrap();
+        assert!(dns_only.ips.is_empty());
+        assert_eq!(
+            dns_only.go_hostname_error("10.0.0.1"),
+            "x509: cannot validate certificate for 10.0.0.1 because it doesn't contain any IP SANs"
+        );
+        let ip_only = CertificateNames::of(&certificate("x", vec![SanType::IpAddress(Ipv4Addr::LOCALHOST.into())]));
+        assert_eq!(
+            ip_only.unwrap().go_hostname_error("hook.system.svc"),
+            "x509: certificate is not valid for any names, but wanted to match hook.system.svc"
+        );
+        // No subjectAltName at all, the Common Name matching: Go blames the legacy field.
+        let legacy = CertificateNames::of(&certificate("Hook.System.svc", vec![])).unwrap();
+        assert!(!legacy.has_san_extension);
+        assert_eq!(
+            legacy.describe(),
+            "no subjectAltName names (only the Common Name \"Hook.System.svc\", which is not matched)"
+        );
+        assert_eq!(
+            legacy.go_hostname_error("hook.system.svc."),
+            "x509: certificate relies on legacy Common Name field, use SANs instead"
+        );
+        assert_eq!(
+            legacy.go_hostname_error("other.system.svc"),
+            "x509: certificate is not valid for any names, but wanted to match other.system.svc"
+        );
+        let wildcard = CertificateNames::of(&certificate("*.system.svc", vec![])).unwrap();
+        assert!(wildcard.go_hostname_error("hook.system.svc").contains("legacy Common Name"));
+        assert!(!wildcard.go_hostname_error("a.hook.system.svc").contains("legacy Common Name"));
     }
 }

@@ -72,6 +72,7 @@ fn client(tls: &TlsMaterial, addr: SocketAddr) -> Client {
         resolve_to: None,
         ca_pem: tls.ca_pem.as_bytes().to_vec(),
         path_override: false,
+        hosts: Default::default(),
     };
     Client::new(endpoint, HttpVersions::Http1).unwrap()
 }

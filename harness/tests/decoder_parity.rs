@@ -294,6 +294,7 @@ async fn every_row_gets_the_apiservers_verdict_from_a_webhook_answering_it() {
         resolve_to: None,
         ca_pem: tls.ca_pem.as_bytes().to_vec(),
         path_override: false,
+        hosts: Default::default(),
     };
     let client = Client::new(endpoint, HttpVersions::Http1).unwrap();
     let mut wrong = Vec::new();

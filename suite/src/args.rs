@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use reference_webhook::Defect;
 use webhook_harness::auth::{AdmissionConfiguration, ClientIdentity, Credentials};
-use webhook_harness::{Budget, Error, GoldenMode, ImageSpec, Manifest, Shard, Suite, Target};
+use webhook_harness::{Budget, Error, GoldenMode, ImageSpec, Manifest, Resolve, Shard, Suite, Target};
 
 use crate::embedded;
 
@@ -70,6 +70,17 @@ pub struct RunArgs {
     /// clientConfig.caBundle].
     #[arg(long, value_name = "FILE", env = "WEBHOOK_CA")]
     pub ca: Option<PathBuf>,
+    /// --url: connect to ADDR (an IP address, optionally with :PORT) for HOST:PORT instead of asking
+    /// DNS, as curl's --resolve (repeatable). E.g. --url https://my-webhook.my-ns.svc:443 --resolve
+    /// my-webhook.my-ns.svc:443:127.0.0.1:8443 calls a local webhook by its Service's name.
+    #[arg(
+        long = "resolve",
+        value_name = "HOST:PORT:ADDR",
+        requires = "url",
+        env = "WEBHOOK_RESOLVE",
+        value_delimiter = ','
+    )]
+    pub resolve: Vec<Resolve>,
     /// A command that starts the webhook; {cert} {key} {ca} {port} {host} are substituted.
     #[arg(long, value_name = "COMMAND LINE", env = "WEBHOOK_CMD", value_parser = parse_command)]
     pub cmd: Option<String>,
@@ -399,6 +410,9 @@ impl RunArgs {
             .http2(self.http2)
             .concurrency(self.concurrency)
             .crds(&self.crds)?;
+        for entry in &self.resolve {
+            suite = suite.resolve(entry.clone());
+        }
         if let Some(dir) = &self.tls_dir {
             suite = suite.tls_dir(dir);
         }

@@ -229,10 +229,31 @@ fn url_target_with_the_users_ca() {
     assert!(text(&out).contains("verdict: FAIL — transport.connect"), "{}", text(&out));
 }
 
+/// The reference's service name, the one the apiserver calls it by.
+const SERVICE_NAME: &str = "reference-webhook.conformance.svc";
+
+/// The rules a JSON report FAILs, with the webhooks.
+fn failing(json: &Path) -> Vec<(String, String)> {
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
+    let mut failing: Vec<(String, String)> = report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(report["lint"].as_array().into_iter().flatten())
+        .filter(|r| r["outcome"] == "fail")
+        .map(|r| (r["rule"].as_str().unwrap().to_string(), r["webhook"].as_str().unwrap_or_default().to_string()))
+        .collect();
+    failing.dedup();
+    failing
+}
+
 #[test]
-fn url_target_whose_certificate_lacks_the_service_name_is_checked_by_its_url_host_with_a_note() {
+fn a_url_target_whose_certificate_lacks_the_service_name_fails_transport_connect_naming_both() {
+    // A real apiserver calls reference-webhook.conformance.svc and fails every handshake with a
+    // certificate for localhost only.
     let dir = tempfile::tempdir().unwrap();
     let manifest = reference_manifest(dir.path());
+    let json = dir.path().join("report.json");
     let tls = webhook_harness::tls::TlsMaterial::generate(&Default::default(), Some(&dir.path().join("tls"))).unwrap();
     let (mut server, port) = start_reference(&tls);
     let out = run(bin()
@@ -241,11 +262,270 @@ fn url_target_whose_certificate_lacks_the_service_name_is_checked_by_its_url_hos
         .arg("--url")
         .arg(format!("https://127.0.0.1:{port}"))
         .arg("--ca")
-        .arg(tls.ca_path()));
+        .arg(tls.ca_path())
+        .arg("--report-json")
+        .arg(&json));
     let _ = server.kill();
     let _ = server.wait();
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert!(text(&out).contains("does not verify for reference-webhook.conformance.svc"), "{}", text(&out));
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains("verdict: FAIL — transport.connect;") || t.ends_with("verdict: FAIL — transport.connect\n"),
+        "{t}"
+    );
+    assert!(
+        t.contains(&format!("the webhook's certificate is not valid for {SERVICE_NAME}, the name the apiserver calls: it has DNS names localhost; IP addresses 127.0.0.1, ::1")),
+        "{t}"
+    );
+    assert!(
+        t.contains(&format!("failed to call webhook: Post \"https://{SERVICE_NAME}:{port}/mutate?timeout=5s\": tls: failed to verify certificate: x509: certificate is valid for localhost, not {SERVICE_NAME}")),
+        "{t}"
+    );
+    assert!(!t.contains("does not verify for"), "no note instead of the finding: {t}");
+    // One finding for one cause: transport.connect on each webhook, nothing else.
+    assert_eq!(
+        failing(&json),
+        [
+            ("transport.connect".to_string(), "mutate.reference.conformance.example".to_string()),
+            ("transport.connect".to_string(), "validate.reference.conformance.example".to_string())
+        ]
+    );
+}
+
+#[test]
+fn a_ca_bundle_that_signed_a_certificate_without_the_name_is_no_second_finding() {
+    // The caBundle vouches for the certificate; the name it lacks is transport.connect's finding only.
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("report.json");
+    let tls = webhook_harness::tls::TlsMaterial::generate(&Default::default(), Some(&dir.path().join("tls"))).unwrap();
+    let bundle = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &tls.ca_pem);
+    let manifest = dir.path().join("bundled.yaml");
+    let text_of = reference_webhook::MANIFEST
+        .replace("    clientConfig:\n", &format!("    clientConfig:\n      caBundle: {bundle}\n"));
+    std::fs::write(&manifest, text_of).unwrap();
+    let (mut server, port) = start_reference(&tls);
+    let out = run(bin()
+        .arg("--config")
+        .arg(&manifest)
+        .arg("--url")
+        .arg(format!("https://localhost:{port}"))
+        .arg("--report-json")
+        .arg(&json)
+        .env_remove("WEBHOOK_CA"));
+    let _ = server.kill();
+    let _ = server.wait();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let bundles: Vec<&serde_json::Value> =
+        report["lint"].as_array().unwrap().iter().filter(|l| l["rule"] == "manifest.ca-bundle").collect();
+    assert_eq!(bundles.len(), 2, "{t}");
+    assert!(bundles.iter().all(|b| b["outcome"] == "pass"), "{bundles:?}");
+    assert_eq!(
+        failing(&json),
+        [
+            ("transport.connect".to_string(), "mutate.reference.conformance.example".to_string()),
+            ("transport.connect".to_string(), "validate.reference.conformance.example".to_string())
+        ],
+        "{t}"
+    );
+}
+
+#[test]
+fn a_certificate_neither_trusted_nor_for_the_name_is_reported_by_its_name_as_go_does() {
+    // Go's x509 checks the host name before the chain: the apiserver names the missing name.
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = reference_manifest(dir.path());
+    let tls = webhook_harness::tls::TlsMaterial::generate(&Default::default(), Some(&dir.path().join("tls"))).unwrap();
+    let other = webhook_harness::tls::TlsMaterial::generate(&Default::default(), None).unwrap();
+    let (mut server, port) = start_reference(&tls);
+    let out = run(bin()
+        .arg("--config")
+        .arg(&manifest)
+        .arg("--url")
+        .arg(format!("https://localhost:{port}"))
+        .arg("--ca")
+        .arg(other.ca_path()));
+    let _ = server.kill();
+    let _ = server.wait();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains(&format!(
+            "tls: failed to verify certificate: x509: certificate is valid for localhost, not {SERVICE_NAME}"
+        )),
+        "{t}"
+    );
+    // Another CA of the same name: the signature does not verify.
+    assert!(
+        t.contains(
+            "it has DNS names localhost; IP addresses 127.0.0.1, ::1; nor does it chain to a CA trusted (BadSignature)"
+        ),
+        "{t}"
+    );
+}
+
+#[test]
+fn each_webhook_is_called_by_its_own_service_name() {
+    // The validating webhook's service is another one, which the certificate does not name.
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("report.json");
+    let manifest = dir.path().join("two-services.yaml");
+    let validate = "name: reference-webhook\n        namespace: conformance\n        path: /validate";
+    assert!(reference_webhook::MANIFEST.contains(validate));
+    let text_of = reference_webhook::MANIFEST
+        .replace(validate, "name: reference-policy\n        namespace: conformance\n        path: /validate");
+    std::fs::write(&manifest, text_of).unwrap();
+    let names = webhook_harness::tls::ServingNames::for_service("reference-webhook", "conformance");
+    let tls = webhook_harness::tls::TlsMaterial::generate(&names, Some(&dir.path().join("tls"))).unwrap();
+    let (mut server, port) = start_reference(&tls);
+    let out = run(bin()
+        .arg("--config")
+        .arg(&manifest)
+        .arg("--url")
+        .arg(format!("https://localhost:{port}"))
+        .arg("--ca")
+        .arg(tls.ca_path())
+        .arg("--report-json")
+        .arg(&json));
+    let _ = server.kill();
+    let _ = server.wait();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_eq!(
+        failing(&json),
+        [("transport.connect".to_string(), "validate.reference.conformance.example".to_string())],
+        "{t}"
+    );
+    assert!(t.contains("x509: certificate is valid for localhost, reference-webhook.conformance.svc, reference-webhook.conformance.svc.cluster.local, not reference-policy.conformance.svc"), "{t}");
+    assert!(t.contains(&format!("note: TLS verified for {SERVICE_NAME}")), "{t}");
+}
+
+#[test]
+fn a_url_webhook_is_called_by_its_urls_host() {
+    // clientConfig.url with a host of its own: the apiserver calls hooks.example.com; --url says
+    // where it runs here. A certificate for the service names only FAILs that webhook.
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("report.json");
+    let manifest = dir.path().join("url.yaml");
+    let mutate =
+        "      service:\n        name: reference-webhook\n        namespace: conformance\n        path: /mutate\n";
+    assert!(reference_webhook::MANIFEST.contains(mutate));
+    std::fs::write(
+        &manifest,
+        reference_webhook::MANIFEST.replace(mutate, "      url: https://hooks.example.com/mutate\n"),
+    )
+    .unwrap();
+    let names = webhook_harness::tls::ServingNames::for_service("reference-webhook", "conformance");
+    let tls = webhook_harness::tls::TlsMaterial::generate(&names, Some(&dir.path().join("tls"))).unwrap();
+    let (mut server, port) = start_reference(&tls);
+    let out = run(bin()
+        .arg("--config")
+        .arg(&manifest)
+        .arg("--url")
+        .arg(format!("https://127.0.0.1:{port}"))
+        .arg("--ca")
+        .arg(tls.ca_path())
+        .arg("--report-json")
+        .arg(&json));
+    let _ = server.kill();
+    let _ = server.wait();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_eq!(
+        failing(&json),
+        [("transport.connect".to_string(), "mutate.reference.conformance.example".to_string())],
+        "{t}"
+    );
+    assert!(t.contains(&format!("Post \"https://hooks.example.com:{port}/mutate?timeout=5s\": tls: failed to verify certificate: x509: certificate is valid for localhost, reference-webhook.conformance.svc, reference-webhook.conformance.svc.cluster.local, not hooks.example.com")), "{t}");
+}
+
+/// `--url https://<service>:443 --resolve <service>:443:127.0.0.1:<port>` against the reference
+/// serving `tls`: the output and the JSON report.
+fn run_resolved(dir: &Path, tls: &webhook_harness::tls::TlsMaterial) -> (Output, serde_json::Value, String) {
+    let manifest = reference_manifest(dir);
+    let json = dir.join("report.json");
+    let (mut server, port) = start_reference(tls);
+    let out = run(bin()
+        .arg("--config")
+        .arg(&manifest)
+        .arg("--url")
+        .arg(format!("https://{SERVICE_NAME}:443"))
+        .arg("--resolve")
+        .arg(format!("{SERVICE_NAME}:443:127.0.0.1:{port}"))
+        .arg("--ca")
+        .arg(tls.ca_path())
+        .arg("--report-json")
+        .arg(&json));
+    let _ = server.kill();
+    let _ = server.wait();
+    let report = serde_json::from_slice(&std::fs::read(&json).unwrap_or_default()).unwrap_or_default();
+    (out, report, port)
+}
+
+#[test]
+fn resolve_calls_a_service_name_at_a_local_port() {
+    let dir = tempfile::tempdir().unwrap();
+    let names = webhook_harness::tls::ServingNames::for_service("reference-webhook", "conformance");
+    let tls = webhook_harness::tls::TlsMaterial::generate(&names, Some(&dir.path().join("tls"))).unwrap();
+    let (out, _, port) = run_resolved(dir.path(), &tls);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{t}");
+    assert!(
+        t.contains(&format!(
+            "note: TLS verified for {SERVICE_NAME}, the name the apiserver calls, at 127.0.0.1:{port}"
+        )),
+        "{t}"
+    );
+}
+
+#[test]
+fn resolve_to_a_webhook_whose_certificate_lacks_the_service_name_fails_with_a_replay_that_reproduces_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let tls = webhook_harness::tls::TlsMaterial::generate(&Default::default(), Some(&dir.path().join("tls"))).unwrap();
+    let (out, report, port) = run_resolved(dir.path(), &tls);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains(&format!("Post \"https://{SERVICE_NAME}/mutate?timeout=5s\": tls: failed to verify certificate: x509: certificate is valid for localhost, not {SERVICE_NAME}")), "{t}");
+    let connect = report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["rule"] == "transport.connect" && r["outcome"] == "fail")
+        .unwrap_or_else(|| panic!("{t}"));
+    let curl = connect["breaches"][0]["curl"].as_str().unwrap();
+    assert!(curl.contains(&format!(" --connect-to '{SERVICE_NAME}:443:127.0.0.1:{port}' ")), "{curl}");
+    assert!(curl.contains(&format!("'https://{SERVICE_NAME}/mutate?timeout=5s'")), "{curl}");
+}
+
+#[test]
+fn a_malformed_resolve_is_exit_2_naming_the_flag_and_the_fault() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = reference_manifest(dir.path());
+    let url = format!("https://{SERVICE_NAME}:443");
+    let out = run(bin().arg("--config").arg(&manifest).args([
+        "--url",
+        &url,
+        "--resolve",
+        &format!("{SERVICE_NAME}:443:localhost"),
+    ]));
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(t.contains("--resolve") && t.contains("ADDR \"localhost\" is not an IP address"), "{t}");
+    let out = run(bin().arg("--config").arg(&manifest).args(["--url", &url]).env("WEBHOOK_RESOLVE", SERVICE_NAME));
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(t.contains("--resolve") && t.contains("expected HOST:PORT:ADDR"), "{t}");
+    // Only a --url target has a host to resolve.
+    let out = run(bin().arg("--config").arg(&manifest).args([
+        "--cmd",
+        "true",
+        "--resolve",
+        &format!("{SERVICE_NAME}:443:127.0.0.1"),
+    ]));
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(t.contains("--resolve") && t.contains("--url"), "{t}");
 }
 
 #[test]

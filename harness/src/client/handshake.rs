@@ -18,6 +18,8 @@ pub enum HandshakeError {
     /// The peer answered the ClientHello with something that is not TLS; the text says what
     /// (`the target speaks HTTP, not TLS …`). Trying again will not help.
     NotTls(String),
+    /// The certificate is trusted but not valid for the name called.
+    WrongName(Box<super::NameMismatch>),
     /// Anything else (nothing listening yet, a certificate not trusted, no answer in time).
     Failed(String),
 }
@@ -26,6 +28,7 @@ impl std::fmt::Display for HandshakeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             HandshakeError::NotTls(s) | HandshakeError::Failed(s) => f.write_str(s),
+            HandshakeError::WrongName(m) => m.fmt(f),
         }
     }
 }
@@ -85,12 +88,7 @@ pub(crate) fn not_tls(first: &[u8]) -> Option<String> {
 /// only, within `deadline`.
 pub async fn handshake(endpoint: &Endpoint, addr: SocketAddr, deadline: Duration) -> Result<(), HandshakeError> {
     let failed = |e: String| HandshakeError::Failed(e);
-    let roots = crate::tls::root_store(&endpoint.ca_pem).map_err(|e| failed(e.to_string()))?;
-    let config = rustls::ClientConfig::builder_with_provider(crate::tls::provider())
-        .with_safe_default_protocol_versions()
-        .map_err(|e| failed(e.to_string()))?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
+    let config = super::verify::verifying(&endpoint.ca_pem).map_err(|e| failed(e.to_string()))?.with_no_client_auth();
     let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
     let host = endpoint.base.host_str().unwrap_or("localhost").trim_matches(['[', ']']).to_string();
     let name = rustls::pki_types::ServerName::try_from(host).map_err(|e| failed(e.to_string()))?;
@@ -104,6 +102,9 @@ pub async fn handshake(endpoint: &Endpoint, addr: SocketAddr, deadline: Duration
             // without a certificate it trusts, which is the calls' business.
             Err(e) if super::rustls_error(&e).as_ref().and_then(super::refuses_client_certificate).is_some() => Ok(()),
             Err(e) => {
+                if let Some(m) = super::rustls_error(&e).as_ref().and_then(super::verify::name_mismatch) {
+                    return Err(HandshakeError::WrongName(Box::new(m.clone())));
+                }
                 let first = seen.lock().unwrap_or_else(|e| e.into_inner()).clone();
                 Err(match not_tls(&first) {
                     Some(what) => HandshakeError::NotTls(format!("{what} (at {addr})")),
@@ -115,11 +116,6 @@ pub async fn handshake(endpoint: &Endpoint, addr: SocketAddr, deadline: Duration
     tokio::time::timeout(deadline, attempt)
         .await
         .unwrap_or_else(|_| Err(failed(format!("TLS handshake with {addr}: no answer within {deadline:?}"))))
-}
-
-/// [`handshake`], its error as text.
-pub async fn tls_handshake(endpoint: &Endpoint, addr: SocketAddr, deadline: Duration) -> Result<(), String> {
-    handshake(endpoint, addr, deadline).await.map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

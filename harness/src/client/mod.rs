@@ -9,11 +9,13 @@
 
 mod breaker;
 mod handshake;
+mod verify;
 
 pub use breaker::Unsent;
-pub use handshake::{handshake, tls_handshake, HandshakeError};
+pub use handshake::{handshake, HandshakeError};
+pub use verify::NameMismatch;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -47,12 +49,35 @@ pub struct Endpoint {
     pub ca_pem: Vec<u8>,
     /// True when the user's URL carried a path that overrides the manifest's path.
     pub path_override: bool,
+    /// The host by which each webhook named here is called instead of `base`'s (the name the
+    /// apiserver calls it by, its TLS server name), also resolved to `resolve_to`.
+    pub hosts: BTreeMap<String, String>,
 }
 
 impl Endpoint {
     /// The URL of a call: the webhook's path (unless overridden) with `?timeout=Ns`.
     pub fn call_url(&self, webhook_path: &str, timeout_seconds: u32) -> Url {
+        self.call_url_of(None, webhook_path, timeout_seconds)
+    }
+
+    /// The same endpoint with `webhook`'s host as its base (every call by that host).
+    pub fn for_webhook(&self, webhook: &str) -> Endpoint {
+        let mut endpoint = self.clone();
+        if let Some(host) = self.hosts.get(webhook) {
+            // A host that is not a valid URL host was refused when the endpoint was made.
+            let _ = endpoint.base.set_host(Some(host));
+        }
+        endpoint
+    }
+
+    /// [`call_url`](Endpoint::call_url) of the webhook named `webhook`: by its own host when it has
+    /// one in [`hosts`](Endpoint::hosts).
+    pub fn call_url_of(&self, webhook: Option<&str>, webhook_path: &str, timeout_seconds: u32) -> Url {
         let mut url = self.base.clone();
+        if let Some(host) = webhook.and_then(|w| self.hosts.get(w)) {
+            // A host that is not a valid URL host was refused when the endpoint was made.
+            let _ = url.set_host(Some(host));
+        }
         if !self.path_override {
             url.set_path(webhook_path);
         }
@@ -230,7 +255,7 @@ impl Client {
 
     /// [`call`](Client::call) as the apiserver calls `webhook`: with the identity it presents to it.
     pub async fn call_as(&self, webhook: &str, path: &str, timeout_seconds: u32, body: &[u8]) -> Transport {
-        self.call_by(self.caller(webhook), path, timeout_seconds, body, true).await
+        self.call_by(Some(webhook), path, timeout_seconds, body, true).await
     }
 
     /// [`call_counted`](Client::call_counted) as the apiserver calls `webhook`.
@@ -242,17 +267,25 @@ impl Client {
         body: &[u8],
         counts: bool,
     ) -> Transport {
-        self.call_by(self.caller(webhook), path, timeout_seconds, body, counts).await
+        self.call_by(Some(webhook), path, timeout_seconds, body, counts).await
     }
 
     /// [`call`](Client::call), saying whether a missed deadline of this request counts towards no
     /// longer calling the path: only those of requests whose breach FAILs (the version a cluster
     /// sends) do, so that the verdict is known when the path is given up.
     pub async fn call_counted(&self, path: &str, timeout_seconds: u32, body: &[u8], counts: bool) -> Transport {
-        self.call_by(&self.default, path, timeout_seconds, body, counts).await
+        self.call_by(None, path, timeout_seconds, body, counts).await
     }
 
-    async fn call_by(&self, caller: &Caller, path: &str, timeout_seconds: u32, body: &[u8], counts: bool) -> Transport {
+    /// Call as the apiserver calls `webhook` (its identity and host), or by default.
+    async fn call_by(
+        &self,
+        webhook: Option<&str>,
+        path: &str,
+        timeout_seconds: u32,
+        body: &[u8],
+        counts: bool,
+    ) -> Transport {
         const INTERRUPTED: &str = "the run was interrupted";
         if self.cancel.is_cancelled() {
             return Transport::Failed(TransportFailure::not_sent(INTERRUPTED.into()));
@@ -262,7 +295,7 @@ impl Client {
                 Ok(admitted) => admitted,
                 Err(why) => return Transport::Failed(TransportFailure::not_sent(why)),
             };
-            let transport = self.send(caller, path, timeout_seconds, body).await;
+            let transport = self.send(webhook, path, timeout_seconds, body).await;
             admitted.record(&transport, timeout_seconds);
             transport
         };
@@ -272,9 +305,10 @@ impl Client {
         }
     }
 
-    async fn send(&self, caller: &Caller, path: &str, timeout_seconds: u32, body: &[u8]) -> Transport {
+    async fn send(&self, webhook: Option<&str>, path: &str, timeout_seconds: u32, body: &[u8]) -> Transport {
+        let caller = webhook.map_or(&self.default, |w| self.caller(w));
         let identity = &caller.identity;
-        let url = self.endpoint.call_url(path, timeout_seconds);
+        let url = self.endpoint.call_url_of(webhook, path, timeout_seconds);
         let deadline = Duration::from_secs(u64::from(timeout_seconds));
         let start = Instant::now();
         let attempt = async {
@@ -362,12 +396,7 @@ impl Client {
 
 /// A rustls client config trusting only `ca_pem`, presenting `identity`'s certificate if it has one.
 fn tls_config(ca_pem: &[u8], identity: &ClientIdentity) -> Result<rustls::ClientConfig, Error> {
-    let roots =
-        crate::tls::root_store(ca_pem).map_err(|e| Error::Tls(format!("reading the CA bundle to trust: {e}")))?;
-    let builder = rustls::ClientConfig::builder_with_provider(crate::tls::provider())
-        .with_safe_default_protocol_versions()
-        .map_err(|e| Error::Tls(e.to_string()))?
-        .with_root_certificates(roots);
+    let builder = verify::verifying(ca_pem).map_err(|e| Error::Tls(format!("reading the CA bundle to trust: {e}")))?;
     Ok(match &identity.certificate {
         None => builder.with_no_client_auth(),
         Some((cert, key)) => {
@@ -402,8 +431,11 @@ fn http_client(
     if versions == HttpVersions::Http1 {
         builder = builder.http1_only();
     }
-    if let (Some(addr), Some(host)) = (endpoint.resolve_to, endpoint.base.host_str()) {
-        builder = builder.resolve(host, addr);
+    if let Some(addr) = endpoint.resolve_to {
+        let hosts = endpoint.base.host_str().into_iter().chain(endpoint.hosts.values().map(String::as_str));
+        for host in hosts {
+            builder = builder.resolve(host, addr);
+        }
     }
     builder.build().map_err(|e| Error::Setup(format!("the HTTPS client: {e}")))
 }
@@ -457,10 +489,13 @@ pub(crate) fn rustls_error(e: &(dyn std::error::Error + 'static)) -> Option<rust
         if let Some(r) = s.downcast_ref::<rustls::Error>() {
             return Some(r.clone());
         }
-        if let Some(io) = s.downcast_ref::<std::io::Error>() {
-            if let Some(r) = io.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>()) {
+        // An io::Error hides the error it wraps from `source()`; the connector may wrap it twice.
+        let mut io = s.downcast_ref::<std::io::Error>();
+        while let Some(inner) = io.and_then(std::io::Error::get_ref) {
+            if let Some(r) = inner.downcast_ref::<rustls::Error>() {
                 return Some(r.clone());
             }
+            io = inner.downcast_ref::<std::io::Error>();
         }
         source = s.source();
     }
@@ -514,6 +549,14 @@ fn classify(
     identity: &ClientIdentity,
 ) -> TransportFailure {
     let tls = rustls_error(e);
+    if let Some(mismatch) = tls.as_ref().and_then(verify::name_mismatch) {
+        return TransportFailure {
+            kind: FailureKind::Tls,
+            message: mismatch.to_string(),
+            go_error: Some(mismatch.go_error()),
+            elapsed,
+        };
+    }
     // A server that cannot verify the signature on a presented certificate (a CA of the same name
     // that did not sign it) answers decrypt_error.
     let refused = tls.as_ref().and_then(refuses_client_certificate).or(match &tls {

@@ -10,6 +10,20 @@ fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r#"'\''"#))
 }
 
+/// The curl option that connects to `addr` for `host:port`: `--resolve` when the port is the same,
+/// `--connect-to` when it is not (curl's `--resolve` keeps the port).
+fn connect_option(host: &str, port: u16, addr: SocketAddr) -> String {
+    let ip = match addr.ip() {
+        std::net::IpAddr::V6(v6) => format!("[{v6}]"),
+        v4 => v4.to_string(),
+    };
+    if addr.port() == port {
+        format!(" --resolve {}", shell_quote(&format!("{host}:{port}:{ip}")))
+    } else {
+        format!(" --connect-to {}", shell_quote(&format!("{host}:{port}:{ip}:{}", addr.port())))
+    }
+}
+
 /// `curl` with the apiserver's method, headers and body, trusting the run's CA (a placeholder path
 /// when the generated CA was temporary: keep it with `--tls-dir`) and presenting what the run
 /// presented to the webhook (a bearer token is read from `$WEBHOOK_TOKEN`, never written out).
@@ -40,7 +54,7 @@ pub fn curl_command(
     }
     if let (Some(addr), Ok(url)) = (resolve_to, reqwest::Url::parse(&record.url)) {
         if let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default()) {
-            cmd.push_str(&format!(" --resolve {}", shell_quote(&format!("{host}:{port}:{}", addr.ip()))));
+            cmd.push_str(&connect_option(host, port, addr));
         }
     }
     let body = serde_json::to_string_pretty(&record.case.review).expect("JSON serializes");
@@ -49,4 +63,18 @@ pub fn curl_command(
         shell_quote(&record.url)
     ));
     cmd
+}
+
+#[cfg(test)]
+mod tests {
+    use super::connect_option;
+
+    #[test]
+    fn the_replay_connects_where_the_call_went() {
+        let local = "127.0.0.1:8443".parse().unwrap();
+        assert_eq!(connect_option("hook.ns.svc", 8443, local), " --resolve 'hook.ns.svc:8443:127.0.0.1'");
+        assert_eq!(connect_option("hook.ns.svc", 443, local), " --connect-to 'hook.ns.svc:443:127.0.0.1:8443'");
+        let v6 = "[::1]:443".parse().unwrap();
+        assert_eq!(connect_option("hook.ns.svc", 443, v6), " --resolve 'hook.ns.svc:443:[::1]'");
+    }
 }

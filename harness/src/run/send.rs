@@ -14,7 +14,7 @@ use crate::verdict::{Finding, Outcome, Severity, Softened};
 pub async fn exchange(client: &Client, webhook: Arc<WebhookSpec>, case: RequestCase) -> ExchangeRecord {
     let body = case.review.to_bytes();
     let path = webhook.path();
-    let url = client.endpoint().call_url(&path, webhook.timeout_seconds).to_string();
+    let url = client.endpoint().call_url_of(Some(&webhook.name), &path, webhook.timeout_seconds).to_string();
     let transport = client.call_counted_as(&webhook.name, &path, webhook.timeout_seconds, &body, case.primary).await;
     let view = Exchange::new(&webhook, &case, &transport, &url);
     let findings = evaluate(&view);

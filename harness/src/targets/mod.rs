@@ -10,6 +10,7 @@ mod tail;
 mod url;
 
 pub use container::{ImageSpec, RUN_LABEL};
+pub use url::{Resolve, ResolveError};
 
 use std::any::Any;
 use std::future::Future;
@@ -62,6 +63,8 @@ pub enum Target {
         url: String,
         /// The CA bundle file; `None`: the manifest's `clientConfig.caBundle`, as the apiserver trusts.
         ca: Option<PathBuf>,
+        /// Where to connect for the URL's host and port instead of asking DNS (`--resolve`).
+        resolve: Vec<Resolve>,
     },
     /// A command the suite starts with a fresh CA and serving certificate; `{cert}` `{key}` `{ca}`
     /// `{client_ca}` `{port}` `{host}` are substituted (and exported as `WEBHOOK_TLS_CERT`, …
@@ -91,13 +94,13 @@ impl Target {
 
     /// A URL target trusting the CA in `ca`.
     pub fn url(url: impl Into<String>, ca: impl AsRef<Path>) -> Target {
-        Target::Url { url: url.into(), ca: Some(ca.as_ref().to_path_buf()) }
+        Target::Url { url: url.into(), ca: Some(ca.as_ref().to_path_buf()), resolve: Vec::new() }
     }
 
     /// A URL target trusting what the apiserver trusts: the manifest's `clientConfig.caBundle` (e.g.
     /// the suite run in the cluster, against the webhook's Service).
     pub fn url_trusting_ca_bundle(url: impl Into<String>) -> Target {
-        Target::Url { url: url.into(), ca: None }
+        Target::Url { url: url.into(), ca: None, resolve: Vec::new() }
     }
 
     /// An in-process server: `serve` gets the run's serving certificate and key and returns where
@@ -114,7 +117,9 @@ impl Target {
 impl std::fmt::Debug for Target {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Target::Url { url, ca } => f.debug_struct("Url").field("url", url).field("ca", ca).finish(),
+            Target::Url { url, ca, resolve } => {
+                f.debug_struct("Url").field("url", url).field("ca", ca).field("resolve", resolve).finish()
+            }
             Target::Command { command, startup_timeout } => {
                 f.debug_struct("Command").field("command", command).field("startup_timeout", startup_timeout).finish()
             }
@@ -165,7 +170,7 @@ pub(crate) async fn start(
     client_certificate: bool,
 ) -> Result<RunningTarget, StartFailure> {
     match target {
-        Target::Url { url, ca } => Ok(url::start(&url, ca.as_deref(), webhooks).await?),
+        Target::Url { url, ca, resolve } => Ok(url::start(&url, ca.as_deref(), &resolve, webhooks).await?),
         Target::Command { command, startup_timeout } => {
             match command::start(&command, webhooks, tls_dir, client_certificate, startup_timeout).await {
                 Ok(t) => Ok(t),
@@ -310,14 +315,21 @@ pub fn serving_names(webhooks: &[WebhookSpec]) -> ServingNames {
     names
 }
 
-/// The endpoint of a local target listening on `addr`: called by the first webhook's service name
-/// (resolved to `addr`, as the apiserver's SNI would be) or by `127.0.0.1`.
+/// The endpoint of a local target listening on `addr`: each webhook that names a service called by
+/// its service name (resolved to `addr`, as the apiserver's SNI would be), the others by the first
+/// service name or by `127.0.0.1`.
 pub fn local_endpoint(webhooks: &[WebhookSpec], addr: SocketAddr, ca_pem: &[u8]) -> Endpoint {
-    let service = webhooks.iter().find_map(|w| w.client_config.service.as_ref());
-    let (host, resolve_to) = match service {
-        Some(s) => (format!("{}.{}.svc", s.name, s.namespace), Some(addr)),
+    let services: Vec<(&str, String)> = webhooks
+        .iter()
+        .filter_map(|w| {
+            w.client_config.service.as_ref().map(|s| (w.name.as_str(), format!("{}.{}.svc", s.name, s.namespace)))
+        })
+        .collect();
+    let (host, resolve_to) = match services.first() {
+        Some((_, name)) => (name.clone(), Some(addr)),
         None => (addr.ip().to_string(), None),
     };
     let base = reqwest::Url::parse(&format!("https://{host}:{}/", addr.port())).expect("valid URL");
-    Endpoint { base, resolve_to, ca_pem: ca_pem.to_vec(), path_override: false }
+    let hosts = services.into_iter().filter(|(_, n)| *n != host).map(|(w, n)| (w.to_string(), n)).collect();
+    Endpoint { base, resolve_to, ca_pem: ca_pem.to_vec(), path_override: false, hosts }
 }

@@ -44,7 +44,7 @@ where
         let last = match handshake(endpoint, addr, attempt).await {
             Ok(()) => return Ok(()),
             Err(HandshakeError::NotTls(what)) => return Err(NotReady::NotTls(what)),
-            Err(HandshakeError::Failed(e)) => e,
+            Err(e @ (HandshakeError::Failed(_) | HandshakeError::WrongName(_))) => e.to_string(),
         };
         if started.elapsed() >= timeout {
             return Err(NotReady::Timeout { last });
