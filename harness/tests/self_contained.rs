@@ -144,9 +144,9 @@ fn paths_are_resolved_from_where_they_are_read() {
     let test = Path::new("apiserver-jsonpatch/tests/vectors.rs");
     let found = |file: &Path, crate_dir: Option<&Path>, line: &str| escapes(file, crate_dir, &up(line)).len();
     // A data file next to the clone, through the crate's directory: outside.
-    let shared = r#"const V: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/^/^/shared/vectors/jsonpatch-v4.json");"#;
+    let shared = r#"const V: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/^/^/data/vectors/jsonpatch-v4.json");"#;
     assert_eq!(found(test, crate_dir, shared), 1);
-    assert_eq!(found(test, crate_dir, r#"Path::new(env!("CARGO_MANIFEST_DIR")).join("^/^/shared/x.json")"#), 1);
+    assert_eq!(found(test, crate_dir, r#"Path::new(env!("CARGO_MANIFEST_DIR")).join("^/^/data/x.json")"#), 1);
     // Runtime paths in Rust are relative to the crate (cargo test's working directory).
     assert_eq!(found(test, crate_dir, r#"std::fs::read("^/^/outside.json")"#), 1);
     // One level up from the crate is the root: inside.
@@ -157,8 +157,8 @@ fn paths_are_resolved_from_where_they_are_read() {
     // Scripts: relative to their directory; a variable before the `..` does not hide it.
     let script = Path::new("deploy/in-cluster/build-image.sh");
     assert_eq!(found(script, None, r#"root=$(cd "$here/^/^" && pwd)"#), 0);
-    assert_eq!(found(script, None, r#"data=$(cd "$here/^/^/^/shared" && pwd)"#), 1);
-    assert_eq!(found(Path::new(".ci/run"), None, "cp ^/^/shared/vectors/x ."), 1);
+    assert_eq!(found(script, None, r#"data=$(cd "$here/^/^/^/data" && pwd)"#), 1);
+    assert_eq!(found(Path::new(".ci/run"), None, "cp ^/^/data/vectors/x ."), 1);
     assert_eq!(found(Path::new(".ci/run"), None, r#"cd "$(dirname "$0")/^""#), 0);
     // Ranges and other dots are not paths.
     assert_eq!(found(test, crate_dir, "for i in 0..n { v[..i].len(); }"), 0);
