@@ -38,8 +38,9 @@
 //!   and a few combinations (a `test` of arrays holding `null`, an `add` into a value copied from
 //!   a `null` added by the patch) make the Go code panic, reported as [`ApplyError::Panic`].
 //!
-//! The ground truth for all of this is the vector file `shared/vectors/jsonpatch-v4.json`,
-//! which the integration tests replay in full.
+//! The ground truth for all of this is the vector file `vectors/jsonpatch-v4.json` of this crate:
+//! what the library itself (v4.13.0, as vendored by kube-apiserver v1.36) did with each patch and
+//! each `response.patch` field (see `vectors/README.md`). The integration tests replay it in full.
 //!
 //! # Numbers
 //!

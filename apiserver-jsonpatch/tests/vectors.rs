@@ -1,14 +1,14 @@
-//! Replays every vector of `shared/vectors/jsonpatch-v4.json` (what gopkg.in/evanphx/json-patch.v4
+//! Replays every vector of `vectors/jsonpatch-v4.json` (what gopkg.in/evanphx/json-patch.v4
 //! v4.13.0 and Go's encoding/json did with each input) and reports all mismatches at once.
 
 use apiserver_jsonpatch::{apply, apply_json, decode_patch, decode_patch_field, Stage};
 use serde_json::Value;
 
-const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/vectors/jsonpatch-v4.json");
+const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/vectors/jsonpatch-v4.json");
 
 fn load() -> Value {
     let text = std::fs::read_to_string(VECTORS).unwrap_or_else(|e| {
-        panic!("the vector file {VECTORS} could not be read ({e}); it must exist next to the repository as shared/vectors/jsonpatch-v4.json")
+        panic!("the vector file {VECTORS} could not be read ({e}); it is part of the repository (vectors/README.md)")
     });
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{VECTORS} is not JSON: {e}"))
 }

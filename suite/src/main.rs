@@ -12,7 +12,7 @@ const WIND_DOWN: Duration = Duration::from_secs(10);
 /// The suite allocates and frees many short-lived values per request (the drawn object, its bytes,
 /// the answer, the patched object); with mimalloc a fuzz campaign against the bundled webhook runs
 /// 15-25 % more requests per second than with the system allocator (README, Fuzzing). The static
-/// musl build of the in-cluster image gets it in place of musl's own allocator.
+/// build of the in-cluster image links it statically like everything else.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
