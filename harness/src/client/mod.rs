@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use reqwest::Url;
 
 use crate::auth::ClientIdentity;
-use crate::cancel::Cancel;
+use crate::cancel::{Cancel, INTERRUPTED};
 use crate::error::Error;
 use breaker::Breaker;
 
@@ -253,7 +253,6 @@ impl Client {
     }
 
     async fn call_by(&self, caller: &Caller, path: &str, timeout_seconds: u32, body: &[u8], counts: bool) -> Transport {
-        const INTERRUPTED: &str = "the run was interrupted";
         if self.cancel.is_cancelled() {
             return Transport::Failed(TransportFailure::not_sent(INTERRUPTED.into()));
         }

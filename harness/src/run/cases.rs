@@ -181,6 +181,10 @@ pub(crate) async fn run_cases(
             message,
         })?;
         let run = run_case(client, case, &chosen).await;
+        if client.is_cancelled() {
+            // Its answers are not all there: neither judged nor written as its snapshot.
+            return Err(crate::Error::Interrupted);
+        }
         out.push(judge(case, run, golden));
     }
     Ok(out)
