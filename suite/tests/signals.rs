@@ -307,6 +307,31 @@ fn fuzz_terminated_while_shrinking() {
     while_shrinking(libc::SIGTERM);
 }
 
+/// The command started a daemon in a session of its own, which holds the command's output open:
+/// stopping the command does not wait for the daemon to end.
+#[test]
+fn run_interrupted_while_a_daemon_of_the_target_holds_its_output() {
+    let daemon = tempfile::tempdir().unwrap();
+    let daemon_pid = daemon.path().join("pid");
+    let target = format!(
+        "setsid sh -c 'echo $$ > {}; exec sleep 120' & exec {}",
+        daemon_pid.display(),
+        reference("--defect hang")
+    );
+    let run = Run::start(&["run"], &target);
+    let pid = run.target_pid();
+    let port = run.target_port();
+    run.wait_for("had requests in flight", |_| established_to(port) >= 2);
+    run.wait_for("started the daemon", |_| std::fs::read_to_string(&daemon_pid).is_ok_and(|s| s.ends_with('\n')));
+    let daemon_pid: i32 = std::fs::read_to_string(&daemon_pid).unwrap().trim().parse().unwrap();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run.interrupt(libc::SIGINT, pid)));
+    // SAFETY: the daemon this test's target started (not the suite's to stop: it left the group).
+    unsafe { libc::kill(daemon_pid, libc::SIGKILL) };
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
+}
+
 /// A campaign for a duration against a command: the signal comes while it generates and sends.
 fn while_generating(args: &[&str], signal: i32) {
     let run = Run::start(args, &reference(""));
