@@ -4,7 +4,7 @@
 //! the exit, which comes after the target is stopped and the generated files removed.
 //! `cargo bench -p webhook-conformance --bench signals` prints the figures;
 //! `WEBHOOK_CONFORMANCE_BIN=path` measures another build of the CLI, `SIGNALS_RUNS=n` changes the
-//! count, `SIGNALS_IMAGE=0` leaves the container out.
+//! count, `SIGNALS_IMAGE=0` leaves the container out, `SIGNALS_ONLY=--cmd` measures one target.
 
 #[path = "../tests/support/image.rs"]
 #[allow(dead_code)]
@@ -102,12 +102,13 @@ fn main() {
     let cmd = format!("exec {} reference-webhook --cert {{cert}} --key {{key}} --port {{port}}", bin());
     let strings = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     println!("{}: from the signal to the exit, {runs} runs each, the signal 1 s into the requests:", bin());
+    let only = std::env::var("SIGNALS_ONLY").ok();
     let mut targets: Vec<(&str, Vec<String>)> =
         vec![("bundled webhook", Vec::new()), ("--cmd", strings(&["--config", &manifest, "--cmd", &cmd]))];
-    if std::env::var("SIGNALS_IMAGE").map_or(true, |v| v != "0") {
+    if std::env::var("SIGNALS_IMAGE").map_or(true, |v| v != "0") && only.as_deref().is_none_or(|o| o == "--image") {
         targets.push(("--image", strings(&["--config", &manifest, "--image", &image_support::reference_image()])));
     }
-    for (target, target_args) in &targets {
+    for (target, target_args) in targets.iter().filter(|(t, _)| only.as_deref().is_none_or(|o| o == *t)) {
         for (command, signal, name) in [("run", libc::SIGINT, "SIGINT"), ("fuzz", libc::SIGTERM, "SIGTERM")] {
             let mut args = strings(&[command, "--duration", "10m"]);
             args.extend(target_args.iter().cloned());

@@ -127,8 +127,13 @@ impl Run {
 
     /// [`interrupt`](Run::interrupt) a run whose target is not a command: `living` says what of the
     /// target still runs (nothing once it is stopped).
-    fn interrupt_then(mut self, signal: i32, living: impl Fn() -> Vec<String>) {
+    fn interrupt_then(self, signal: i32, living: impl Fn() -> Vec<String>) {
         assert!(!living().is_empty(), "the target runs before the signal");
+        self.interrupt_starting(signal, living);
+    }
+
+    /// [`interrupt_then`](Run::interrupt_then) a run whose target may not be there yet.
+    fn interrupt_starting(mut self, signal: i32, living: impl Fn() -> Vec<String>) {
         // SAFETY: signals the CLI process this test started.
         unsafe { libc::kill(self.child.id() as i32, signal) };
         let started = Instant::now();
@@ -409,4 +414,27 @@ fn fuzz_against_a_container_terminated_while_generating() {
 #[test]
 fn run_against_a_container_interrupted_while_it_starts() {
     container(&["run"], libc::SIGINT, |_| true);
+}
+
+/// Process `pid`'s children whose command line contains `word`.
+fn children_running(pid: u32, word: &str) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let parent = stat.rsplit_once(") ").and_then(|(_, a)| a.split_whitespace().nth(1).map(String::from));
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        parent.as_deref() == Some(pid.to_string().as_str())
+            && cmdline.split(|b| *b == 0).any(|arg| arg == word.as_bytes())
+    })
+}
+
+/// The engine creates the container even when the CLI that asked is gone: a signal while `docker
+/// create` runs still leaves no container behind.
+#[test]
+fn run_against_a_container_interrupted_while_it_is_created() {
+    let _turn = ONE_CONTAINER_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let image = image_support::reference_image();
+    assert!(containers_of(&image).is_empty(), "a container of {image} from elsewhere: {:?}", containers_of(&image));
+    let run = Run::start_with(&["run"], Target::Image(&image));
+    run.wait_for("ran docker create", |r| children_running(r.child.id(), "create"));
+    run.interrupt_starting(libc::SIGINT, || containers_of(&image));
 }
