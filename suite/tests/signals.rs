@@ -34,6 +34,8 @@ enum Target<'a> {
     Bundled,
     /// `--image`: this image.
     Image(&'a str),
+    /// `--url`: a webhook the test runs, and the CA file that signed its certificate.
+    Url(&'a str, &'a Path),
 }
 
 /// A CLI run in a directory of its own (its working directory, and its TMPDIR so that every
@@ -71,6 +73,9 @@ impl Run {
             Target::Bundled => {}
             Target::Image(image) => {
                 command.arg("--config").arg(&manifest).arg("--image").arg(image);
+            }
+            Target::Url(url, ca) => {
+                command.arg("--config").arg(&manifest).arg("--url").arg(url).arg("--ca").arg(ca);
             }
         }
         let mut child = command
@@ -437,4 +442,42 @@ fn run_against_a_container_interrupted_while_it_is_created() {
     let run = Run::start_with(&["run"], Target::Image(&image));
     run.wait_for("ran docker create", |r| children_running(r.child.id(), "create"));
     run.interrupt_starting(libc::SIGINT, || containers_of(&image));
+}
+
+/// A webhook the user runs (`--url`) is not the suite's to stop: a signal while calls to it hang
+/// ends the run, and with it every connection the suite held.
+#[test]
+fn run_against_a_url_interrupted_while_requests_are_in_flight() {
+    let dir = tempfile::tempdir().unwrap();
+    let names = webhook_harness::tls::ServingNames::for_service("reference-webhook", "conformance");
+    let tls = webhook_harness::tls::TlsMaterial::generate(&names, Some(&dir.path().join("tls"))).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut server = Command::new(bin())
+        .args(["reference-webhook", "--defect", "hang", "--port", &port.to_string(), "--cert"])
+        .arg(tls.cert_path())
+        .arg("--key")
+        .arg(tls.key_path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let url = format!("https://localhost:{port}");
+    let run = Run::start_with(&["run", "--duration", "10m"], Target::Url(&url, &tls.ca_path()));
+    let cli = run.child.id();
+    run.wait_for("had requests in flight", |_| established_to(port) >= 2);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run.interrupt_then(libc::SIGINT, || {
+            let held = connections_of(cli);
+            if held == 0 {
+                Vec::new()
+            } else {
+                vec![format!("{held} connection(s) of the suite")]
+            }
+        })
+    }));
+    let _ = server.kill();
+    let _ = server.wait();
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
 }

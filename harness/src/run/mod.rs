@@ -298,8 +298,8 @@ pub async fn run(
             .with_cancel(options.cancel.clone()),
     );
     let mut records = Records { webhooks: shared.clone(), ..Records::default() };
-    // A cancelled run stops at the step it is in: what it saw is not judged, and nothing of it is
-    // written (a snapshot, a regression).
+    // A cancelled run stops at the step it is in: the steps after it are not started, and what the
+    // run has seen is not judged (nor an interrupted case's snapshot written).
     let cancel = &options.cancel;
     let interrupted = || if cancel.is_cancelled() { Err(Error::Interrupted) } else { Ok(()) };
     if options.lint {
