@@ -10,6 +10,9 @@ use std::sync::Arc;
 
 use tokio::sync::Notify;
 
+/// What a call, a search or a step that a cancel cut short says of it.
+pub(crate) const INTERRUPTED: &str = "the run was interrupted";
+
 /// A handle that cancels a run; clones share one state.
 #[derive(Clone, Debug, Default)]
 pub struct Cancel {

@@ -26,9 +26,9 @@ fn main() {
         }
     };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
-    let code = runtime.block_on(async {
+    let (code, interrupted) = runtime.block_on(async {
         let cancel = Cancel::new();
-        let work = async {
+        let mut work = Box::pin(async {
             match &cli.command {
                 Some(Command::Rules) => {
                     commands::print_rules();
@@ -40,15 +40,15 @@ fn main() {
                 Some(Command::Merge(args)) => commands::merge(args),
                 None => commands::run(&cli.run, &cli.gate, &cancel).await,
             }
-        };
-        tokio::pin!(work);
+        });
         let mut terminate =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
-        // On Ctrl-C or SIGTERM (a cancelled CI job) the run is cancelled and winds down: calls in
-        // flight return, generation and shrinking stop, the target is stopped (a started command's
-        // process group killed, a container removed) and the generated files removed.
+        // On Ctrl-C or SIGTERM (a cancelled CI job) the run is cancelled and winds down by itself:
+        // calls in flight return, generation and shrinking stop, the step it is in ends without
+        // judging or writing anything, the target is stopped (a started command's process group
+        // killed, a container removed) and the generated files removed.
         let (code, what) = tokio::select! {
-            code = &mut work => return code,
+            code = &mut work => return (code, false),
             _ = tokio::signal::ctrl_c() => (130, "interrupted"),
             _ = terminate.recv() => (143, "terminated"),
         };
@@ -59,10 +59,18 @@ fn main() {
             _ = tokio::signal::ctrl_c() => {}
             _ = terminate.recv() => {}
         }
+        // A run that did not wind down by itself stops its target and removes its files here.
+        drop(work);
         eprintln!("webhook-conformance: {what}; the target was stopped");
-        code
+        (code, true)
     });
-    // Targets are stopped when dropped inside the run; exit only after the runtime is gone.
-    runtime.shutdown_timeout(Duration::from_secs(5));
+    if interrupted {
+        // The run is over and its target stopped: a blocking task still running (a name lookup of a
+        // target that never answered) holds nothing to clean up and is not waited for.
+        runtime.shutdown_background();
+    } else {
+        // Targets are stopped when dropped inside the run; exit only after the runtime is gone.
+        runtime.shutdown_timeout(Duration::from_secs(5));
+    }
     std::process::exit(code);
 }

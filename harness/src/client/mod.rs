@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use reqwest::Url;
 
 use crate::auth::ClientIdentity;
-use crate::cancel::Cancel;
+use crate::cancel::{Cancel, INTERRUPTED};
 use crate::error::Error;
 use breaker::Breaker;
 
@@ -286,7 +286,6 @@ impl Client {
         body: &[u8],
         counts: bool,
     ) -> Transport {
-        const INTERRUPTED: &str = "the run was interrupted";
         if self.cancel.is_cancelled() {
             return Transport::Failed(TransportFailure::not_sent(INTERRUPTED.into()));
         }

@@ -181,7 +181,43 @@ pub(crate) async fn run_cases(
             message,
         })?;
         let run = run_case(client, case, &chosen).await;
+        if client.is_cancelled() {
+            // Its answers are not all there: neither judged nor written as its snapshot.
+            return Err(crate::Error::Interrupted);
+        }
         out.push(judge(case, run, golden));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::cancel::Cancel;
+    use crate::client::HttpVersions;
+    use crate::config::Manifest;
+    use crate::requests::ApiResources;
+    use crate::targets::local_endpoint;
+    use crate::tls::{ServingNames, TlsMaterial};
+
+    /// Interrupted, the case step stops: the answers the webhook never gave are neither judged nor
+    /// written as its snapshots (`--update-golden` would otherwise replace them with "not sent").
+    #[tokio::test]
+    async fn an_interrupted_case_step_writes_no_snapshot() {
+        let manifest = Manifest::parse(Path::new("reference.yaml"), reference_webhook::MANIFEST).unwrap();
+        let cases = crate::cases::load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases")).unwrap();
+        let tls = TlsMaterial::generate(&ServingNames::default(), None).unwrap();
+        let endpoint = local_endpoint(&manifest.webhooks, "127.0.0.1:9".parse().unwrap(), tls.ca_pem.as_bytes());
+        let cancel = Cancel::new();
+        cancel.cancel();
+        let client = Client::new(endpoint, HttpVersions::Http1).unwrap().with_cancel(cancel);
+        let golden = tempfile::tempdir().unwrap();
+        let mode = GoldenMode::Update(golden.path().to_path_buf());
+        let result = run_cases(&cases, &manifest.webhooks, &client, &mode, &ApiResources::built_in()).await;
+        assert!(matches!(result, Err(crate::Error::Interrupted)), "{:?}", result.map(|r| r.len()));
+        let written: Vec<_> = std::fs::read_dir(golden.path()).unwrap().flatten().map(|e| e.path()).collect();
+        assert!(written.is_empty(), "snapshots written by an interrupted run: {written:?}");
+    }
 }

@@ -15,6 +15,7 @@ mod lint;
 mod properties;
 mod send;
 mod shard;
+mod stoppable;
 
 pub use cases::CaseRecord;
 pub use coverage::{Counts, Coverage};
@@ -252,7 +253,8 @@ async fn send_plan(
         })
         .collect();
     let mut pending = true;
-    while pending {
+    // Once the run is cancelled nothing more is started; the calls in flight return at once.
+    while pending && !client.is_cancelled() {
         pending = false;
         for (webhook, cases) in &mut queues {
             let Some((index, case)) = cases.next() else { continue };
@@ -296,18 +298,27 @@ pub async fn run(
             .with_cancel(options.cancel.clone()),
     );
     let mut records = Records { webhooks: shared.clone(), ..Records::default() };
+    // A cancelled run stops at the step it is in: the steps after it are not started, and what the
+    // run has seen is not judged (nor an interrupted case's snapshot written).
+    let cancel = &options.cancel;
+    let interrupted = || if cancel.is_cancelled() { Err(Error::Interrupted) } else { Ok(()) };
     if options.lint {
         let user = target.user_certificates.then_some(&target.endpoint);
-        records.manifest = lint::lint_served(webhooks, user).await;
+        records.manifest = tokio::select! {
+            manifest = lint::lint_served(webhooks, user) => manifest,
+            () = cancel.cancelled() => return Err(Error::Interrupted),
+        };
     }
     let tally = Arc::new(Tally::default());
     if options.contract {
         records.exchanges = send_plan(&shared, &client, options.concurrency, &options.api, &progress).await;
+        interrupted()?;
     }
     let mut seeds = Vec::new();
     let mut sweep_notes = Vec::new();
     if !options.cases.is_empty() {
         records.cases = cases::run_cases(&options.cases, webhooks, &client, &options.golden, &options.api).await?;
+        interrupted()?;
         for c in &records.cases {
             records.exchanges.extend(c.records.iter().cloned());
             seeds.extend(c.records.iter().map(|r| CaseRequest {
@@ -327,6 +338,7 @@ pub async fn run(
             properties::run_properties(&shared, calls, &seeds, &options.properties, progress.clone(), &options.api)
                 .await
                 .map_err(|e| Error::Setup(format!("a property runner failed: {e}")))?;
+        interrupted()?;
         records.properties = step.records;
         records.contract_cases = step.contract_cases;
         sweep_notes = step.notes;

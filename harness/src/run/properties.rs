@@ -18,7 +18,9 @@ use serde_json::{json, Value};
 use super::coverage::Tally;
 use super::send::exchange;
 use super::shard::Shard;
+use super::stoppable::Stoppable;
 use crate::admission::AdmissionReview;
+use crate::cancel::INTERRUPTED;
 use crate::checks::property::{dry_run_supported, same, Call};
 use crate::checks::{Observation, Procedure};
 use crate::client::Client;
@@ -430,7 +432,15 @@ fn run_worker(
     let stop_with = |why: String| {
         cut.lock().expect("not poisoned").get_or_insert(why);
     };
-    let result = runner.run(strategy, |case| {
+    // Once the search is over (another runner has its failure), cut short, or the run cancelled, no
+    // case is drawn and no shrinking step taken any more: the runner ends at once.
+    let stopped = || {
+        shared.stop.load(Ordering::Relaxed)
+            || shared.calls.client.is_cancelled()
+            || cut.lock().expect("not poisoned").is_some()
+    };
+    let strategy = Stoppable::new(strategy, &stopped);
+    let result = runner.run(&strategy, |case| {
         // Another runner of this property has its (shrunk) failure: stop, shrinking included.
         // Past the deadline, new cases stop but a started shrink goes on (for a while).
         let shrinking = *shrink_started.lock().expect("not poisoned");
@@ -484,6 +494,10 @@ fn run_worker(
     });
     if shrink_started.lock().expect("not poisoned").is_some() {
         shared.progress.shrinking.fetch_sub(1, Ordering::Relaxed);
+    }
+    if shared.calls.client.is_cancelled() {
+        // No more rounds either.
+        stop_with(format!("stopped: {INTERRUPTED}"));
     }
     let ran = ran.load(Ordering::Relaxed);
     let cut = cut.into_inner().expect("not poisoned");
@@ -884,6 +898,9 @@ pub(crate) async fn run_properties(
     for webhook in webhooks {
         if opts.only.is_empty() {
             for (i, scope) in sweeps.into_iter().enumerate() {
+                if calls.client.is_cancelled() {
+                    break;
+                }
                 let file = opts.regressions.as_ref().map(|d| regressions_file(d, &webhook.name, "contract"));
                 let search = Search {
                     procedure: Procedure::Once,
@@ -909,6 +926,10 @@ pub(crate) async fn run_properties(
             }
         }
         for &(index, rule) in &selected {
+            if calls.client.is_cancelled() {
+                // The run is over: the searches left are not started.
+                break;
+            }
             records.push(run_property(&step, webhook, rule, index).await?);
         }
     }

@@ -14,7 +14,7 @@ use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::ready::{wait_ready, NotReady};
 use super::{free_port, generate_tls, local_endpoint, RunningTarget};
@@ -63,12 +63,28 @@ impl CommandTarget {
     }
 }
 
+impl CommandTarget {
+    /// Let the output readers reach the end of the output, waiting at most `deadline`: a process
+    /// that left the group (a daemon the command started in a session of its own) may hold the
+    /// pipes open long after the command is gone, and its readers are then left to end with it.
+    fn finish_readers(&mut self, deadline: Duration) {
+        let until = Instant::now() + deadline;
+        while self.readers.iter().any(|r| !r.is_finished()) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        for r in self.readers.drain(..).filter(|r| r.is_finished()) {
+            let _ = r.join();
+        }
+    }
+}
+
+/// How long a stopped command's output readers may take to reach the end of its output.
+const READERS_DEADLINE: Duration = Duration::from_millis(200);
+
 impl Drop for CommandTarget {
     fn drop(&mut self) {
         self.kill_group();
-        for r in self.readers.drain(..) {
-            let _ = r.join();
-        }
+        self.finish_readers(READERS_DEADLINE);
     }
 }
 
@@ -168,9 +184,7 @@ pub async fn start(
         Ok(()) => {}
         Err(NotReady::Exited(status)) => {
             // Let the readers drain what the process wrote before it died.
-            process.readers.drain(..).for_each(|r| {
-                let _ = r.join();
-            });
+            process.finish_readers(Duration::from_secs(1));
             return Err(StartError::ExitedEarly { status, tail: process.log_tail() });
         }
         Err(NotReady::NotTls(what)) => return Err(StartError::NotTls { what, tail: process.log_tail() }),

@@ -248,6 +248,60 @@ fn output_result(args: &[impl AsRef<str>], out: std::process::Output) -> Result<
     }
 }
 
+/// How long a cancelled `docker create` may take to finish before what it made is removed.
+const CANCELLED_CREATE_DEADLINE: Duration = Duration::from_secs(10);
+
+/// `docker create ARGS` for the run `run_id` (its containers carry [`RUN_LABEL`]`=run_id`): the
+/// container's id. The engine goes on creating the container when the CLI that asked is killed, so
+/// the CLI is never cut short: dropped before it has answered (the run cancelled), the call lets it
+/// finish and removes what it made.
+async fn create(args: &[String], run_id: &str) -> Result<String, String> {
+    let child = Command::new("docker")
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run `docker`: {e}"))?;
+    let mut pending = PendingCreate { child: Some(child), run_id: run_id.to_string() };
+    let deadline = std::time::Instant::now() + DOCKER_CALL_DEADLINE;
+    // Polled rather than waited on by a thread, so that dropping this future leaves the child to
+    // `PendingCreate`. Its output (an id, a warning) fits in the pipes.
+    loop {
+        let child = pending.child.as_mut().expect("taken only below and in drop");
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if std::time::Instant::now() < deadline => tokio::time::sleep(Duration::from_millis(10)).await,
+            Ok(None) => return Err(format!("`docker create` did not finish within {DOCKER_CALL_DEADLINE:?}")),
+            Err(e) => return Err(format!("waiting for `docker create`: {e}")),
+        }
+    }
+    let child = pending.child.take().expect("taken only here and in drop");
+    let out = child.wait_with_output().map_err(|e| format!("reading `docker create`'s output: {e}"))?;
+    output_result(args, out)
+}
+
+/// A `docker create` whose container is not yet in anyone's hands: dropped, it waits for the CLI
+/// (at most [`CANCELLED_CREATE_DEADLINE`]) and removes every container of the run.
+struct PendingCreate {
+    child: Option<std::process::Child>,
+    run_id: String,
+}
+
+impl Drop for PendingCreate {
+    fn drop(&mut self) {
+        let Some(child) = self.child.take() else { return };
+        let _ = wait_with_deadline(child, CANCELLED_CREATE_DEADLINE, "`docker create`");
+        let filter = format!("label={RUN_LABEL}={}", self.run_id);
+        let made = docker_blocking(&["ps", "--all", "--quiet", "--filter", &filter]).unwrap_or_default();
+        for id in made.split_whitespace() {
+            if let Err(e) = docker_blocking(&["rm", "--force", "--volumes", id]) {
+                eprintln!("webhook-conformance: could not remove container {id}: {e}");
+            }
+        }
+    }
+}
+
 /// Is a Docker engine reachable? `Ok(server version)` or why not.
 pub async fn docker_available() -> Result<String, String> {
     docker(&["version".into(), "--format".into(), "{{.Server.Version}}".into()])
@@ -334,7 +388,7 @@ pub async fn start(
     args.push(spec.image.clone());
     args.extend(spec.substituted_args());
 
-    let id = docker(&args)
+    let id = create(&args, &run_id)
         .await
         .map_err(|e| ContainerError::Setup(format!("creating a container of {}: {e}", spec.image)))?;
     let container = ContainerTarget { id: id.trim().to_string(), _mount: mount };
