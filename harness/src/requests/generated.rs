@@ -757,6 +757,8 @@ mod tests {
                                 && meta.get("creationTimestamp").is_some()
                                 && meta.get("generation").is_some();
                             prop_assert_eq!(filled, webhook.kind == WebhookKind::Validating, "{}", case.label);
+                            // Admission runs before storage: no resourceVersion on a CREATE.
+                            prop_assert!(meta.get("resourceVersion").is_none(), "{}", case.label);
                         }
                         Operation::Update if case.spec.sub_resource.is_none() => {
                             prop_assert!(meta["resourceVersion"].is_string());

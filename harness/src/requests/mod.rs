@@ -21,7 +21,7 @@ pub use conditions::{outcomes as condition_outcomes, tally as tally_conditions};
 pub use fit::{fit as fit_selectors, Selectors};
 #[cfg(test)]
 pub use objects::Variant;
-pub use objects::{connect_options, scale, stored, NAMESPACE};
+pub use objects::{connect_options, created, scale, stored, NAMESPACE};
 #[cfg(test)]
 pub use plan::admission_spec;
 pub use plan::{candidates, plan, plan_in};

@@ -189,13 +189,29 @@ fn typed(gvk: &Gvk, value: Value) -> Value {
     }
 }
 
-/// The object as the registry holds it once stored: uid, creationTimestamp, generation and
-/// resourceVersion set. A validating webhook sees a CREATE's object this way.
-pub fn stored(mut object: Value, uid: &str, resource_version: &str) -> Value {
+/// The object of a CREATE as validating admission sees it: the registry has filled uid and
+/// creationTimestamp (`registry/generic/registry/store.go` Create: rest.FillObjectMetaSystemFields)
+/// and generation (the strategies' PrepareForCreate, in `rest.BeforeCreate`), and validating
+/// admission runs before the object is written (`createValidation` in store.go Create): it has no
+/// resourceVersion yet, which only storage assigns (and refuses on a create). A mutating webhook
+/// sees a CREATE's object before all of this (`endpoints/handlers/create.go`: mutating admission
+/// runs before `r.Create`).
+pub fn created(mut object: Value, uid: &str) -> Value {
     if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         meta.insert("uid".into(), json!(uid));
         meta.insert("creationTimestamp".into(), json!("2026-01-01T00:00:00Z"));
         meta.insert("generation".into(), json!(1));
+        meta.remove("resourceVersion");
+    }
+    object
+}
+
+/// The object as the registry holds it once stored: what [`created`] fills, and the
+/// resourceVersion storage assigned. UPDATE and DELETE carry it as oldObject (an UPDATE's new
+/// object starts from it).
+pub fn stored(object: Value, uid: &str, resource_version: &str) -> Value {
+    let mut object = created(object, uid);
+    if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         meta.insert("resourceVersion".into(), json!(resource_version));
     }
     object
