@@ -163,4 +163,9 @@ fn a_bearer_token_is_sent_and_a_webhook_that_wants_one_says_so_without_it() {
     let (code, out) = python(&[]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("HTTP status 401") && out.contains("refuses the caller"), "{out}");
+    // In the words of the apiserver's webhook client (errors.NewGenericServerResponse).
+    assert!(
+        out.contains("failed to call webhook: the server has asked for the client to provide credentials"),
+        "{out}"
+    );
 }
