@@ -31,3 +31,4 @@ pub use resources::{built_ins, targets, targets_for, ApiResources, Origin, Resou
 #[cfg(test)]
 pub use review::admission_review;
 pub use review::{default_user, AdmissionSpec};
+pub use schema::summary as schema_summary;

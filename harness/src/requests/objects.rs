@@ -140,6 +140,21 @@ fn body(resource: &Resource, variant: Variant) -> Map<String, Value> {
 /// An object of `resource` as a client sends it on CREATE: no uid, creationTimestamp, generation or
 /// resourceVersion yet. Reviews carry no name.
 pub fn new_object(resource: &Resource, variant: Variant, name: &str) -> Value {
+    assemble(resource, variant, name, body(resource, variant))
+}
+
+/// [`new_object`] for a custom resource of a CRD, its fields varied by `seed` over the schema
+/// ([`schema::varied`]); any other resource's object as [`new_object`] builds it.
+pub fn varied_object(resource: &Resource, variant: Variant, name: &str, seed: u64) -> Value {
+    match &resource.origin {
+        Origin::Crd(s) => assemble(resource, variant, name, schema::varied(s, seed)),
+        _ => new_object(resource, variant, name),
+    }
+}
+
+/// The object of `resource` named `name` with `variant`'s metadata around `body`, as the
+/// apiserver's decoding leaves it.
+fn assemble(resource: &Resource, variant: Variant, name: &str, body: Map<String, Value>) -> Value {
     let gvk = resource.gvk();
     let mut metadata = Map::new();
     if !resource.review {
@@ -158,7 +173,7 @@ pub fn new_object(resource: &Resource, variant: Variant, name: &str) -> Value {
     object.insert("apiVersion".into(), json!(gvk.api_version()));
     object.insert("kind".into(), json!(gvk.kind));
     object.insert("metadata".into(), Value::Object(metadata));
-    object.extend(body(resource, variant));
+    object.extend(body);
     let mut object = Value::Object(object);
     conform(resource, &mut object);
     object
