@@ -81,7 +81,10 @@ pub struct RunArgs {
         value_delimiter = ','
     )]
     pub resolve: Vec<Resolve>,
-    /// A command that starts the webhook; {cert} {key} {ca} {port} {host} are substituted.
+    /// A command that starts the webhook, with these substituted: {cert} and {key} the serving
+    /// certificate and key, {ca} the CA that signed them, {client_ca} the CA that issues the client
+    /// certificate of `--client-cert generated` (for a webhook that verifies callers), {port} the
+    /// port to listen on, {host} the host name the suite calls.
     #[arg(long, value_name = "COMMAND LINE", env = "WEBHOOK_CMD", value_parser = parse_command)]
     pub cmd: Option<String>,
     /// A container image (already on the Docker engine; never pulled) that serves the webhook.
@@ -105,8 +108,8 @@ pub struct RunArgs {
     /// --image: an environment variable for the container (repeatable).
     #[arg(long = "image-env", value_name = "KEY=VALUE", requires = "image")]
     pub image_env: Vec<String>,
-    /// --image: an argument appended to the image's entrypoint (repeatable; {cert} {key} {ca} {port}
-    /// become the in-container values).
+    /// --image: an argument appended to the image's entrypoint (repeatable; {cert} {key} {ca}
+    /// {client_ca} {port} become the in-container values, as for --cmd).
     #[arg(long = "image-arg", value_name = "ARG", requires = "image", allow_hyphen_values = true)]
     pub image_args: Vec<String>,
     /// The --image-arg list as one whitespace-separated variable (for `cargo test`).
@@ -619,6 +622,26 @@ mod tests {
         std::fs::create_dir(&missing).unwrap();
         gate(&["--golden", golden]).check_golden().unwrap();
         gate(&[]).check_golden().unwrap();
+    }
+
+    #[test]
+    fn help_names_every_placeholder_a_started_target_gets() {
+        use clap::CommandFactory;
+        let help = Cli::command().render_long_help().to_string();
+        let paragraph = |flag: &str| {
+            let at = help.find(flag).unwrap_or_else(|| panic!("{flag} in --help"));
+            let rest = &help[at..];
+            rest[..rest[flag.len()..].find("\n      --").map_or(rest.len(), |e| e + flag.len())].to_string()
+        };
+        // Those of harness targets/command.rs `substitute` and targets/container.rs.
+        let cmd = paragraph("--cmd <COMMAND LINE>");
+        for p in ["{cert}", "{key}", "{ca}", "{client_ca}", "{port}", "{host}"] {
+            assert!(cmd.contains(p), "--cmd does not name {p}: {cmd}");
+        }
+        let image = paragraph("--image-arg <ARG>");
+        for p in ["{cert}", "{key}", "{ca}", "{client_ca}", "{port}"] {
+            assert!(image.contains(p), "--image-arg does not name {p}: {image}");
+        }
     }
 
     #[test]

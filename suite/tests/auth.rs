@@ -75,6 +75,21 @@ fn a_webhook_requiring_a_client_certificate_passes_with_one_and_gets_a_clear_fin
 }
 
 #[test]
+fn a_refused_handshake_is_one_connect_failure_never_also_a_closed_connection() {
+    let run = Run::new();
+    // The requests waiting on a connection the webhook closes after refusing the handshake see it
+    // closed; which of them does varies from run to run, so several runs are judged.
+    for attempt in 0..6 {
+        let (code, out, _) = run.cli("{client_ca}", &[]);
+        assert_eq!(code, 1, "{out}");
+        let verdict = out.lines().find(|l| l.starts_with("verdict:")).unwrap_or_default();
+        assert!(verdict.starts_with("verdict: FAIL — transport.connect;"), "run {attempt}: {verdict}\n{out}");
+        assert!(!out.contains("FAIL  transport.answer"), "run {attempt}: {out}");
+        assert!(!out.contains("connection was not ready"), "run {attempt}: {out}");
+    }
+}
+
+#[test]
 fn a_client_certificate_from_files_is_presented_and_one_the_webhook_does_not_trust_is_named() {
     let run = Run::new();
     let trusted = run.client_pki("trusted");
@@ -163,4 +178,9 @@ fn a_bearer_token_is_sent_and_a_webhook_that_wants_one_says_so_without_it() {
     let (code, out) = python(&[]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("HTTP status 401") && out.contains("refuses the caller"), "{out}");
+    // In the words of the apiserver's webhook client (errors.NewGenericServerResponse).
+    assert!(
+        out.contains("failed to call webhook: the server has asked for the client to provide credentials"),
+        "{out}"
+    );
 }

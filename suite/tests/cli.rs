@@ -686,6 +686,20 @@ fn an_authorizer_description_answers_the_authorization_checks_of_match_condition
     let t = text(&out);
     assert_eq!(out.status.code(), Some(0), "{t}");
     assert!(t.contains("sent as built") && !t.contains("not described"), "{t}");
+    // A condition only the granted user satisfies: the requests are steered to that user.
+    let deployers = "    matchConditions:\n      - name: deployers-only\n        expression: \"authorizer.group('').resource('configmaps').check('create').allowed()\"\n";
+    std::fs::write(
+        &manifest,
+        reference_webhook::MANIFEST
+            .replace("    failurePolicy: Fail\n", &format!("    failurePolicy: Fail\n{deployers}")),
+    )
+    .unwrap();
+    std::fs::write(&authz, "allow:\n  - serviceAccounts: [ci/deployer]\n    rules: [{verbs: [\"*\"], apiGroups: [\"\"], resources: [\"*\"]}]\n").unwrap();
+    let out =
+        run(bin().arg("--config").arg(&manifest).args(["--cmd", &cmd, "--cases", "4"]).arg("--authorizer").arg(&authz));
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{t}");
+    assert!(!t.contains("FAIL  coverage.requests"), "{t}");
     // A description that does not parse is exit 2, naming the file.
     std::fs::write(&authz, "allow:\n  - user: alice\n").unwrap();
     let out = run(bin().arg("--config").arg(&manifest).args(["--cmd", &cmd]).arg("--authorizer").arg(&authz));

@@ -230,6 +230,9 @@ fn a_strict_validating_webhook_for_a_crd_passes_and_never_sees_a_pruned_field() 
     let denied: u64 = counts.iter().map(|(_, _, d)| d).sum();
     assert_eq!(denied, 0, "the strict webhook refused objects a cluster would send: {counts:?}\n{text}");
     assert!(!text.contains("a guess at their shape"), "{text}");
+    // The report names the CRD's resources and what their generated objects draw from the schema.
+    assert!(text.contains("custom resources from their CustomResourceDefinition (--crd)"), "{text}");
+    assert!(text.contains("example.com/v1 widgets (spec."), "{text}");
 
     // Without the CRD the objects are a guess (an invented spec): the strict webhook refuses them,
     // and the report says their shape is a guess.

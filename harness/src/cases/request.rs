@@ -8,8 +8,8 @@ use crate::admission::{GroupVersionResource, Gvk, Operation};
 use crate::config::{WebhookKind, WebhookSpec};
 use crate::exchange::ExchangeRecord;
 use crate::requests::{
-    connect_options, default_user, fit_selectors, scale, stored, targets_for, AdmissionSpec, ApiResources, RequestCase,
-    Selectors, SubObject,
+    connect_options, created, default_user, fit_selectors, scale, stored, targets_for, AdmissionSpec, ApiResources,
+    RequestCase, Selectors, SubObject,
 };
 
 /// The uid the registry gives a stored object in cases that do not give one.
@@ -117,7 +117,9 @@ pub fn admission_spec(case: &Case, kind: WebhookKind, current: &Value) -> Admiss
             match case.operation {
                 // Mutating webhooks see the object before the registry fills uid and friends.
                 Operation::Create if kind == WebhookKind::Mutating => (gvk, current, Value::Null),
-                Operation::Create => (gvk, stored_form(current), Value::Null),
+                // Validating webhooks see it as the registry prepared it, before storage.
+                Operation::Create if is_stored(&current) => (gvk, current, Value::Null),
+                Operation::Create => (gvk, created(current, CASE_UID), Value::Null),
                 Operation::Update => {
                     let old = if old.is_null() { stored_form(current.clone()) } else { stored_form(old) };
                     (gvk, stored_form(current), old)

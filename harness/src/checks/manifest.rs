@@ -264,6 +264,15 @@ pub(crate) fn match_conditions(w: &WebhookSpec) -> Check {
             ));
         }
     }
+    for (i, c) in w.conditions.conditions().iter().enumerate() {
+        if let Some(why) = &c.refused {
+            // field.Invalid on the trimmed expression (validateMatchCondition, convertCELErrorToValidationError).
+            return Check::violated(
+                format!("matchConditions[{i}] ({:?}) does not compile: {}", c.name, why.summary),
+                format!("matchConditions[{i}].expression: Invalid value: {:?}: {}", c.expression.trim(), why.apiserver),
+            );
+        }
+    }
     for (label, outcomes) in evaluated(w) {
         if let Some(Outcome::NotBool(e)) = outcomes.iter().find(|o| matches!(o, Outcome::NotBool(_))) {
             return fail(format!("on {label}: {e}"));

@@ -11,6 +11,7 @@
 pub mod case;
 pub mod coverage;
 mod denial;
+mod http_status;
 pub mod manifest;
 mod media_type;
 mod patch;

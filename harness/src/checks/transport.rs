@@ -53,11 +53,10 @@ pub fn status(x: &Exchange) -> Check {
         return Check::Pass;
     }
     let body = String::from_utf8_lossy(&a.body);
-    let text = match a.status {
-        400 => "the server rejected our request for an unknown reason".to_string(),
-        500 => format!("an error on the server ({:?}) has prevented the request from succeeding", body.trim()),
-        s => format!("the server responded with the status code {s} but did not return more information"),
-    };
+    let (_, text) = super::http_status::error_for(
+        a.status,
+        &super::http_status::server_message(&a.body, a.content_type.as_deref()),
+    );
     let credentials = match a.status {
         401 | 403 => " (the webhook refuses the caller: an apiserver presents only the credentials its AdmissionConfiguration's kubeconfig gives it; the suite takes them from --token, --client-cert or --admission-config)",
         _ => "",

@@ -118,6 +118,37 @@ pub async fn handshake(endpoint: &Endpoint, addr: SocketAddr, deadline: Duration
         .unwrap_or_else(|_| Err(failed(format!("TLS handshake with {addr}: no answer within {deadline:?}"))))
 }
 
+/// Whether the server refuses the client identity of `config` (a client certificate, or none):
+/// the fatal alert it sends, if it does. Under TLS 1.3 the server judges the client's certificate
+/// after the client has finished its side of the handshake, so the alert arrives on the first
+/// read: the probe completes the handshake, then reads until the alert, the server's silence
+/// (`deadline`) or anything else.
+pub(crate) async fn refused_identity(
+    endpoint: &Endpoint,
+    addr: SocketAddr,
+    config: rustls::ClientConfig,
+    deadline: Duration,
+) -> Option<rustls::AlertDescription> {
+    use tokio::io::AsyncReadExt;
+    let host = endpoint.base.host_str().unwrap_or("localhost").trim_matches(['[', ']']).to_string();
+    let name = rustls::pki_types::ServerName::try_from(host).ok()?;
+    let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
+    let refused = |e: &std::io::Error| super::rustls_error(e).as_ref().and_then(super::refuses_client_certificate);
+    let attempt = async {
+        let tcp = tokio::net::TcpStream::connect(addr).await.ok()?;
+        let mut stream = match connector.connect(name, tcp).await {
+            Ok(stream) => stream,
+            Err(e) => return refused(&e),
+        };
+        let mut byte = [0u8; 1];
+        match stream.read(&mut byte).await {
+            Err(e) => refused(&e),
+            Ok(_) => None,
+        }
+    };
+    tokio::time::timeout(deadline, attempt).await.ok().flatten()
+}
+
 #[cfg(test)]
 mod tests {
     use super::not_tls;

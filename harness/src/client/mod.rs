@@ -152,6 +152,9 @@ pub const CONTENT_TYPE: &str = "application/json";
 struct Caller {
     http: reqwest::Client,
     identity: Arc<ClientIdentity>,
+    /// Whether the webhook refuses this identity's TLS handshake (probed once, on the first
+    /// connection closed without an answer).
+    refused: Arc<tokio::sync::OnceCell<Option<rustls::AlertDescription>>>,
 }
 
 #[derive(Clone)]
@@ -188,7 +191,11 @@ impl Client {
         default: ClientIdentity,
         identities: &[(String, ClientIdentity)],
     ) -> Result<Self, Error> {
-        let default = Caller { http: http_client(&endpoint, versions, &default)?, identity: Arc::new(default) };
+        let default = Caller {
+            http: http_client(&endpoint, versions, &default)?,
+            identity: Arc::new(default),
+            refused: Arc::default(),
+        };
         let mut made: Vec<Caller> = vec![default.clone()];
         let mut by_webhook = HashMap::new();
         for (webhook, identity) in identities {
@@ -198,6 +205,7 @@ impl Client {
                     let c = Caller {
                         http: http_client(&endpoint, versions, identity)?,
                         identity: Arc::new(identity.clone()),
+                        refused: Arc::default(),
                     };
                     made.push(c.clone());
                     c
@@ -352,6 +360,14 @@ impl Client {
             }
             Ok(Err(e)) => {
                 let mut failure = classify(&e, start.elapsed(), timeout_seconds, identity);
+                // A connection the server closes after refusing the client's certificate (TLS 1.3
+                // sends the alert after the client's Finished) reaches the requests waiting on it
+                // as a closed connection: one cause, the refused handshake, reported once.
+                if failure.kind == FailureKind::Closed {
+                    if let Some(alert) = self.refusal(caller, webhook).await {
+                        failure = refused_failure(alert, identity, &e, failure.elapsed);
+                    }
+                }
                 let handshake_failed = matches!(failure.kind, FailureKind::Tls | FailureKind::Connect);
                 if handshake_failed && (not_a_tls_record(&e) || failure.message.contains("corrupt message")) {
                     if let Some(what) = self.what_answers_instead_of_tls().await {
@@ -368,6 +384,32 @@ impl Client {
                 message: format!("no answer within timeoutSeconds={timeout_seconds} (context deadline exceeded)"),
                 elapsed: start.elapsed(),
             }),
+        }
+    }
+
+    /// Whether the webhook refuses `caller`'s identity in the TLS handshake (asked once per caller),
+    /// shaking hands by the name `webhook` is called by.
+    async fn refusal(&self, caller: &Caller, webhook: Option<&str>) -> Option<rustls::AlertDescription> {
+        *caller
+            .refused
+            .get_or_init(|| async {
+                let addr = self.address().await?;
+                let config = tls_config(&self.endpoint.ca_pem, &caller.identity).ok()?;
+                let endpoint = webhook.map_or_else(|| self.endpoint.clone(), |w| self.endpoint.for_webhook(w));
+                handshake::refused_identity(&endpoint, addr, config, Duration::from_secs(2)).await
+            })
+            .await
+    }
+
+    /// The address calls connect to.
+    async fn address(&self) -> Option<std::net::SocketAddr> {
+        match self.endpoint.resolve_to {
+            Some(addr) => Some(addr),
+            None => {
+                let host = self.endpoint.base.host_str()?.trim_matches(['[', ']']).to_string();
+                let port = self.endpoint.base.port_or_known_default()?;
+                tokio::net::lookup_host((host, port)).await.ok()?.next()
+            }
         }
     }
 
@@ -541,6 +583,17 @@ fn client_certificate_refused(alert: rustls::AlertDescription, identity: &Client
     }
 }
 
+/// The failure of a call whose TLS handshake the server refused with `alert`.
+fn refused_failure(
+    alert: rustls::AlertDescription,
+    identity: &ClientIdentity,
+    e: &(dyn std::error::Error + 'static),
+    elapsed: Duration,
+) -> TransportFailure {
+    let message = format!("{}: {}", client_certificate_refused(alert, identity), error_chain(e));
+    TransportFailure { kind: FailureKind::Tls, message, go_error: Some(go_alert(alert)), elapsed }
+}
+
 fn classify(
     e: &reqwest::Error,
     elapsed: Duration,
@@ -567,8 +620,7 @@ fn classify(
         _ => None,
     });
     if let Some(alert) = refused {
-        let message = format!("{}: {}", client_certificate_refused(alert, identity), error_chain(e));
-        return TransportFailure { kind: FailureKind::Tls, message, go_error: Some(go_alert(alert)), elapsed };
+        return refused_failure(alert, identity, e, elapsed);
     }
     let message = error_chain(e);
     let kind = if e.is_timeout() {

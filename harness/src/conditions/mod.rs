@@ -5,8 +5,10 @@
 //! follow the failurePolicy: `Fail` rejects the API request without calling the webhook, `Ignore`
 //! skips the webhook (`generic/webhook.go` ShouldCallHook).
 //!
-//! The interpreter is the `cel` crate. It has no type checker: a result that is not a bool is
-//! an error here, and an identifier that is none of the four variables is reported as the apiserver
+//! The interpreter is the `cel` crate. It has no type checker: `typecheck.rs` runs the apiserver's
+//! (a field `request` does not declare, an operator applied to types it has no overload for, a
+//! result not typed bool refuse the configuration), a result that is not a bool at run time is an
+//! error here, and an identifier that is none of the four variables is reported as the apiserver
 //! reports it, a compile error. What the interpreter cannot evaluate (syntax it does not parse,
 //! `cel.bind`, two-variable comprehensions, functions of the Kubernetes libraries beyond the few of
 //! `library.rs`, an authorization check when the authorizer is not described) is
@@ -15,9 +17,11 @@
 
 mod authorizer;
 mod library;
+mod typecheck;
 mod value;
 
 pub use authorizer::{Attributes, Authorizer, Grant, Policy, PolicyRule};
+pub use typecheck::Refusal;
 
 use std::sync::{Arc, OnceLock};
 
@@ -71,12 +75,17 @@ pub struct Condition {
     pub undeclared: Vec<String>,
     /// The string literals of the expression (values requests can be steered to).
     pub literals: Vec<String>,
+    /// Why the apiserver refuses to compile it (its type check), in the apiserver's words.
+    pub refused: Option<Refusal>,
 }
 
 impl Condition {
     fn compile(name: &str, expression: &str) -> Condition {
         let env = environment();
-        let (program, undeclared, literals) = match env.compile(expression) {
+        // The apiserver compiles the expression trimmed (validateMatchCondition): columns count from there.
+        let trimmed = expression.trim();
+        let mut refused = None;
+        let (program, undeclared, literals) = match env.compile(trimmed) {
             Err(e) => (Err(format!("the suite's CEL interpreter cannot parse it: {e}")), Vec::new(), Vec::new()),
             Ok(program) => {
                 let mut walk = Walk::default();
@@ -88,11 +97,19 @@ impl Condition {
                         Vec::new(),
                         walk.literals,
                     ),
-                    None => (Ok(program), walk.undeclared, walk.literals),
+                    None if !walk.undeclared.is_empty() => (Ok(program), walk.undeclared, walk.literals),
+                    None => match typecheck::check(&program, trimmed) {
+                        Ok(()) => (Ok(program), walk.undeclared, walk.literals),
+                        Err(why) => {
+                            let unevaluable = format!("the apiserver refuses to compile it: {}", why.apiserver);
+                            refused = Some(why);
+                            (Err(unevaluable), walk.undeclared, walk.literals)
+                        }
+                    },
                 }
             }
         };
-        Condition { name: name.to_string(), expression: expression.to_string(), program, undeclared, literals }
+        Condition { name: name.to_string(), expression: expression.to_string(), program, undeclared, literals, refused }
     }
 
     /// Why the suite cannot evaluate this condition at all, if it cannot.

@@ -57,7 +57,6 @@ fn the_variables_are_the_apiservers() {
         "'system:authenticated' in request.userInfo.groups",
         "request.operation == 'CREATE' && request.resource.resource == 'pods' && request.kind.kind == 'Pod'",
         "request.namespace == 'team-a' && request.name == 'demo-pod'",
-        "request.uid == '' && request.object == null",
         "!has(request.subResource) && !has(request.userInfo.extra)",
         "request.options.kind == 'CreateOptions' && request.dryRun == false",
         "oldObject == null",
@@ -86,7 +85,8 @@ fn a_field_of_null_is_an_error_not_false() {
 
 #[test]
 fn a_non_boolean_result_is_not_taken_as_true() {
-    assert!(matches!(one("object.metadata.name", &pod()), Outcome::NotBool(_)));
+    // A result the type check cannot tell (a conditional's arms of different types) is judged when run.
+    assert!(matches!(one("object.metadata.name != '' ? object.metadata.name : true", &pod()), Outcome::NotBool(_)));
 }
 
 #[test]
@@ -168,4 +168,89 @@ fn the_authorizer_is_answered_by_the_description_or_reported_unknown() {
     // Absorbed when the answer does not matter.
     let absorbed = conditions(&[("c", &format!("true || {breakglass}"))], None);
     assert_eq!(absorbed.decide(&r), Decision::Call);
+}
+
+/// What the apiserver answers on create for a condition, if it refuses it.
+fn refused(expression: &str) -> Option<String> {
+    conditions(&[("c", expression)], None).conditions()[0].refused.clone().map(|r| r.apiserver)
+}
+
+#[test]
+fn the_apiservers_type_check_refuses_what_cel_go_refuses_in_its_words() {
+    let cases = [
+        (
+            "request.userInfo.username == 1",
+            "compilation failed: ERROR: <input>:1:27: found no matching overload for '_==_' applied to '(string, int)'\n | request.userInfo.username == 1\n | ..........................^",
+        ),
+        (
+            "request.dryRun == 'true'",
+            "compilation failed: ERROR: <input>:1:16: found no matching overload for '_==_' applied to '(bool, string)'\n | request.dryRun == 'true'\n | ...............^",
+        ),
+        (
+            "request.userInfo.nme == 'alice'",
+            "compilation failed: ERROR: <input>:1:17: undefined field 'nme'\n | request.userInfo.nme == 'alice'\n | ................^",
+        ),
+        // Trimmed before it is compiled: the column counts from the first non-blank character. A
+        // macro's expansion is placed where the macro is called (its parenthesis), as cel-go places it.
+        (
+            "  has(request.uid)",
+            "compilation failed: ERROR: <input>:1:4: undefined field 'uid'\n | has(request.uid)\n | ...^",
+        ),
+        ("request.userInfo.username", "must evaluate to bool but got string"),
+        ("object.metadata.name", "must evaluate to bool but got dyn"),
+        ("request.userInfo.groups", "must evaluate to bool but got list(string)"),
+        (
+            "1 in request.userInfo.groups",
+            "compilation failed: ERROR: <input>:1:3: found no matching overload for '@in' applied to '(int, list(string))'\n | 1 in request.userInfo.groups\n | ..^",
+        ),
+        (
+            "request.name.startsWith(1)",
+            "compilation failed: ERROR: <input>:1:24: found no matching overload for 'startsWith' applied to 'string.(int)'\n | request.name.startsWith(1)\n | .......................^",
+        ),
+        (
+            "authorizer.group('').resource('pods').check(1).allowed()",
+            "compilation failed: ERROR: <input>:1:44: found no matching overload for 'check' applied to 'kubernetes.authorization.ResourceCheck.(int)'\n | authorizer.group('').resource('pods').check(1).allowed()\n | ...........................................^",
+        ),
+        (
+            "request.userInfo.username == 1 || request.kind.knd == 'Pod'",
+            "compilation failed: ERROR: <input>:1:27: found no matching overload for '_==_' applied to '(string, int)'\n | request.userInfo.username == 1 || request.kind.knd == 'Pod'\n | ..........................^\nERROR: <input>:1:47: undefined field 'knd'\n | request.userInfo.username == 1 || request.kind.knd == 'Pod'\n | ..............................................^",
+        ),
+    ];
+    for (expression, says) in cases {
+        assert_eq!(refused(expression).as_deref(), Some(says), "{expression}");
+        // The requests it would decide are not sent, and the reason is named.
+        let outcome = one(expression, &pod());
+        assert!(matches!(&outcome, Outcome::Unevaluable(why) if why.contains(says)), "{expression}: {outcome:?}");
+    }
+}
+
+#[test]
+fn the_type_check_accepts_what_the_apiserver_compiles() {
+    for expression in [
+        "request.userInfo.username == 'alice'",
+        "'system:authenticated' in request.userInfo.groups",
+        "request.operation == 'CREATE' && request.resource.resource == 'pods' && request.kind.kind == 'Pod'",
+        "request.namespace == 'team-a' && request.name == 'demo-pod'",
+        "!has(request.subResource) && !has(request.userInfo.extra)",
+        "request.options.kind == 'CreateOptions' && request.dryRun == false",
+        "oldObject == null",
+        "object.metadata.labels['app.kubernetes.io/name'] == 'web'",
+        "object.spec.replicas == 3 && object.spec.replicas == 3u && object.spec.replicas == 3.0",
+        "object.spec.containers.all(c, c.image.contains(':'))",
+        "object.spec.containers.exists_one(c, c.name == 'a') && object.spec.containers.map(c, c.name).size() > 0",
+        "object.spec.containers.filter(c, c.name == 'a').size() == 1",
+        "request.userInfo.groups.exists(g, g.startsWith('system:'))",
+        "request.userInfo.extra.exists(k, k == 'scopes') || size(request.userInfo.extra) == 0",
+        "object.metadata.name.startsWith('demo') && object.metadata.name.matches('^demo-')",
+        "'TacoCat'.lowerAscii() == 'tacocat'",
+        "sets.intersects(request.userInfo.groups, ['system:authenticated', 'x'])",
+        "size(request.userInfo.groups) < 3.5 && request.requestKind.version in ['v1', 'v2']",
+        "authorizer.group('').resource('pods').namespace('a').check('create').allowed()",
+        "authorizer.requestResource.check('update').reason() != '' || authorizer.path('/x').check('get').allowed()",
+        "authorizer.serviceAccount('ns', 'sa').group('').resource('pods').check('get').allowed()",
+        "object.spec.enabled ? true : request.dryRun",
+        "  request.userInfo.username != ''  ",
+    ] {
+        assert_eq!(refused(expression), None, "{expression}");
+    }
 }

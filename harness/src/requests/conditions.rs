@@ -2,15 +2,18 @@
 //! (`crate::conditions`). Requests are steered to satisfy them, as they are fitted to the selectors:
 //! when a request as built does not satisfy them, variations named by the conditions' own string
 //! literals are tried (the user's name, a group, a label or annotation set or removed, the
-//! namespace), and the first one the conditions accept is sent. A request no variation saves is not
-//! sent: a cluster would not send it to this webhook.
+//! namespace), and the first one the conditions accept is sent; with an `--authorizer`
+//! description, the users, groups, service accounts and namespaces it grants are tried too. A user
+//! steered to carries the groups the apiserver's authenticators give such a name
+//! (`system:serviceaccount:ns:name` the service-account groups, `system:node:name` `system:nodes`).
+//! A request no variation saves is not sent: a cluster would not send it to this webhook.
 
 use serde_json::{Map, Value};
 
 use super::fit::{fit, labels_are_free, Selectors};
 use super::review::{admission_review, AdmissionSpec};
-use crate::admission::ReviewVersion;
-use crate::conditions::{Decision, MatchConditions, Outcome};
+use crate::admission::{ReviewVersion, UserInfo};
+use crate::conditions::{Authorizer, Decision, MatchConditions, Outcome};
 use crate::config::WebhookSpec;
 
 /// The decision of `conditions` on `spec` as it stands.
@@ -62,8 +65,91 @@ fn dns_label_ok(s: &str) -> bool {
     label_name_ok(s) && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
-/// The variations of `spec` that the literals name.
-fn variations(spec: &AdmissionSpec, literals: &[String]) -> Vec<AdmissionSpec> {
+/// The user named `name` as the apiserver's authenticators present it: the groups its kind of name
+/// comes with (`pkg/serviceaccount/util.go` MakeGroupNames, `system:nodes` for a node's client
+/// certificate), and `system:authenticated` (`authentication/group/authenticated_group_adder.go`).
+/// The suite's default user keeps its own.
+fn user_named(name: &str, current: &UserInfo) -> UserInfo {
+    if name == current.username {
+        return current.clone();
+    }
+    let default = super::review::default_user();
+    if name == default.username {
+        return default;
+    }
+    let mut groups: Vec<String> = Vec::new();
+    let mut uid = None;
+    if let Some(rest) = name.strip_prefix("system:serviceaccount:") {
+        if let Some((namespace, _)) = rest.split_once(':') {
+            groups.push("system:serviceaccounts".into());
+            groups.push(format!("system:serviceaccounts:{namespace}"));
+            uid = Some("5a0c1d2e-0000-4000-8000-00000000005a".to_string());
+        }
+    } else if name.starts_with("system:node:") {
+        groups.push("system:nodes".into());
+    }
+    if name == "system:anonymous" {
+        groups.push("system:unauthenticated".into());
+    } else {
+        groups.push("system:authenticated".into());
+    }
+    UserInfo { username: name.to_string(), uid, groups, extra: Default::default() }
+}
+
+/// Who an `--authorizer` description grants something to, and where: a user name or a group, and
+/// the namespace its rules hold in (the whole cluster when `None`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Subject {
+    user: Option<String>,
+    group: Option<String>,
+    namespace: Option<String>,
+}
+
+/// Every [`Subject`] of `authorizer`'s grants (service accounts as their user names).
+fn granted(authorizer: &Authorizer) -> Vec<Subject> {
+    let mut out: Vec<Subject> = Vec::new();
+    let Authorizer::Described(policy) = authorizer else { return out };
+    for grant in &policy.allow {
+        let namespace = grant.namespace.clone();
+        let service_accounts = grant
+            .service_accounts
+            .iter()
+            .filter_map(|sa| sa.split_once('/').map(|(ns, name)| format!("system:serviceaccount:{ns}:{name}")));
+        let users = grant.users.iter().cloned().chain(service_accounts);
+        let mut subjects: Vec<Subject> =
+            users.map(|u| Subject { user: Some(u), group: None, namespace: namespace.clone() }).collect();
+        subjects.extend(grant.groups.iter().map(|g| Subject {
+            user: None,
+            group: Some(g.clone()),
+            namespace: namespace.clone(),
+        }));
+        if subjects.is_empty() && namespace.is_some() {
+            subjects.push(Subject { user: None, group: None, namespace });
+        }
+        for s in subjects {
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+    }
+    out
+}
+
+/// Move `spec` (object and old object too) to `namespace`.
+fn set_namespace(s: &mut AdmissionSpec, namespace: &str) {
+    s.namespace = Some(namespace.to_string());
+    for o in [&mut s.object, &mut s.old_object] {
+        if let Some(meta) = o.get_mut("metadata").and_then(Value::as_object_mut) {
+            if meta.contains_key("namespace") {
+                meta.insert("namespace".into(), Value::String(namespace.to_string()));
+            }
+        }
+    }
+}
+
+/// The variations of `spec` that the literals name, and those of the subjects an authorizer
+/// description grants (one variation per subject, its namespace with it).
+fn variations(spec: &AdmissionSpec, literals: &[String], subjects: &[Subject]) -> Vec<AdmissionSpec> {
     let mut out = Vec::new();
     let mut push = |f: &dyn Fn(&mut AdmissionSpec)| {
         let mut v = spec.clone();
@@ -72,26 +158,31 @@ fn variations(spec: &AdmissionSpec, literals: &[String]) -> Vec<AdmissionSpec> {
             out.push(v);
         }
     };
+    let add_group = |s: &mut AdmissionSpec, group: &String| {
+        if !s.user.groups.contains(group) {
+            s.user.groups.push(group.clone());
+        }
+    };
     for l in literals {
-        push(&|s| s.user.username = l.clone());
-        push(&|s| {
-            if !s.user.groups.contains(l) {
-                s.user.groups.push(l.clone());
-            }
-        });
+        push(&|s| s.user = user_named(l, &s.user));
+        push(&|s| add_group(s, l));
         push(&|s| s.user.groups.retain(|g| g != l));
         if spec.namespace.is_some() && dns_label_ok(l) {
-            push(&|s| {
-                s.namespace = Some(l.clone());
-                for o in [&mut s.object, &mut s.old_object] {
-                    if let Some(meta) = o.get_mut("metadata").and_then(Value::as_object_mut) {
-                        if meta.contains_key("namespace") {
-                            meta.insert("namespace".into(), Value::String(l.clone()));
-                        }
-                    }
-                }
-            });
+            push(&|s| set_namespace(s, l));
         }
+    }
+    for subject in subjects {
+        push(&|s| {
+            if let Some(user) = &subject.user {
+                s.user = user_named(user, &s.user);
+            }
+            if let Some(group) = &subject.group {
+                add_group(s, group);
+            }
+            if let (Some(ns), Some(_)) = (&subject.namespace, &s.namespace) {
+                set_namespace(s, ns);
+            }
+        });
     }
     if labels_are_free(spec) {
         for field in ["labels", "annotations"] {
@@ -139,12 +230,13 @@ pub fn steer(conditions: &MatchConditions, selectors: &Selectors, spec: &mut Adm
             }
         }
     }
+    let subjects = granted(conditions.authorizer());
     // Two rounds: a single variation, then one more on the variation that satisfied the most.
     let mut current = spec.clone();
     for _ in 0..2 {
         let mut best: Option<(usize, AdmissionSpec)> = None;
         let base = trues(conditions, &current);
-        for mut v in variations(&current, &literals) {
+        for mut v in variations(&current, &literals, &subjects) {
             if !fit(selectors, &mut v) {
                 continue;
             }
@@ -249,6 +341,73 @@ mod tests {
         assert!(steer(&c, &Selectors::default(), &mut spec));
         assert!(spec.user.groups.contains(&"ops".to_string()) && spec.namespace.as_deref() == Some("payments"));
         assert_eq!(spec.object["metadata"]["namespace"], "payments");
+    }
+
+    #[test]
+    fn a_steered_user_carries_the_groups_of_its_name() {
+        let c = conditions(&["request.userInfo.username == 'system:serviceaccount:team-a:deployer'"]);
+        let mut spec = pod(Operation::Create, Variant::Bare);
+        assert!(steer(&c, &Selectors::default(), &mut spec));
+        assert_eq!(spec.user.username, "system:serviceaccount:team-a:deployer");
+        assert_eq!(
+            spec.user.groups,
+            ["system:serviceaccounts", "system:serviceaccounts:team-a", "system:authenticated"].map(String::from)
+        );
+        let c = conditions(&[
+            "request.userInfo.username.startsWith('system:node:') || request.userInfo.username == 'system:node:n1'",
+        ]);
+        let mut spec = pod(Operation::Create, Variant::Bare);
+        assert!(steer(&c, &Selectors::default(), &mut spec));
+        assert_eq!(spec.user.groups, ["system:nodes", "system:authenticated"].map(String::from));
+        // The admin's group goes with the admin.
+        let c = conditions(&["request.userInfo.username == 'alice'"]);
+        let mut spec = pod(Operation::Create, Variant::Bare);
+        assert!(steer(&c, &Selectors::default(), &mut spec));
+        assert_eq!(spec.user.groups, ["system:authenticated"].map(String::from));
+        assert_eq!(spec.user.uid, None);
+    }
+
+    fn described(policy: Value) -> Authorizer {
+        Authorizer::Described(std::sync::Arc::new(serde_json::from_value(policy).unwrap()))
+    }
+
+    #[test]
+    fn requests_are_steered_to_the_subjects_an_authorizer_description_grants() {
+        let check = "authorizer.group('').resource('pods').check('create').allowed()";
+        let cases = [
+            (
+                json!({"allow": [{"users": ["alice"], "rules": [{"verbs": ["create"], "apiGroups": [""], "resources": ["pods"]}]}]}),
+                "alice",
+                None,
+            ),
+            (
+                json!({"allow": [{"groups": ["deployers"], "rules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}]}]}),
+                "kubernetes-admin",
+                Some("deployers"),
+            ),
+            (
+                json!({"allow": [{"serviceAccounts": ["ci/builder"], "rules": [{"verbs": ["create"], "apiGroups": [""], "resources": ["pods"]}]}]}),
+                "system:serviceaccount:ci:builder",
+                Some("system:serviceaccounts:ci"),
+            ),
+        ];
+        for (policy, user, group) in cases {
+            let c = conditions(&[check]).with_authorizer(described(policy));
+            let mut spec = pod(Operation::Create, Variant::Bare);
+            assert!(!decide(&c, &spec).calls(), "the default user is not granted it");
+            assert!(steer(&c, &Selectors::default(), &mut spec), "{user}");
+            assert_eq!(spec.user.username, user);
+            if let Some(g) = group {
+                assert!(spec.user.groups.iter().any(|x| x == g), "{:?}", spec.user.groups);
+            }
+        }
+        // A grant that holds in one namespace moves a namespaced request there.
+        let policy = json!({"allow": [{"users": ["alice"], "namespace": "team-b", "rules": [{"verbs": ["create"], "apiGroups": [""], "resources": ["pods"]}]}]});
+        let c =
+            conditions(&["authorizer.requestResource.check('create').allowed()"]).with_authorizer(described(policy));
+        let mut spec = pod(Operation::Create, Variant::Bare);
+        assert!(steer(&c, &Selectors::default(), &mut spec));
+        assert_eq!((spec.user.username.as_str(), spec.namespace.as_deref()), ("alice", Some("team-b")));
     }
 
     #[test]

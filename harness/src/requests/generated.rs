@@ -19,7 +19,7 @@ use super::case::RequestCase;
 use super::conditions::steer;
 use super::fit::{fit as fit_selectors, move_to_namespace, Selectors};
 pub use super::objects::pod_spec_path;
-use super::objects::{conform, new_object, Variant};
+use super::objects::{conform, new_object, varied_object, Variant};
 use super::one_of::{one_of, weighted};
 use super::plan::admission_spec_from;
 use super::resources::{targets, ApiResources, Origin, Target};
@@ -617,8 +617,19 @@ fn recipe(webhook: &WebhookSpec, scope: Scope, api: &ApiResources) -> Option<Rec
     let build: Build = std::sync::Arc::new(move |(index, full, shape, version, dry_run, user): Draw| {
         let is_primary = version == primary;
         let (target, [bare, labelled]) = &fixtures[index];
-        let fresh = if full { labelled } else { bare };
-        build_from(kind, &selectors, &conditions, target, fresh.clone(), &shape, version, is_primary, dry_run, user)
+        let fresh = match target.resource.origin {
+            // A custom resource's fields vary with the draw (over its CRD's schema); the seed is
+            // taken from what was drawn, so the draws and their shrinking stay as they are.
+            Origin::Crd(_) => {
+                use std::hash::{Hash, Hasher};
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                (index, full, format!("{shape:?}"), dry_run, &user.username).hash(&mut h);
+                let variant = if full { Variant::Labelled } else { Variant::Bare };
+                varied_object(&target.resource, variant, GENERATED_NAME, h.finish())
+            }
+            _ => if full { labelled } else { bare }.clone(),
+        };
+        build_from(kind, &selectors, &conditions, target, fresh, &shape, version, is_primary, dry_run, user)
     });
     Some(Recipe { draws, build })
 }
@@ -757,6 +768,8 @@ mod tests {
                                 && meta.get("creationTimestamp").is_some()
                                 && meta.get("generation").is_some();
                             prop_assert_eq!(filled, webhook.kind == WebhookKind::Validating, "{}", case.label);
+                            // Admission runs before storage: no resourceVersion on a CREATE.
+                            prop_assert!(meta.get("resourceVersion").is_none(), "{}", case.label);
                         }
                         Operation::Update if case.spec.sub_resource.is_none() => {
                             prop_assert!(meta["resourceVersion"].is_string());
@@ -969,6 +982,38 @@ spec:
         };
         assert_eq!(seen_unknown(&ApiResources::with_crds(&crds), true), 0);
         assert!(seen_unknown(&ApiResources::built_in(), false) > 0, "the generator does draw unknown fields");
+    }
+
+    /// Generated custom resources vary over their schema: not the one object a fixture is.
+    #[test]
+    fn generated_custom_resources_vary_over_their_schema() {
+        let crds = crate::config::Crd::parse(std::path::Path::new("g.yaml"), GADGET_CRD).unwrap();
+        let mut webhook = reference().webhooks[1].clone();
+        webhook.rules = vec![crate::config::RuleWithOperations {
+            operations: vec!["CREATE".into()],
+            api_groups: vec!["example.com".into()],
+            api_versions: vec!["v1".into()],
+            resources: vec!["gadgets".into()],
+            scope: None,
+        }];
+        let strategy = requests_in(&webhook, Scope::All, &ApiResources::with_crds(&crds)).unwrap();
+        let mut runner = TestRunner::new_with_rng(
+            Config { cases: 100, failure_persistence: None, ..Config::default() },
+            deterministic(),
+        );
+        let seen = std::sync::Mutex::new((std::collections::BTreeSet::new(), std::collections::BTreeSet::new()));
+        runner
+            .run(&strategy, |case| {
+                let spec = &case.spec.object["spec"];
+                let mut seen = seen.lock().unwrap();
+                seen.0.insert(spec["size"].as_i64().unwrap());
+                seen.1.insert(spec["color"].as_str().unwrap().to_string());
+                Ok(())
+            })
+            .unwrap();
+        let (sizes, colors) = seen.into_inner().unwrap();
+        assert!(sizes.contains(&1) && sizes.len() > 2, "sizes at the minimum and beyond: {sizes:?}");
+        assert_eq!(colors.into_iter().collect::<Vec<_>>(), ["blue", "red"], "every enum value");
     }
 
     #[test]

@@ -21,7 +21,7 @@ pub use conditions::{outcomes as condition_outcomes, tally as tally_conditions};
 pub use fit::{fit as fit_selectors, Selectors};
 #[cfg(test)]
 pub use objects::Variant;
-pub use objects::{connect_options, scale, stored, NAMESPACE};
+pub use objects::{connect_options, created, scale, stored, NAMESPACE};
 #[cfg(test)]
 pub use plan::admission_spec;
 pub use plan::{candidates, plan, plan_in};
@@ -31,3 +31,4 @@ pub use resources::{built_ins, targets, targets_for, ApiResources, Origin, Resou
 #[cfg(test)]
 pub use review::admission_review;
 pub use review::{default_user, AdmissionSpec};
+pub use schema::summary as schema_summary;

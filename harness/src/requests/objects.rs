@@ -140,6 +140,21 @@ fn body(resource: &Resource, variant: Variant) -> Map<String, Value> {
 /// An object of `resource` as a client sends it on CREATE: no uid, creationTimestamp, generation or
 /// resourceVersion yet. Reviews carry no name.
 pub fn new_object(resource: &Resource, variant: Variant, name: &str) -> Value {
+    assemble(resource, variant, name, body(resource, variant))
+}
+
+/// [`new_object`] for a custom resource of a CRD, its fields varied by `seed` over the schema
+/// ([`schema::varied`]); any other resource's object as [`new_object`] builds it.
+pub fn varied_object(resource: &Resource, variant: Variant, name: &str, seed: u64) -> Value {
+    match &resource.origin {
+        Origin::Crd(s) => assemble(resource, variant, name, schema::varied(s, seed)),
+        _ => new_object(resource, variant, name),
+    }
+}
+
+/// The object of `resource` named `name` with `variant`'s metadata around `body`, as the
+/// apiserver's decoding leaves it.
+fn assemble(resource: &Resource, variant: Variant, name: &str, body: Map<String, Value>) -> Value {
     let gvk = resource.gvk();
     let mut metadata = Map::new();
     if !resource.review {
@@ -158,7 +173,7 @@ pub fn new_object(resource: &Resource, variant: Variant, name: &str) -> Value {
     object.insert("apiVersion".into(), json!(gvk.api_version()));
     object.insert("kind".into(), json!(gvk.kind));
     object.insert("metadata".into(), Value::Object(metadata));
-    object.extend(body(resource, variant));
+    object.extend(body);
     let mut object = Value::Object(object);
     conform(resource, &mut object);
     object
@@ -189,13 +204,29 @@ fn typed(gvk: &Gvk, value: Value) -> Value {
     }
 }
 
-/// The object as the registry holds it once stored: uid, creationTimestamp, generation and
-/// resourceVersion set. A validating webhook sees a CREATE's object this way.
-pub fn stored(mut object: Value, uid: &str, resource_version: &str) -> Value {
+/// The object of a CREATE as validating admission sees it: the registry has filled uid and
+/// creationTimestamp (`registry/generic/registry/store.go` Create: rest.FillObjectMetaSystemFields)
+/// and generation (the strategies' PrepareForCreate, in `rest.BeforeCreate`), and validating
+/// admission runs before the object is written (`createValidation` in store.go Create): it has no
+/// resourceVersion yet, which only storage assigns (and refuses on a create). A mutating webhook
+/// sees a CREATE's object before all of this (`endpoints/handlers/create.go`: mutating admission
+/// runs before `r.Create`).
+pub fn created(mut object: Value, uid: &str) -> Value {
     if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         meta.insert("uid".into(), json!(uid));
         meta.insert("creationTimestamp".into(), json!("2026-01-01T00:00:00Z"));
         meta.insert("generation".into(), json!(1));
+        meta.remove("resourceVersion");
+    }
+    object
+}
+
+/// The object as the registry holds it once stored: what [`created`] fills, and the
+/// resourceVersion storage assigned. UPDATE and DELETE carry it as oldObject (an UPDATE's new
+/// object starts from it).
+pub fn stored(object: Value, uid: &str, resource_version: &str) -> Value {
+    let mut object = created(object, uid);
+    if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         meta.insert("resourceVersion".into(), json!(resource_version));
     }
     object

@@ -56,9 +56,9 @@ pub fn admission_spec_from(target: &Target, fresh: Value, name: &str, kind: Webh
             let gvk = resource.gvk();
             match op {
                 // Mutating webhooks see the object before the registry fills uid and friends;
-                // validating webhooks see it filled (reviews are never stored).
+                // validating webhooks see it filled, not yet stored (reviews are never stored).
                 Operation::Create if kind == WebhookKind::Mutating || resource.review => (gvk, fresh, Value::Null),
-                Operation::Create => (gvk, stored(fresh), Value::Null),
+                Operation::Create => (gvk, objects::created(fresh, STORED_UID), Value::Null),
                 Operation::Update => {
                     let stored = stored(fresh);
                     (gvk, objects::updated(&stored), stored)
@@ -183,6 +183,41 @@ mod tests {
         assert!(create.object()["metadata"]["uid"].is_string(), "validating CREATE sees the stored object");
         assert!(cases.iter().any(|c| c.label == "CONNECT pods/exec (bare)" && c.object()["kind"] == "PodExecOptions"));
         assert!(cases.iter().any(|c| c.label.starts_with("CREATE namespaces") && c.spec.namespace.is_none()));
+    }
+
+    /// The system fields of an object's metadata the apiserver sets, as (uid, creationTimestamp,
+    /// generation, resourceVersion) present.
+    fn system_fields(object: &serde_json::Value) -> [bool; 4] {
+        let meta = &object["metadata"];
+        ["uid", "creationTimestamp", "generation", "resourceVersion"].map(|f| meta.get(f).is_some())
+    }
+
+    #[test]
+    fn each_operation_and_phase_carries_the_metadata_the_apiserver_has_set_by_then() {
+        let m = reference();
+        for (webhook, phase) in [(&m.webhooks[0], "mutating"), (&m.webhooks[1], "validating")] {
+            let cases = plan(webhook);
+            let find = |label: &str| cases.iter().find(|c| c.label == label).unwrap_or_else(|| panic!("{label}"));
+            let create = find("CREATE pods (bare)");
+            let update = find("UPDATE pods (bare)");
+            let delete = find("DELETE pods (bare)");
+            // CREATE: mutating admission runs before the registry fills anything (handlers/create.go);
+            // validating admission after uid, creationTimestamp and generation, before storage gives a
+            // resourceVersion (store.go Create).
+            let want = if phase == "mutating" { [false; 4] } else { [true, true, true, false] };
+            assert_eq!(system_fields(create.object()), want, "{phase} CREATE object");
+            assert!(create.spec.old_object.is_null(), "{phase} CREATE oldObject");
+            // UPDATE: the stored object as oldObject, and the new object keeps its uid, timestamp,
+            // generation and the resourceVersion the client read.
+            let (old, new) = (&update.spec.old_object, update.object());
+            assert_eq!(system_fields(old), [true; 4], "{phase} UPDATE oldObject");
+            assert_eq!(system_fields(new), [true; 4], "{phase} UPDATE object");
+            assert_eq!(new["metadata"]["resourceVersion"], old["metadata"]["resourceVersion"]);
+            assert_eq!(new["metadata"]["uid"], old["metadata"]["uid"]);
+            // DELETE: the stored object as oldObject, no object.
+            assert_eq!(system_fields(&delete.spec.old_object), [true; 4], "{phase} DELETE oldObject");
+            assert!(delete.object().is_null(), "{phase} DELETE object");
+        }
     }
 
     fn everything(webhook: &WebhookSpec) -> WebhookSpec {

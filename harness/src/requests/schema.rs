@@ -65,6 +65,234 @@ pub fn instance(schema: &Value, full: bool) -> Map<String, Value> {
     out
 }
 
+/// The fields of a valid object of the custom resource (as [`instance`]) with values that vary with
+/// `seed`: any of an enum's values, integers and numbers at and near their bounds, strings from
+/// `minLength` up to `maxLength`, optional fields present or absent, arrays and maps of several
+/// sizes within `minItems`/`maxItems` and `minProperties`/`maxProperties`. A `pattern` or `format`
+/// keeps the string [`instance`] gives (which the suite does not vary).
+pub fn varied(schema: &Value, seed: u64) -> Map<String, Value> {
+    let mut draw = Draw(seed ^ 0x9e37_79b9_7f4a_7c15);
+    let mut out = Map::new();
+    let required = required(schema);
+    if let Some(props) = properties(schema) {
+        for (name, sub) in props {
+            if META_FIELDS.contains(&name.as_str()) || name == "status" {
+                continue;
+            }
+            if required.contains(&name.as_str()) || name == "spec" || draw.chance() {
+                out.insert(name.clone(), varied_value(sub, &mut draw, 1));
+            }
+        }
+    }
+    out
+}
+
+/// What [`varied`] draws from `schema`, in a line: each leaf field of the resource (below
+/// `spec` and the other top-level fields, at most `limit` of them) and the values it takes.
+pub fn summary(schema: &Value, limit: usize) -> String {
+    fn walk(schema: &Value, path: &str, required: bool, out: &mut Vec<String>, depth: usize) {
+        let optional = if required { "" } else { ", or absent" };
+        if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+            let shown: Vec<String> = values.iter().map(Value::to_string).collect();
+            out.push(format!("{path}: one of {}{optional}", shown.join(", ")));
+            return;
+        }
+        let kind = schema.get("type").and_then(Value::as_str).unwrap_or("object");
+        let what = match kind {
+            "integer" | "number" => {
+                let (lo, hi) = bounds(schema);
+                let show = |b: Option<f64>| b.map_or("…".to_string(), |n| n.to_string());
+                format!("{kind} {}..{} at and near its bounds", show(lo), show(hi))
+            }
+            "string" if schema.get("pattern").is_some() || schema.get("format").is_some() => {
+                "string, one value (pattern or format)".to_string()
+            }
+            "string" => format!(
+                "string of {} to {} characters",
+                count(schema, "minLength").unwrap_or(0),
+                count(schema, "maxLength").map_or("20".to_string(), |n| n.to_string())
+            ),
+            "boolean" => "true or false".to_string(),
+            "array" => {
+                let min = count(schema, "minItems").unwrap_or(0);
+                let items = schema.get("items").cloned().unwrap_or(Value::Null);
+                if depth < 4 {
+                    walk(&items, &format!("{path}[]"), true, out, depth + 1);
+                }
+                format!("{min} to {} items", count(schema, "maxItems").unwrap_or(min + 3).min(min + 3).max(min))
+            }
+            _ if flag(schema, "x-kubernetes-preserve-unknown-fields")
+                || flag(schema, "x-kubernetes-embedded-resource")
+                || flag(schema, "x-kubernetes-int-or-string") =>
+            {
+                "as the bare and full objects hold it".to_string()
+            }
+            _ => {
+                let required = self::required(schema);
+                if let Some(props) = properties(schema).filter(|_| depth < 4) {
+                    for (name, sub) in props {
+                        walk(sub, &format!("{path}.{name}"), required.contains(&name.as_str()), out, depth + 1);
+                    }
+                }
+                match schema.get("additionalProperties") {
+                    Some(Value::Bool(false)) | None => return,
+                    _ => "0 to 3 entries".to_string(),
+                }
+            }
+        };
+        out.push(format!("{path}: {what}{optional}"));
+    }
+    let mut out = Vec::new();
+    let required = required(schema);
+    if let Some(props) = properties(schema) {
+        for (name, sub) in props {
+            if META_FIELDS.contains(&name.as_str()) || name == "status" {
+                continue;
+            }
+            walk(sub, name, required.contains(&name.as_str()) || name == "spec", &mut out, 1);
+        }
+    }
+    let more = out.len().saturating_sub(limit);
+    out.truncate(limit);
+    if more > 0 {
+        out.push(format!("{more} more"));
+    }
+    out.join("; ")
+}
+
+/// A small deterministic generator (splitmix64): the same seed, the same object.
+struct Draw(u64);
+
+impl Draw {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// An index below `n` (`n` > 0).
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn chance(&mut self) -> bool {
+        self.next() & 1 == 1
+    }
+    fn pick<T: Clone>(&mut self, from: &[T]) -> T {
+        from[self.below(from.len())].clone()
+    }
+}
+
+fn varied_value(schema: &Value, draw: &mut Draw, depth: usize) -> Value {
+    if let Some(values) = schema.get("enum").and_then(Value::as_array).filter(|e| !e.is_empty()) {
+        return draw.pick(values);
+    }
+    if flag(schema, "x-kubernetes-int-or-string") || depth > FULL_DEPTH {
+        return value(schema, false, depth);
+    }
+    match schema.get("type").and_then(Value::as_str) {
+        Some("object") | None => varied_object(schema, draw, depth),
+        Some("array") => {
+            let min = count(schema, "minItems").unwrap_or(0);
+            let max = count(schema, "maxItems").unwrap_or(min + 3).min(min + 3).max(min);
+            let n = min + draw.below(max - min + 1);
+            let items = schema.get("items").cloned().unwrap_or(Value::Null);
+            Value::Array((0..n).map(|i| distinct_within(varied_value(&items, draw, depth + 1), i, &items)).collect())
+        }
+        Some("string") if schema.get("pattern").is_some() || schema.get("format").is_some() => string(schema),
+        Some("string") => {
+            let min = count(schema, "minLength").unwrap_or(0);
+            let max = count(schema, "maxLength").unwrap_or(min.max(12) + 8).max(min);
+            let lengths = [min, max, min + (max - min) / 2, (min + 1).min(max), max.saturating_sub(1).max(min)];
+            let n = draw.pick(&lengths);
+            let alphabet: Vec<char> = "abcdefghijklmnopqrstuvwxyz0123456789-".chars().collect();
+            let mut s: String = (0..n).map(|_| draw.pick(&alphabet)).collect();
+            if s.starts_with('-') {
+                s.replace_range(0..1, "a");
+            }
+            Value::String(s)
+        }
+        Some("integer") => {
+            let (lo, hi) = bounds(schema);
+            let lo = lo.map(f64::ceil).unwrap_or(-1_000_000.0);
+            let hi = hi.map(f64::floor).unwrap_or(1_000_000.0).max(lo);
+            let candidates = [lo, hi, lo + 1.0, hi - 1.0, (lo + hi) / 2.0, 0.0, 1.0, 3.0];
+            let inside: Vec<f64> = candidates.iter().copied().filter(|n| *n >= lo && *n <= hi).collect();
+            json!(draw.pick(&inside).trunc() as i64)
+        }
+        Some("number") => {
+            let (lo, hi) = bounds(schema);
+            let lo = lo.unwrap_or(-1_000_000.0);
+            let hi = hi.unwrap_or(1_000_000.0).max(lo);
+            let candidates = [lo, hi, (lo + hi) / 2.0, 0.5, 1.0];
+            let inside: Vec<f64> = candidates.iter().copied().filter(|n| *n >= lo && *n <= hi).collect();
+            json!(draw.pick(&inside))
+        }
+        Some("boolean") => json!(draw.chance()),
+        Some(_) => Value::Null,
+    }
+}
+
+/// [`distinct`], keeping each string within its `maxLength`: the index replaces the string's last
+/// characters rather than lengthening it.
+fn distinct_within(mut item: Value, index: usize, schema: &Value) -> Value {
+    if index == 0 || schema.get("enum").is_some() {
+        return item;
+    }
+    let mark = |s: &mut String, schema: Option<&Value>| {
+        let suffix = index.to_string();
+        let max = schema.and_then(|x| count(x, "maxLength")).unwrap_or(usize::MAX);
+        let keep = max.saturating_sub(suffix.len()).min(s.chars().count());
+        *s = s.chars().take(keep).collect::<String>() + &suffix;
+    };
+    match &mut item {
+        Value::String(s) => mark(s, Some(schema)),
+        Value::Object(map) => {
+            for (k, v) in map.iter_mut() {
+                if let Value::String(s) = v {
+                    mark(s, properties(schema).and_then(|p| p.get(k)));
+                }
+            }
+        }
+        _ => {}
+    }
+    item
+}
+
+fn varied_object(schema: &Value, draw: &mut Draw, depth: usize) -> Value {
+    if flag(schema, "x-kubernetes-embedded-resource") || flag(schema, "x-kubernetes-preserve-unknown-fields") {
+        return value(schema, draw.chance(), depth);
+    }
+    let mut out = Map::new();
+    let required = required(schema);
+    if let Some(props) = properties(schema) {
+        for (name, sub) in props {
+            if required.contains(&name.as_str()) || draw.chance() {
+                out.insert(name.clone(), varied_value(sub, draw, depth + 1));
+            }
+        }
+    }
+    let min = count(schema, "minProperties").unwrap_or(0);
+    let max = count(schema, "maxProperties").unwrap_or(usize::MAX);
+    match schema.get("additionalProperties") {
+        Some(Value::Bool(false)) | None => {}
+        Some(Value::Bool(true)) => {
+            if out.len() < min || (draw.chance() && out.len() < max) {
+                out.insert("key".into(), json!("value"));
+            }
+        }
+        Some(sub) => {
+            let extra = draw.below(4);
+            let mut i = 0;
+            while (out.len() < min || i < extra) && out.len() < max {
+                out.insert(format!("key{i}"), varied_value(sub, draw, depth + 1));
+                i += 1;
+            }
+        }
+    }
+    Value::Object(out)
+}
+
 /// A status as the controller writes it through `/status`, when the schema has one.
 pub fn status_instance(schema: &Value) -> Option<Value> {
     properties(schema)?.get("status").map(|s| value(s, true, 1))
@@ -494,6 +722,65 @@ mod tests {
         let mut o = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}});
         o.as_object_mut().unwrap().extend(body);
         o
+    }
+
+    #[test]
+    fn varied_instances_cover_the_schema_and_stay_valid() {
+        let s = schema();
+        let (mut sizes, mut modes, mut tag_counts, mut tag_lengths) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut with_tags, mut without_tags, mut label_counts) = (0, 0, Vec::new());
+        for seed in 0..300 {
+            let mut o = object(varied(&s, seed));
+            admit(&s, &mut o);
+            assert_eq!(conforms(&s, &o), Ok(()), "seed {seed}: {o}");
+            assert_eq!(object(varied(&s, seed)), object(varied(&s, seed)), "the same seed, the same object");
+            let spec = &o["spec"];
+            let size = spec["size"].as_i64().unwrap();
+            assert!((3..=9).contains(&size), "seed {seed}: size {size}");
+            sizes.push(size);
+            modes.push(spec["mode"].as_str().unwrap().to_string());
+            assert!(spec["replicas"].as_i64().is_some(), "a default fills what is left out");
+            match spec.get("tags").and_then(Value::as_array) {
+                Some(tags) => {
+                    with_tags += 1;
+                    assert!(tags.len() >= 2, "minItems");
+                    tag_counts.push(tags.len());
+                    for t in tags {
+                        let n = t.as_str().unwrap().chars().count();
+                        assert!(n <= 4, "maxLength: {t}");
+                        tag_lengths.push(n);
+                    }
+                }
+                None => without_tags += 1,
+            }
+            label_counts.push(spec.get("labels").and_then(Value::as_object).map_or(0, Map::len));
+        }
+        for want in [3, 4, 6, 8, 9] {
+            assert!(sizes.contains(&want), "size {want} (bounds and values near them) never drawn: {sizes:?}");
+        }
+        for want in ["fast", "safe"] {
+            assert!(modes.iter().any(|m| m == want), "enum value {want} never drawn");
+        }
+        assert!(with_tags > 0 && without_tags > 0, "an optional field both present and absent");
+        assert!(tag_counts.iter().any(|n| *n > 2), "arrays longer than minItems");
+        assert!(tag_lengths.contains(&4) && tag_lengths.contains(&0), "strings up to maxLength: {tag_lengths:?}");
+        assert!(label_counts.iter().any(|n| *n > 1), "maps of several entries");
+    }
+
+    #[test]
+    fn the_summary_says_what_is_drawn_for_each_field() {
+        let text = summary(&schema(), 40);
+        for says in [
+            "spec.size: integer 3..9 at and near its bounds",
+            "spec.mode: one of \"fast\", \"safe\"",
+            "spec.tags[]: string of 0 to 4 characters",
+            "spec.tags: 2 to 5 items, or absent",
+            "spec.labels: 0 to 3 entries, or absent",
+            "spec.owner: string, one value (pattern or format), or absent",
+        ] {
+            assert!(text.contains(says), "{says:?} not in {text}");
+        }
+        assert!(summary(&schema(), 2).ends_with("more"));
     }
 
     #[test]

@@ -199,6 +199,31 @@ fn judge_coverage(webhooks: &[WebhookSpec], coverage: &Coverage) -> Vec<WebhookF
     out
 }
 
+/// What the report says of custom resources a webhook's rules select that a CRD of the run
+/// describes: which, and what the generated objects draw from its schema.
+fn crd_shapes(webhooks: &[WebhookSpec], api: &ApiResources) -> Vec<String> {
+    let mut notes = Vec::new();
+    for w in webhooks {
+        let mut described: Vec<String> = Vec::new();
+        for t in targets(w, api) {
+            let r = &t.resource;
+            let Origin::Crd(schema) = &r.origin else { continue };
+            let name = format!("{}/{} {}", r.group, r.version, r.plural);
+            if !described.iter().any(|d| d.starts_with(&format!("{name} "))) {
+                described.push(format!("{name} ({})", crate::requests::schema_summary(schema, 12)));
+            }
+        }
+        if !described.is_empty() {
+            notes.push(format!(
+                "{}: custom resources from their CustomResourceDefinition (--crd), the generated objects varied over the schema: {}",
+                w.name,
+                described.join("; and ")
+            ));
+        }
+    }
+    notes
+}
+
 /// What the report says of custom resources a webhook's rules select that no CRD of the run
 /// describes: their objects are a guess.
 fn guessed_shapes(webhooks: &[WebhookSpec], api: &ApiResources) -> Vec<String> {
@@ -357,6 +382,7 @@ pub async fn run(
         notes.extend(condition_notes(w));
     }
     notes.extend(guessed_shapes(webhooks, &options.api));
+    notes.extend(crd_shapes(webhooks, &options.api));
     if let Some(status) = target.exit_status() {
         notes.push(format!("the target exited during the run ({status})"));
     }

@@ -100,7 +100,10 @@ fn each_rule_catches_its_breach() {
         ("manifest.match-conditions", replaced("    matchConditions:\n", "    matchConditions:\n      - {expression: \"true\"}\n"), Outcome::Fail, "matchConditions[0] has no name"),
         ("manifest.match-conditions", replaced("    matchConditions:\n", "    matchConditions:\n      - {name: empty, expression: \" \"}\n"), Outcome::Fail, "(\"empty\") has no expression"),
         ("manifest.match-conditions", replaced("!request.userInfo.username.startsWith('system:node:')", "params.enabled == true"), Outcome::Fail, "uses params"),
-        ("manifest.match-conditions", replaced("!request.userInfo.username.startsWith('system:node:')", "request.userInfo.username"), Outcome::Fail, "not a bool"),
+        ("manifest.match-conditions", replaced("!request.userInfo.username.startsWith('system:node:')", "request.userInfo.username"), Outcome::Fail, "(\"not-a-node\") does not compile: typed string, not bool"),
+        ("manifest.match-conditions", replaced("!request.userInfo.username.startsWith('system:node:')", "request.userInfo.username == 1"), Outcome::Fail, "(\"not-a-node\") does not compile: found no matching overload for '_==_' applied to '(string, int)'"),
+        ("manifest.match-conditions", replaced("!request.userInfo.username.startsWith('system:node:')", "request.dryRun == 'true'"), Outcome::Fail, "(\"not-a-node\") does not compile: found no matching overload for '_==_' applied to '(bool, string)'"),
+        ("manifest.match-conditions", replaced("!request.userInfo.username.startsWith('system:node:')", "request.userInfo.nme == 'alice'"), Outcome::Fail, "(\"not-a-node\") does not compile: undefined field 'nme'"),
         ("manifest.condition-errors", replaced("!request.userInfo.username.startsWith('system:node:')", "object.metadata.labels['team'] != 'x'"), Outcome::Warn, "failurePolicy Fail the apiserver rejects"),
         ("manifest.condition-errors", replaced("!request.userInfo.username.startsWith('system:node:')", "object.metadata.labels['team'] != 'x'").replacen("failurePolicy: Fail", "failurePolicy: Ignore", 1), Outcome::Warn, "skips the webhook"),
         ("manifest.timeout", replaced("timeoutSeconds: 5", "timeoutSeconds: 15"), Outcome::Warn, "15"),
@@ -265,4 +268,18 @@ fn an_erroring_condition_says_what_the_apiserver_answers_and_an_unevaluable_one_
             .outcome,
         Outcome::Pass
     );
+}
+
+#[test]
+fn a_condition_that_does_not_type_check_is_refused_in_the_apiservers_words() {
+    let text = replaced("!request.userInfo.username.startsWith('system:node:')", "request.userInfo.username == 1");
+    let f = lint_text(&text).into_iter().find(|f| f.rule == "manifest.match-conditions").unwrap();
+    assert_eq!(f.outcome, Outcome::Fail);
+    assert_eq!(
+        f.apiserver_message.as_deref(),
+        Some("matchConditions[0].expression: Invalid value: \"request.userInfo.username == 1\": compilation failed: ERROR: <input>:1:27: found no matching overload for '_==_' applied to '(string, int)'\n | request.userInfo.username == 1\n | ..........................^")
+    );
+    // Its requests are not sent, and the report names why.
+    let unknown = outcome(&text, "manifest.condition-errors").1;
+    assert!(unknown.contains("refuses to compile"), "{unknown}");
 }
