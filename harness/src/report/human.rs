@@ -251,6 +251,9 @@ fn render_lint_and_cases(report: &Report, out: &mut String) {
                 c.decision.as_str(),
                 c.file.display()
             );
+            if let crate::cases::Decision::NotSent(w, why) = &c.decision {
+                let _ = writeln!(out, "        not sent to {w}, so its expect: was not judged: {why}");
+            }
             for f in c.findings.iter().filter(|f| matches!(f.outcome, Outcome::Fail | Outcome::Warn)) {
                 let _ = writeln!(
                     out,

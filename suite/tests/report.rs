@@ -1,0 +1,77 @@
+//! The report says only what is true of the run: what was not sent is not judged, every count comes
+//! from the tally of requests sent, large values are abbreviated in the text (never in the JSON).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
+}
+
+fn reference(extra: &str) -> String {
+    format!(
+        "exec {} reference-webhook --cert {{cert}} --key {{key}} --port {{port}} {extra}",
+        env!("CARGO_BIN_EXE_webhook-conformance")
+    )
+}
+
+/// The bundled manifest and the case that the reference webhook denies, in `dir`.
+fn inputs(dir: &Path) -> (PathBuf, PathBuf) {
+    let manifest = dir.join("reference.yaml");
+    std::fs::write(&manifest, reference_webhook::MANIFEST).unwrap();
+    let cases = dir.join("cases");
+    std::fs::create_dir_all(&cases).unwrap();
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/pod-deny-label.yaml");
+    std::fs::copy(case, cases.join("pod-deny-label.yaml")).unwrap();
+    (manifest, cases)
+}
+
+/// A run's text report (stdout and stderr) and its JSON report.
+struct Run {
+    text: String,
+    json: serde_json::Value,
+}
+
+fn run(args: &[&str], extra: &str) -> Run {
+    let dir = tempfile::tempdir().unwrap();
+    let (manifest, cases) = inputs(dir.path());
+    let json = dir.path().join("report.json");
+    let out: Output = bin()
+        .args(args)
+        .arg("--config")
+        .arg(&manifest)
+        .arg("--cases")
+        .arg(&cases)
+        .arg("--report-json")
+        .arg(&json)
+        .args(["--cmd", &reference(extra)])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let json =
+        serde_json::from_slice(&std::fs::read(&json).unwrap_or_default()).unwrap_or_else(|e| panic!("{e}: {text}"));
+    Run { text, json }
+}
+
+/// One run against a webhook that never answers (its requests stop being sent after three missed
+/// deadlines), shared by the tests that read it.
+fn hanging() -> &'static Run {
+    static RUN: OnceLock<Run> = OnceLock::new();
+    RUN.get_or_init(|| run(&[], "--defect hang"))
+}
+
+#[test]
+fn a_case_that_was_not_sent_says_so_and_its_expectation_is_not_judged() {
+    let Run { text, json } = hanging();
+    let line = text.lines().find(|l| l.contains("pod-deny-label")).unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("→ not sent"), "{line}");
+    assert!(!line.contains("FAIL"), "{line}");
+    assert!(text.contains("not sent to mutate.reference.conformance.example"), "{text}");
+    assert!(text.contains("missed its deadline (timeoutSeconds=5) on 3 requests in a row"), "{text}");
+    assert!(!text.contains("case.expectation"), "{text}");
+    let case = &json["cases"][0];
+    assert_eq!(case["decision"], "not sent", "{case}");
+    assert_eq!(case["findings"][0]["outcome"], "skip", "{case}");
+}
