@@ -121,7 +121,7 @@ async fn the_report_counts_what_each_webhook_was_sent_and_how_it_answered() {
     let mutating = &report.coverage()["mutate.reference.conformance.example"];
     assert!(mutating["CREATE pods"].patched > 0, "{mutating:?}");
     let text = report.render_text();
-    assert!(text.contains("note: no request was denied"), "the mutating webhook never denies: {text}");
+    assert!(text.contains("note: no usable answer was a denial"), "the mutating webhook never denies: {text}");
     let json = report.to_json();
     let rows = json["coverage"]["validate.reference.conformance.example"].as_array().unwrap();
     assert!(rows

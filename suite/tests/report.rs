@@ -75,3 +75,10 @@ fn a_case_that_was_not_sent_says_so_and_its_expectation_is_not_judged() {
     assert_eq!(case["decision"], "not sent", "{case}");
     assert_eq!(case["findings"][0]["outcome"], "skip", "{case}");
 }
+
+#[test]
+fn answers_that_were_all_unusable_are_not_called_not_denied() {
+    let Run { text, .. } = hanging();
+    assert!(!text.contains("no request was denied"), "{text}");
+    assert!(text.contains("no answer was usable (3 sent"), "{text}");
+}

@@ -183,10 +183,22 @@ fn render_coverage(
             c.sent, c.allowed, c.patched, c.denied, c.unusable
         );
     }
-    if total.sent > 0 && total.denied == 0 {
+    let usable = total.allowed + total.patched;
+    if total.sent > 0 && usable == 0 && total.denied == 0 {
         let _ = writeln!(
             out,
-            "  note: no request was denied, so its deny paths (if it has any) were not reached: write cases (cases/README.md) for what it must refuse"
+            "  note: no answer was usable ({} sent, none answered as the apiserver requires: see the FAIL rules), so it is not known what it allows or denies",
+            total.sent
+        );
+    } else if total.sent > 0 && total.denied == 0 {
+        let unusable = if total.unusable > 0 {
+            format!(" ({} answer(s) were unusable, so whether those were denials is not known)", total.unusable)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "  note: no usable answer was a denial{unusable}, so its deny paths (if it has any) were not reached: write cases (cases/README.md) for what it must refuse"
         );
     }
 }
