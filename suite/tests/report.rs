@@ -82,3 +82,34 @@ fn answers_that_were_all_unusable_are_not_called_not_denied() {
     assert!(!text.contains("no request was denied"), "{text}");
     assert!(text.contains("no answer was usable (3 sent"), "{text}");
 }
+
+/// The bundled pod case, expected to be allowed (the reference webhook denies it).
+fn misjudged_case(dir: &Path) -> PathBuf {
+    let (manifest, cases) = inputs(dir);
+    let file = cases.join("pod-deny-label.yaml");
+    let yaml = std::fs::read_to_string(&file).unwrap();
+    let yaml =
+        yaml.replace("decision: denied", "decision: allowed").replace("  message: conformance.example/deny\n", "");
+    std::fs::write(&file, yaml).unwrap();
+    let _ = cases;
+    manifest
+}
+
+#[test]
+fn no_replay_hint_when_the_report_has_no_replay_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = misjudged_case(dir.path());
+    let out = bin()
+        .args(["--cases", "2", "--config"])
+        .arg(&manifest)
+        .arg("--cases")
+        .arg(dir.path().join("cases"))
+        .args(["--cmd", &reference("")])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("verdict: FAIL — case.expectation"), "{text}");
+    assert!(!text.contains("curl "), "{text}");
+    assert!(!text.contains("replay commands"), "{text}");
+}

@@ -137,7 +137,11 @@ pub fn render(report: &Report) -> String {
             );
         }
     }
-    if report.records().target.ca_file.is_none() && report.verdict() == crate::verdict::Verdict::Fail {
+    // The replay commands printed above: a breach's examples and a failing property's calls.
+    let replays =
+        summaries.iter().any(|s| matches!(s.outcome, Outcome::Fail | Outcome::Warn) && !s.breaches.is_empty())
+            || report.properties().iter().any(|p| p.failure.as_ref().is_some_and(|f| !f.observation.calls.is_empty()));
+    if report.records().target.ca_file.is_none() && replays {
         let _ = writeln!(
             out,
             "(the replay commands trust ca.pem: the generated CA was temporary; run with --tls-dir DIR to keep it)"
