@@ -113,3 +113,29 @@ fn no_replay_hint_when_the_report_has_no_replay_command() {
     assert!(!text.contains("curl "), "{text}");
     assert!(!text.contains("replay commands"), "{text}");
 }
+
+/// A run against a webhook that breaks `response.uid` on its answers, generated ones included.
+fn no_uid() -> &'static Run {
+    static RUN: OnceLock<Run> = OnceLock::new();
+    RUN.get_or_init(|| run(&["--cases", "4", "--seed", "7"], "--defect no-uid"))
+}
+
+/// The number just before `suffix` in `line`.
+fn number_before(line: &str, suffix: &str) -> u64 {
+    let head = &line[..line.find(suffix).unwrap_or_else(|| panic!("{suffix:?} in {line:?}"))];
+    let digits: String = head.trim_end().chars().rev().take_while(char::is_ascii_digit).collect();
+    digits.chars().rev().collect::<String>().parse().unwrap_or_else(|e| panic!("{e}: {line:?}"))
+}
+
+#[test]
+fn the_contract_sweep_line_says_when_generated_requests_broke_a_rule() {
+    let Run { text, json } = no_uid();
+    assert!(!text.contains("every exchange rule held"), "{text}");
+    let line =
+        text.lines().find(|l| l.contains("were held to every exchange rule")).unwrap_or_else(|| panic!("{text}"));
+    let judged = number_before(line, " of the property step's requests");
+    let broke = number_before(line, " broke one");
+    assert!(broke > 0 && broke <= judged, "{line}");
+    assert_eq!(json["contract_cases"], judged, "{line}");
+    assert_eq!(json["contract_breaches"], broke, "{line}");
+}

@@ -245,7 +245,7 @@ fn facts(doc: &Document) -> String {
         format!("{} requests in {:.1} s", doc.requests, doc.duration_ms as f64 / 1000.0),
     ];
     if let Some(n) = doc.contract_cases.filter(|n| *n > 0) {
-        facts.push(format!("{n} generated requests held to the contract"));
+        facts.push(format!("{n} requests of the property step judged by every exchange rule"));
     }
     if let Some(seed) = doc.seed {
         facts.push(format!("seed {seed}"));

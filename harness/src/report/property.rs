@@ -23,8 +23,12 @@ pub(super) fn render(report: &Report) -> String {
         records.property_requests
     );
     if records.contract_cases > 0 {
+        let broke = match records.contract_breaches {
+            0 => "none of them broke one".to_string(),
+            n => format!("{n} broke one (each rule's first breach is reported under the rule above)"),
+        };
         s.push_str(&format!(
-            "  every exchange rule held on {} generated requests of every operation (a breach is reported under its rule)\n",
+            "  {} of the property step's requests (each first call: generated of every operation, or a case's again) were held to every exchange rule: {broke}\n",
             records.contract_cases
         ));
     }

@@ -156,8 +156,11 @@ pub struct Records {
     pub seed: Option<u64>,
     /// Requests sent by the property step.
     pub property_requests: u64,
-    /// Generated requests of every operation held to the exchange rules (the contract sweep).
+    /// Requests of the property step held to every exchange rule (the contract sweep's and the
+    /// properties' first calls).
     pub contract_cases: u64,
+    /// How many of them broke a FAIL rule (each rule's first breach is in `exchanges`).
+    pub contract_breaches: u64,
     /// Requests not sent because the webhook had already missed its deadline several times in a
     /// row.
     pub unsent: Vec<Unsent>,
@@ -329,6 +332,7 @@ pub async fn run(
                 .map_err(|e| Error::Setup(format!("a property runner failed: {e}")))?;
         records.properties = step.records;
         records.contract_cases = step.contract_cases;
+        records.contract_breaches = step.contract_breaches;
         sweep_notes = step.notes;
         // Breaches of the contract on generated requests are the exchange rules' findings.
         records.exchanges.extend(step.breaches);
