@@ -139,3 +139,42 @@ fn the_contract_sweep_line_says_when_generated_requests_broke_a_rule() {
     assert_eq!(json["contract_cases"], judged, "{line}");
     assert_eq!(json["contract_breaches"], broke, "{line}");
 }
+
+#[test]
+fn every_request_count_of_a_report_comes_from_the_tally_of_requests_sent() {
+    for Run { text, json } in [hanging(), no_uid()] {
+        let coverage = json["coverage"].as_object().unwrap();
+        let sent: u64 =
+            coverage.values().flat_map(|rows| rows.as_array().unwrap()).map(|r| r["sent"].as_u64().unwrap()).sum();
+        assert_eq!(json["requests"], sent, "{text}");
+        let header = text.lines().find(|l| l.starts_with("webhook-conformance: ")).unwrap();
+        assert_eq!(number_before(header, " requests"), sent, "{header}");
+        let per_webhook: u64 =
+            text.lines().filter(|l| l.starts_with("  requests: ")).map(|l| number_before(l, "sent —")).sum();
+        assert_eq!(per_webhook, sent, "{text}");
+        if let Some(properties) = text.lines().find(|l| l.starts_with("== properties")) {
+            assert!(number_before(properties, " requests") <= sent, "{properties}");
+        }
+    }
+}
+
+#[test]
+fn fuzz_counts_the_requests_it_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let (manifest, _) = inputs(dir.path());
+    let json = dir.path().join("report.json");
+    let out = bin()
+        .args(["fuzz", "--cases", "4", "--seed", "1", "--config"])
+        .arg(&manifest)
+        .arg("--report-json")
+        .arg(&json)
+        .args(["--cmd", &reference("--defect hang")])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let line = text.lines().rev().find(|l| l.starts_with("fuzz: ")).unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(json["requests"], number_before(line, "requests sent"), "{line}\n{text}");
+    assert_eq!(number_before(line, "generated cases judged"), 0, "{line}");
+}

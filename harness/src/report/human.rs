@@ -15,7 +15,7 @@ pub fn render(report: &Report) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "webhook-conformance: {} ({} requests in {:.2} s)",
+        "webhook-conformance: {} ({} requests sent in {:.2} s)",
         report.records().target.description,
         report.requests(),
         report.records().duration.as_secs_f64()

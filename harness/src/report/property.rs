@@ -18,7 +18,7 @@ pub(super) fn render(report: &Report) -> String {
         return String::new();
     }
     let mut s = format!(
-        "\n== properties (seed {}, {} requests)\n",
+        "\n== properties (seed {}, {} requests sent by the property step)\n",
         records.seed.map(|s| s.to_string()).unwrap_or_else(|| "none: cases only".into()),
         records.property_requests
     );

@@ -302,7 +302,8 @@ impl Default for Progress {
 }
 
 impl Progress {
-    /// One line: cases, requests, rate, failing properties, failures being shrunk.
+    /// One line: generated cases judged, requests sent, rate, failing properties, failures being
+    /// shrunk.
     pub fn line(&self) -> String {
         let secs = self.started.elapsed().as_secs_f64().max(1e-3);
         let requests = self.requests.load(Ordering::Relaxed);
@@ -311,7 +312,7 @@ impl Progress {
             n => format!(", shrinking {n} failure(s)"),
         };
         format!(
-            "{} cases, {} requests, {:.0} requests/s, {} failing properties{shrinking}",
+            "{} generated cases judged, {} requests sent, {:.0} requests/s, {} failing properties{shrinking}",
             self.cases.load(Ordering::Relaxed),
             requests,
             requests as f64 / secs,
