@@ -178,3 +178,20 @@ fn fuzz_counts_the_requests_it_sent() {
     assert_eq!(json["requests"], number_before(line, "requests sent"), "{line}\n{text}");
     assert_eq!(number_before(line, "generated cases judged"), 0, "{line}");
 }
+
+#[test]
+fn a_property_failing_on_a_users_case_does_not_call_it_generated() {
+    let Run { text, .. } = {
+        static RUN: OnceLock<Run> = OnceLock::new();
+        RUN.get_or_init(|| run(&["--cases", "4", "--seed", "7"], "--defect sidecar-every-call"))
+    };
+    let line = text
+        .lines()
+        .find(|l| l.contains("property.idempotent") && l.contains("mutate.reference"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("on case pod-deny-label"), "{line}");
+    assert!(!line.contains("generated"), "{line}");
+    assert!(!text.contains("minimal request (case pod-deny-label"), "{text}");
+    assert!(text.contains("the case's request (case pod-deny-label"), "{text}");
+    assert!(!text.contains("in the minimal request's object"), "{text}");
+}

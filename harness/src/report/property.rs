@@ -33,12 +33,17 @@ pub(super) fn render(report: &Report) -> String {
         ));
     }
     for r in &records.properties {
+        // A failure on one of the run's cases was found before any request was generated.
+        let extent = match r.failure.as_ref().and_then(on_a_case) {
+            Some(_) => format!("{} of the run's cases", r.cases),
+            None => r.extent(),
+        };
         s.push_str(&format!(
             "  {:4}  {:26} {}  ({}){}\n",
             r.outcome.tag(),
             r.rule.id,
             r.webhook,
-            r.extent(),
+            extent,
             r.note.as_ref().map(|n| format!(" — {n}")).unwrap_or_default()
         ));
     }
@@ -49,6 +54,13 @@ pub(super) fn render(report: &Report) -> String {
         }
     }
     s
+}
+
+/// The label of the failing request when it is one of the run's cases (`case NAME: …`), which is
+/// neither generated nor shrunk.
+fn on_a_case(f: &Failure) -> Option<&str> {
+    let input = f.observation.input.as_ref().filter(|_| f.seed.is_none())?;
+    input.label.starts_with("case ").then_some(input.label.as_str())
 }
 
 /// The answer of a call as text: HTTP status, the body, and the decoded patch.
@@ -122,7 +134,13 @@ fn render_failure(report: &Report, r: &PropertyRecord, f: &Failure) -> String {
     if let Some(input) = &obs.input {
         // When shrinking was cut short (the note says why) the request is a failing one, not a minimal one.
         let cut = r.note.as_deref().is_some_and(|n| n.contains("shrinking stopped"));
-        let what = if cut { "failing request (shrinking was cut short)" } else { "minimal request" };
+        let what = if on_a_case(f).is_some() {
+            "the case's request"
+        } else if cut {
+            "failing request (shrinking was cut short)"
+        } else {
+            "minimal request"
+        };
         s.push_str(&format!("   {what} ({}, {}):\n", input.label, input.version()));
         s.push_str(&indent(
             &serde_json::to_string_pretty(&compact(&input.review.to_value())).unwrap_or_default(),
@@ -144,7 +162,8 @@ fn render_failure(report: &Report, r: &PropertyRecord, f: &Failure) -> String {
     if let Some(input) = &obs.input {
         let n = containers_of(input.object()).len();
         if n > 0 {
-            s.push_str(&format!("   ({n} container(s) in the minimal request's object)\n"));
+            let whose = if on_a_case(f).is_some() { "the case's" } else { "the minimal" };
+            s.push_str(&format!("   ({n} container(s) in {whose} request's object)\n"));
         }
     }
     for c in &obs.calls {
