@@ -102,7 +102,8 @@ pub fn render(report: &Report) -> String {
                             );
                         }
                     }
-                    let _ = writeln!(out, "          replay:\n{}", indent(&report.curl(record), 12));
+                    let replay = super::abbreviate::replay(&report.curl(record));
+                    let _ = writeln!(out, "          replay:\n{}", indent(&replay, 12));
                 }
                 if s.breaches.len() > MAX_EXAMPLES {
                     let _ = writeln!(out, "        … and {} more (see --report-json)", s.breaches.len() - MAX_EXAMPLES);
@@ -114,7 +115,7 @@ pub fn render(report: &Report) -> String {
     out.push_str(&super::property::render(report));
     if report.verdict() == crate::verdict::Verdict::Fail || !report.records().target.notes.is_empty() {
         if let Some(log) = report.records().target.log_tail.as_deref().filter(|l| !l.trim().is_empty()) {
-            let _ = writeln!(out, "\ntarget output (last lines):\n{}", indent(log, 2));
+            let _ = writeln!(out, "\ntarget output (last lines):\n{}", indent(&super::abbreviate::log(log), 2));
         }
     }
     let failed = report.failed_rules();
@@ -300,9 +301,12 @@ mod tests {
     use std::path::Path;
 
     use super::render;
+    use crate::client::{HttpAnswer, Transport};
     use crate::config::Manifest;
+    use crate::exchange::{Exchange, ExchangeRecord};
     use crate::report::Report;
-    use crate::run::Records;
+    use crate::requests::generated::LARGE_ANNOTATION;
+    use crate::run::{Records, TargetRecord};
 
     const MANIFEST: &str = "\
 apiVersion: admissionregistration.k8s.io/v1
@@ -326,6 +330,58 @@ webhooks:
             ..Records::default()
         };
         render(&Report::from(records))
+    }
+
+    /// A report of one request to the webhook of `MANIFEST` carrying a 200 KiB annotation, answered
+    /// with another uid (a `response.uid` FAIL), by a target that wrote a 63 KB line.
+    fn large_report() -> Report {
+        let manifest = Manifest::parse(Path::new("deploy/webhook.yaml"), MANIFEST).unwrap();
+        let webhook = std::sync::Arc::new(manifest.webhooks[0].clone());
+        let planned = crate::requests::plan_in(&webhook, &crate::requests::ApiResources::built_in());
+        let case = planned.into_iter().find(|c| c.object().is_object()).expect("a request with an object");
+        let mut object = case.object().clone();
+        object["metadata"]["annotations"] = serde_json::json!({LARGE_ANNOTATION: "x".repeat(204_800)});
+        let case = case.with_object(object);
+        let body = br#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"another","allowed":true}}"#;
+        let transport = Transport::Answered(HttpAnswer {
+            status: 200,
+            content_type: Some("application/json".into()),
+            body: body.to_vec(),
+            http_version: "HTTP/1.1".into(),
+            elapsed: std::time::Duration::ZERO,
+        });
+        let url = "https://hook.policy.svc:443/validate?timeout=30s".to_string();
+        let view = Exchange::new(&webhook, &case, &transport, &url);
+        let findings = crate::run::evaluate(&view);
+        let admission = view.admission(&findings);
+        drop(view);
+        let record = ExchangeRecord { webhook: webhook.clone(), case, url, transport, findings, admission };
+        let records = Records {
+            webhooks: vec![webhook],
+            exchanges: vec![record],
+            target: TargetRecord {
+                notes: vec!["the target exited during the run".into()],
+                log_tail: Some(format!("started\n{}\nstopped", "y".repeat(63_000))),
+                ..TargetRecord::default()
+            },
+            ..Records::default()
+        };
+        Report::from(records)
+    }
+
+    #[test]
+    fn large_values_are_abbreviated_in_the_text_and_whole_in_the_json() {
+        let report = large_report();
+        assert_eq!(report.failed_rules(), ["response.uid"]);
+        let text = render(&report);
+        assert!(text.len() < 20_000, "{} bytes of text for one finding", text.len());
+        assert!(text.contains(&format!("\"{}…\" (204800 bytes)", "x".repeat(40))), "{text}");
+        assert!(text.contains("abbreviated here: the JSON report (--report-json) holds the whole command"), "{text}");
+        // The target's long line is cut, and the report says so.
+        assert!(text.contains("… (63000 bytes)") && text.contains("1 line(s) longer than 500 bytes cut"), "{text}");
+        assert!(text.contains("  stopped"), "{text}");
+        let json = report.to_json().to_string();
+        assert!(json.contains(&"x".repeat(204_800)), "the JSON report keeps the request whole");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! machines and JUnit XML for CI. Markdown, GitHub annotations and SARIF render the JSON report
 //! ([`JsonReport`]), so that the merge of a sharded campaign's reports renders like one run's.
 
+mod abbreviate;
 mod annotations;
 mod curl;
 mod document;

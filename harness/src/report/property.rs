@@ -1,9 +1,7 @@
 //! The properties in the text report: one line per property and webhook, then each failure in full
 //! (the minimal request, the answers side by side, a diff of the resulting objects, reproducers).
 
-use serde_json::{json, Value};
-
-use super::Report;
+use super::{abbreviate, Report};
 use crate::checks::property::{same, Call};
 use crate::client::Transport;
 use crate::diff;
@@ -68,15 +66,11 @@ fn answer_text(call: &Call) -> String {
     match &call.record.transport {
         Transport::Failed(f) => format!("no answer: {}", f.message),
         Transport::Answered(a) => {
-            let body = serde_json::from_slice::<Value>(&a.body)
-                .map(|v| serde_json::to_string_pretty(&v).unwrap_or_default())
-                .unwrap_or_else(|_| String::from_utf8_lossy(&a.body).into_owned());
+            let body = abbreviate::body(&a.body);
             let mut s = format!("HTTP {}\n{body}", a.status);
             let view = call.record.view();
             if let Some(patch) = view.nonempty_patch_bytes().map(|b| String::from_utf8_lossy(b).into_owned()) {
-                let pretty = serde_json::from_str::<Value>(&patch)
-                    .map(|v| serde_json::to_string_pretty(&v).unwrap_or_default())
-                    .unwrap_or(patch);
+                let pretty = abbreviate::body(patch.as_bytes());
                 s.push_str(&format!("\npatch (decoded):\n{pretty}"));
             }
             s
@@ -112,18 +106,6 @@ fn side_by_side(left_title: &str, left: &str, right_title: &str, right: &str) ->
     out
 }
 
-/// The request as JSON for a report, with very long strings cut.
-fn compact(v: &Value) -> Value {
-    match v {
-        Value::String(s) if s.len() > 200 => {
-            json!(format!("{}… ({} bytes)", s.chars().take(60).collect::<String>(), s.len()))
-        }
-        Value::Array(a) => Value::Array(a.iter().map(compact).collect()),
-        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), compact(v))).collect()),
-        v => v.clone(),
-    }
-}
-
 fn render_failure(report: &Report, r: &PropertyRecord, f: &Failure) -> String {
     let mut s =
         format!("== {} {} — {}\n   {}\n   {}\n", r.outcome.tag(), r.rule.id, r.webhook, r.rule.statement, f.message);
@@ -142,10 +124,7 @@ fn render_failure(report: &Report, r: &PropertyRecord, f: &Failure) -> String {
             "minimal request"
         };
         s.push_str(&format!("   {what} ({}, {}):\n", input.label, input.version()));
-        s.push_str(&indent(
-            &serde_json::to_string_pretty(&compact(&input.review.to_value())).unwrap_or_default(),
-            "    ",
-        ));
+        s.push_str(&indent(&abbreviate::json(&input.review.to_value()).0, "    "));
     }
     let pairs: Vec<(&Call, &Call)> = obs.calls.windows(2).map(|w| (&w[0], &w[1])).collect();
     if let Some((a, b)) = pairs.iter().rev().find(|(a, b)| !same(a, b)).or(pairs.last()) {
@@ -168,7 +147,7 @@ fn render_failure(report: &Report, r: &PropertyRecord, f: &Failure) -> String {
     }
     for c in &obs.calls {
         s.push_str(&format!("   reproduce the {} call:\n", c.role));
-        s.push_str(&indent(&report.curl(&c.record), "    "));
+        s.push_str(&indent(&abbreviate::replay(&report.curl(&c.record)), "    "));
     }
     s
 }
