@@ -258,7 +258,7 @@ impl Document {
                     b.curl.as_ref().map(|c| Evidence {
                         title: format!("replay: {} [{}]", b.request, b.version),
                         language: "sh",
-                        text: c.clone(),
+                        text: super::abbreviate::replay(c),
                     })
                 })
                 .collect();
@@ -295,14 +295,14 @@ impl Document {
                 evidence.push(Evidence {
                     title: "minimal request".into(),
                     language: "json",
-                    text: serde_json::to_string_pretty(request).unwrap_or_default(),
+                    text: super::abbreviate::json(request).0,
                 });
             }
             for r in p.replay.iter().flatten() {
                 evidence.push(Evidence {
                     title: format!("replay the {} call", r.call),
                     language: "sh",
-                    text: r.curl.clone(),
+                    text: super::abbreviate::replay(&r.curl),
                 });
             }
             let mut found = p.detail.clone().unwrap_or_default();
@@ -342,7 +342,7 @@ impl Document {
                         .map(|(a, curl)| Evidence {
                             title: format!("replay the call to {}", a.webhook),
                             language: "sh",
-                            text: curl.clone(),
+                            text: super::abbreviate::replay(curl),
                         })
                         .collect(),
                 });

@@ -385,6 +385,16 @@ webhooks:
     }
 
     #[test]
+    fn large_values_are_abbreviated_in_junit_and_markdown() {
+        let report = large_report();
+        let short = format!("{}…", "x".repeat(40));
+        for (what, text) in [("JUnit", report.to_junit()), ("Markdown", report.to_markdown())] {
+            assert!(text.len() < 20_000, "{what}: {} bytes for one finding", text.len());
+            assert!(text.contains(&short) && text.contains(" (204800 bytes)"), "{what}: {text}");
+        }
+    }
+
+    #[test]
     fn a_lint_headline_says_what_was_found_not_the_rule() {
         let text = lint_report();
         let line = |rule: &str| text.lines().find(|l| l.contains(rule)).unwrap_or_else(|| panic!("{rule}: {text}"));
