@@ -229,7 +229,7 @@ fn a_passing_run_with_warnings() {
     assert!(m.text.contains("timeoutSeconds is 30"), "{}", o.markdown);
     let coverage = m.tables.iter().find(|t| t[0][0] == "webhook").expect("a coverage table");
     let mutate = coverage.iter().find(|r| r[0] == "mutate.reference.conformance.example").unwrap();
-    assert!(mutate[1].parse::<u64>().unwrap() > 10, "requests judged: {mutate:?}");
+    assert!(mutate[1].parse::<u64>().unwrap() > 10, "requests sent: {mutate:?}");
     assert!(m.text.contains("data-driven cases"), "{}", o.markdown);
 
     let results = check_sarif(&o.sarif);

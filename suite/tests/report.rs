@@ -31,14 +31,18 @@ fn inputs(dir: &Path) -> (PathBuf, PathBuf) {
 struct Run {
     text: String,
     json: serde_json::Value,
+    markdown: String,
 }
 
 fn run(args: &[&str], extra: &str) -> Run {
     let dir = tempfile::tempdir().unwrap();
     let (manifest, cases) = inputs(dir.path());
     let json = dir.path().join("report.json");
+    let markdown = dir.path().join("report.md");
     let out: Output = bin()
         .args(args)
+        .arg("--report-md")
+        .arg(&markdown)
         .arg("--config")
         .arg(&manifest)
         .arg("--cases")
@@ -52,7 +56,8 @@ fn run(args: &[&str], extra: &str) -> Run {
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     let json =
         serde_json::from_slice(&std::fs::read(&json).unwrap_or_default()).unwrap_or_else(|e| panic!("{e}: {text}"));
-    Run { text, json }
+    let markdown = std::fs::read_to_string(&markdown).unwrap_or_default();
+    Run { text, json, markdown }
 }
 
 /// One run against a webhook that never answers (its requests stop being sent after three missed
@@ -64,7 +69,7 @@ fn hanging() -> &'static Run {
 
 #[test]
 fn a_case_that_was_not_sent_says_so_and_its_expectation_is_not_judged() {
-    let Run { text, json } = hanging();
+    let Run { text, json, .. } = hanging();
     let line = text.lines().find(|l| l.contains("pod-deny-label")).unwrap_or_else(|| panic!("{text}"));
     assert!(line.contains("→ not sent"), "{line}");
     assert!(!line.contains("FAIL"), "{line}");
@@ -129,7 +134,7 @@ fn number_before(line: &str, suffix: &str) -> u64 {
 
 #[test]
 fn the_contract_sweep_line_says_when_generated_requests_broke_a_rule() {
-    let Run { text, json } = no_uid();
+    let Run { text, json, .. } = no_uid();
     assert!(!text.contains("every exchange rule held"), "{text}");
     let line =
         text.lines().find(|l| l.contains("were held to every exchange rule")).unwrap_or_else(|| panic!("{text}"));
@@ -142,7 +147,7 @@ fn the_contract_sweep_line_says_when_generated_requests_broke_a_rule() {
 
 #[test]
 fn every_request_count_of_a_report_comes_from_the_tally_of_requests_sent() {
-    for Run { text, json } in [hanging(), no_uid()] {
+    for Run { text, json, .. } in [hanging(), no_uid()] {
         let coverage = json["coverage"].as_object().unwrap();
         let sent: u64 =
             coverage.values().flat_map(|rows| rows.as_array().unwrap()).map(|r| r["sent"].as_u64().unwrap()).sum();
@@ -194,4 +199,21 @@ fn a_property_failing_on_a_users_case_does_not_call_it_generated() {
     assert!(!text.contains("minimal request (case pod-deny-label"), "{text}");
     assert!(text.contains("the case's request (case pod-deny-label"), "{text}");
     assert!(!text.contains("in the minimal request's object"), "{text}");
+}
+
+#[test]
+fn the_markdown_coverage_counts_the_requests_sent_to_each_webhook() {
+    for Run { json, markdown, .. } in [hanging(), no_uid()] {
+        let coverage = json["coverage"].as_object().unwrap();
+        for (webhook, rows) in coverage {
+            let sent: u64 = rows.as_array().unwrap().iter().map(|r| r["sent"].as_u64().unwrap()).sum();
+            let row = markdown
+                .lines()
+                .find(|l| l.starts_with(&format!("| `{webhook}` |")))
+                .unwrap_or_else(|| panic!("{webhook}: {markdown}"));
+            let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+            assert_eq!(cells[2], sent.to_string(), "{row}\n{markdown}");
+        }
+        assert!(markdown.contains("| requests sent |"), "{markdown}");
+    }
 }
