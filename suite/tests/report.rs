@@ -217,3 +217,13 @@ fn the_markdown_coverage_counts_the_requests_sent_to_each_webhook() {
         assert!(markdown.contains("| requests sent |"), "{markdown}");
     }
 }
+
+#[test]
+fn a_rules_counts_tell_requests_not_sent_from_requests_it_does_not_apply_to() {
+    let Run { text, json, .. } = hanging();
+    let line = text.lines().find(|l| l.trim_start().starts_with("3 fail, ")).unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("0 not applicable"), "{line}");
+    let not_sent = number_before(line, " not sent;");
+    let unsent: u64 = json["not_sent"].as_array().unwrap().iter().map(|u| u["requests"].as_u64().unwrap()).sum();
+    assert!(not_sent > 0 && not_sent <= unsent, "{line}");
+}

@@ -47,6 +47,8 @@ pub fn render(report: &Report) -> String {
             .unwrap_or_default();
         let _ = writeln!(out, "\n== {kind} webhook {webhook}");
         render_coverage(coverage, &reach, &mut out);
+        // Requests the breaker held back: every rule skips them, and they were never answered.
+        let unsent = report.exchanges().iter().filter(|x| x.webhook.name == webhook && !x.sent()).count();
         for s in &mine {
             let n = |o: Outcome| s.counts.get(&o).copied().unwrap_or(0);
             let tag = match s.outcome {
@@ -59,11 +61,12 @@ pub fn render(report: &Report) -> String {
             if matches!(s.outcome, Outcome::Fail | Outcome::Warn) {
                 let _ = writeln!(
                     out,
-                    "        {} fail, {} warn, {} pass, {} not applicable; source: {}",
+                    "        {} fail, {} warn, {} pass, {} not applicable{}; source: {}",
                     n(Outcome::Fail),
                     n(Outcome::Warn),
                     n(Outcome::Pass),
-                    n(Outcome::Skip),
+                    n(Outcome::Skip).saturating_sub(unsent),
+                    if unsent > 0 { format!(", {unsent} not sent") } else { String::new() },
                     s.rule.source
                 );
                 for (record, i) in s.breaches.iter().take(MAX_EXAMPLES) {
