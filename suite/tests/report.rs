@@ -32,6 +32,7 @@ struct Run {
     text: String,
     json: serde_json::Value,
     markdown: String,
+    junit: String,
 }
 
 fn run(args: &[&str], extra: &str) -> Run {
@@ -39,8 +40,11 @@ fn run(args: &[&str], extra: &str) -> Run {
     let (manifest, cases) = inputs(dir.path());
     let json = dir.path().join("report.json");
     let markdown = dir.path().join("report.md");
+    let junit = dir.path().join("report.xml");
     let out: Output = bin()
         .args(args)
+        .arg("--junit")
+        .arg(&junit)
         .arg("--report-md")
         .arg(&markdown)
         .arg("--config")
@@ -57,7 +61,8 @@ fn run(args: &[&str], extra: &str) -> Run {
     let json =
         serde_json::from_slice(&std::fs::read(&json).unwrap_or_default()).unwrap_or_else(|e| panic!("{e}: {text}"));
     let markdown = std::fs::read_to_string(&markdown).unwrap_or_default();
-    Run { text, json, markdown }
+    let junit = std::fs::read_to_string(&junit).unwrap_or_default();
+    Run { text, json, markdown, junit }
 }
 
 /// One run against a webhook that never answers (its requests stop being sent after three missed
@@ -186,7 +191,7 @@ fn fuzz_counts_the_requests_it_sent() {
 
 #[test]
 fn a_property_failing_on_a_users_case_does_not_call_it_generated() {
-    let Run { text, .. } = {
+    let Run { text, markdown, junit, .. } = {
         static RUN: OnceLock<Run> = OnceLock::new();
         RUN.get_or_init(|| run(&["--cases", "4", "--seed", "7"], "--defect sidecar-every-call"))
     };
@@ -199,6 +204,11 @@ fn a_property_failing_on_a_users_case_does_not_call_it_generated() {
     assert!(!text.contains("minimal request (case pod-deny-label"), "{text}");
     assert!(text.contains("the case's request (case pod-deny-label"), "{text}");
     assert!(!text.contains("in the minimal request's object"), "{text}");
+    for (what, report) in [("Markdown", markdown.clone()), ("JUnit", junit.replace("&apos;", "'"))] {
+        assert!(report.contains("1 of the run's cases"), "{what}: {report}");
+        assert!(report.contains("the case's request"), "{what}: {report}");
+        assert!(!report.contains("minimal request"), "{what}: {report}");
+    }
 }
 
 #[test]

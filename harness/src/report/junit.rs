@@ -153,7 +153,11 @@ pub fn render(report: &Report) -> String {
     if !report.properties().is_empty() {
         let mut suite = Suite { name: "properties".into(), cases: Vec::new() };
         for p in report.properties() {
-            let mut text = p.extent();
+            let case = p.failure.as_ref().and_then(super::property::on_a_case);
+            let mut text = match case {
+                Some(_) => format!("{} of the run's cases", p.cases),
+                None => p.extent(),
+            };
             if let Some(note) = &p.note {
                 let _ = write!(text, "; {note}");
             }
@@ -162,7 +166,8 @@ pub fn render(report: &Report) -> String {
                 message = first_line(&f.message);
                 let _ = write!(text, "\n{}", f.message);
                 if let Some(input) = &f.observation.input {
-                    let _ = write!(text, "\nminimal request:\n{}", abbreviate::json(&input.review.to_value()).0);
+                    let title = if case.is_some() { "the case's request" } else { "minimal request" };
+                    let _ = write!(text, "\n{title}:\n{}", abbreviate::json(&input.review.to_value()).0);
                 }
                 for c in &f.observation.calls {
                     let replay = abbreviate::replay(&report.curl(&c.record));

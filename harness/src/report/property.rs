@@ -56,7 +56,7 @@ pub(super) fn render(report: &Report) -> String {
 
 /// The label of the failing request when it is one of the run's cases (`case NAME: …`), which is
 /// neither generated nor shrunk.
-fn on_a_case(f: &Failure) -> Option<&str> {
+pub(super) fn on_a_case(f: &Failure) -> Option<&str> {
     let input = f.observation.input.as_ref().filter(|_| f.seed.is_none())?;
     input.label.starts_with("case ").then_some(input.label.as_str())
 }
