@@ -101,7 +101,6 @@ fn misjudged_case(dir: &Path) -> PathBuf {
     let yaml =
         yaml.replace("decision: denied", "decision: allowed").replace("  message: conformance.example/deny\n", "");
     std::fs::write(&file, yaml).unwrap();
-    let _ = cases;
     manifest
 }
 
