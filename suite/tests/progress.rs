@@ -19,7 +19,7 @@ fn not_a_terminal_gets_plain_lines() {
     assert_eq!(out.status.code(), Some(0));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains('\u{1b}') && !stderr.contains('\r'), "terminal control codes in a log: {stderr:?}");
-    assert!(stderr.lines().any(|l| l.starts_with("fuzz: ") && l.contains(" cases, ")), "{stderr}");
+    assert!(stderr.lines().any(|l| l.starts_with("fuzz: ") && l.contains(" generated cases judged, ")), "{stderr}");
 }
 
 #[test]

@@ -26,16 +26,19 @@ pub enum Decision {
     Rejected(String, String, String),
     /// No webhook of the manifest selects the case.
     NotSelected,
+    /// The request was never sent to a webhook (it had stopped answering): (webhook, why).
+    NotSent(String, String),
 }
 
 impl Decision {
-    /// `allowed`, `denied`, `rejected` or `not selected`.
+    /// `allowed`, `denied`, `rejected`, `not selected` or `not sent`.
     pub fn as_str(&self) -> &'static str {
         match self {
             Decision::Allowed => "allowed",
             Decision::Denied(..) => "denied",
             Decision::Rejected(..) => "rejected",
             Decision::NotSelected => "not selected",
+            Decision::NotSent(..) => "not sent",
         }
     }
 }

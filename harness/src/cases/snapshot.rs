@@ -43,6 +43,10 @@ pub fn render(case: &Case, run: &CaseRun) -> String {
             decision.insert("rule".into(), json!(rule));
             decision.insert("apiserver".into(), json!(m));
         }
+        Decision::NotSent(w, why) => {
+            decision.insert("by".into(), json!(w));
+            decision.insert("why".into(), json!(why));
+        }
         _ => {}
     }
     top.insert("decision".into(), Value::Object(decision));

@@ -258,7 +258,7 @@ impl Document {
                     b.curl.as_ref().map(|c| Evidence {
                         title: format!("replay: {} [{}]", b.request, b.version),
                         language: "sh",
-                        text: c.clone(),
+                        text: super::abbreviate::replay(c),
                     })
                 })
                 .collect();
@@ -291,18 +291,20 @@ impl Document {
         }
         for p in self.properties.iter().filter(|p| is_breach(p.outcome)) {
             let mut evidence = Vec::new();
+            // A failure on one of the run's cases (found before any generated request) was not shrunk.
+            let on_a_case = p.note.as_deref().is_some_and(|n| n.starts_with("on case "));
             if let Some(request) = &p.minimal_request {
                 evidence.push(Evidence {
-                    title: "minimal request".into(),
+                    title: if on_a_case { "the case's request" } else { "minimal request" }.into(),
                     language: "json",
-                    text: serde_json::to_string_pretty(request).unwrap_or_default(),
+                    text: super::abbreviate::json(request).0,
                 });
             }
             for r in p.replay.iter().flatten() {
                 evidence.push(Evidence {
                     title: format!("replay the {} call", r.call),
                     language: "sh",
-                    text: r.curl.clone(),
+                    text: super::abbreviate::replay(&r.curl),
                 });
             }
             let mut found = p.detail.clone().unwrap_or_default();
@@ -316,9 +318,11 @@ impl Document {
                 subject: Some(p.webhook.clone()),
                 found,
                 apiserver: None,
-                extent: Some(
-                    rule(&p.rule).map_or_else(|| format!("{} generated cases", p.cases), |r| r.extent(p.cases)),
-                ),
+                extent: Some(match rule(&p.rule) {
+                    _ if on_a_case => format!("{} of the run's cases", p.cases),
+                    Some(r) => r.extent(p.cases),
+                    None => format!("{} generated cases", p.cases),
+                }),
                 location: p.location.clone(),
                 evidence,
             });
@@ -342,7 +346,7 @@ impl Document {
                         .map(|(a, curl)| Evidence {
                             title: format!("replay the call to {}", a.webhook),
                             language: "sh",
-                            text: curl.clone(),
+                            text: super::abbreviate::replay(curl),
                         })
                         .collect(),
                 });

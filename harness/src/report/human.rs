@@ -15,7 +15,7 @@ pub fn render(report: &Report) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "webhook-conformance: {} ({} requests in {:.2} s)",
+        "webhook-conformance: {} ({} requests sent in {:.2} s)",
         report.records().target.description,
         report.requests(),
         report.records().duration.as_secs_f64()
@@ -47,6 +47,8 @@ pub fn render(report: &Report) -> String {
             .unwrap_or_default();
         let _ = writeln!(out, "\n== {kind} webhook {webhook}");
         render_coverage(coverage, &reach, &mut out);
+        // Requests the breaker held back: every rule skips them, and they were never answered.
+        let unsent = report.exchanges().iter().filter(|x| x.webhook.name == webhook && !x.sent()).count();
         for s in &mine {
             let n = |o: Outcome| s.counts.get(&o).copied().unwrap_or(0);
             let tag = match s.outcome {
@@ -59,11 +61,12 @@ pub fn render(report: &Report) -> String {
             if matches!(s.outcome, Outcome::Fail | Outcome::Warn) {
                 let _ = writeln!(
                     out,
-                    "        {} fail, {} warn, {} pass, {} not applicable; source: {}",
+                    "        {} fail, {} warn, {} pass, {} not applicable{}; source: {}",
                     n(Outcome::Fail),
                     n(Outcome::Warn),
                     n(Outcome::Pass),
-                    n(Outcome::Skip),
+                    n(Outcome::Skip).saturating_sub(unsent),
+                    if unsent > 0 { format!(", {unsent} not sent") } else { String::new() },
                     s.rule.source
                 );
                 for (record, i) in s.breaches.iter().take(MAX_EXAMPLES) {
@@ -102,7 +105,8 @@ pub fn render(report: &Report) -> String {
                             );
                         }
                     }
-                    let _ = writeln!(out, "          replay:\n{}", indent(&report.curl(record), 12));
+                    let replay = super::abbreviate::replay(&report.curl(record));
+                    let _ = writeln!(out, "          replay:\n{}", indent(&replay, 12));
                 }
                 if s.breaches.len() > MAX_EXAMPLES {
                     let _ = writeln!(out, "        … and {} more (see --report-json)", s.breaches.len() - MAX_EXAMPLES);
@@ -114,7 +118,7 @@ pub fn render(report: &Report) -> String {
     out.push_str(&super::property::render(report));
     if report.verdict() == crate::verdict::Verdict::Fail || !report.records().target.notes.is_empty() {
         if let Some(log) = report.records().target.log_tail.as_deref().filter(|l| !l.trim().is_empty()) {
-            let _ = writeln!(out, "\ntarget output (last lines):\n{}", indent(log, 2));
+            let _ = writeln!(out, "\ntarget output (last lines):\n{}", indent(&super::abbreviate::log(log), 2));
         }
     }
     let failed = report.failed_rules();
@@ -137,7 +141,11 @@ pub fn render(report: &Report) -> String {
             );
         }
     }
-    if report.records().target.ca_file.is_none() && report.verdict() == crate::verdict::Verdict::Fail {
+    // The replay commands printed above: a breach's examples and a failing property's calls.
+    let replays =
+        summaries.iter().any(|s| matches!(s.outcome, Outcome::Fail | Outcome::Warn) && !s.breaches.is_empty())
+            || report.properties().iter().any(|p| p.failure.as_ref().is_some_and(|f| !f.observation.calls.is_empty()));
+    if report.records().target.ca_file.is_none() && replays {
         let _ = writeln!(
             out,
             "(the replay commands trust ca.pem: the generated CA was temporary; run with --tls-dir DIR to keep it)"
@@ -183,10 +191,22 @@ fn render_coverage(
             c.sent, c.allowed, c.patched, c.denied, c.unusable
         );
     }
-    if total.sent > 0 && total.denied == 0 {
+    let usable = total.allowed + total.patched;
+    if total.sent > 0 && usable == 0 && total.denied == 0 {
         let _ = writeln!(
             out,
-            "  note: no request was denied, so its deny paths (if it has any) were not reached: write cases (cases/README.md) for what it must refuse"
+            "  note: no answer was usable ({} sent, none answered as the apiserver requires: see the FAIL rules), so it is not known what it allows or denies",
+            total.sent
+        );
+    } else if total.sent > 0 && total.denied == 0 {
+        let unusable = if total.unusable > 0 {
+            format!(" ({} answer(s) were unusable, so whether those were denials is not known)", total.unusable)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "  note: no usable answer was a denial{unusable}, so its deny paths (if it has any) were not reached: write cases (cases/README.md) for what it must refuse"
         );
     }
 }
@@ -251,6 +271,9 @@ fn render_lint_and_cases(report: &Report, out: &mut String) {
                 c.decision.as_str(),
                 c.file.display()
             );
+            if let crate::cases::Decision::NotSent(w, why) = &c.decision {
+                let _ = writeln!(out, "        not sent to {w}, so its expect: was not judged: {why}");
+            }
             for f in c.findings.iter().filter(|f| matches!(f.outcome, Outcome::Fail | Outcome::Warn)) {
                 let _ = writeln!(
                     out,
@@ -281,9 +304,12 @@ mod tests {
     use std::path::Path;
 
     use super::render;
+    use crate::client::{HttpAnswer, Transport};
     use crate::config::Manifest;
+    use crate::exchange::{Exchange, ExchangeRecord};
     use crate::report::Report;
-    use crate::run::Records;
+    use crate::requests::generated::LARGE_ANNOTATION;
+    use crate::run::{Records, TargetRecord};
 
     const MANIFEST: &str = "\
 apiVersion: admissionregistration.k8s.io/v1
@@ -307,6 +333,68 @@ webhooks:
             ..Records::default()
         };
         render(&Report::from(records))
+    }
+
+    /// A report of one request to the webhook of `MANIFEST` carrying a 200 KiB annotation, answered
+    /// with another uid (a `response.uid` FAIL), by a target that wrote a 63 KB line.
+    fn large_report() -> Report {
+        let manifest = Manifest::parse(Path::new("deploy/webhook.yaml"), MANIFEST).unwrap();
+        let webhook = std::sync::Arc::new(manifest.webhooks[0].clone());
+        let planned = crate::requests::plan_in(&webhook, &crate::requests::ApiResources::built_in());
+        let case = planned.into_iter().find(|c| c.object().is_object()).expect("a request with an object");
+        let mut object = case.object().clone();
+        object["metadata"]["annotations"] = serde_json::json!({LARGE_ANNOTATION: "x".repeat(204_800)});
+        let case = case.with_object(object);
+        let body = br#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"another","allowed":true}}"#;
+        let transport = Transport::Answered(HttpAnswer {
+            status: 200,
+            content_type: Some("application/json".into()),
+            body: body.to_vec(),
+            http_version: "HTTP/1.1".into(),
+            elapsed: std::time::Duration::ZERO,
+        });
+        let url = "https://hook.policy.svc:443/validate?timeout=30s".to_string();
+        let view = Exchange::new(&webhook, &case, &transport, &url);
+        let findings = crate::run::evaluate(&view);
+        let admission = view.admission(&findings);
+        drop(view);
+        let record = ExchangeRecord { webhook: webhook.clone(), case, url, transport, findings, admission };
+        let records = Records {
+            webhooks: vec![webhook],
+            exchanges: vec![record],
+            target: TargetRecord {
+                notes: vec!["the target exited during the run".into()],
+                log_tail: Some(format!("started\n{}\nstopped", "y".repeat(63_000))),
+                ..TargetRecord::default()
+            },
+            ..Records::default()
+        };
+        Report::from(records)
+    }
+
+    #[test]
+    fn large_values_are_abbreviated_in_the_text_and_whole_in_the_json() {
+        let report = large_report();
+        assert_eq!(report.failed_rules(), ["response.uid"]);
+        let text = render(&report);
+        assert!(text.len() < 20_000, "{} bytes of text for one finding", text.len());
+        assert!(text.contains(&format!("\"{}…\" (204800 bytes)", "x".repeat(40))), "{text}");
+        assert!(text.contains("abbreviated here: the JSON report (--report-json) holds the whole command"), "{text}");
+        // The target's long line is cut, and the report says so.
+        assert!(text.contains("… (63000 bytes)") && text.contains("1 line(s) longer than 500 bytes cut"), "{text}");
+        assert!(text.contains("  stopped"), "{text}");
+        let json = report.to_json().to_string();
+        assert!(json.contains(&"x".repeat(204_800)), "the JSON report keeps the request whole");
+    }
+
+    #[test]
+    fn large_values_are_abbreviated_in_junit_and_markdown() {
+        let report = large_report();
+        let short = format!("{}…", "x".repeat(40));
+        for (what, text) in [("JUnit", report.to_junit()), ("Markdown", report.to_markdown())] {
+            assert!(text.len() < 20_000, "{what}: {} bytes for one finding", text.len());
+            assert!(text.contains(&short) && text.contains(" (204800 bytes)"), "{what}: {text}");
+        }
     }
 
     #[test]

@@ -113,6 +113,7 @@ pub fn render(report: &Report) -> Value {
         "verdict": report.verdict().as_str(),
         "coverage": coverage,
         "contract_cases": report.records().contract_cases,
+        "contract_breaches": report.records().contract_breaches,
         "coverage_findings": reach,
         "seed": report.records().seed,
         "properties": properties,

@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::Report;
+use super::{abbreviate, Report};
 use crate::verdict::Outcome;
 
 /// Escape text for XML content and attributes; drop characters XML 1.0 cannot hold.
@@ -70,7 +70,7 @@ pub fn render(report: &Report) -> String {
                 if let Some(m) = &f.apiserver_message {
                     let _ = writeln!(text, "apiserver says: {m}");
                 }
-                let _ = writeln!(text, "replay:\n{}\n", report.curl(record));
+                let _ = writeln!(text, "replay:\n{}\n", abbreviate::replay(&report.curl(record)));
             }
             let message = s
                 .breaches
@@ -135,7 +135,7 @@ pub fn render(report: &Report) -> String {
                     if let Some(m) = &f.apiserver_message {
                         let _ = writeln!(text, "apiserver says: {m}");
                     }
-                    let _ = writeln!(text, "replay:\n{}\n", report.curl(record));
+                    let _ = writeln!(text, "replay:\n{}\n", abbreviate::replay(&report.curl(record)));
                 }
             }
             suite.cases.push(Case {
@@ -153,7 +153,11 @@ pub fn render(report: &Report) -> String {
     if !report.properties().is_empty() {
         let mut suite = Suite { name: "properties".into(), cases: Vec::new() };
         for p in report.properties() {
-            let mut text = p.extent();
+            let case = p.failure.as_ref().and_then(super::property::on_a_case);
+            let mut text = match case {
+                Some(_) => format!("{} of the run's cases", p.cases),
+                None => p.extent(),
+            };
             if let Some(note) = &p.note {
                 let _ = write!(text, "; {note}");
             }
@@ -162,14 +166,12 @@ pub fn render(report: &Report) -> String {
                 message = first_line(&f.message);
                 let _ = write!(text, "\n{}", f.message);
                 if let Some(input) = &f.observation.input {
-                    let _ = write!(
-                        text,
-                        "\nminimal request:\n{}",
-                        serde_json::to_string_pretty(&input.review.to_value()).unwrap_or_default()
-                    );
+                    let title = if case.is_some() { "the case's request" } else { "minimal request" };
+                    let _ = write!(text, "\n{title}:\n{}", abbreviate::json(&input.review.to_value()).0);
                 }
                 for c in &f.observation.calls {
-                    let _ = write!(text, "\nreproduce the {} call:\n{}", c.role, report.curl(&c.record));
+                    let replay = abbreviate::replay(&report.curl(&c.record));
+                    let _ = write!(text, "\nreproduce the {} call:\n{}", c.role, replay);
                 }
             }
             suite.cases.push(Case {

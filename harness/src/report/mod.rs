@@ -2,6 +2,7 @@
 //! machines and JUnit XML for CI. Markdown, GitHub annotations and SARIF render the JSON report
 //! ([`JsonReport`]), so that the merge of a sharded campaign's reports renders like one run's.
 
+mod abbreviate;
 mod annotations;
 mod curl;
 mod document;
@@ -82,9 +83,9 @@ impl Report {
         &self.records.coverage
     }
 
-    /// Requests sent in all (planned, cases, properties).
+    /// Requests sent in all (planned, cases, properties), as the tally of `coverage` counted them.
     pub fn requests(&self) -> u64 {
-        self.records.exchanges.iter().filter(|x| x.sent()).count() as u64 + self.records.property_requests
+        self.records.coverage.values().flat_map(|per| per.values()).map(|c| c.sent).sum()
     }
 
     /// Every outcome of every rule in the run.

@@ -1,9 +1,7 @@
 //! The properties in the text report: one line per property and webhook, then each failure in full
 //! (the minimal request, the answers side by side, a diff of the resulting objects, reproducers).
 
-use serde_json::{json, Value};
-
-use super::Report;
+use super::{abbreviate, Report};
 use crate::checks::property::{same, Call};
 use crate::client::Transport;
 use crate::diff;
@@ -18,23 +16,32 @@ pub(super) fn render(report: &Report) -> String {
         return String::new();
     }
     let mut s = format!(
-        "\n== properties (seed {}, {} requests)\n",
+        "\n== properties (seed {}, {} requests sent by the property step)\n",
         records.seed.map(|s| s.to_string()).unwrap_or_else(|| "none: cases only".into()),
         records.property_requests
     );
     if records.contract_cases > 0 {
+        let broke = match records.contract_breaches {
+            0 => "none of them broke one".to_string(),
+            n => format!("{n} broke one (each rule's first breach is reported under the rule above)"),
+        };
         s.push_str(&format!(
-            "  every exchange rule held on {} generated requests of every operation (a breach is reported under its rule)\n",
+            "  {} of the property step's requests (each first call: generated of every operation, or a case's again) were held to every exchange rule: {broke}\n",
             records.contract_cases
         ));
     }
     for r in &records.properties {
+        // A failure on one of the run's cases was found before any request was generated.
+        let extent = match r.failure.as_ref().and_then(on_a_case) {
+            Some(_) => format!("{} of the run's cases", r.cases),
+            None => r.extent(),
+        };
         s.push_str(&format!(
             "  {:4}  {:26} {}  ({}){}\n",
             r.outcome.tag(),
             r.rule.id,
             r.webhook,
-            r.extent(),
+            extent,
             r.note.as_ref().map(|n| format!(" — {n}")).unwrap_or_default()
         ));
     }
@@ -47,20 +54,23 @@ pub(super) fn render(report: &Report) -> String {
     s
 }
 
+/// The label of the failing request when it is one of the run's cases (`case NAME: …`), which is
+/// neither generated nor shrunk.
+pub(super) fn on_a_case(f: &Failure) -> Option<&str> {
+    let input = f.observation.input.as_ref().filter(|_| f.seed.is_none())?;
+    input.label.starts_with("case ").then_some(input.label.as_str())
+}
+
 /// The answer of a call as text: HTTP status, the body, and the decoded patch.
 fn answer_text(call: &Call) -> String {
     match &call.record.transport {
         Transport::Failed(f) => format!("no answer: {}", f.message),
         Transport::Answered(a) => {
-            let body = serde_json::from_slice::<Value>(&a.body)
-                .map(|v| serde_json::to_string_pretty(&v).unwrap_or_default())
-                .unwrap_or_else(|_| String::from_utf8_lossy(&a.body).into_owned());
+            let body = abbreviate::body(&a.body);
             let mut s = format!("HTTP {}\n{body}", a.status);
             let view = call.record.view();
             if let Some(patch) = view.nonempty_patch_bytes().map(|b| String::from_utf8_lossy(b).into_owned()) {
-                let pretty = serde_json::from_str::<Value>(&patch)
-                    .map(|v| serde_json::to_string_pretty(&v).unwrap_or_default())
-                    .unwrap_or(patch);
+                let pretty = abbreviate::body(patch.as_bytes());
                 s.push_str(&format!("\npatch (decoded):\n{pretty}"));
             }
             s
@@ -96,18 +106,6 @@ fn side_by_side(left_title: &str, left: &str, right_title: &str, right: &str) ->
     out
 }
 
-/// The request as JSON for a report, with very long strings cut.
-fn compact(v: &Value) -> Value {
-    match v {
-        Value::String(s) if s.len() > 200 => {
-            json!(format!("{}… ({} bytes)", s.chars().take(60).collect::<String>(), s.len()))
-        }
-        Value::Array(a) => Value::Array(a.iter().map(compact).collect()),
-        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), compact(v))).collect()),
-        v => v.clone(),
-    }
-}
-
 fn render_failure(report: &Report, r: &PropertyRecord, f: &Failure) -> String {
     let mut s =
         format!("== {} {} — {}\n   {}\n   {}\n", r.outcome.tag(), r.rule.id, r.webhook, r.rule.statement, f.message);
@@ -118,12 +116,15 @@ fn render_failure(report: &Report, r: &PropertyRecord, f: &Failure) -> String {
     if let Some(input) = &obs.input {
         // When shrinking was cut short (the note says why) the request is a failing one, not a minimal one.
         let cut = r.note.as_deref().is_some_and(|n| n.contains("shrinking stopped"));
-        let what = if cut { "failing request (shrinking was cut short)" } else { "minimal request" };
+        let what = if on_a_case(f).is_some() {
+            "the case's request"
+        } else if cut {
+            "failing request (shrinking was cut short)"
+        } else {
+            "minimal request"
+        };
         s.push_str(&format!("   {what} ({}, {}):\n", input.label, input.version()));
-        s.push_str(&indent(
-            &serde_json::to_string_pretty(&compact(&input.review.to_value())).unwrap_or_default(),
-            "    ",
-        ));
+        s.push_str(&indent(&abbreviate::json(&input.review.to_value()).0, "    "));
     }
     let pairs: Vec<(&Call, &Call)> = obs.calls.windows(2).map(|w| (&w[0], &w[1])).collect();
     if let Some((a, b)) = pairs.iter().rev().find(|(a, b)| !same(a, b)).or(pairs.last()) {
@@ -140,12 +141,13 @@ fn render_failure(report: &Report, r: &PropertyRecord, f: &Failure) -> String {
     if let Some(input) = &obs.input {
         let n = containers_of(input.object()).len();
         if n > 0 {
-            s.push_str(&format!("   ({n} container(s) in the minimal request's object)\n"));
+            let whose = if on_a_case(f).is_some() { "the case's" } else { "the minimal" };
+            s.push_str(&format!("   ({n} container(s) in {whose} request's object)\n"));
         }
     }
     for c in &obs.calls {
         s.push_str(&format!("   reproduce the {} call:\n", c.role));
-        s.push_str(&indent(&report.curl(&c.record), "    "));
+        s.push_str(&indent(&abbreviate::replay(&report.curl(&c.record)), "    "));
     }
     s
 }

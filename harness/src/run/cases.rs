@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::send::exchange;
 use crate::cases::{request_case, selected_by, snapshot, webhooks_for, Case, CaseRun, Decision, Golden, GoldenMode};
 use crate::checks::case::check_expectations;
-use crate::client::Client;
+use crate::client::{Client, Transport};
 use crate::conditions::{rejection, Decision as Matched};
 use crate::config::{WebhookKind, WebhookSpec};
 use crate::exchange::ExchangeRecord;
@@ -77,6 +77,12 @@ pub async fn run_case(client: &Client, case: &Case, webhooks: &[&WebhookSpec]) -
             Matched::Skip(_) | Matched::Ignore(_) | Matched::Unknown(_) => continue,
         }
         let record = exchange(client, Arc::new((*webhook).clone()), request).await;
+        if let (false, Transport::Failed(f)) = (record.sent(), &record.transport) {
+            // Nothing was asked of the webhook: the admission has no outcome to judge.
+            decision = Decision::NotSent(webhook.name.clone(), f.message.clone());
+            records.push(record);
+            break;
+        }
         let x = record.view();
         if let Some(list) = x.response().and_then(|r| r.get("warnings")).and_then(Value::as_array) {
             warnings.extend(list.iter().filter_map(Value::as_str).map(String::from));
@@ -114,8 +120,14 @@ pub fn judge(case: &Case, run: CaseRun, golden: &GoldenMode) -> CaseRecord {
     const NOT_SELECTED: &str = "no webhook of the manifest selects this case";
     let snapshot = snapshot::render(case, &run);
     let mut findings = Vec::new();
+    let not_sent = match &run.decision {
+        Decision::NotSent(w, why) => Some(format!("not judged: the request was not sent to {w}: {why}")),
+        _ => None,
+    };
     let expectation = if run.decision == Decision::NotSelected && case.webhook.is_none() {
         Finding::skip(EXPECTATION, NOT_SELECTED)
+    } else if let Some(why) = &not_sent {
+        Finding::skip(EXPECTATION, why.clone())
     } else if case.expect.is_empty() {
         Finding::skip(EXPECTATION, "the case has no expect:")
     } else {
@@ -128,6 +140,7 @@ pub fn judge(case: &Case, run: CaseRun, golden: &GoldenMode) -> CaseRecord {
     let golden_finding = match golden {
         GoldenMode::Off => Finding::skip(GOLDEN, "no golden directory given"),
         _ if run.decision == Decision::NotSelected => Finding::skip(GOLDEN, NOT_SELECTED),
+        _ if not_sent.is_some() => Finding::skip(GOLDEN, not_sent.clone().unwrap_or_default()),
         GoldenMode::Check(dir) => match snapshot::compare(dir, &case.name, &snapshot) {
             Golden::Unchanged => finding(GOLDEN, Outcome::Pass, None),
             Golden::Missing(p) => finding(

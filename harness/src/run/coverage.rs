@@ -49,6 +49,11 @@ impl Counts {
 /// Per webhook, per `OPERATION resource[/subresource]`.
 pub type Coverage = BTreeMap<String, BTreeMap<String, Counts>>;
 
+/// Requests sent in all, over every webhook and operation × resource.
+pub fn sent(coverage: &Coverage) -> u64 {
+    coverage.values().flat_map(|per| per.values()).map(|c| c.sent).sum()
+}
+
 /// `CREATE pods`, `UPDATE deployments/scale`.
 fn key(record: &ExchangeRecord) -> String {
     let spec = &record.case.spec;

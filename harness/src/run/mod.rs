@@ -155,10 +155,13 @@ pub struct Records {
     pub coverage_findings: Vec<WebhookFinding>,
     /// The seed of the generated requests, when there were any.
     pub seed: Option<u64>,
-    /// Requests sent by the property step.
+    /// Requests sent by the property step (counted by the tally of `coverage`).
     pub property_requests: u64,
-    /// Generated requests of every operation held to the exchange rules (the contract sweep).
+    /// Requests of the property step held to every exchange rule (the contract sweep's and the
+    /// properties' first calls).
     pub contract_cases: u64,
+    /// How many of them broke a FAIL rule (each rule's first breach is in `exchanges`).
+    pub contract_breaches: u64,
     /// Requests not sent because the webhook had already missed its deadline several times in a
     /// row.
     pub unsent: Vec<Unsent>,
@@ -291,7 +294,7 @@ async fn send_plan(
             tasks.spawn(async move {
                 let _permit = permit;
                 let record = exchange(&client, webhook, case).await;
-                progress.requests.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                progress.requests.fetch_add(u64::from(record.sent()), std::sync::atomic::Ordering::Relaxed);
                 (index, record)
             });
         }
@@ -354,10 +357,12 @@ pub async fn run(
         }
     }
     records.exchanges.iter().for_each(|r| tally.record(r));
+    let cases_sent = records.cases.iter().flat_map(|c| &c.records).filter(|r| r.sent()).count() as u64;
+    progress.requests.fetch_add(cases_sent, std::sync::atomic::Ordering::Relaxed);
     if !options.properties.budget.is_none() || !seeds.is_empty() {
         records.seed = (!options.properties.budget.is_none()).then_some(options.properties.seed);
         records.shard = Some(options.properties.shard).filter(|s| !s.is_whole());
-        let before = progress.requests.load(std::sync::atomic::Ordering::Relaxed);
+        let before = coverage::sent(&tally.snapshot());
         let calls = Arc::new(Calls { client: client.clone(), tally: tally.clone(), breaches: Breaches::default() });
         let step =
             properties::run_properties(&shared, calls, &seeds, &options.properties, progress.clone(), &options.api)
@@ -366,10 +371,11 @@ pub async fn run(
         interrupted()?;
         records.properties = step.records;
         records.contract_cases = step.contract_cases;
+        records.contract_breaches = step.contract_breaches;
         sweep_notes = step.notes;
         // Breaches of the contract on generated requests are the exchange rules' findings.
         records.exchanges.extend(step.breaches);
-        records.property_requests = progress.requests.load(std::sync::atomic::Ordering::Relaxed) - before;
+        records.property_requests = coverage::sent(&tally.snapshot()) - before;
     }
     records.coverage = tally.snapshot();
     if options.contract {

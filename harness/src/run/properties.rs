@@ -178,9 +178,10 @@ pub(crate) struct Calls {
 }
 
 /// Contract breaches on requests themselves: the first per webhook and rule, replaced by a minimal
-/// one when the contract sweep shrinks one.
+/// one when the contract sweep shrinks one; and the tally of the requests held to the exchange
+/// rules this way (sent, and how many of them broke one).
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Breaches(Arc<Mutex<Vec<(String, ExchangeRecord)>>>);
+pub(crate) struct Breaches(Arc<Mutex<Vec<(String, ExchangeRecord)>>>, Arc<Mutex<(u64, u64)>>);
 
 impl Breaches {
     fn first_fail(record: &ExchangeRecord) -> Option<&'static str> {
@@ -189,6 +190,11 @@ impl Breaches {
 
     /// Keep `record` if it is the first breach of its rule for its webhook (or `minimal`).
     fn note(&self, record: &ExchangeRecord, minimal: bool) {
+        if !minimal && record.sent() {
+            let mut tally = self.1.lock().unwrap_or_else(|e| e.into_inner());
+            tally.0 += 1;
+            tally.1 += u64::from(Self::first_fail(record).is_some());
+        }
         let Some(rule) = Self::first_fail(record) else { return };
         let key = format!("{}\u{0}{rule}", record.webhook.name);
         let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
@@ -202,6 +208,11 @@ impl Breaches {
     /// The breaches kept, in the order they were first seen.
     pub fn records(&self) -> Vec<ExchangeRecord> {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(_, r)| r.clone()).collect()
+    }
+
+    /// Requests held to the exchange rules, and how many of them broke one.
+    pub fn tally(&self) -> (u64, u64) {
+        *self.1.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -293,7 +304,8 @@ impl Default for Progress {
 }
 
 impl Progress {
-    /// One line: cases, requests, rate, failing properties, failures being shrunk.
+    /// One line: generated cases judged, requests sent, rate, failing properties, failures being
+    /// shrunk.
     pub fn line(&self) -> String {
         let secs = self.started.elapsed().as_secs_f64().max(1e-3);
         let requests = self.requests.load(Ordering::Relaxed);
@@ -302,7 +314,7 @@ impl Progress {
             n => format!(", shrinking {n} failure(s)"),
         };
         format!(
-            "{} cases, {} requests, {:.0} requests/s, {} failing properties{shrinking}",
+            "{} generated cases judged, {} requests sent, {:.0} requests/s, {} failing properties{shrinking}",
             self.cases.load(Ordering::Relaxed),
             requests,
             requests as f64 / secs,
@@ -851,8 +863,11 @@ pub(crate) struct PropertyStep {
     /// Contract breaches on generated requests (minimal where the sweep shrank one), for their
     /// exchange rules.
     pub breaches: Vec<ExchangeRecord>,
-    /// Generated requests the contract sweep judged by every exchange rule.
+    /// Requests of the step held to every exchange rule (each first call: the contract sweep's and
+    /// the properties' generated requests, and the cases' again).
     pub contract_cases: u64,
+    /// How many of them broke a FAIL rule.
+    pub contract_breaches: u64,
     /// What the report should say about the sweep (a breach whose shrinking was cut short).
     pub notes: Vec<String>,
 }
@@ -893,7 +908,6 @@ pub(crate) async fn run_properties(
     let mut records = Vec::new();
     let properties = crate::rules::of_kind(crate::rules::RuleKind::Property).count();
     let step = Step { calls: &calls, progress: &progress, opts, seeds, shares, api, strategies: Mutex::default() };
-    let mut contract_cases = 0;
     let mut notes = Vec::new();
     for webhook in webhooks {
         if opts.only.is_empty() {
@@ -912,7 +926,6 @@ pub(crate) async fn run_properties(
                     budget: step.share(),
                 };
                 let found = explore(&step, webhook, search).await?;
-                contract_cases += found.cases;
                 if let Some(first) = found.failure.as_ref().and_then(|f| f.observation.calls.first()) {
                     calls.breaches.note(&first.record, true);
                     if let Some(why) = &found.cut {
@@ -933,7 +946,8 @@ pub(crate) async fn run_properties(
             records.push(run_property(&step, webhook, rule, index).await?);
         }
     }
-    Ok(PropertyStep { records, breaches: calls.breaches.records(), contract_cases, notes })
+    let (contract_cases, contract_breaches) = calls.breaches.tally();
+    Ok(PropertyStep { records, breaches: calls.breaches.records(), contract_cases, contract_breaches, notes })
 }
 
 #[cfg(test)]
