@@ -13,7 +13,7 @@
 //! apiserver's decoder is.
 
 use super::lines::Node;
-use super::manifest::WebhookKind;
+use super::kind::WebhookKind;
 
 /// What a field holds, as far as the names of its fields go.
 #[derive(Clone, Copy)]

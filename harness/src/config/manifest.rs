@@ -1,35 +1,16 @@
 //! Reading a webhook configuration manifest (YAML, one or more documents, or a `List`).
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+pub use super::kind::WebhookKind;
 use super::version::{ConfigVersion, Defaultable};
 use super::LabelSelector;
 use crate::admission::ReviewVersion;
 use crate::conditions::MatchConditions;
 pub use crate::error::ManifestError;
 use crate::error::YamlDecodeError;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-/// Which kind of configuration a webhook comes from.
-pub enum WebhookKind {
-    /// From a MutatingWebhookConfiguration.
-    Mutating,
-    /// From a ValidatingWebhookConfiguration.
-    Validating,
-}
-
-impl fmt::Display for WebhookKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            WebhookKind::Mutating => "mutating",
-            WebhookKind::Validating => "validating",
-        })
-    }
-}
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -3,6 +3,7 @@
 
 mod crd;
 mod fields;
+mod kind;
 mod lines;
 mod manifest;
 mod select;
