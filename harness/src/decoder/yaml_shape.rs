@@ -337,7 +337,7 @@ impl Scanner<'_> {
                     }
                     self.key_allowed = false;
                     let flow = self.flow > 0;
-                    self.skip_while(|c| !blankz(c) && !(flow && c.is_some_and(flow_indicator)))
+                    self.skip_while(|c| !(blankz(c) || (flow && c.is_some_and(flow_indicator))))
                 }
                 b'|' | b'>' if self.flow == 0 => {
                     self.node(Top::Scalar);
