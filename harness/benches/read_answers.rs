@@ -72,14 +72,16 @@ fn answers() -> Vec<(String, Vec<u8>)> {
     out.push(("JSON, 20000 warnings".into(), review(&format!(r#","warnings":[{}]"#, warnings.join(","))).into_bytes()));
     let items: String = (0..20_000).map(|i| format!("- item{i}\n")).collect();
     out.push(("YAML block sequence of 20000 items".into(), items.into_bytes()));
-    let entries: String = (0..10_000).map(|i| format!("k{i}: v{i}\n")).collect();
-    out.push((
-        "YAML mapping of 10000 entries".into(),
-        format!(
-            "apiVersion: admission.k8s.io/v1\nkind: AdmissionReview\n{entries}response: {{uid: u, allowed: true}}\n"
-        )
-        .into_bytes(),
-    ));
+    for n in [5_000, 10_000, 20_000] {
+        let entries: String = (0..n).map(|i| format!("k{i}: v{i}\n")).collect();
+        out.push((
+            format!("YAML mapping of {n} entries"),
+            format!(
+                "apiVersion: admission.k8s.io/v1\nkind: AdmissionReview\n{entries}response: {{uid: u, allowed: true}}\n"
+            )
+            .into_bytes(),
+        ));
+    }
     out
 }
 
