@@ -49,6 +49,9 @@ const NUMBERS: &str = "decode.go literalStore: strconv.ParseInt + OverflowInt L1
 const BYTES: &str = "decode.go literalStore L1058-1059: []byte from base64.StdEncoding; array of uint8";
 const YAML: &str = "recognizer.go + util/yaml IsJSONBuffer: not '{' -> YAML serializer (yaml.YAMLToJSON)";
 const VERIFY: &str = "request/admissionreview.go VerifyAdmissionResponse";
+const GO_YAML_DEPTH: &str = "go.yaml.in/yaml/v2 scannerc.go max_flow_level = max_indents = 10000 (yaml_parser_increase_flow_level, yaml_parser_roll_indent: 'exceeded max depth of 10000'), limit_test.go; sigs.k8s.io/yaml YAMLToJSON returns it as it is";
+const YAML_SEQUENCE: &str =
+    "serializer/json/json.go Decode: YAMLToJSON, then meta.go Interpret into a struct: an array never decodes";
 
 fn v1(response: &str) -> Vec<u8> {
     format!(r#"{{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{response}}}"#).into_bytes()
@@ -61,6 +64,32 @@ fn raw(body: &[u8]) -> Vec<u8> {
 /// An allow with an unknown member nested `depth` arrays deep.
 fn nested(depth: usize) -> Vec<u8> {
     v1(&format!(r#"{{"uid":"{{uid}}","allowed":true,"x":{}{}}}"#, "[".repeat(depth), "]".repeat(depth)))
+}
+
+/// A YAML flow sequence `depth` deep.
+fn flow_sequence(depth: usize) -> Vec<u8> {
+    ("[".repeat(depth) + &"]".repeat(depth)).into_bytes()
+}
+
+/// A YAML block sequence `depth` deep, on one line (`- - - x`).
+fn block_sequence(depth: usize) -> Vec<u8> {
+    ("- ".repeat(depth) + "x\n").into_bytes()
+}
+
+/// A YAML flow mapping `depth` deep under a key (`a: {a: {a: 1}}`).
+fn flow_mapping(depth: usize) -> Vec<u8> {
+    format!("a: {}1{}\n", "{a: ".repeat(depth), "}".repeat(depth)).into_bytes()
+}
+
+/// A YAML block mapping `depth` deep, one more space of indentation per level.
+fn block_mapping(depth: usize) -> Vec<u8> {
+    let keys: String = (0..depth).map(|i| format!("{}a:\n", " ".repeat(i))).collect();
+    format!("{keys}{}1\n", " ".repeat(depth)).into_bytes()
+}
+
+/// An allow with an unknown member that is an object nested `depth` deep.
+fn nested_object(depth: usize) -> Vec<u8> {
+    v1(&format!(r#"{{"uid":"{{uid}}","allowed":true,"x":{}1{}}}"#, r#"{"a":"#.repeat(depth), "}".repeat(depth)))
 }
 
 fn rows() -> Vec<Row> {
@@ -158,6 +187,21 @@ fn rows() -> Vec<Row> {
         row("11b apiVersion a/b/c", Validating, raw(br#"{"apiVersion":"a/b/c","kind":"AdmissionReview","response":{"uid":"{uid}","allowed":true}}"#), &["review.gvk=fail"], "unexpected GroupVersion string: a/b/c", "apimachinery schema.ParseGroupVersion"),
         row("11c apiVersion without kind", Validating, raw(br#"{"apiVersion":"admission.k8s.io/v1","response":{"uid":"{uid}","allowed":true}}"#), &["review.gvk-present=fail"], "got admission.k8s.io/v1, Kind=", "serializer/json/json.go gvkWithDefaults"),
         row("11d kind with a bad byte", Validating, raw(b"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"Admission\xffReview\",\"response\":{\"uid\":\"{uid}\",\"allowed\":true}}"), &["review.gvk=fail"], "no kind \"Admission\u{fffd}Review\"", "runtime.UseOrCreateObject"),
+        // 12: deep YAML (a body not starting with '{') and deep objects.
+        row("12a YAML flow sequence 129 deep", Validating, flow_sequence(129), &["review.body=fail"], "cannot unmarshal array into Go value of type struct", YAML_SEQUENCE),
+        row("12a YAML flow sequence 10001 deep", Validating, flow_sequence(10_001), &["review.body=fail"], "failed to call webhook: yaml: exceeded max depth of 10000", GO_YAML_DEPTH),
+        row("12a YAML flow sequence 100000 deep", Validating, flow_sequence(100_000), &["review.body=fail"], "failed to call webhook: yaml: exceeded max depth of 10000", GO_YAML_DEPTH),
+        row("12b YAML block sequence 129 deep", Validating, block_sequence(129), &["review.body=fail"], "cannot unmarshal array into Go value of type struct", YAML_SEQUENCE),
+        row("12b YAML block sequence 10001 deep", Validating, block_sequence(10_001), &["review.body=fail"], "failed to call webhook: yaml: exceeded max depth of 10000", GO_YAML_DEPTH),
+        row("12b YAML block sequence 100000 deep", Validating, block_sequence(100_000), &["review.body=fail"], "failed to call webhook: yaml: exceeded max depth of 10000", GO_YAML_DEPTH),
+        row("12c YAML flow mapping 129 deep (unsure: WARN only)", Validating, flow_mapping(129), &["review.json=warn"], "", GO_YAML_DEPTH),
+        row("12c YAML flow mapping 10001 deep", Validating, flow_mapping(10_001), &["review.body=fail"], "failed to call webhook: yaml: exceeded max depth of 10000", GO_YAML_DEPTH),
+        row("12c YAML flow mapping 100000 deep", Validating, flow_mapping(100_000), &["review.body=fail"], "failed to call webhook: yaml: exceeded max depth of 10000", GO_YAML_DEPTH),
+        row("12d YAML block mapping 129 deep (unsure: WARN only)", Validating, block_mapping(129), &["review.json=warn"], "", GO_YAML_DEPTH),
+        row("12e JSON unknown member an object 129 deep", Validating, nested_object(129), &[], "", DEPTH),
+        row("12e JSON unknown member an object at the limit (10000 with the top objects)", Validating, nested_object(9_998), &[], "", DEPTH),
+        row("12e JSON unknown member an object past the limit", Validating, nested_object(9_999), &["review.body=fail"], "json parse error: invalid character '{' exceeded max depth", DEPTH),
+        row("12e JSON unknown member an object 100000 deep", Validating, nested_object(100_000), &["review.body=fail"], "json parse error: invalid character '{' exceeded max depth", DEPTH),
         // admission.k8s.io/v1beta1 is not verified for uid or apiVersion/kind.
         row("v1beta1 answer without kind", ValidatingV1beta1, raw(br#"{"apiVersion":"admission.k8s.io/v1beta1","response":{"uid":"{uid}","allowed":true}}"#), &["review.gvk-present=warn"], "", VERIFY),
         row("v1beta1 answer with repeated response", ValidatingV1beta1, raw(br#"{"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","response":{"uid":"{uid}"},"response":{"allowed":true}}"#), &[], "", MERGE),
@@ -336,7 +380,7 @@ fn unsure_rows_never_fail() {
         .into_iter()
         .filter(|r| r.name.starts_with("8b") || r.name.starts_with("8c YAML text") || r.name.contains("unsure"))
         .collect();
-    assert_eq!(unsure.len(), 3);
+    assert_eq!(unsure.len(), 5);
     for row in unsure {
         assert!(row.expect.iter().all(|e| e.ends_with("=warn")), "{}", row.name);
     }

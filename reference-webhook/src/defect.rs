@@ -41,6 +41,8 @@ defects! {
         "answers correctly, but one second after the deadline the request's ?timeout= states";
     CloseConnection = "close-connection", "transport.answer",
         "closes the TCP/TLS connection without sending any HTTP response";
+    CloseAfterAnswer = "close-after-answer", "transport.answer",
+        "answers the first request of each connection correctly, then closes the connection when the next request arrives on it, without having sent `Connection: close`";
     UntrustedCert = "untrusted-cert", "transport.connect",
         "serves a fresh self-signed certificate minted at startup instead of the given one";
     Status500 = "status-500", "transport.status",
@@ -201,7 +203,7 @@ mod tests {
                 "{d} is not kebab-case"
             );
         }
-        assert_eq!(Defect::ALL.len(), 42);
+        assert_eq!(Defect::ALL.len(), 43);
     }
 
     #[test]

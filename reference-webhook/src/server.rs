@@ -1,6 +1,7 @@
 //! HTTPS serving: TLS accept, HTTP/1.1 and HTTP/2 (hyper-util's auto builder), routing.
 
 use std::convert::Infallible;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -96,11 +97,20 @@ async fn serve_connection(
         Ok(Ok(stream)) => stream,
         _ => return,
     };
-    // Rung by a request under `close-connection`: the connection is then dropped unanswered.
+    // Rung by a request under `close-connection` (and by any request after the first under
+    // `close-after-answer`): the connection is then dropped unanswered.
     let close = Arc::new(Notify::new());
+    let served = Arc::new(AtomicUsize::new(0));
     let service = {
         let close = close.clone();
-        hyper::service::service_fn(move |request| handle_request(request, defect, style, delay, close.clone()))
+        hyper::service::service_fn(move |request| {
+            let earlier = served.fetch_add(1, Ordering::Relaxed);
+            let defect = match defect {
+                Some(Defect::CloseAfterAnswer) if earlier > 0 => Some(Defect::CloseConnection),
+                other => other,
+            };
+            handle_request(request, defect, style, delay, close.clone())
+        })
     };
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder.http1().timer(TokioTimer::new()).header_read_timeout(HEADER_READ_TIMEOUT);

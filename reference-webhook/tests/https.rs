@@ -220,6 +220,23 @@ async fn defect_close_connection_sends_no_response() {
 }
 
 #[tokio::test]
+async fn defect_close_after_answer_answers_once_per_connection_without_saying_so() {
+    let pki = pki();
+    let webhook = start(&pki, Some(Defect::CloseAfterAnswer)).await;
+    let client = client(&pki.ca, true, WAIT);
+    let body = review("admission.k8s.io/v1", "u", pod(json!({})));
+    let url = format!("{}/validate", webhook.base_url());
+    let first = timeout(WAIT, post(&client, url.clone(), &body)).await.unwrap().unwrap();
+    assert_eq!(first.status(), 200);
+    assert!(first.headers().get("connection").is_none(), "{:?}", first.headers());
+    first.bytes().await.unwrap();
+    // The kept-alive connection is reused, and closed unanswered.
+    let second = timeout(WAIT, post(&client, url, &body)).await.expect("the client sees the close in time");
+    let error = second.expect_err("no HTTP response on the second request of a connection");
+    assert!(!error.is_timeout() && error.status().is_none(), "{error:?}");
+}
+
+#[tokio::test]
 async fn defect_hang_holds_the_request_until_the_client_gives_up() {
     let pki = pki();
     let webhook = start(&pki, Some(Defect::Hang)).await;

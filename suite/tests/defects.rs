@@ -82,6 +82,33 @@ async fn each_defect_is_caught_by_its_rule_only() {
     assert!(problems.is_empty(), "{} defect(s) misjudged:\n{}", problems.len(), problems.join("\n\n"));
 }
 
+/// A webhook that closes each connection after one answer: the calls that find the connection
+/// closed are `transport.answer`'s finding, whichever call of a property they were; no property
+/// FAILs for them, and the properties say which cases they could not judge.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_each_connection_after_one_answer_fails_transport_answer_and_no_property() {
+    // One request at a time, as a plain client would send them: each connection serves one answer
+    // and the next request on it finds it closed, so every other call gets no answer, never three
+    // in a row, and the webhook is called throughout the run.
+    let report = Suite::new(embedded::reference_manifest())
+        .target(embedded::target(Some(Defect::CloseAfterAnswer), Style::default()))
+        .concurrency(1)
+        .run()
+        .await
+        .expect("run completes");
+    let text = report.render_text();
+    assert_eq!(report.failed_rules(), vec!["transport.answer"], "{text}");
+    // Requests in the version a cluster does not send only WARN.
+    assert!(report.warned_rules().iter().all(|r| *r == "transport.answer"), "{text}");
+    let not_judged: Vec<_> = report
+        .properties()
+        .iter()
+        .filter(|p| p.note.as_deref().is_some_and(|n| n.contains("not judged")))
+        .map(|p| p.rule.id)
+        .collect();
+    assert!(!not_judged.is_empty(), "the properties say which cases they could not judge: {text}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn v1beta1_leniency_turns_uid_and_gvk_breaches_into_warnings() {
     // A manifest that lists only v1beta1: that is what a cluster sends, and v1beta1 answers are not

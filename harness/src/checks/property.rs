@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::client::Transport;
 use crate::config::{WebhookKind, WebhookSpec};
 use crate::diff;
 use crate::exchange::ExchangeRecord;
@@ -73,6 +74,25 @@ impl Observation {
     }
 }
 
+/// The first call of `obs` that got no answer at all (the connection closed, the deadline passed,
+/// …). That is its transport rule's finding, reported under that rule whichever request the call
+/// carried; the property is not judged on this case.
+pub fn unanswered(obs: &Observation) -> Option<&Call> {
+    obs.calls.iter().find(|c| matches!(c.record.transport, Transport::Failed(_)))
+}
+
+/// A call got no answer: the property is not judged on this case (the transport rule reports it).
+fn no_answer(obs: &Observation) -> Option<Check> {
+    let call = unanswered(obs)?;
+    let rule = call
+        .record
+        .findings
+        .iter()
+        .find(|f| matches!(f.outcome, Outcome::Fail | Outcome::Warn))
+        .map_or("a transport rule", |f| f.rule);
+    Some(Check::na(format!("not judged: the {} call got no answer ({rule}, reported under that rule)", call.role)))
+}
+
 /// The request itself (not one the property derived from it) breaks a FAIL rule: that is the rule's
 /// finding, reported under the rule with this request; the property does not apply.
 fn request_breach(obs: &Observation) -> Option<Check> {
@@ -92,10 +112,11 @@ fn derived_breach(obs: &Observation) -> Option<Check> {
     )))
 }
 
-/// The verdict of the attribution rules, if they decide: the request's own breach is not the
-/// property's; a derived request's breach is.
+/// The verdict of the attribution rules, if they decide: a call without an answer is its transport
+/// rule's finding and the request's own breach is not the property's (neither is judged); a derived
+/// request's breach is.
 fn attributed(obs: &Observation) -> Option<Check> {
-    request_breach(obs).or_else(|| derived_breach(obs))
+    no_answer(obs).or_else(|| request_breach(obs)).or_else(|| derived_breach(obs))
 }
 
 pub fn same(a: &Call, b: &Call) -> bool {

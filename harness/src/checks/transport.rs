@@ -133,7 +133,14 @@ pub fn body(x: &Exchange) -> Check {
             format!("body is not a JSON object ({message}): {}", shown()),
             format!("couldn't get version/kind; json parse error: {message}"),
         ),
-        Err(Rejected::Yaml(_)) | Err(Rejected::Protobuf) => {
+        Err(Rejected::TooDeep(message)) => fail(
+            format!(
+                "read as YAML (the body does not start with '{{'), it nests collections more than 10000 deep, past the limit of go-yaml, the apiserver's YAML reader ({message}): {}",
+                shown()
+            ),
+            message.clone(),
+        ),
+        Err(Rejected::Yaml(_)) | Err(Rejected::Unread(_)) | Err(Rejected::Protobuf) => {
             Check::na("the apiserver reads it with its YAML or protobuf decoder (review.json)")
         }
         Ok(_) => Check::Pass,
@@ -154,6 +161,7 @@ pub fn json_framing(x: &Exchange) -> Check {
         (Framing::Yaml, Err(Rejected::Yaml(e))) => {
             format!("the suite's YAML reader rejects it ({e}); the apiserver's, also derived from libyaml, most likely does too")
         }
+        (Framing::Yaml, Err(Rejected::Unread(why))) => format!("the suite does not read it: {why}"),
         (Framing::Yaml, Err(_)) => "read as YAML, it is not a mapping".to_string(),
     };
     Check::violated_plain(format!(

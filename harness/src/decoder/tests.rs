@@ -315,3 +315,88 @@ fn a_body_not_starting_with_a_brace_is_read_as_yaml() {
     assert!(r.unsure.is_some());
     assert_eq!(yaml(b"k8s\x00\x0a").framing, Framing::Protobuf);
 }
+
+/// What go-yaml refuses at its nesting limit, and the sequences it never makes an object of, are
+/// decided by the structure alone, however deep, and read in linear time (the deadline only guards
+/// against a hang: the quadratic reading took minutes on these).
+#[test]
+fn a_yaml_sequence_is_no_review_however_deep_and_go_yamls_depth_limit_is_its_own() {
+    let started = std::time::Instant::now();
+    let not_an_object = |body: &[u8]| {
+        let r = read(body, V1);
+        assert!(r.unsure.is_none(), "{:?}", &String::from_utf8_lossy(body)[..40.min(body.len())]);
+        match r.result {
+            Err(Rejected::NotAnObject(m)) => assert!(m.contains("cannot unmarshal array into Go value of type struct")),
+            other => panic!("{other:?}"),
+        }
+    };
+    let too_deep = |body: &[u8], message: &str| {
+        let r = read(body, V1);
+        assert!(r.unsure.is_none());
+        assert_eq!(r.result.unwrap_err(), Rejected::TooDeep(message.into()));
+    };
+    let flow = |n: usize| ("[".repeat(n) + &"]".repeat(n)).into_bytes();
+    let block = |n: usize| ("- ".repeat(n) + "x\n").into_bytes();
+    let limit = "yaml: exceeded max depth of 10000";
+    for n in [1, 129, 10_000] {
+        not_an_object(&flow(n));
+        not_an_object(&block(n));
+    }
+    for n in [10_001, 100_000] {
+        too_deep(&flow(n), limit);
+        too_deep(&block(n), limit);
+        // Unclosed, or with anything after the limit: go-yaml stops where it counts 10001.
+        too_deep("[".repeat(n).as_bytes(), limit);
+        // A mapping too, flow or compact block, and on a later line go-yaml says which.
+        too_deep(format!("a: {}1{}", "{a: ".repeat(n), "}".repeat(n)).as_bytes(), limit);
+        too_deep(format!("# c\n\na:\n  {}", "- ".repeat(n)).as_bytes(), "yaml: line 4: exceeded max depth of 10000");
+        too_deep(format!("\u{feff}{{\"x\":{}{}}}", "[".repeat(n), "]".repeat(n)).as_bytes(), limit);
+    }
+    // Within the limit a deep mapping is read by go-yaml, not by the suite: unsure, never a FAIL.
+    for body in [
+        format!("a: {}1{}", "{a: ".repeat(9_999), "}".repeat(9_999)),
+        format!("\u{feff}{{\"x\":{}{}}}", "[".repeat(9_999), "]".repeat(9_999)),
+    ] {
+        let r = read(body.as_bytes(), V1);
+        assert!(r.unsure.is_some());
+        assert!(
+            matches!(r.result, Err(Rejected::Unread(ref why)) if why.contains("nests 10000 levels deep")),
+            "{:?}",
+            r.result
+        );
+    }
+    // Brackets inside scalars and comments nest nothing.
+    let r = read(format!("a: '{0}'\nb: \"{0}\"\nc: x{0}\n# {0}\nd: |\n  {0}\n", "[".repeat(20_000)).as_bytes(), V1);
+    assert!(r.result.is_ok(), "{:?}", r.result);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "{:?}", started.elapsed());
+}
+
+#[test]
+fn the_structure_pass_follows_go_yamls_scanner() {
+    use super::yaml_shape::{scan, Top};
+    let top = |body: &str| scan(body.as_bytes()).top;
+    assert_eq!(top(""), Top::Nothing);
+    assert_eq!(top("# only a comment\n"), Top::Nothing);
+    assert_eq!(top("[a]"), Top::Sequence);
+    assert_eq!(top("--- \n- a\n"), Top::Sequence);
+    assert_eq!(top("%YAML 1.1\n---\n[a]"), Top::Sequence);
+    assert_eq!(top("[a]: b"), Top::Mapping);
+    assert_eq!(top("a: [b]"), Top::Mapping);
+    assert_eq!(top("'a': b"), Top::Mapping);
+    assert_eq!(top("? a\n: b\n"), Top::Mapping);
+    assert_eq!(top("-a"), Top::Scalar);
+    assert_eq!(top("<html>oops</html>"), Top::Scalar);
+    assert_eq!(top("!!seq [a]"), Top::Unknown);
+    // Depth: flow levels plus block indentation levels.
+    let depth = |body: &str| scan(body.as_bytes()).depth;
+    assert_eq!(depth("a:\n  b:\n    c: [{d: 1}]\n"), 5);
+    assert_eq!(depth("- - - x\n"), 3);
+    assert_eq!(depth("a: x[[[\n  [[[ continued\n"), 1);
+    assert_eq!(depth("a: >\n  [[[\n   {{{\nb: 1\n"), 1);
+    assert_eq!(depth("[\"]]]\", ']]]', a]b]"), 1);
+    // A second document is never read.
+    assert!(scan(format!("a: 1\n---\n{}", "[".repeat(20_000)).as_bytes()).exceeded.is_none());
+    // What it does not model ends the pass.
+    assert!(!scan(b"a:\n\tb: 1\n").complete);
+    assert!(scan(b"a: 1\n").complete);
+}

@@ -7,15 +7,28 @@
 //! not claim to know: a mapping is decoded and judged, but marked unsure. What any YAML reader
 //! agrees on is sure: a document that is `null` (empty, `~`, only comments) decodes to an
 //! AdmissionReview without a response, and a scalar or a sequence is no object at all.
+//!
+//! Before any of that, one linear pass ([`yaml_shape`](super::yaml_shape)) finds what go-yaml's
+//! scanner makes of the body's structure: a body nested past go-yaml's limit (10000) is refused by
+//! the apiserver with go-yaml's words, and a sequence is never an AdmissionReview however deep it
+//! is (its message is `Interpret`'s, or go-yaml's own when the sequence is also malformed). Only a
+//! body the pass finds shallow is handed to serde_yaml, whose reader stops at 128 levels and spends
+//! time proportional to the flow depth on every token.
 
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{read_json, Framing, Reading, Rejected};
+use super::yaml_shape::{self, Top, MAX_DEPTH};
+use super::{interpret, read_json, Framing, Reading, Rejected};
 use crate::admission::ReviewVersion;
 
 /// Why a YAML-path reading is unsure.
 const UNSURE: &str = "the apiserver reads this body with its YAML decoder (it does not start with '{'), whose reading the suite reproduces only in part (go-yaml is YAML 1.1)";
+
+/// The deepest nesting the suite reads with serde_yaml: its reader stops at 128 levels, and an
+/// indentless block sequence (`key:` then `- item` at the key's column) nests a level the structure
+/// pass does not count, hence half of that.
+const READ_DEPTH: usize = 64;
 
 /// The first YAML document of `body`, as JSON; `Null` when there is none.
 fn first_document(body: &[u8]) -> Result<Value, String> {
@@ -67,6 +80,27 @@ fn to_json(value: serde_yaml::Value) -> Result<Value, String> {
 pub(super) fn read(body: &[u8], sent: ReviewVersion) -> Reading {
     let reading =
         |result, unsure: Option<&str>| Reading { framing: Framing::Yaml, result, unsure: unsure.map(str::to_string) };
+    let shape = yaml_shape::scan(body);
+    if let Some(message) = shape.exceeded {
+        return reading(Err(Rejected::TooDeep(message)), None);
+    }
+    if shape.top == Top::Sequence {
+        let message = interpret::interpret(b"[]").err().unwrap_or_default();
+        return reading(Err(Rejected::NotAnObject(message)), None);
+    }
+    // Past where the pass stopped, every `[` and `{` may open a flow level.
+    let openers = || body.iter().filter(|&&c| c == b'[' || c == b'{').count();
+    if shape.depth > READ_DEPTH || (!shape.complete && openers() > READ_DEPTH) {
+        let why = if shape.depth > READ_DEPTH {
+            format!("it nests {} levels deep", shape.depth)
+        } else {
+            "part of it could be nested deeper than that".to_string()
+        };
+        let why = format!(
+            "{why}, and the suite reads YAML only up to {READ_DEPTH} levels (go-yaml reads up to {MAX_DEPTH}, so the apiserver may decode it)"
+        );
+        return reading(Err(Rejected::Unread(why)), Some(UNSURE));
+    }
     let value = match first_document(body) {
         Ok(v) => v,
         Err(e) => return reading(Err(Rejected::Yaml(e)), Some(UNSURE)),

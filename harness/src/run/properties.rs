@@ -21,7 +21,7 @@ use super::shard::Shard;
 use super::stoppable::Stoppable;
 use crate::admission::AdmissionReview;
 use crate::cancel::INTERRUPTED;
-use crate::checks::property::{dry_run_supported, same, Call};
+use crate::checks::property::{dry_run_supported, same, unanswered as unanswered_call, Call};
 use crate::checks::{Observation, Procedure};
 use crate::client::Client;
 use crate::config::{WebhookKind, WebhookSpec};
@@ -219,7 +219,8 @@ impl Breaches {
 async fn call(calls: &Calls, webhook: &Arc<WebhookSpec>, role: &str, derived: bool, case: RequestCase) -> Call {
     let record = exchange(&calls.client, webhook.clone(), case).await;
     calls.tally.record(&record);
-    if !derived {
+    // A call that got no answer is its transport rule's finding, whichever request it carried.
+    if !derived || matches!(record.transport, crate::client::Transport::Failed(_)) {
         calls.breaches.note(&record, false);
     }
     Call { role: role.to_string(), derived, record }
@@ -403,6 +404,8 @@ struct Shared {
     stop: Arc<AtomicBool>,
     /// Cases the property could judge (its check passed), not counting shrinking steps.
     judged: AtomicU64,
+    /// Cases not judged because a call of them got no answer, not counting shrinking steps.
+    unanswered: AtomicU64,
 }
 
 /// The detail of a breach of the property (either severity), none otherwise.
@@ -491,6 +494,9 @@ fn run_worker(
         let verdict = check(&obs);
         if verdict == Check::Pass && shrinking.is_none() {
             shared.judged.fetch_add(1, Ordering::Relaxed);
+        }
+        if unanswered_call(&obs).is_some() && shrinking.is_none() {
+            shared.unanswered.fetch_add(1, Ordering::Relaxed);
         }
         match breach(&verdict) {
             Some(detail) => {
@@ -618,6 +624,8 @@ struct Found {
     cases: u64,
     /// Cases the check could judge (it passed them).
     judged: u64,
+    /// Cases not judged because a call of them got no answer (a transport rule's finding).
+    unanswered: u64,
     failure: Option<Failure>,
     note: Option<String>,
     /// Why the search, or the shrinking of its failure, stopped early (requests no longer sent, the
@@ -632,20 +640,29 @@ async fn explore(step: &Step<'_>, webhook: &Arc<WebhookSpec>, search: Search) ->
     let (proc, check) = (search.procedure, search.check);
     let mut cases = 0u64;
     let mut judged = 0u64;
+    let mut unanswered = 0u64;
     // The cases and the saved regressions are tried by the first shard of a campaign only.
     let seeds = if search.seeded && opts.shard.is_first() { step.seeds } else { &[] };
     for seed in seeds.iter().filter(|s| s.webhook == webhook.name && search.scope.admits_request(&s.request)) {
         let obs = observe(proc, calls, webhook, &seed.request).await;
         progress.requests.fetch_add(sent(&obs), Ordering::Relaxed);
         if let Some(why) = unsent(&obs) {
-            return Ok(Found { cases, judged, failure: None, note: None, cut: Some(format!("stopped: {why}")) });
+            return Ok(Found {
+                cases,
+                judged,
+                unanswered,
+                failure: None,
+                note: None,
+                cut: Some(format!("stopped: {why}")),
+            });
         }
         cases += 1;
+        unanswered += u64::from(unanswered_call(&obs).is_some());
         match check(&obs) {
             Check::Violated(v) => {
                 let note = Some(format!("on case {}", seed.case));
                 let failure = Some(Failure { message: v.detail, observation: obs, seed: None });
-                return Ok(Found { cases, judged, failure, note, cut: None });
+                return Ok(Found { cases, judged, unanswered, failure, note, cut: None });
             }
             Check::Pass => judged += 1,
             Check::NotApplicable(_) => {}
@@ -653,21 +670,29 @@ async fn explore(step: &Step<'_>, webhook: &Arc<WebhookSpec>, search: Search) ->
     }
     let strategy = match step.strategy(webhook, search.scope) {
         Some(s) if !opts.budget.is_none() => s,
-        _ => return Ok(Found { cases, judged, failure: None, note: None, cut: None }),
+        _ => return Ok(Found { cases, judged, unanswered, failure: None, note: None, cut: None }),
     };
     if let Some(file) = search.file.as_ref().filter(|_| opts.shard.is_first()) {
         for case in saved_requests(file, webhook) {
             let obs = observe(proc, calls, webhook, &case).await;
             progress.requests.fetch_add(sent(&obs), Ordering::Relaxed);
             if let Some(why) = unsent(&obs) {
-                return Ok(Found { cases, judged, failure: None, note: None, cut: Some(format!("stopped: {why}")) });
+                return Ok(Found {
+                    cases,
+                    judged,
+                    unanswered,
+                    failure: None,
+                    note: None,
+                    cut: Some(format!("stopped: {why}")),
+                });
             }
             cases += 1;
+            unanswered += u64::from(unanswered_call(&obs).is_some());
             match check(&obs) {
                 Check::Violated(v) => {
                     let note = Some(format!("replayed a saved regression from {}", file.display()));
                     let failure = Failure { message: v.detail, observation: obs, seed: None };
-                    return Ok(Found { cases, judged, failure: Some(failure), note, cut: None });
+                    return Ok(Found { cases, judged, unanswered, failure: Some(failure), note, cut: None });
                 }
                 Check::Pass => judged += 1,
                 Check::NotApplicable(_) => {}
@@ -684,6 +709,7 @@ async fn explore(step: &Step<'_>, webhook: &Arc<WebhookSpec>, search: Search) ->
         progress: progress.clone(),
         stop: Arc::new(AtomicBool::new(false)),
         judged: AtomicU64::new(0),
+        unanswered: AtomicU64::new(0),
     });
     // Dropped with this future (the run cancelled, or abandoned): the runners stop at their next
     // case instead of running on.
@@ -695,7 +721,7 @@ async fn explore(step: &Step<'_>, webhook: &Arc<WebhookSpec>, search: Search) ->
     let runners = opts.shard.runners(workers, deadline.is_none().then_some(wanted), 16);
     if runners.is_empty() {
         let note = Some(format!("shard {} has none of the {wanted} cases", opts.shard));
-        return Ok(Found { cases, judged, failure: None, note, cut: None });
+        return Ok(Found { cases, judged, unanswered, failure: None, note, cut: None });
     }
     let mut round = 0usize;
     loop {
@@ -732,9 +758,11 @@ async fn explore(step: &Step<'_>, webhook: &Arc<WebhookSpec>, search: Search) ->
                 note.push_str(&format!("; {why}"));
             }
             let judged = judged + shared.judged.load(Ordering::Relaxed);
+            let unanswered = unanswered + shared.unanswered.load(Ordering::Relaxed);
             return Ok(Found {
                 cases,
                 judged,
+                unanswered,
                 failure: Some(Failure { message, observation, seed: Some(seed) }),
                 note: Some(note),
                 cut: shrink_cut,
@@ -750,7 +778,8 @@ async fn explore(step: &Step<'_>, webhook: &Arc<WebhookSpec>, search: Search) ->
         }
     }
     let judged = judged + shared.judged.load(Ordering::Relaxed);
-    Ok(Found { cases, judged, failure: None, note: None, cut })
+    let unanswered = unanswered + shared.unanswered.load(Ordering::Relaxed);
+    Ok(Found { cases, judged, unanswered, failure: None, note: None, cut })
 }
 
 /// Run one property (`index` among the searches) against one webhook.
@@ -811,18 +840,29 @@ async fn run_property(
         let note = found.note.unwrap_or_else(|| "its rules select no such request".into());
         return Ok(record(Outcome::Skip, 0, Some(note), None));
     }
+    // Cases whose calls got no answer are the transport rules' findings: not judged, and said so.
+    let unanswered = (found.unanswered > 0).then(|| {
+        format!(
+            "{} of {} case(s) not judged: a call got no answer (reported under its transport rule)",
+            found.unanswered, found.cases
+        )
+    });
+    let with_unanswered = |note: Option<String>| match (note, unanswered.clone()) {
+        (Some(n), Some(u)) => Some(format!("{n}; {u}")),
+        (n, u) => n.or(u),
+    };
     Ok(match found.failure {
         Some(failure) => {
             progress.failures.fetch_add(1, Ordering::Relaxed);
-            record(outcome_of(rule), found.cases, found.note, Some(failure))
+            record(outcome_of(rule), found.cases, with_unanswered(found.note), Some(failure))
         }
         None if found.judged == 0 => record(
             Outcome::Skip,
             found.cases,
-            Some("no request could be judged: the webhook's answers to them break a contract rule, or deny them (see the rules above)".into()),
+            with_unanswered(Some("no request could be judged: the webhook's answers to them break a contract rule, or deny them (see the rules above)".into())),
             None,
         ),
-        None => record(Outcome::Pass, found.cases, None, None),
+        None => record(Outcome::Pass, found.cases, with_unanswered(None), None),
     })
 }
 
