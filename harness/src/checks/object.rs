@@ -53,9 +53,17 @@ pub fn valid(x: &Exchange) -> Check {
     } else {
         format!(" ({} is validated here with {}, the rule of most kinds)", gvk.kind, rule.go_name())
     };
+    let what = match &after {
+        Refusal::Invalid(errs) => {
+            let mut fields: Vec<&str> = errs.iter().map(|e| e.field.as_str()).collect();
+            fields.dedup();
+            format!("invalid {}", fields.join(", "))
+        }
+        Refusal::BadRequest(m) | Refusal::Conflict(m) => m.clone(),
+    };
     Check::violated(
         format!(
-            "the patched object fails the apiserver's validation of its metadata (HTTP {}){note}: {said}",
+            "the patched object fails the apiserver's validation of its metadata (HTTP {}: {what}){note}",
             after.code()
         ),
         said,
