@@ -273,6 +273,9 @@ pub static CATALOG: &[Rule] = &[
     exchange!("patch.kind-decode", Fail, false, checks::kind_decode,
         "The patched object still decodes as its kind (non-strict: unknown fields dropped, wrong types fail).",
         "mutating/dispatcher.go (jsonSerializer.Decode of the patched object)"),
+    exchange!("object.valid", Fail, false, checks::object_valid,
+        "The patched object passes the apiserver's validation of its metadata (name and generateName by the kind's rule, namespace, labels, annotations up to 256 KiB, owner references with one controller at most, finalizers; on UPDATE name, namespace, uid and deletion fields unchanged); the kind's validation of its spec is not modelled.",
+        "k8s.io/apimachinery pkg/api/validation/objectmeta.go (ValidateObjectMetaAccessor, ValidateAnnotations, ValidateOwnerReferences, ValidateFinalizers, ValidateObjectMetaAccessorUpdate), pkg/apis/meta/v1/validation (ValidateLabels), pkg/util/validation; staging/src/k8s.io/apiserver/pkg/registry/rest/create.go (BeforeCreate), update.go (BeforeUpdate, validateCommonFields), rest/meta.go (EnsureObjectNamespaceMatchesRequestNamespace), registry/generic/registry/store.go (Update: resourceVersion); pkg/apis/core/validation (ValidateObjectMeta, validateKubeFinalizerName); apiserver-validation/vectors/objectmeta.json"),
 
     // Properties: several calls per (generated or case) request.
     property!("property.idempotent", Fail, Readmit, WithObject, property::check_idempotent,

@@ -89,6 +89,10 @@ defects! {
         "mutate: sets the annotation value to the number 1 instead of a string";
     PatchOnDelete = "patch-on-delete", "patch.no-object",
         "mutate: sends a non-empty patch on DELETE, where there is no object";
+    InvalidLabelValue = "invalid-label-value", "object.valid",
+        "mutate: sets its label to `not valid!`, a value the apiserver's label validation refuses";
+    AnnotationsOverflow = "annotations-overflow", "object.valid",
+        "mutate: adds a 256 KiB annotation, pushing the object's annotations past the apiserver's 256 KiB limit";
     // WARN level.
     TextPlain = "text-plain", "transport.content-type-json",
         "answers with `Content-Type: text/plain`";
@@ -203,7 +207,7 @@ mod tests {
                 "{d} is not kebab-case"
             );
         }
-        assert_eq!(Defect::ALL.len(), 43);
+        assert_eq!(Defect::ALL.len(), 45);
     }
 
     #[test]

@@ -22,6 +22,11 @@ pub const NOTE_ANNOTATION: &str = "conformance.example/note";
 /// The value of [`NOTE_ANNOTATION`].
 pub const NOTE_VALUE: &str = "?????>>>>>~~ü";
 
+/// The label value written under the `invalid-label-value` defect (a space and `!` are refused).
+pub const INVALID_LABEL_VALUE: &str = "not valid!";
+/// The annotation added under the `annotations-overflow` defect, whose value alone is 256 KiB.
+pub const OVERFLOW_ANNOTATION: &str = "conformance.example/overflow";
+
 /// The annotation counting calls under the `counter-annotation` defect.
 pub const CALLS_ANNOTATION: &str = "conformance.example/calls";
 /// The annotation with a random value under the `random-annotation` defect.
@@ -116,7 +121,10 @@ pub fn patch_ops(request: &Value, defect: Option<Defect>) -> Vec<Value> {
     let mut ops = map_ops(
         meta,
         "labels",
-        &[(MUTATED_LABEL, json!("true"))],
+        &[(
+            MUTATED_LABEL,
+            if defect == Some(Defect::InvalidLabelValue) { json!(INVALID_LABEL_VALUE) } else { json!("true") },
+        )],
         MapStyle {
             no_parent: defect == Some(Defect::MissingParent),
             replace_missing: defect == Some(Defect::ReplaceMissingKey),
@@ -131,6 +139,9 @@ pub fn patch_ops(request: &Value, defect: Option<Defect>) -> Vec<Value> {
     }
     let current_annotation =
         |key: &str| meta.get("annotations").and_then(|a| a.get(key)).and_then(Value::as_str).map(str::to_string);
+    if defect == Some(Defect::AnnotationsOverflow) {
+        annotations.push((OVERFLOW_ANNOTATION, json!("x".repeat(256 * 1024))));
+    }
     if defect == Some(Defect::CounterAnnotation) {
         let seen: u64 = current_annotation(CALLS_ANNOTATION).and_then(|v| v.parse().ok()).unwrap_or(0);
         annotations.push((CALLS_ANNOTATION, json!((seen + 1).to_string())));

@@ -2,7 +2,7 @@
 //!
 //! | kind | module | judges |
 //! |---|---|---|
-//! | exchange | [`transport`], [`review`], [`patch`], [`denial`] | one [`Exchange`] |
+//! | exchange | [`transport`], [`review`], [`patch`], [`denial`], [`object`] | one [`Exchange`] |
 //! | property | [`property`] | the [`Observation`] of one request's calls |
 //! | manifest | [`manifest`] | one webhook's configuration |
 //! | case | [`case`] | a case's outcome |
@@ -14,6 +14,7 @@ mod denial;
 mod http_status;
 pub mod manifest;
 mod media_type;
+mod object;
 mod patch;
 pub mod property;
 mod review;
@@ -25,6 +26,7 @@ pub use property::{Observation, Procedure};
 pub(crate) use denial::{
     audit_keys, code as denial_code, message as denial_message, no_patch as denial_no_patch, warnings,
 };
+pub(crate) use object::valid as object_valid;
 pub(crate) use patch::{
     applies, base64, base64_string, json as patch_json, kind_decode, no_object, pairing, patch_type, rfc6902,
     validating_no_patch,

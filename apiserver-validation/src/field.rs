@@ -1,0 +1,169 @@
+//! `k8s.io/apimachinery/pkg/util/validation/field` (errors.go): one field error and its text; the
+//! aggregate of a list (`ErrorList.ToAggregate`, `util/errors` `aggregate.Error`); and the message of
+//! `api/errors` `NewInvalid`, which the apiserver answers with a 422.
+
+use std::fmt;
+
+/// `field.ErrorType`, the ones metadata validation uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorType {
+    /// `FieldValueRequired`.
+    Required,
+    /// `FieldValueInvalid`.
+    Invalid,
+    /// `FieldValueForbidden`.
+    Forbidden,
+    /// `FieldValueTooLong`.
+    TooLong,
+}
+
+impl ErrorType {
+    /// `ErrorType.String()`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorType::Required => "Required value",
+            ErrorType::Invalid => "Invalid value",
+            ErrorType::Forbidden => "Forbidden",
+            ErrorType::TooLong => "Too long",
+        }
+    }
+}
+
+/// A bad value as `ErrorBody` prints it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BadValue {
+    /// A Go string: printed with `%q`.
+    Str(String),
+    /// A Go int64: printed with `%v`.
+    Int(i64),
+    /// Anything else: printed as `json.Marshal` writes it.
+    Json(String),
+}
+
+/// `field.Error`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldError {
+    /// The type.
+    pub kind: ErrorType,
+    /// The field path, e.g. `metadata.labels`.
+    pub field: String,
+    /// The bad value (not printed for Required, Forbidden and TooLong).
+    pub bad_value: BadValue,
+    /// The detail.
+    pub detail: String,
+}
+
+impl FieldError {
+    /// `field.Invalid`.
+    pub fn invalid(field: &str, bad_value: BadValue, detail: impl Into<String>) -> Self {
+        FieldError { kind: ErrorType::Invalid, field: field.into(), bad_value, detail: detail.into() }
+    }
+    /// `field.Required`.
+    pub fn required(field: &str, detail: impl Into<String>) -> Self {
+        FieldError {
+            kind: ErrorType::Required,
+            field: field.into(),
+            bad_value: BadValue::Str(String::new()),
+            detail: detail.into(),
+        }
+    }
+    /// `field.Forbidden`.
+    pub fn forbidden(field: &str, detail: impl Into<String>) -> Self {
+        FieldError {
+            kind: ErrorType::Forbidden,
+            field: field.into(),
+            bad_value: BadValue::Str(String::new()),
+            detail: detail.into(),
+        }
+    }
+    /// `field.TooLong` (the value is never printed; the detail says the limit in bytes).
+    pub fn too_long(field: &str, max_length: usize) -> Self {
+        let unit = if max_length == 1 { "byte" } else { "bytes" };
+        FieldError {
+            kind: ErrorType::TooLong,
+            field: field.into(),
+            bad_value: BadValue::Str("<value omitted>".into()),
+            detail: format!("may not be more than {max_length} {unit}"),
+        }
+    }
+
+    /// `ErrorBody`: the type, the value for the types that print it, the detail.
+    pub fn body(&self) -> String {
+        let mut s = match (self.kind, &self.bad_value) {
+            (ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong, _) => self.kind.as_str().to_string(),
+            (ErrorType::Invalid, BadValue::Str(v)) => format!("{}: {}", self.kind.as_str(), go_quote(v)),
+            (ErrorType::Invalid, BadValue::Int(v)) => format!("{}: {v}", self.kind.as_str()),
+            (ErrorType::Invalid, BadValue::Json(v)) => format!("{}: {v}", self.kind.as_str()),
+        };
+        if !self.detail.is_empty() {
+            s.push_str(": ");
+            s.push_str(&self.detail);
+        }
+        s
+    }
+}
+
+impl fmt::Display for FieldError {
+    /// `Error()`: `<field>: <body>`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.body())
+    }
+}
+
+/// Go's `%q` of a string: Go escapes (`\"`, `\\`, `\n`, `\t`, …, `\x..` for bytes below 0x20 and
+/// 0x7f, `\u....` for non-printable runes); printable Unicode stays as it is.
+pub fn go_quote(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\x07' => out.push_str("\\a"),
+            '\x08' => out.push_str("\\b"),
+            '\x0c' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\x0b' => out.push_str("\\v"),
+            c if (c as u32) < 0x20 || c == '\x7f' => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if c.is_control() => {
+                if (c as u32) <= 0xffff {
+                    out.push_str(&format!("\\u{:04x}", c as u32))
+                } else {
+                    out.push_str(&format!("\\U{:08x}", c as u32))
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `ErrorList.ToAggregate().Error()`: the errors' texts without repeats; one alone as it is,
+/// several as `[a, b]`; empty for none.
+pub fn aggregate(errs: &[FieldError]) -> String {
+    let mut seen: Vec<String> = Vec::new();
+    for e in errs {
+        let text = e.to_string();
+        if !seen.contains(&text) {
+            seen.push(text);
+        }
+    }
+    match seen.len() {
+        0 => String::new(),
+        1 => seen.remove(0),
+        _ => format!("[{}]", seen.join(", ")),
+    }
+}
+
+/// `errors.NewInvalid(qualifiedKind, name, errs)`'s message: `<Kind>[.<group>] "<name>" is invalid: <aggregate>`.
+pub fn invalid_message(group: &str, kind: &str, name: &str, errs: &[FieldError]) -> String {
+    let qualified = if group.is_empty() { kind.to_string() } else { format!("{kind}.{group}") };
+    let name = go_quote(name);
+    if errs.is_empty() {
+        format!("{qualified} {name} is invalid")
+    } else {
+        format!("{qualified} {name} is invalid: {}", aggregate(errs))
+    }
+}

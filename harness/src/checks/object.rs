@@ -1,0 +1,181 @@
+//! Checks on the object a webhook's patch produced, as the apiserver's registry validates it after
+//! mutating admission (`apiserver/pkg/registry/rest/create.go` `BeforeCreate`, `update.go`
+//! `BeforeUpdate`): its metadata, modelled in the `apiserver-validation` crate. A kind's own
+//! validation of its spec is not modelled.
+
+use apiserver_validation::{kinds, validate_create, validate_update, Refusal, Scope};
+use serde_json::Value;
+
+use super::{Check, Exchange};
+use crate::admission::Operation;
+
+/// What the registry says of `object` (after `old` on UPDATE); `None` when it accepts the metadata.
+fn refusal(scope: &Scope, operation: Operation, object: &Value, old: &Value) -> Option<Refusal> {
+    match operation {
+        Operation::Create => validate_create(scope, object).err(),
+        _ => validate_update(scope, object, old).err(),
+    }
+}
+
+/// object.valid
+pub fn valid(x: &Exchange) -> Check {
+    let Some(Ok(patched)) = x.patched() else { return Check::na("no applied patch") };
+    let spec = &x.case.spec;
+    if !matches!(spec.operation, Operation::Create | Operation::Update) {
+        return Check::na("neither CREATE nor UPDATE");
+    }
+    if let Some(sub) = &spec.sub_resource {
+        return Check::na(format!("a /{sub} subresource request: its object is not validated as the kind's"));
+    }
+    let gvk = x.case.object_kind();
+    let known = crate::kinds::RESOURCES.iter().find(|k| k.group == gvk.group && k.kind == gvk.kind);
+    let request_namespace = spec.namespace.as_deref().unwrap_or("");
+    let scope = Scope {
+        group: &gvk.group,
+        kind: &gvk.kind,
+        resource: &spec.resource.resource,
+        namespaced: known.map_or(!request_namespace.is_empty(), |k| k.namespaced),
+        built_in: known.is_some(),
+        request_namespace,
+    };
+    let Some(after) = refusal(&scope, spec.operation, patched, &spec.old_object) else { return Check::Pass };
+    let name_of = |o: &Value| o.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string();
+    if let Some(before) = refusal(&scope, spec.operation, x.case.object(), &spec.old_object) {
+        return Check::na(format!(
+            "the request was invalid before the webhook: {}",
+            before.message(&scope, &name_of(x.case.object()))
+        ));
+    }
+    let said = after.message(&scope, &name_of(patched));
+    let (rule, modelled) = kinds::name_rule(&gvk.group, &gvk.kind);
+    let note = if modelled {
+        String::new()
+    } else {
+        format!(" ({} is validated here with {}, the rule of most kinds)", gvk.kind, rule.go_name())
+    };
+    let what = match &after {
+        Refusal::Invalid(errs) => {
+            let mut fields: Vec<&str> = errs.iter().map(|e| e.field.as_str()).collect();
+            fields.dedup();
+            format!("invalid {}", fields.join(", "))
+        }
+        Refusal::BadRequest(m) | Refusal::Conflict(m) => m.clone(),
+    };
+    Check::violated(
+        format!(
+            "the patched object fails the apiserver's validation of its metadata (HTTP {}: {what}){note}",
+            after.code()
+        ),
+        said,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::time::Duration;
+
+    use base64::Engine as _;
+    use serde_json::json;
+
+    use super::*;
+    use crate::admission::{GroupVersionResource, Gvk, ReviewVersion};
+    use crate::client::{HttpAnswer, Transport};
+    use crate::config::{Manifest, WebhookSpec};
+    use crate::requests::RequestCase;
+    use crate::requests::{default_user, AdmissionSpec};
+
+    fn webhook() -> WebhookSpec {
+        let text = "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: c}\nwebhooks:\n  - name: a.example.com\n    admissionReviewVersions: [v1]\n    sideEffects: None\n    clientConfig: {url: \"https://hook.example.com/\"}\n    rules: [{operations: [CREATE, UPDATE], apiGroups: [\"\"], apiVersions: [v1], resources: [pods]}]\n";
+        Manifest::parse(Path::new("m.yaml"), text).unwrap().webhooks.remove(0)
+    }
+
+    fn case(op: Operation, object: Value, old: Value) -> RequestCase {
+        let spec = AdmissionSpec {
+            operation: op,
+            kind: Gvk::new("", "v1", "Pod"),
+            resource: GroupVersionResource::new("", "v1", "pods"),
+            sub_resource: None,
+            request_kind: None,
+            request_resource: None,
+            name: "web".into(),
+            namespace: Some("default".into()),
+            object,
+            old_object: old,
+            dry_run: false,
+            user: default_user(),
+        };
+        RequestCase::new("test".into(), ReviewVersion::V1, true, spec)
+    }
+
+    /// The check's verdict on an allow carrying `ops` as its patch.
+    fn judge(case: &RequestCase, ops: Value) -> Check {
+        let patch = base64::engine::general_purpose::STANDARD.encode(ops.to_string());
+        let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {
+            "uid": case.uid(), "allowed": true, "patchType": "JSONPatch", "patch": patch}});
+        let transport = Transport::Answered(HttpAnswer {
+            status: 200,
+            content_type: Some("application/json".into()),
+            body: body.to_string().into_bytes(),
+            http_version: "HTTP/1.1".into(),
+            elapsed: Duration::ZERO,
+        });
+        let webhook = webhook();
+        valid(&Exchange::new(&webhook, case, &transport, "https://hook.example.com/"))
+    }
+
+    fn pod(meta: Value) -> Value {
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": {"containers": [{"name": "c", "image": "i"}]}})
+    }
+
+    fn apiserver_says(check: &Check) -> String {
+        match check {
+            Check::Violated(v) => v.apiserver.clone().unwrap_or_default(),
+            other => panic!("expected a breach, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_label_value_the_apiserver_refuses_fails_and_a_valid_one_passes() {
+        let c = case(Operation::Create, pod(json!({"name": "web", "namespace": "default", "labels": {}})), Value::Null);
+        let bad = judge(&c, json!([{"op": "add", "path": "/metadata/labels/app", "value": "bad value!"}]));
+        let said = apiserver_says(&bad);
+        assert!(
+            said.starts_with("Pod \"web\" is invalid: metadata.labels: Invalid value: \"bad value!\": a valid label must be an empty string"),
+            "{said}"
+        );
+        let good = judge(&c, json!([{"op": "add", "path": "/metadata/labels/app", "value": "web"}]));
+        assert_eq!(good, Check::Pass);
+    }
+
+    #[test]
+    fn annotations_past_256_kib_fail() {
+        let c = case(Operation::Create, pod(json!({"name": "web", "namespace": "default"})), Value::Null);
+        let big = "x".repeat(256 * 1024);
+        let check = judge(&c, json!([{"op": "add", "path": "/metadata/annotations", "value": {"k": big}}]));
+        assert_eq!(
+            apiserver_says(&check),
+            "Pod \"web\" is invalid: metadata.annotations: Too long: may not be more than 262144 bytes"
+        );
+    }
+
+    #[test]
+    fn renaming_on_update_fails_and_an_already_invalid_request_is_not_blamed_on_the_webhook() {
+        let old = pod(json!({"name": "web", "namespace": "default", "uid": "u1", "resourceVersion": "3"}));
+        let c = case(Operation::Update, old.clone(), old.clone());
+        let renamed = judge(&c, json!([{"op": "replace", "path": "/metadata/name", "value": "web2"}]));
+        assert_eq!(
+            apiserver_says(&renamed),
+            "Pod \"web2\" is invalid: metadata.name: Invalid value: \"web2\": field is immutable"
+        );
+        assert_eq!(judge(&c, json!([{"op": "add", "path": "/metadata/labels", "value": {"a": "b"}}])), Check::Pass);
+
+        let invalid = pod(json!({"name": "web", "namespace": "default", "labels": {"app": "bad value!"}}));
+        let c = case(Operation::Create, invalid, Value::Null);
+        let check = judge(&c, json!([{"op": "add", "path": "/metadata/labels/other", "value": "x y"}]));
+        assert!(
+            matches!(&check, Check::NotApplicable(why) if why.starts_with("the request was invalid before the webhook")),
+            "{check:?}"
+        );
+    }
+}
