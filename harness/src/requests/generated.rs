@@ -764,10 +764,12 @@ mod tests {
                     match case.spec.operation {
                         Operation::Create if case.spec.sub_resource.is_none() => {
                             prop_assert!(r["oldObject"].is_null());
-                            let filled = meta.get("uid").is_some()
-                                && meta.get("creationTimestamp").is_some()
-                                && meta.get("generation").is_some();
-                            prop_assert_eq!(filled, webhook.kind == WebhookKind::Validating, "{}", case.label);
+                            let validating = webhook.kind == WebhookKind::Validating;
+                            let filled = meta.get("uid").is_some() && meta.get("creationTimestamp").is_some();
+                            prop_assert_eq!(filled, validating, "{}", case.label);
+                            // generation only where the kind's strategy sets it.
+                            let generation = validating && super::super::generation::set_on_create(&case.spec.object);
+                            prop_assert_eq!(meta.get("generation").is_some(), generation, "{}", case.label);
                             // Admission runs before storage: no resourceVersion on a CREATE.
                             prop_assert!(meta.get("resourceVersion").is_none(), "{}", case.label);
                         }

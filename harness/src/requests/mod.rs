@@ -8,6 +8,7 @@ mod conditions;
 mod fit;
 mod fixtures;
 pub mod generated;
+mod generation;
 mod objects;
 mod one_of;
 mod plan;

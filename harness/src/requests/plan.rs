@@ -220,6 +220,42 @@ mod tests {
         }
     }
 
+    /// generation is set on CREATE only for the kinds whose strategy sets it (and custom
+    /// resources): a validating webhook sees a Deployment with generation 1 and a ConfigMap
+    /// without one; a mutating webhook sees neither; the stored form keeps what CREATE set.
+    #[test]
+    fn generation_is_set_on_create_only_for_the_kinds_whose_strategy_sets_it() {
+        let m = reference();
+        for (webhook, phase) in [(&m.webhooks[0], "mutating"), (&m.webhooks[1], "validating")] {
+            let cases = plan(&everything(webhook));
+            let find = |op: Operation, plural: &str| {
+                cases
+                    .iter()
+                    .find(|c| {
+                        c.spec.operation == op && c.spec.resource.resource == plural && c.spec.sub_resource.is_none()
+                    })
+                    .unwrap_or_else(|| panic!("{phase} {op} {plural}"))
+            };
+            let generation = |o: &serde_json::Value| o["metadata"].get("generation").cloned();
+            let validating = phase == "validating";
+            for (plural, sets) in [
+                ("deployments", true),
+                ("pods", true),
+                ("ingresses", true),
+                ("configmaps", false),
+                ("services", false),
+                ("persistentvolumeclaims", false),
+            ] {
+                let create = find(Operation::Create, plural);
+                let want = (validating && sets).then(|| serde_json::json!(1));
+                assert_eq!(generation(create.object()), want, "{phase} CREATE {plural}");
+                let update = find(Operation::Update, plural);
+                let want = sets.then(|| serde_json::json!(1));
+                assert_eq!(generation(&update.spec.old_object), want, "{phase} UPDATE {plural} oldObject");
+            }
+        }
+    }
+
     fn everything(webhook: &WebhookSpec) -> WebhookSpec {
         let mut w = webhook.clone();
         w.namespace_selector = None;
