@@ -9,6 +9,7 @@ mod fit;
 mod fixtures;
 pub mod generated;
 mod generation;
+mod managed_fields;
 mod objects;
 mod one_of;
 mod plan;

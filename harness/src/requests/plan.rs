@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::case::RequestCase;
 use super::conditions::steer;
 use super::fit::{fit, Selectors};
+use super::managed_fields;
 use super::objects::{self, Variant, NAMESPACE};
 use super::resources::{targets, ApiResources, SubObject, Target};
 use super::review::{default_user, AdmissionSpec};
@@ -138,6 +139,7 @@ pub fn plan_in(webhook: &WebhookSpec, api: &ApiResources) -> Vec<RequestCase> {
             if !fit(&selectors, &mut spec) || !steer(&webhook.conditions, &selectors, &mut spec) {
                 continue;
             }
+            managed_fields::record(&mut spec);
             for (i, version) in versions.iter().enumerate() {
                 let label = format!("{what} ({})", variant.as_str());
                 cases.push(RequestCase::new(label, *version, i == 0, spec.clone()));
@@ -217,6 +219,18 @@ mod tests {
             // DELETE: the stored object as oldObject, no object.
             assert_eq!(system_fields(&delete.spec.old_object), [true; 4], "{phase} DELETE oldObject");
             assert!(delete.object().is_null(), "{phase} DELETE object");
+            // managedFields: the field manager runs before mutating admission on CREATE and UPDATE
+            // (handlers/create.go, update.go), and the stored object keeps its entry.
+            let managers = |o: &serde_json::Value| -> Vec<String> {
+                o["metadata"]["managedFields"]
+                    .as_array()
+                    .map(|a| a.iter().map(|e| e["manager"].as_str().unwrap_or_default().to_string()).collect())
+                    .unwrap_or_default()
+            };
+            assert_eq!(managers(create.object()), ["kubectl-create"], "{phase} CREATE object");
+            assert_eq!(managers(old), ["kubectl-create"], "{phase} UPDATE oldObject");
+            assert_eq!(managers(new), ["kubectl-create", "kubectl-annotate"], "{phase} UPDATE object");
+            assert_eq!(managers(&delete.spec.old_object), ["kubectl-create"], "{phase} DELETE oldObject");
         }
     }
 
