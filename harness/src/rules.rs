@@ -197,7 +197,7 @@ pub static CATALOG: &[Rule] = &[
         "mutating/dispatcher.go, validating/dispatcher.go (?timeout=Ns, context deadline)"),
     exchange!("transport.status", Fail, false, checks::status,
         "The HTTP status is 200–206 (after the retries a 429/5xx with Retry-After earns); any other status is an error of calling the webhook.",
-        "k8s.io/client-go/rest/request.go (transformResponse); pkg/util/webhook/client.go"),
+        "k8s.io/client-go/rest/request.go (transformResponse, Result.Error); pkg/util/webhook/client.go"),
     exchange!("transport.content-type", Fail, false, checks::content_type,
         "A Content-Type header, when sent, parses as a media type (Go mime.ParseMediaType).",
         "k8s.io/client-go/rest/request.go (transformResponse)"),

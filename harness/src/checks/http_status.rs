@@ -4,7 +4,8 @@
 //! message depends on the status code alone, or on the body for the codes that keep it. The body
 //! counts only when it is text (`isTextResponse`: no Content-Type, or a `text/*` one), cut to 2048
 //! bytes and trimmed; any other body is `unknown`. The webhook client names no resource, so no
-//! `(post …)` suffix follows.
+//! `(post …)` suffix follows. A body that decodes as a failed `metav1.Status` is the error instead
+//! (`Result.Error()`): its message, its reason ([`webhook_error`]).
 
 use super::media_type::parse_media_type;
 
@@ -128,6 +129,54 @@ pub fn error_for(code: u16, server: &str) -> (&'static str, String) {
     }
 }
 
+/// The fields of a `metav1.Status` that `Result.Error()` reads, decoded as the JSON serializer
+/// decodes them (case-sensitive names, unknown fields ignored, `null` as absent).
+#[derive(serde::Deserialize)]
+struct Status {
+    kind: Option<String>,
+    status: Option<String>,
+    message: Option<String>,
+    reason: Option<String>,
+    #[serde(rename = "code")]
+    _code: Option<i32>,
+}
+
+/// Does the webhook client have a decoder for a body of `content_type` (client-go
+/// `transformResponse`: no Content-Type means the client's own, `application/json`; a type its
+/// negotiator does not know leaves no decoder, and the error unstructured)? The suite reads JSON
+/// bodies only: a YAML or protobuf Status is not modelled.
+fn decodes_json(content_type: Option<&str>) -> bool {
+    match content_type {
+        None | Some("") => true,
+        Some(ct) => parse_media_type(ct).is_ok_and(|m| m == "application/json"),
+    }
+}
+
+/// The failed Status a non-2xx `body` holds, as client-go's `Result.Error()` finds it: the body
+/// decodes (the kind defaulted to nothing, so a body without `kind` does not), its kind is
+/// `Status` (an unversioned kind: any apiVersion), and its `status` is `Failure` (the kind is
+/// defaulted, so a bare object must not pass for one).
+fn failed_status(body: &[u8], content_type: Option<&str>) -> Option<Status> {
+    if body.is_empty() || !decodes_json(content_type) {
+        return None;
+    }
+    let status: Status = serde_json::from_slice(body).ok()?;
+    (status.kind.as_deref() == Some("Status") && status.status.as_deref() == Some("Failure")).then_some(status)
+}
+
+/// The StatusReason and message the apiserver's webhook client makes of a non-2xx answer with
+/// status `code`, `body` and `content_type`. client-go `rest.Result.Error()` (called by `Into`)
+/// prefers a failed `metav1.Status` the body decodes to: the error is then
+/// `errors.FromObject(status)`, whose message is the Status's own (empty if it has none) and whose
+/// reason is the Status's. Any other body gives [`error_for`]'s words.
+pub fn webhook_error(code: u16, body: &[u8], content_type: Option<&str>) -> (String, String) {
+    if let Some(status) = failed_status(body, content_type) {
+        return (status.reason.unwrap_or_default(), status.message.unwrap_or_default());
+    }
+    let (reason, message) = error_for(code, &server_message(body, content_type));
+    (reason.to_string(), message)
+}
+
 /// Go's `%q` of a string: double quotes, `\"` and `\\`, the usual escapes, `\x`/`\u` for the rest
 /// of what is not printable.
 fn go_quote(s: &str) -> String {
@@ -215,6 +264,57 @@ mod tests {
             error_for(500, &server_message(b"{}", Some("application/json"))).1,
             "an error on the server (\"unknown\") has prevented the request from succeeding"
         );
+    }
+
+    #[test]
+    fn a_failed_status_with_a_message_is_the_error_the_apiserver_reports() {
+        let body = br#"{"apiVersion":"v1","kind":"Status","status":"Failure","message":"quota exceeded","reason":"Forbidden","code":403}"#;
+        for ct in [None, Some("application/json"), Some("application/json; charset=utf-8")] {
+            assert_eq!(webhook_error(500, body, ct), ("Forbidden".into(), "quota exceeded".into()), "{ct:?}");
+        }
+        // Status is unversioned: any apiVersion, or none, decodes as one.
+        let body = br#"{"kind":"Status","status":"Failure","message":"no"}"#;
+        assert_eq!(webhook_error(400, body, None), (String::new(), "no".into()));
+    }
+
+    #[test]
+    fn a_failed_status_without_a_message_gives_an_empty_message() {
+        let body = br#"{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"InternalError"}"#;
+        assert_eq!(webhook_error(500, body, Some("application/json")), ("InternalError".into(), String::new()));
+    }
+
+    #[test]
+    fn json_that_is_not_a_failed_status_gets_the_generic_words() {
+        let generic = |code| error_for(code, "unknown");
+        let words = |(r, m): (&str, String)| (r.to_string(), m);
+        for body in [
+            &br#"{"kind":"Status","status":"Success","message":"fine"}"#[..],
+            br#"{"status":"Failure","message":"no kind"}"#,
+            br#"{"kind":"AdmissionReview","status":"Failure","message":"x"}"#,
+            br#"{"kind":"Status","status":"Failure","message":7}"#,
+            br#"["kind","Status"]"#,
+            b"{",
+        ] {
+            assert_eq!(
+                webhook_error(500, body, Some("application/json")),
+                words(generic(500)),
+                "{}",
+                String::from_utf8_lossy(body)
+            );
+        }
+        // A JSON body without a Content-Type is also text: the generic words quote it.
+        let body = br#"{"kind":"Status","status":"Success"}"#;
+        assert_eq!(webhook_error(503, body, None), words(error_for(503, "")));
+        assert_eq!(webhook_error(500, body, None).1, error_for(500, &String::from_utf8_lossy(body)).1);
+    }
+
+    #[test]
+    fn a_text_body_is_never_read_as_a_status() {
+        let body = br#"{"kind":"Status","status":"Failure","message":"quota exceeded"}"#;
+        let (reason, message) = webhook_error(403, body, Some("text/plain"));
+        assert_eq!((reason.as_str(), message), ("Forbidden", String::from_utf8_lossy(body).to_string()));
+        assert_eq!(webhook_error(403, b"denied", Some("text/plain")), ("Forbidden".into(), "denied".into()));
+        assert_eq!(webhook_error(403, b"", None), ("Forbidden".into(), String::new()));
     }
 
     #[test]

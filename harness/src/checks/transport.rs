@@ -53,10 +53,7 @@ pub fn status(x: &Exchange) -> Check {
         return Check::Pass;
     }
     let body = String::from_utf8_lossy(&a.body);
-    let (_, text) = super::http_status::error_for(
-        a.status,
-        &super::http_status::server_message(&a.body, a.content_type.as_deref()),
-    );
+    let (_, text) = super::http_status::webhook_error(a.status, &a.body, a.content_type.as_deref());
     let credentials = match a.status {
         401 | 403 => " (the webhook refuses the caller: an apiserver presents only the credentials its AdmissionConfiguration's kubeconfig gives it; the suite takes them from --token, --client-cert or --admission-config)",
         _ => "",

@@ -462,6 +462,7 @@ fn build_from(
     if !fit_selectors(selectors, &mut spec) || !steer(conditions, selectors, &mut spec) {
         return None;
     }
+    super::managed_fields::record(&mut spec);
     Some(RequestCase::new(format!("{} (generated)", target.describe()), version, primary, spec))
 }
 
@@ -764,10 +765,12 @@ mod tests {
                     match case.spec.operation {
                         Operation::Create if case.spec.sub_resource.is_none() => {
                             prop_assert!(r["oldObject"].is_null());
-                            let filled = meta.get("uid").is_some()
-                                && meta.get("creationTimestamp").is_some()
-                                && meta.get("generation").is_some();
-                            prop_assert_eq!(filled, webhook.kind == WebhookKind::Validating, "{}", case.label);
+                            let validating = webhook.kind == WebhookKind::Validating;
+                            let filled = meta.get("uid").is_some() && meta.get("creationTimestamp").is_some();
+                            prop_assert_eq!(filled, validating, "{}", case.label);
+                            // generation only where the kind's strategy sets it.
+                            let generation = validating && super::super::generation::set_on_create(&case.spec.object);
+                            prop_assert_eq!(meta.get("generation").is_some(), generation, "{}", case.label);
                             // Admission runs before storage: no resourceVersion on a CREATE.
                             prop_assert!(meta.get("resourceVersion").is_none(), "{}", case.label);
                         }
@@ -789,6 +792,124 @@ mod tests {
                 .unwrap();
             let seen_ops = seen_ops.into_inner().unwrap();
             assert!(seen_ops.len() >= 3, "{}: {seen_ops:?}", webhook.name);
+        }
+    }
+
+    /// Where `fields` (a FieldsV1) and `value` (at `at`) disagree: a field of the value no entry
+    /// covers, or an entry naming a field or list item the value lacks.
+    fn uncovered(fields: &Value, value: &Value, at: &str, problems: &mut Vec<String>) {
+        let f = fields.as_object().unwrap();
+        if f.keys().all(|k| k == ".") {
+            return; // owned whole (a leaf or an atomic value)
+        }
+        match value {
+            Value::Object(map) => {
+                for (k, v) in map {
+                    let skip = (at.is_empty() && ["apiVersion", "kind", "status"].contains(&k.as_str()))
+                        || (at == ".metadata"
+                            && [
+                                "name",
+                                "namespace",
+                                "uid",
+                                "creationTimestamp",
+                                "generation",
+                                "managedFields",
+                                "resourceVersion",
+                            ]
+                            .contains(&k.as_str()));
+                    match f.get(&format!("f:{k}")) {
+                        Some(sub) => uncovered(sub, v, &format!("{at}.{k}"), problems),
+                        None if !skip && tracked(v, &format!("{at}.{k}")) => {
+                            problems.push(format!("{at}.{k} is not in managedFields"))
+                        }
+                        None => {}
+                    }
+                }
+                for k in f.keys().filter(|k| *k != ".") {
+                    if !k.strip_prefix("f:").is_some_and(|name| map.contains_key(name)) {
+                        problems.push(format!("{at}: managedFields names {k}, which the object lacks"));
+                    }
+                }
+            }
+            Value::Array(items) => {
+                let matches = |k: &str, item: &Value| match (k.strip_prefix("k:"), k.strip_prefix("v:")) {
+                    (Some(key), _) => serde_json::from_str::<serde_json::Map<String, Value>>(key)
+                        .is_ok_and(|key| key.iter().all(|(n, v)| item.get(n) == Some(v))),
+                    (_, Some(v)) => serde_json::from_str::<Value>(v).is_ok_and(|v| &v == item),
+                    _ => false,
+                };
+                for (i, item) in items.iter().enumerate() {
+                    match f.iter().find(|(k, _)| matches(k, item)) {
+                        Some((k, sub)) => uncovered(sub, item, &format!("{at}[{k}]"), problems),
+                        None => problems.push(format!("{at}[{i}] is not in managedFields")),
+                    }
+                }
+                for k in f.keys().filter(|k| *k != ".") {
+                    if !items.iter().any(|item| matches(k, item)) {
+                        problems.push(format!("{at}: managedFields names {k}, which the list lacks"));
+                    }
+                }
+            }
+            _ => problems.push(format!("{at}: managedFields describes fields of a scalar")),
+        }
+    }
+
+    /// Does `value` (at `at`) hold anything the field manager tracks? Not the registry's metadata
+    /// alone, nor an empty list (neither the empty object's `null` nor a list has changed).
+    fn tracked(value: &Value, at: &str) -> bool {
+        match value {
+            Value::Object(m) if at == ".metadata" => m.keys().any(|k| {
+                !["name", "namespace", "uid", "creationTimestamp", "generation", "managedFields", "resourceVersion"]
+                    .contains(&k.as_str())
+            }),
+            Value::Array(items) => !items.is_empty(),
+            Value::Object(m) => m.is_empty() || m.iter().any(|(k, v)| tracked(v, &format!("{at}.{k}"))),
+            _ => true,
+        }
+    }
+
+    /// The FieldsV1 of a generated pod's managedFields entry covers every field path of the pod,
+    /// and names nothing the pod lacks, in every phase and operation that carries the pod.
+    #[test]
+    fn a_generated_pods_managed_fields_cover_every_field_of_it() {
+        let m = reference();
+        for webhook in &m.webhooks {
+            let strategy = requests(webhook, Scope::All).unwrap();
+            let mut runner = TestRunner::new_with_rng(
+                Config { cases: 150, failure_persistence: None, ..Config::default() },
+                deterministic(),
+            );
+            let seen = std::sync::Mutex::new(0usize);
+            runner
+                .run(&strategy, |case| {
+                    if case.spec.resource.resource != "pods" || case.spec.sub_resource.is_some() {
+                        return Ok(());
+                    }
+                    let objects = [(true, &case.spec.object), (false, &case.spec.old_object)];
+                    for (new, object) in objects.into_iter().filter(|(_, o)| !o.is_null()) {
+                        let entries = object["metadata"]["managedFields"].as_array();
+                        prop_assert!(entries.is_some_and(|e| !e.is_empty()), "{}: no managedFields", case.label);
+                        let created = &entries.unwrap()[0];
+                        prop_assert_eq!(&created["manager"], "kubectl-create");
+                        if case.spec.operation == Operation::Update && new {
+                            // An UPDATE keeps the stored entry and adds one for the annotation it changed.
+                            let old = &case.spec.old_object["metadata"]["managedFields"];
+                            prop_assert_eq!(created, &old[0]);
+                            let changed = entries.unwrap().last().unwrap();
+                            prop_assert_eq!(&changed["manager"], "kubectl-annotate");
+                            let annotations = &changed["fieldsV1"]["f:metadata"]["f:annotations"];
+                            prop_assert!(annotations.get("f:suite.conformance.example/revision").is_some());
+                            continue;
+                        }
+                        let mut problems = Vec::new();
+                        uncovered(&created["fieldsV1"], object, "", &mut problems);
+                        prop_assert!(problems.is_empty(), "{}: {problems:#?}\n{}", case.label, created["fieldsV1"]);
+                        *seen.lock().unwrap() += 1;
+                    }
+                    Ok(())
+                })
+                .unwrap();
+            assert!(seen.into_inner().unwrap() > 10, "{}: too few pods drawn", webhook.name);
         }
     }
 

@@ -8,6 +8,8 @@ mod conditions;
 mod fit;
 mod fixtures;
 pub mod generated;
+mod generation;
+mod managed_fields;
 mod objects;
 mod one_of;
 mod plan;

@@ -6,6 +6,7 @@
 use serde_json::{json, Map, Value};
 
 use super::fixtures;
+use super::generation;
 use super::resources::{Origin, Resource};
 use super::schema;
 use crate::admission::Gvk;
@@ -206,16 +207,20 @@ fn typed(gvk: &Gvk, value: Value) -> Value {
 
 /// The object of a CREATE as validating admission sees it: the registry has filled uid and
 /// creationTimestamp (`registry/generic/registry/store.go` Create: rest.FillObjectMetaSystemFields)
-/// and generation (the strategies' PrepareForCreate, in `rest.BeforeCreate`), and validating
+/// and, for the kinds whose strategy's PrepareForCreate sets it, generation 1 ([`generation`], in
+/// `rest.BeforeCreate`), and validating
 /// admission runs before the object is written (`createValidation` in store.go Create): it has no
 /// resourceVersion yet, which only storage assigns (and refuses on a create). A mutating webhook
 /// sees a CREATE's object before all of this (`endpoints/handlers/create.go`: mutating admission
 /// runs before `r.Create`).
 pub fn created(mut object: Value, uid: &str) -> Value {
+    let object_kind = json!({"apiVersion": object.get("apiVersion"), "kind": object.get("kind")});
     if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         meta.insert("uid".into(), json!(uid));
         meta.insert("creationTimestamp".into(), json!("2026-01-01T00:00:00Z"));
-        meta.insert("generation".into(), json!(1));
+        if generation::set_on_create(&object_kind) {
+            meta.insert("generation".into(), json!(1));
+        }
         meta.remove("resourceVersion");
     }
     object

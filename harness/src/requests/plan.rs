@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::case::RequestCase;
 use super::conditions::steer;
 use super::fit::{fit, Selectors};
+use super::managed_fields;
 use super::objects::{self, Variant, NAMESPACE};
 use super::resources::{targets, ApiResources, SubObject, Target};
 use super::review::{default_user, AdmissionSpec};
@@ -138,6 +139,7 @@ pub fn plan_in(webhook: &WebhookSpec, api: &ApiResources) -> Vec<RequestCase> {
             if !fit(&selectors, &mut spec) || !steer(&webhook.conditions, &selectors, &mut spec) {
                 continue;
             }
+            managed_fields::record(&mut spec);
             for (i, version) in versions.iter().enumerate() {
                 let label = format!("{what} ({})", variant.as_str());
                 cases.push(RequestCase::new(label, *version, i == 0, spec.clone()));
@@ -217,6 +219,54 @@ mod tests {
             // DELETE: the stored object as oldObject, no object.
             assert_eq!(system_fields(&delete.spec.old_object), [true; 4], "{phase} DELETE oldObject");
             assert!(delete.object().is_null(), "{phase} DELETE object");
+            // managedFields: the field manager runs before mutating admission on CREATE and UPDATE
+            // (handlers/create.go, update.go), and the stored object keeps its entry.
+            let managers = |o: &serde_json::Value| -> Vec<String> {
+                o["metadata"]["managedFields"]
+                    .as_array()
+                    .map(|a| a.iter().map(|e| e["manager"].as_str().unwrap_or_default().to_string()).collect())
+                    .unwrap_or_default()
+            };
+            assert_eq!(managers(create.object()), ["kubectl-create"], "{phase} CREATE object");
+            assert_eq!(managers(old), ["kubectl-create"], "{phase} UPDATE oldObject");
+            assert_eq!(managers(new), ["kubectl-create", "kubectl-annotate"], "{phase} UPDATE object");
+            assert_eq!(managers(&delete.spec.old_object), ["kubectl-create"], "{phase} DELETE oldObject");
+        }
+    }
+
+    /// generation is set on CREATE only for the kinds whose strategy sets it (and custom
+    /// resources): a validating webhook sees a Deployment with generation 1 and a ConfigMap
+    /// without one; a mutating webhook sees neither; the stored form keeps what CREATE set.
+    #[test]
+    fn generation_is_set_on_create_only_for_the_kinds_whose_strategy_sets_it() {
+        let m = reference();
+        for (webhook, phase) in [(&m.webhooks[0], "mutating"), (&m.webhooks[1], "validating")] {
+            let cases = plan(&everything(webhook));
+            let find = |op: Operation, plural: &str| {
+                cases
+                    .iter()
+                    .find(|c| {
+                        c.spec.operation == op && c.spec.resource.resource == plural && c.spec.sub_resource.is_none()
+                    })
+                    .unwrap_or_else(|| panic!("{phase} {op} {plural}"))
+            };
+            let generation = |o: &serde_json::Value| o["metadata"].get("generation").cloned();
+            let validating = phase == "validating";
+            for (plural, sets) in [
+                ("deployments", true),
+                ("pods", true),
+                ("ingresses", true),
+                ("configmaps", false),
+                ("services", false),
+                ("persistentvolumeclaims", false),
+            ] {
+                let create = find(Operation::Create, plural);
+                let want = (validating && sets).then(|| serde_json::json!(1));
+                assert_eq!(generation(create.object()), want, "{phase} CREATE {plural}");
+                let update = find(Operation::Update, plural);
+                let want = sets.then(|| serde_json::json!(1));
+                assert_eq!(generation(&update.spec.old_object), want, "{phase} UPDATE {plural} oldObject");
+            }
         }
     }
 
