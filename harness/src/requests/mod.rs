@@ -10,6 +10,7 @@ mod fixtures;
 pub mod generated;
 mod objects;
 mod one_of;
+mod owned;
 mod plan;
 mod resources;
 mod review;

@@ -13,6 +13,7 @@ use super::case::RequestCase;
 use super::conditions::steer;
 use super::fit::{fit, Selectors};
 use super::objects::{self, Variant, NAMESPACE};
+use super::owned::{self, Maker};
 use super::resources::{targets, ApiResources, SubObject, Target};
 use super::review::{default_user, AdmissionSpec};
 use crate::admission::{GroupVersionResource, Gvk, Operation};
@@ -143,8 +144,40 @@ pub fn plan_in(webhook: &WebhookSpec, api: &ApiResources) -> Vec<RequestCase> {
                 cases.push(RequestCase::new(label, *version, i == 0, spec.clone()));
             }
         }
+        // Objects as the cluster's controllers make them, for every target a rule names.
+        if sampled || target.subresource.is_some() {
+            continue;
+        }
+        for &maker in Maker::of(&target.resource) {
+            let Some(mut spec) = controller_made(&target, maker, webhook.kind) else { continue };
+            if !fit(&selectors, &mut spec) || !steer(&webhook.conditions, &selectors, &mut spec) {
+                continue;
+            }
+            for (i, version) in versions.iter().enumerate() {
+                cases.push(RequestCase::new(format!("{what} ({})", maker.label()), *version, i == 0, spec.clone()));
+            }
+        }
     }
     cases
+}
+
+/// The request about an object `maker` made, for a CREATE, UPDATE or DELETE `target` (none for
+/// other operations). On CREATE a controller that sends a `generateName` sends no name: the request
+/// carries none, and the object none before mutating admission (the registry generates it in
+/// `rest.BeforeCreate`, which runs between mutating and validating admission).
+fn controller_made(target: &Target, maker: Maker, kind: WebhookKind) -> Option<AdmissionSpec> {
+    if !matches!(target.operation, Operation::Create | Operation::Update | Operation::Delete) {
+        return None;
+    }
+    let name = maker.name();
+    let mut spec = admission_spec_from(target, maker.object(&target.resource), &name, kind);
+    if target.operation == Operation::Create && maker.generate_name().is_some() {
+        spec.name = String::new();
+        if kind == WebhookKind::Mutating {
+            owned::without_name(&mut spec.object);
+        }
+    }
+    Some(spec)
 }
 
 /// The requests of the default run for `webhook` as built, before its matchConditions: the label and
@@ -285,7 +318,41 @@ mod tests {
         }
         // Named resources keep every variant and version.
         let named = plan(&m.webhooks[0]);
-        assert!(named.iter().filter(|c| c.label.starts_with("CREATE pods (")).count() == 6);
+        // Three variants and two controller-made pods (a ReplicaSet's, a Job's), in both versions.
+        assert_eq!(named.iter().filter(|c| c.label.starts_with("CREATE pods (")).count(), 10);
+    }
+
+    #[test]
+    fn controller_made_objects_arrive_as_a_cluster_sends_them() {
+        let m = reference();
+        for (webhook, phase) in [(&m.webhooks[0], "mutating"), (&m.webhooks[1], "validating")] {
+            let cases = plan(webhook);
+            let find = |label: &str| {
+                cases.iter().find(|c| c.label == label && c.primary).unwrap_or_else(|| panic!("{phase}: {label}"))
+            };
+            for label in ["CREATE pods (made by a ReplicaSet)", "CREATE pods (made by a Job)"] {
+                let create = find(label);
+                let request = create.review.to_value()["request"].clone();
+                assert!(request.get("name").is_none(), "{phase} {label}: no request.name");
+                let meta = &create.object()["metadata"];
+                assert!(meta["generateName"].as_str().unwrap().ends_with('-'), "{phase} {label}");
+                assert_eq!(meta["ownerReferences"][0]["controller"], true, "{phase} {label}");
+                // Mutating admission runs before the registry generates the name; validating after.
+                assert_eq!(meta.get("name").is_some(), phase == "validating", "{phase} {label}: {meta}");
+                let back = crate::kinds::round_trip(&create.spec.kind, create.object()).unwrap();
+                assert_eq!(back.as_ref(), Ok(create.object()), "{phase} {label}");
+            }
+            let rs = find("CREATE pods (made by a ReplicaSet)");
+            assert_eq!(rs.object()["metadata"]["labels"]["pod-template-hash"], "7d4b9c6f5d");
+            let job = find("CREATE pods (made by a Job)");
+            assert_eq!(job.object()["metadata"]["labels"]["batch.kubernetes.io/job-name"], "nightly-29380125");
+            // Once created, the pod has its generated name.
+            let update = find("UPDATE pods (made by a ReplicaSet)");
+            assert_eq!(update.spec.name, "web-7d4b9c6f5d-x2k9p");
+            assert_eq!(update.spec.old_object["metadata"]["name"], "web-7d4b9c6f5d-x2k9p");
+            let delete = find("DELETE pods (made by a Job)");
+            assert_eq!(delete.spec.old_object["metadata"]["ownerReferences"][0]["kind"], "Job");
+        }
     }
 
     #[test]
