@@ -15,7 +15,7 @@ use super::fit::{fit, Selectors};
 use super::objects::{self, Variant, NAMESPACE};
 use super::owned::{self, Maker};
 use super::resources::{targets, ApiResources, SubObject, Target};
-use super::review::{default_user, AdmissionSpec};
+use super::review::{default_user, AdmissionSpec, Deletion};
 use crate::admission::{GroupVersionResource, Gvk, Operation};
 use crate::conditions::MatchConditions;
 use crate::config::{WebhookKind, WebhookSpec};
@@ -39,7 +39,18 @@ pub fn variants_for(target: &Target) -> &'static [Variant] {
 pub fn admission_spec(target: &Target, variant: Variant, kind: WebhookKind) -> AdmissionSpec {
     let name = format!("demo-{}", variant.as_str());
     let fresh = objects::new_object(&target.resource, variant, &name);
-    admission_spec_from(target, fresh, &name, kind)
+    let mut spec = admission_spec_from(target, fresh, &name, kind);
+    // Each variant deleted as kubectl deletes in one of its ways.
+    spec.deletion = match variant {
+        Variant::Bare => Deletion::Kubectl,
+        // A kind with dependents (a Deployment's ReplicaSets, a Job's pods) may be left orphaned.
+        Variant::Labelled if target.resource.kind != "Pod" && objects::holds_pod_spec(&target.resource.kind) => {
+            Deletion::Orphan
+        }
+        Variant::Labelled => Deletion::Foreground,
+        Variant::Risky => Deletion::Force,
+    };
+    spec
 }
 
 /// The AdmissionSpec for one target built around `fresh`, the object as a client sends it on CREATE
@@ -102,6 +113,7 @@ pub fn admission_spec_from(target: &Target, fresh: Value, name: &str, kind: Webh
         object,
         old_object,
         dry_run: false,
+        deletion: Deletion::default(),
         user: default_user(),
     }
 }
@@ -171,6 +183,8 @@ fn controller_made(target: &Target, maker: Maker, kind: WebhookKind) -> Option<A
     }
     let name = maker.name();
     let mut spec = admission_spec_from(target, maker.object(&target.resource), &name, kind);
+    // A dependent is deleted by the garbage collector once its owner is gone.
+    spec.deletion = Deletion::GarbageCollector(STORED_UID.to_string());
     if target.operation == Operation::Create && maker.generate_name().is_some() {
         spec.name = String::new();
         if kind == WebhookKind::Mutating {
@@ -352,7 +366,23 @@ mod tests {
             assert_eq!(update.spec.old_object["metadata"]["name"], "web-7d4b9c6f5d-x2k9p");
             let delete = find("DELETE pods (made by a Job)");
             assert_eq!(delete.spec.old_object["metadata"]["ownerReferences"][0]["kind"], "Job");
+            let options = &delete.review.to_value()["request"]["options"];
+            assert_eq!(options["preconditions"]["uid"], delete.spec.old_object["metadata"]["uid"], "{options}");
         }
+    }
+
+    #[test]
+    fn deletes_carry_the_options_kubectl_sends_in_each_of_its_ways() {
+        let m = reference();
+        let cases = plan(&m.webhooks[1]);
+        let options = |label: &str| {
+            let c = cases.iter().find(|c| c.label == label).unwrap_or_else(|| panic!("{label}"));
+            c.review.to_value()["request"]["options"].clone()
+        };
+        assert_eq!(options("DELETE pods (bare)")["propagationPolicy"], "Background");
+        assert_eq!(options("DELETE pods (labelled)")["propagationPolicy"], "Foreground");
+        assert_eq!(options("DELETE pods (risky)")["gracePeriodSeconds"], 0);
+        assert_eq!(options("DELETE deployments (labelled)")["propagationPolicy"], "Orphan");
     }
 
     #[test]
