@@ -21,7 +21,7 @@
 //!   `batch.kubernetes.io/cronjob-scheduled-timestamp` annotation (`pkg/controller/cronjob/utils.go`
 //!   getJobFromTemplate2).
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::objects::{self, Variant};
 use super::resources::{Origin, Resource};
@@ -188,27 +188,27 @@ pub fn without_name(object: &mut Value) {
     }
 }
 
-/// Is `prefix` a valid `generateName`: with the 5 generated characters, a DNS-1123 subdomain?
-pub fn valid_generate_name(prefix: &str) -> bool {
-    let name = format!("{prefix}{SUFFIX}");
-    name.len() <= 253
-        && name.split('.').all(|part| {
-            !part.is_empty()
-                && part.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-                && part.starts_with(|c: char| c.is_ascii_alphanumeric())
-                && part.ends_with(|c: char| c.is_ascii_alphanumeric())
-        })
-}
-
-/// The metadata of `object`, if it has some.
-pub fn metadata(object: &Value) -> Option<&Map<String, Value>> {
-    object.get("metadata").and_then(Value::as_object)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::requests::resources::built_ins;
+
+    /// Is `prefix` a valid `generateName`: with the 5 generated characters, a DNS-1123 subdomain?
+    fn valid_generate_name(prefix: &str) -> bool {
+        let name = format!("{prefix}{SUFFIX}");
+        name.len() <= 253
+            && name.split('.').all(|part| {
+                !part.is_empty()
+                    && part.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+                    && part.starts_with(|c: char| c.is_ascii_alphanumeric())
+                    && part.ends_with(|c: char| c.is_ascii_alphanumeric())
+            })
+    }
+
+    /// The metadata of `object`, if it has some.
+    fn metadata(object: &Value) -> Option<&serde_json::Map<String, Value>> {
+        object.get("metadata").and_then(Value::as_object)
+    }
 
     fn resource(group: &str, kind: &str) -> &'static Resource {
         built_ins().iter().find(|r| r.group == group && r.kind == kind && r.version == "v1").unwrap()
