@@ -130,7 +130,20 @@ pub fn plan_in(webhook: &WebhookSpec, api: &ApiResources) -> Vec<RequestCase> {
     let mut cases = Vec::new();
     let mut wildcard_index = 0usize;
     let mut wildcard_ops_seen = Vec::new();
+    // The first CREATE of a stored object a rule names, and of a ConfigMap: sent at the limits.
+    let mut limit_targets: Vec<(Target, Limit)> = Vec::new();
     for target in targets(webhook, api) {
+        let plain_create = target.named
+            && target.converted_from.is_none()
+            && target.subresource.is_none()
+            && target.operation == Operation::Create
+            && !target.resource.review;
+        if plain_create && !limit_targets.iter().any(|(_, l)| *l == Limit::Annotations) {
+            limit_targets.push((target.clone(), Limit::Annotations));
+        }
+        if plain_create && target.resource.group.is_empty() && target.resource.kind == "ConfigMap" {
+            limit_targets.push((target.clone(), Limit::ConfigMapData));
+        }
         let what = target.describe();
         let all = variants_for(&target);
         // Sampling for targets only a wildcard reaches, and for converted requests.
@@ -170,7 +183,66 @@ pub fn plan_in(webhook: &WebhookSpec, api: &ApiResources) -> Vec<RequestCase> {
             }
         }
     }
+    // At the limits: in the version a cluster sends only (the size is what is judged, not the version).
+    for (target, limit) in limit_targets {
+        let mut spec = admission_spec(&target, Variant::Bare, webhook.kind);
+        limit.apply(&mut spec.object, webhook.kind);
+        if !fit(&selectors, &mut spec) || !steer(&webhook.conditions, &selectors, &mut spec) {
+            continue;
+        }
+        let label = format!("{} ({})", target.describe(), limit.label());
+        cases.push(RequestCase::new(label, versions[0], true, spec));
+    }
     cases
+}
+
+/// The annotation that brings an object's annotations to their limit.
+pub const AT_LIMIT_ANNOTATION: &str = "suite.conformance.example/at-limit";
+/// The most all of an object's annotations may hold, keys and values
+/// (`apimachinery/pkg/api/validation/objectmeta.go` TotalAnnotationSizeLimitB).
+pub const ANNOTATIONS_LIMIT: usize = 256 * 1024;
+/// The most a ConfigMap's data and binaryData values may hold (`pkg/apis/core/validation/validation.go`
+/// ValidateConfigMap, `core.MaxSecretSize`).
+pub const CONFIG_MAP_LIMIT: usize = 1024 * 1024;
+/// What a request to a mutating webhook leaves below a limit, for what the webhook itself adds
+/// (the apiserver validates the object once mutating admission is done).
+const MUTATOR_ROOM: usize = 1024;
+
+/// An object at one of the apiserver's size limits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Limit {
+    /// Annotations of 256 KiB, keys and values.
+    Annotations,
+    /// A ConfigMap whose data holds 1 MiB.
+    ConfigMapData,
+}
+
+impl Limit {
+    fn label(self) -> &'static str {
+        match self {
+            Limit::Annotations => "annotations at the limit",
+            Limit::ConfigMapData => "data at the limit",
+        }
+    }
+
+    /// Bring `object` to this limit (less room for a mutating webhook's own additions).
+    fn apply(self, object: &mut Value, kind: WebhookKind) {
+        let room = if kind == WebhookKind::Mutating { MUTATOR_ROOM } else { 0 };
+        match self {
+            Limit::Annotations => {
+                let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) else { return };
+                let annotations = meta.entry("annotations").or_insert_with(|| serde_json::json!({}));
+                let Some(map) = annotations.as_object_mut() else { return };
+                let used: usize = map.iter().map(|(k, v)| k.len() + v.as_str().map_or(0, str::len)).sum();
+                let value = ANNOTATIONS_LIMIT - room - used - AT_LIMIT_ANNOTATION.len();
+                map.insert(AT_LIMIT_ANNOTATION.into(), Value::String("x".repeat(value)));
+            }
+            Limit::ConfigMapData => {
+                let value = CONFIG_MAP_LIMIT - room;
+                object["data"] = serde_json::json!({"payload": "x".repeat(value)});
+            }
+        }
+    }
 }
 
 /// The request about an object `maker` made, for a CREATE, UPDATE or DELETE `target` (none for
@@ -369,6 +441,36 @@ mod tests {
             let options = &delete.review.to_value()["request"]["options"];
             assert_eq!(options["preconditions"]["uid"], delete.spec.old_object["metadata"]["uid"], "{options}");
         }
+    }
+
+    /// The total size of an object's annotations, as the apiserver counts it.
+    fn annotations_size(object: &Value) -> usize {
+        let map = object["metadata"]["annotations"].as_object().cloned().unwrap_or_default();
+        map.iter().map(|(k, v)| k.len() + v.as_str().map_or(0, str::len)).sum()
+    }
+
+    #[test]
+    fn every_webhook_meets_an_object_at_the_limits() {
+        let m = reference();
+        for (webhook, room) in [(&m.webhooks[0], MUTATOR_ROOM), (&m.webhooks[1], 0)] {
+            let cases = plan(webhook);
+            let at_limit: Vec<_> = cases.iter().filter(|c| c.label.ends_with("(annotations at the limit)")).collect();
+            assert_eq!(at_limit.len(), 1, "{}", webhook.name);
+            assert_eq!(annotations_size(at_limit[0].object()), ANNOTATIONS_LIMIT - room, "{}", webhook.name);
+            let back = crate::kinds::round_trip(&at_limit[0].spec.kind, at_limit[0].object()).unwrap();
+            assert_eq!(back.as_ref(), Ok(at_limit[0].object()));
+            // Every other planned object stays well inside the limit.
+            assert!(cases.iter().filter(|c| !c.label.contains("at the limit")).all(|c| annotations_size(c.object()) < 64 * 1024));
+        }
+        // Only the mutating webhook selects ConfigMaps.
+        let data = |w: &WebhookSpec| {
+            plan(w).into_iter().filter(|c| c.label == "CREATE configmaps (data at the limit)").collect::<Vec<_>>()
+        };
+        let mutating = data(&m.webhooks[0]);
+        assert_eq!(mutating.len(), 1);
+        let values: usize = mutating[0].object()["data"].as_object().unwrap().values().map(|v| v.as_str().unwrap().len()).sum();
+        assert_eq!(values, CONFIG_MAP_LIMIT - MUTATOR_ROOM);
+        assert!(data(&m.webhooks[1]).is_empty());
     }
 
     #[test]
