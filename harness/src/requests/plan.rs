@@ -460,7 +460,10 @@ mod tests {
             let back = crate::kinds::round_trip(&at_limit[0].spec.kind, at_limit[0].object()).unwrap();
             assert_eq!(back.as_ref(), Ok(at_limit[0].object()));
             // Every other planned object stays well inside the limit.
-            assert!(cases.iter().filter(|c| !c.label.contains("at the limit")).all(|c| annotations_size(c.object()) < 64 * 1024));
+            assert!(cases
+                .iter()
+                .filter(|c| !c.label.contains("at the limit"))
+                .all(|c| annotations_size(c.object()) < 64 * 1024));
         }
         // Only the mutating webhook selects ConfigMaps.
         let data = |w: &WebhookSpec| {
@@ -468,7 +471,8 @@ mod tests {
         };
         let mutating = data(&m.webhooks[0]);
         assert_eq!(mutating.len(), 1);
-        let values: usize = mutating[0].object()["data"].as_object().unwrap().values().map(|v| v.as_str().unwrap().len()).sum();
+        let values: usize =
+            mutating[0].object()["data"].as_object().unwrap().values().map(|v| v.as_str().unwrap().len()).sum();
         assert_eq!(values, CONFIG_MAP_LIMIT - MUTATOR_ROOM);
         assert!(data(&m.webhooks[1]).is_empty());
     }

@@ -58,7 +58,9 @@ impl Deletion {
             Deletion::Foreground => json!({"propagationPolicy": "Foreground"}),
             Deletion::Orphan => json!({"propagationPolicy": "Orphan"}),
             Deletion::Force => json!({"gracePeriodSeconds": 0, "propagationPolicy": "Background"}),
-            Deletion::GarbageCollector(uid) => json!({"preconditions": {"uid": uid}, "propagationPolicy": "Background"}),
+            Deletion::GarbageCollector(uid) => {
+                json!({"preconditions": {"uid": uid}, "propagationPolicy": "Background"})
+            }
         }
     }
 
