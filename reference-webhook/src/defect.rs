@@ -47,6 +47,8 @@ defects! {
         "serves a fresh self-signed certificate minted at startup instead of the given one";
     Status500 = "status-500", "transport.status",
         "answers HTTP 500 with body `internal error`";
+    NamelessPod = "nameless-pod", "transport.status",
+        "answers HTTP 500 to a pod CREATE without a name (a pod a ReplicaSet or a Job makes, with generateName)";
     BadContentType = "bad-content-type", "transport.content-type",
         "correct body, but an unparsable `Content-Type: application/` header";
     EmptyBody = "empty-body", "review.body",
@@ -207,7 +209,7 @@ mod tests {
                 "{d} is not kebab-case"
             );
         }
-        assert_eq!(Defect::ALL.len(), 45);
+        assert_eq!(Defect::ALL.len(), 46);
     }
 
     #[test]

@@ -318,6 +318,15 @@ pub fn respond_styled(endpoint: Endpoint, review: &ReviewRequest, defect: Option
     render(endpoint, review, answer, defect)
 }
 
+/// A CREATE of a pod whose request carries no name: how every pod of a ReplicaSet or a Job arrives
+/// (sent with `generateName`, named by the registry only after mutating admission).
+fn is_nameless_pod_create(request: &Value) -> bool {
+    request.pointer("/kind/kind").and_then(Value::as_str) == Some("Pod")
+        && request.get("subResource").is_none()
+        && request.get("operation").and_then(Value::as_str) == Some("CREATE")
+        && request.get("name").and_then(Value::as_str).unwrap_or("").is_empty()
+}
+
 /// What the server does with a POST to `endpoint` with this Content-Type (None when absent)
 /// and body, under `defect`. Never panics.
 pub fn handle(endpoint: Endpoint, content_type: Option<&str>, body: &[u8], defect: Option<Defect>) -> Action {
@@ -350,6 +359,9 @@ pub fn handle_styled(
         Ok(review) => review,
         Err(message) => return Action::Reply(Reply::text(400, &message)),
     };
+    if defect == Some(Defect::NamelessPod) && is_nameless_pod_create(&review.request) {
+        return Action::Reply(Reply::text(500, "internal error: pod has no name"));
+    }
     let json = respond_styled(endpoint, &review, defect, style);
     let body = match defect {
         Some(Defect::EmptyBody) => Vec::new(),

@@ -3,7 +3,7 @@
 
 use reference_webhook::{Defect, Style};
 use webhook_conformance::embedded;
-use webhook_harness::{Budget, Manifest, Report, Suite, Verdict};
+use webhook_harness::{Budget, Manifest, Outcome, Report, Suite, Verdict};
 
 fn manifest_for(defect: Option<Defect>) -> Manifest {
     let mut manifest = embedded::reference_manifest();
@@ -151,4 +151,22 @@ async fn match_conditions_are_evaluated_and_reported_per_webhook() {
         "{note}"
     );
     assert!(!notes.iter().any(|n| n.starts_with("validate.")), "the validating webhook has no conditions: {notes:?}");
+}
+
+/// A webhook that cannot take a pod without a name fails only on the pods controllers make: every
+/// other planned request is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_webhook_that_needs_a_pod_name_fails_on_the_pods_controllers_make() {
+    let report = run_reference(Some(Defect::NamelessPod)).await;
+    assert_eq!(report.failed_rules(), vec!["transport.status"], "{}", report.render_text());
+    let failed: Vec<&str> = report
+        .exchanges()
+        .iter()
+        .filter(|e| e.findings.iter().any(|f| f.rule == "transport.status" && f.outcome == Outcome::Fail))
+        .map(|e| e.case.label.as_str())
+        .collect();
+    assert!(!failed.is_empty());
+    for label in &failed {
+        assert!(label.starts_with("CREATE pods (made by a "), "{label}");
+    }
 }

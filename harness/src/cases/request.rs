@@ -173,6 +173,7 @@ pub fn admission_spec(case: &Case, kind: WebhookKind, current: &Value) -> Admiss
         object,
         old_object,
         dry_run: case.dry_run,
+        deletion: Default::default(),
         user: case.user_info.clone().unwrap_or_else(default_user),
     }
 }

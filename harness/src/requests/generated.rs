@@ -21,6 +21,7 @@ use super::fit::{fit as fit_selectors, move_to_namespace, Selectors};
 pub use super::objects::pod_spec_path;
 use super::objects::{conform, new_object, varied_object, Variant};
 use super::one_of::{one_of, weighted};
+use super::owned::{self, Maker};
 use super::plan::admission_spec_from;
 use super::resources::{targets, ApiResources, Origin, Target};
 use super::review::default_user;
@@ -103,6 +104,9 @@ pub struct Shape {
     pub host: HostAccess,
     /// Another namespace than the default one (policies often judge `kube-system`, `default`).
     pub namespace: Option<&'static str>,
+    /// Made by a controller: `generateName`, a controller `ownerReference`, and on CREATE no name
+    /// (none in the request, none in the object before mutating admission).
+    pub controller_made: bool,
 }
 
 /// The annotation that makes an object large.
@@ -270,6 +274,7 @@ pub fn shapes() -> impl Strategy<Value = Shape> {
         weighted(vec![(30, false), (1, true)]),
         host_access(),
         namespace(),
+        weighted(vec![(3, false), (1, true)]),
     )
         .prop_map(
             |(
@@ -283,6 +288,7 @@ pub fn shapes() -> impl Strategy<Value = Shape> {
                 large,
                 host,
                 namespace,
+                controller_made,
             )| Shape {
                 labels,
                 annotations,
@@ -294,6 +300,7 @@ pub fn shapes() -> impl Strategy<Value = Shape> {
                 large,
                 host,
                 namespace,
+                controller_made,
             },
         )
 }
@@ -423,6 +430,8 @@ fn apply_shape_with(object: &mut Value, kind: &str, shape: &Shape, unknown_field
 
 /// The name of generated objects.
 const GENERATED_NAME: &str = "demo-gen";
+/// The name the registry gives a generated object sent with `generateName: demo-gen-`.
+const GENERATED_NAME_BY_REGISTRY: &str = "demo-gen-x2k9p";
 
 /// One generated request for `target` from `fresh`, the bare fixture of `target`'s resource named [`GENERATED_NAME`] (built,
 /// and passed through its k8s-openapi type, once per target rather than once per draw).
@@ -439,7 +448,9 @@ fn build_from(
     dry_run: bool,
     user: UserInfo,
 ) -> Option<RequestCase> {
-    let name = GENERATED_NAME;
+    // A controller-made object is named by the registry: `<generateName>` and five characters.
+    let controller_made = shape.controller_made && !target.resource.review && target.subresource.is_none();
+    let name = if controller_made { GENERATED_NAME_BY_REGISTRY } else { GENERATED_NAME };
     // What survives the apiserver's decoding: the kind's fields, or the CRD's schema. A built-in
     // kind's fixture is already what its type holds, and the shape adds only fields of the type
     // besides the unknown ones, which the typed decoding drops (a test holds the shortcut to the
@@ -451,7 +462,20 @@ fn build_from(
             conform(&target.resource, &mut fresh);
         }
     }
+    if controller_made {
+        if let Some(meta) = fresh.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.insert("name".into(), json!(name));
+            meta.insert("generateName".into(), json!(format!("{GENERATED_NAME}-")));
+            meta.insert("ownerReferences".into(), json!([Maker::ReplicaSet.owner_reference()]));
+        }
+    }
     let mut spec = admission_spec_from(target, fresh, name, kind);
+    if controller_made && target.operation == Operation::Create {
+        spec.name = String::new();
+        if kind == WebhookKind::Mutating {
+            owned::without_name(&mut spec.object);
+        }
+    }
     spec.dry_run = dry_run;
     spec.user = user;
     if let Some(ns) = shape.namespace {
@@ -749,6 +773,7 @@ mod tests {
                 deterministic(),
             );
             let seen_ops = std::sync::Mutex::new(std::collections::HashSet::new());
+            let nameless = std::sync::Mutex::new(0usize);
             runner
                 .run(&strategy, |case| {
                     seen_ops.lock().unwrap().insert(case.spec.operation);
@@ -773,6 +798,15 @@ mod tests {
                             prop_assert_eq!(meta.get("generation").is_some(), generation, "{}", case.label);
                             // Admission runs before storage: no resourceVersion on a CREATE.
                             prop_assert!(meta.get("resourceVersion").is_none(), "{}", case.label);
+                            // A controller-made object: no name in the request, nor in the object
+                            // before the registry generates it (after mutating admission).
+                            if let Some(prefix) = meta.get("generateName").and_then(Value::as_str) {
+                                *nameless.lock().unwrap() += 1;
+                                prop_assert!(r.get("name").is_none(), "{}", case.label);
+                                prop_assert_eq!(meta.get("name").is_some(), webhook.kind == WebhookKind::Validating);
+                                prop_assert_eq!(prefix, "demo-gen-");
+                                prop_assert_eq!(&meta["ownerReferences"][0]["controller"], true);
+                            }
                         }
                         Operation::Update if case.spec.sub_resource.is_none() => {
                             prop_assert!(meta["resourceVersion"].is_string());
@@ -792,6 +826,7 @@ mod tests {
                 .unwrap();
             let seen_ops = seen_ops.into_inner().unwrap();
             assert!(seen_ops.len() >= 3, "{}: {seen_ops:?}", webhook.name);
+            assert!(nameless.into_inner().unwrap() > 0, "{}: no controller-made CREATE drawn", webhook.name);
         }
     }
 

@@ -12,6 +12,7 @@ mod generation;
 mod managed_fields;
 mod objects;
 mod one_of;
+mod owned;
 mod plan;
 mod resources;
 mod review;

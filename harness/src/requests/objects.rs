@@ -176,8 +176,40 @@ fn assemble(resource: &Resource, variant: Variant, name: &str, body: Map<String,
     object.insert("metadata".into(), Value::Object(metadata));
     object.extend(body);
     let mut object = Value::Object(object);
+    if variant == Variant::Labelled && !resource.review {
+        applied_by_kubectl(&mut object);
+    }
+    if matches!(resource.origin, Origin::BuiltIn) && gvk.group.is_empty() && gvk.kind == "Namespace" {
+        name_label(&mut object, name);
+    }
     conform(resource, &mut object);
     object
+}
+
+/// The annotation `kubectl apply` keeps the applied configuration in.
+pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// `object` as `kubectl apply` sends it: the object as applied, in JSON, in its
+/// `kubectl.kubernetes.io/last-applied-configuration` annotation
+/// (`staging/src/k8s.io/kubectl/pkg/util/apply.go` GetModifiedConfiguration: the object without that
+/// annotation, encoded, a newline after it).
+fn applied_by_kubectl(object: &mut Value) {
+    let Ok(applied) = serde_json::to_string(object) else { return };
+    let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) else { return };
+    let annotations = meta.entry("annotations").or_insert_with(|| json!({}));
+    if let Some(map) = annotations.as_object_mut() {
+        map.insert(LAST_APPLIED.into(), json!(format!("{applied}\n")));
+    }
+}
+
+/// The `kubernetes.io/metadata.name` label the apiserver sets on every namespace, to its name
+/// (`pkg/apis/core/v1/defaults.go` SetDefaults_Namespace): webhooks see it on CREATE already.
+fn name_label(object: &mut Value, name: &str) {
+    let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) else { return };
+    let labels = meta.entry("labels").or_insert_with(|| json!({}));
+    if let Some(map) = labels.as_object_mut() {
+        map.insert(crate::config::NAMESPACE_NAME_LABEL.into(), json!(name));
+    }
 }
 
 /// What the apiserver's decoding makes of `object` before any webhook sees it: a built-in kind
@@ -356,7 +388,20 @@ mod tests {
                 let o = new_object(resource, variant, "demo");
                 assert_eq!(o["kind"], resource.kind);
                 assert!(o["metadata"].get("uid").is_none(), "CREATE objects carry no uid");
-                assert_eq!(o["metadata"].get("labels").is_some(), variant != Variant::Bare, "{}", resource.kind);
+                // A Namespace always has its name label, which the apiserver sets.
+                let labelled = variant != Variant::Bare || resource.kind == "Namespace";
+                assert_eq!(o["metadata"].get("labels").is_some(), labelled, "{}", resource.kind);
+                if resource.kind == "Namespace" {
+                    assert_eq!(o["metadata"]["labels"][crate::config::NAMESPACE_NAME_LABEL], "demo");
+                }
+                // The labelled variant comes from `kubectl apply`, with the applied object as JSON.
+                if variant == Variant::Labelled && !resource.review {
+                    let applied = o["metadata"]["annotations"][LAST_APPLIED].as_str().unwrap();
+                    let applied: Value = serde_json::from_str(applied).unwrap();
+                    assert_eq!(applied["metadata"]["name"], "demo");
+                    assert_eq!(applied["kind"], resource.kind);
+                    assert!(applied["metadata"]["annotations"].get(LAST_APPLIED).is_none());
+                }
                 assert_eq!(o["metadata"].get("name").is_some(), !resource.review, "{}", resource.kind);
                 let s = stored(o, "u", "7");
                 assert_eq!(s["metadata"]["uid"], "u");

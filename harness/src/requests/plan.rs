@@ -14,8 +14,9 @@ use super::conditions::steer;
 use super::fit::{fit, Selectors};
 use super::managed_fields;
 use super::objects::{self, Variant, NAMESPACE};
+use super::owned::{self, Maker};
 use super::resources::{targets, ApiResources, SubObject, Target};
-use super::review::{default_user, AdmissionSpec};
+use super::review::{default_user, AdmissionSpec, Deletion};
 use crate::admission::{GroupVersionResource, Gvk, Operation};
 use crate::conditions::MatchConditions;
 use crate::config::{WebhookKind, WebhookSpec};
@@ -39,7 +40,18 @@ pub fn variants_for(target: &Target) -> &'static [Variant] {
 pub fn admission_spec(target: &Target, variant: Variant, kind: WebhookKind) -> AdmissionSpec {
     let name = format!("demo-{}", variant.as_str());
     let fresh = objects::new_object(&target.resource, variant, &name);
-    admission_spec_from(target, fresh, &name, kind)
+    let mut spec = admission_spec_from(target, fresh, &name, kind);
+    // Each variant deleted as kubectl deletes in one of its ways.
+    spec.deletion = match variant {
+        Variant::Bare => Deletion::Kubectl,
+        // A kind with dependents (a Deployment's ReplicaSets, a Job's pods) may be left orphaned.
+        Variant::Labelled if target.resource.kind != "Pod" && objects::holds_pod_spec(&target.resource.kind) => {
+            Deletion::Orphan
+        }
+        Variant::Labelled => Deletion::Foreground,
+        Variant::Risky => Deletion::Force,
+    };
+    spec
 }
 
 /// The AdmissionSpec for one target built around `fresh`, the object as a client sends it on CREATE
@@ -102,6 +114,7 @@ pub fn admission_spec_from(target: &Target, fresh: Value, name: &str, kind: Webh
         object,
         old_object,
         dry_run: false,
+        deletion: Deletion::default(),
         user: default_user(),
     }
 }
@@ -118,7 +131,20 @@ pub fn plan_in(webhook: &WebhookSpec, api: &ApiResources) -> Vec<RequestCase> {
     let mut cases = Vec::new();
     let mut wildcard_index = 0usize;
     let mut wildcard_ops_seen = Vec::new();
+    // The first CREATE of a stored object a rule names, and of a ConfigMap: sent at the limits.
+    let mut limit_targets: Vec<(Target, Limit)> = Vec::new();
     for target in targets(webhook, api) {
+        let plain_create = target.named
+            && target.converted_from.is_none()
+            && target.subresource.is_none()
+            && target.operation == Operation::Create
+            && !target.resource.review;
+        if plain_create && !limit_targets.iter().any(|(_, l)| *l == Limit::Annotations) {
+            limit_targets.push((target.clone(), Limit::Annotations));
+        }
+        if plain_create && target.resource.group.is_empty() && target.resource.kind == "ConfigMap" {
+            limit_targets.push((target.clone(), Limit::ConfigMapData));
+        }
         let what = target.describe();
         let all = variants_for(&target);
         // Sampling for targets only a wildcard reaches, and for converted requests.
@@ -145,8 +171,101 @@ pub fn plan_in(webhook: &WebhookSpec, api: &ApiResources) -> Vec<RequestCase> {
                 cases.push(RequestCase::new(label, *version, i == 0, spec.clone()));
             }
         }
+        // Objects as the cluster's controllers make them, for every target a rule names.
+        if sampled || target.subresource.is_some() {
+            continue;
+        }
+        for &maker in Maker::of(&target.resource) {
+            let Some(mut spec) = controller_made(&target, maker, webhook.kind) else { continue };
+            if !fit(&selectors, &mut spec) || !steer(&webhook.conditions, &selectors, &mut spec) {
+                continue;
+            }
+            for (i, version) in versions.iter().enumerate() {
+                cases.push(RequestCase::new(format!("{what} ({})", maker.label()), *version, i == 0, spec.clone()));
+            }
+        }
+    }
+    // At the limits: in the version a cluster sends only (the size is what is judged, not the version).
+    for (target, limit) in limit_targets {
+        let mut spec = admission_spec(&target, Variant::Bare, webhook.kind);
+        limit.apply(&mut spec.object, webhook.kind);
+        if !fit(&selectors, &mut spec) || !steer(&webhook.conditions, &selectors, &mut spec) {
+            continue;
+        }
+        let label = format!("{} ({})", target.describe(), limit.label());
+        cases.push(RequestCase::new(label, versions[0], true, spec));
     }
     cases
+}
+
+/// The annotation that brings an object's annotations to their limit.
+pub const AT_LIMIT_ANNOTATION: &str = "suite.conformance.example/at-limit";
+/// The most all of an object's annotations may hold, keys and values
+/// (`apimachinery/pkg/api/validation/objectmeta.go` TotalAnnotationSizeLimitB).
+pub const ANNOTATIONS_LIMIT: usize = 256 * 1024;
+/// The most a ConfigMap's data and binaryData values may hold (`pkg/apis/core/validation/validation.go`
+/// ValidateConfigMap, `core.MaxSecretSize`).
+pub const CONFIG_MAP_LIMIT: usize = 1024 * 1024;
+/// What a request to a mutating webhook leaves below a limit, for what the webhook itself adds
+/// (the apiserver validates the object once mutating admission is done).
+const MUTATOR_ROOM: usize = 1024;
+
+/// An object at one of the apiserver's size limits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Limit {
+    /// Annotations of 256 KiB, keys and values.
+    Annotations,
+    /// A ConfigMap whose data holds 1 MiB.
+    ConfigMapData,
+}
+
+impl Limit {
+    fn label(self) -> &'static str {
+        match self {
+            Limit::Annotations => "annotations at the limit",
+            Limit::ConfigMapData => "data at the limit",
+        }
+    }
+
+    /// Bring `object` to this limit (less room for a mutating webhook's own additions).
+    fn apply(self, object: &mut Value, kind: WebhookKind) {
+        let room = if kind == WebhookKind::Mutating { MUTATOR_ROOM } else { 0 };
+        match self {
+            Limit::Annotations => {
+                let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) else { return };
+                let annotations = meta.entry("annotations").or_insert_with(|| serde_json::json!({}));
+                let Some(map) = annotations.as_object_mut() else { return };
+                let used: usize = map.iter().map(|(k, v)| k.len() + v.as_str().map_or(0, str::len)).sum();
+                let value = ANNOTATIONS_LIMIT - room - used - AT_LIMIT_ANNOTATION.len();
+                map.insert(AT_LIMIT_ANNOTATION.into(), Value::String("x".repeat(value)));
+            }
+            Limit::ConfigMapData => {
+                let value = CONFIG_MAP_LIMIT - room;
+                object["data"] = serde_json::json!({"payload": "x".repeat(value)});
+            }
+        }
+    }
+}
+
+/// The request about an object `maker` made, for a CREATE, UPDATE or DELETE `target` (none for
+/// other operations). On CREATE a controller that sends a `generateName` sends no name: the request
+/// carries none, and the object none before mutating admission (the registry generates it in
+/// `rest.BeforeCreate`, which runs between mutating and validating admission).
+fn controller_made(target: &Target, maker: Maker, kind: WebhookKind) -> Option<AdmissionSpec> {
+    if !matches!(target.operation, Operation::Create | Operation::Update | Operation::Delete) {
+        return None;
+    }
+    let name = maker.name();
+    let mut spec = admission_spec_from(target, maker.object(&target.resource), &name, kind);
+    // A dependent is deleted by the garbage collector once its owner is gone.
+    spec.deletion = Deletion::GarbageCollector(STORED_UID.to_string());
+    if target.operation == Operation::Create && maker.generate_name().is_some() {
+        spec.name = String::new();
+        if kind == WebhookKind::Mutating {
+            owned::without_name(&mut spec.object);
+        }
+    }
+    Some(spec)
 }
 
 /// The requests of the default run for `webhook` as built, before its matchConditions: the label and
@@ -335,7 +454,91 @@ mod tests {
         }
         // Named resources keep every variant and version.
         let named = plan(&m.webhooks[0]);
-        assert!(named.iter().filter(|c| c.label.starts_with("CREATE pods (")).count() == 6);
+        // Three variants and two controller-made pods (a ReplicaSet's, a Job's), in both versions.
+        assert_eq!(named.iter().filter(|c| c.label.starts_with("CREATE pods (")).count(), 10);
+    }
+
+    #[test]
+    fn controller_made_objects_arrive_as_a_cluster_sends_them() {
+        let m = reference();
+        for (webhook, phase) in [(&m.webhooks[0], "mutating"), (&m.webhooks[1], "validating")] {
+            let cases = plan(webhook);
+            let find = |label: &str| {
+                cases.iter().find(|c| c.label == label && c.primary).unwrap_or_else(|| panic!("{phase}: {label}"))
+            };
+            for label in ["CREATE pods (made by a ReplicaSet)", "CREATE pods (made by a Job)"] {
+                let create = find(label);
+                let request = create.review.to_value()["request"].clone();
+                assert!(request.get("name").is_none(), "{phase} {label}: no request.name");
+                let meta = &create.object()["metadata"];
+                assert!(meta["generateName"].as_str().unwrap().ends_with('-'), "{phase} {label}");
+                assert_eq!(meta["ownerReferences"][0]["controller"], true, "{phase} {label}");
+                // Mutating admission runs before the registry generates the name; validating after.
+                assert_eq!(meta.get("name").is_some(), phase == "validating", "{phase} {label}: {meta}");
+                let back = crate::kinds::round_trip(&create.spec.kind, create.object()).unwrap();
+                assert_eq!(back.as_ref(), Ok(create.object()), "{phase} {label}");
+            }
+            let rs = find("CREATE pods (made by a ReplicaSet)");
+            assert_eq!(rs.object()["metadata"]["labels"]["pod-template-hash"], "7d4b9c6f5d");
+            let job = find("CREATE pods (made by a Job)");
+            assert_eq!(job.object()["metadata"]["labels"]["batch.kubernetes.io/job-name"], "nightly-29380125");
+            // Once created, the pod has its generated name.
+            let update = find("UPDATE pods (made by a ReplicaSet)");
+            assert_eq!(update.spec.name, "web-7d4b9c6f5d-x2k9p");
+            assert_eq!(update.spec.old_object["metadata"]["name"], "web-7d4b9c6f5d-x2k9p");
+            let delete = find("DELETE pods (made by a Job)");
+            assert_eq!(delete.spec.old_object["metadata"]["ownerReferences"][0]["kind"], "Job");
+            let options = &delete.review.to_value()["request"]["options"];
+            assert_eq!(options["preconditions"]["uid"], delete.spec.old_object["metadata"]["uid"], "{options}");
+        }
+    }
+
+    /// The total size of an object's annotations, as the apiserver counts it.
+    fn annotations_size(object: &Value) -> usize {
+        let map = object["metadata"]["annotations"].as_object().cloned().unwrap_or_default();
+        map.iter().map(|(k, v)| k.len() + v.as_str().map_or(0, str::len)).sum()
+    }
+
+    #[test]
+    fn every_webhook_meets_an_object_at_the_limits() {
+        let m = reference();
+        for (webhook, room) in [(&m.webhooks[0], MUTATOR_ROOM), (&m.webhooks[1], 0)] {
+            let cases = plan(webhook);
+            let at_limit: Vec<_> = cases.iter().filter(|c| c.label.ends_with("(annotations at the limit)")).collect();
+            assert_eq!(at_limit.len(), 1, "{}", webhook.name);
+            assert_eq!(annotations_size(at_limit[0].object()), ANNOTATIONS_LIMIT - room, "{}", webhook.name);
+            let back = crate::kinds::round_trip(&at_limit[0].spec.kind, at_limit[0].object()).unwrap();
+            assert_eq!(back.as_ref(), Ok(at_limit[0].object()));
+            // Every other planned object stays well inside the limit.
+            assert!(cases
+                .iter()
+                .filter(|c| !c.label.contains("at the limit"))
+                .all(|c| annotations_size(c.object()) < 64 * 1024));
+        }
+        // Only the mutating webhook selects ConfigMaps.
+        let data = |w: &WebhookSpec| {
+            plan(w).into_iter().filter(|c| c.label == "CREATE configmaps (data at the limit)").collect::<Vec<_>>()
+        };
+        let mutating = data(&m.webhooks[0]);
+        assert_eq!(mutating.len(), 1);
+        let values: usize =
+            mutating[0].object()["data"].as_object().unwrap().values().map(|v| v.as_str().unwrap().len()).sum();
+        assert_eq!(values, CONFIG_MAP_LIMIT - MUTATOR_ROOM);
+        assert!(data(&m.webhooks[1]).is_empty());
+    }
+
+    #[test]
+    fn deletes_carry_the_options_kubectl_sends_in_each_of_its_ways() {
+        let m = reference();
+        let cases = plan(&m.webhooks[1]);
+        let options = |label: &str| {
+            let c = cases.iter().find(|c| c.label == label).unwrap_or_else(|| panic!("{label}"));
+            c.review.to_value()["request"]["options"].clone()
+        };
+        assert_eq!(options("DELETE pods (bare)")["propagationPolicy"], "Background");
+        assert_eq!(options("DELETE pods (labelled)")["propagationPolicy"], "Foreground");
+        assert_eq!(options("DELETE pods (risky)")["gracePeriodSeconds"], 0);
+        assert_eq!(options("DELETE deployments (labelled)")["propagationPolicy"], "Orphan");
     }
 
     #[test]

@@ -26,7 +26,58 @@ pub struct AdmissionSpec {
     pub object: Value,
     pub old_object: Value,
     pub dry_run: bool,
+    /// How a DELETE was asked for: the DeleteOptions its client sent.
+    pub deletion: Deletion,
     pub user: UserInfo,
+}
+
+/// Who deleted an object and how: the DeleteOptions a DELETE request carries
+/// (`staging/src/k8s.io/kubectl/pkg/cmd/delete/delete.go` DeleteOptions; the garbage collector's
+/// `pkg/controller/garbagecollector/operations.go` deleteObject).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Deletion {
+    /// `kubectl delete`: `propagationPolicy: Background`.
+    #[default]
+    Kubectl,
+    /// `kubectl delete --cascade=foreground`: `propagationPolicy: Foreground`.
+    Foreground,
+    /// `kubectl delete --cascade=orphan`: `propagationPolicy: Orphan`.
+    Orphan,
+    /// `kubectl delete --force --grace-period=0`: `gracePeriodSeconds: 0`, `propagationPolicy: Background`.
+    Force,
+    /// The garbage collector deleting a dependent of a deleted owner: `propagationPolicy:
+    /// Background` and a precondition on the dependent's uid.
+    GarbageCollector(String),
+}
+
+impl Deletion {
+    /// The DeleteOptions fields of this deletion (besides apiVersion, kind and dryRun).
+    fn fields(&self) -> Value {
+        match self {
+            Deletion::Kubectl => json!({"propagationPolicy": "Background"}),
+            Deletion::Foreground => json!({"propagationPolicy": "Foreground"}),
+            Deletion::Orphan => json!({"propagationPolicy": "Orphan"}),
+            Deletion::Force => json!({"gracePeriodSeconds": 0, "propagationPolicy": "Background"}),
+            Deletion::GarbageCollector(uid) => {
+                json!({"preconditions": {"uid": uid}, "propagationPolicy": "Background"})
+            }
+        }
+    }
+
+    /// The deletion that `options` (a DELETE request's) describes.
+    pub fn of(options: &Value) -> Deletion {
+        if let Some(uid) = options.pointer("/preconditions/uid").and_then(Value::as_str) {
+            return Deletion::GarbageCollector(uid.to_string());
+        }
+        if options.get("gracePeriodSeconds").and_then(Value::as_i64) == Some(0) {
+            return Deletion::Force;
+        }
+        match options.get("propagationPolicy").and_then(Value::as_str) {
+            Some("Foreground") => Deletion::Foreground,
+            Some("Orphan") => Deletion::Orphan,
+            _ => Deletion::Kubectl,
+        }
+    }
 }
 
 impl AdmissionSpec {
@@ -44,6 +95,11 @@ impl AdmissionSpec {
             object: request.object.clone(),
             old_object: request.old_object.clone(),
             dry_run: request.dry_run,
+            deletion: if request.operation == Operation::Delete {
+                Deletion::of(&request.options)
+            } else {
+                Deletion::default()
+            },
             user: request.user_info.clone(),
         }
     }
@@ -67,7 +123,9 @@ fn options(spec: &AdmissionSpec) -> Value {
         o["dryRun"] = json!(["All"]);
     }
     if spec.operation == Operation::Delete {
-        o["propagationPolicy"] = json!("Background");
+        if let (Some(o), Value::Object(fields)) = (o.as_object_mut(), spec.deletion.fields()) {
+            o.extend(fields);
+        }
     }
     o
 }
@@ -116,6 +174,7 @@ mod tests {
             object: if op == Operation::Delete { Value::Null } else { json!({"kind": "Pod"}) },
             old_object: if op == Operation::Create { Value::Null } else { json!({"kind": "Pod"}) },
             dry_run: false,
+            deletion: Deletion::default(),
             user: default_user(),
         }
     }
@@ -163,6 +222,26 @@ mod tests {
         assert_eq!(r["request"]["requestResource"]["version"], "v1");
         let back: AdmissionReview = serde_json::from_slice(&review.to_bytes()).unwrap();
         assert_eq!(AdmissionSpec::from_request(&back.request), s);
+    }
+
+    #[test]
+    fn each_deletion_reads_back_from_its_options() {
+        let mut s = spec(Operation::Delete);
+        for deletion in [
+            Deletion::Kubectl,
+            Deletion::Foreground,
+            Deletion::Orphan,
+            Deletion::Force,
+            Deletion::GarbageCollector("5d3e1c9a-6a8f-4c0e-9a6e-0000000000aa".into()),
+        ] {
+            s.deletion = deletion.clone();
+            let review = admission_review(ReviewVersion::V1, &s, "u5");
+            let options = &review.to_value()["request"]["options"];
+            assert_eq!(options["kind"], "DeleteOptions");
+            assert!(options["propagationPolicy"].is_string(), "{options}");
+            let back: AdmissionReview = serde_json::from_slice(&review.to_bytes()).unwrap();
+            assert_eq!(AdmissionSpec::from_request(&back.request).deletion, deletion);
+        }
     }
 
     #[test]

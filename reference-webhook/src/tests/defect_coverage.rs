@@ -20,7 +20,11 @@ fn every_defect_changes_something_or_is_transport_level() {
     if let Some(containers) = reinvoked["spec"]["containers"].as_array_mut() {
         containers.push(json!({"name": "other", "image": "registry.example/other:1"}));
     }
+    // A pod as a ReplicaSet sends it: no name in the request.
+    let mut nameless = create(V1, bare_pod());
+    nameless["request"].as_object_mut().unwrap().remove("name");
     let reviews = [
+        nameless,
         review_with(V1, "CREATE", bare_pod(), Value::Null, true),
         create(V1, reinvoked),
         create(V1, object),

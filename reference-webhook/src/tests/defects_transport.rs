@@ -23,6 +23,27 @@ fn defect_status_500() {
     }
 }
 
+/// A pod as a ReplicaSet sends it: `generateName`, no name in the object nor in the request.
+fn nameless_pod_create() -> serde_json::Value {
+    let mut object = bare_pod();
+    object["metadata"] = serde_json::json!({"generateName": "web-7d4b9c6f5d-", "namespace": "default"});
+    let mut review = create(V1, object);
+    review["request"].as_object_mut().unwrap().remove("name");
+    review
+}
+
+#[test]
+fn defect_nameless_pod_answers_500_only_to_a_pod_without_a_name() {
+    for endpoint in [Endpoint::Mutate, Endpoint::Validate] {
+        let reply = reply(endpoint, &nameless_pod_create(), Some(Defect::NamelessPod));
+        assert_eq!(reply.status, 500);
+        // The correct webhook answers it; a named pod gets the correct answer under the defect.
+        assert_eq!(super::reply(endpoint, &nameless_pod_create(), None).status, 200);
+        let named = create(V1, bare_pod());
+        assert_eq!(call(endpoint, &named, Some(Defect::NamelessPod)), call(endpoint, &named, None));
+    }
+}
+
 #[test]
 fn defect_content_types() {
     for endpoint in [Endpoint::Mutate, Endpoint::Validate] {
