@@ -104,6 +104,7 @@ mod tests {
             old_object: old,
             dry_run: false,
             user: default_user(),
+            deletion: Default::default(),
         };
         RequestCase::new("test".into(), ReviewVersion::V1, true, spec)
     }
