@@ -12,8 +12,8 @@
 //! up to `openAPIV3Schema`, whose content is not checked here). Matching is case-sensitive, as the
 //! apiserver's decoder is.
 
-use super::lines::Node;
 use super::kind::WebhookKind;
+use super::lines::Node;
 
 /// What a field holds, as far as the names of its fields go.
 #[derive(Clone, Copy)]
