@@ -8,7 +8,8 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::manifest::type_error;
+use super::documents::{decode_strict, type_error};
+use super::fields::Objects;
 use crate::error::ManifestError;
 
 /// One version of a custom resource.
@@ -107,27 +108,8 @@ impl Crd {
     pub fn parse(file: &Path, text: &str) -> Result<Vec<Crd>, ManifestError> {
         let err = |location: String, message: String| ManifestError { file: file.to_path_buf(), location, message };
         let mut out = Vec::new();
-        let mut documents = Vec::new();
-        for (index, document) in serde_yaml::Deserializer::from_str(text).enumerate() {
-            let doc: Option<RawDocument> = serde_path_to_error::deserialize(document).map_err(|e| {
-                let (path, message) = type_error(e);
-                let location = match path {
-                    None => format!("document {}", index + 1),
-                    Some(path) => format!("document {}, {path}", index + 1),
-                };
-                err(location, message)
-            })?;
-            if let Some(doc) = doc {
-                documents.push((index + 1, doc));
-            }
-        }
         // Fields the apiserver does not know are refused before its validation runs.
-        if let Some(nodes) = super::lines::documents(text) {
-            let unknown = super::fields::unknown_fields(&nodes, super::fields::Objects::CustomResourceDefinitions);
-            if !unknown.is_empty() {
-                return Err(super::fields::error(file, &unknown));
-            }
-        }
+        let documents: Vec<(usize, RawDocument)> = decode_strict(file, text, Objects::CustomResourceDefinitions)?;
         for (number, doc) in documents {
             collect(file, number, doc, &mut out)?;
         }

@@ -4,13 +4,14 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::documents::{decode_strict, type_error};
+use super::fields::Objects;
 pub use super::kind::WebhookKind;
 use super::version::{ConfigVersion, Defaultable};
 use super::LabelSelector;
 use crate::admission::ReviewVersion;
 use crate::conditions::MatchConditions;
 pub use crate::error::ManifestError;
-use crate::error::YamlDecodeError;
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -228,26 +229,7 @@ impl Manifest {
     /// know (every one of them, as `kubectl apply` refuses them), then what validation refuses.
     pub fn parse(file: &Path, text: &str) -> Result<Manifest, ManifestError> {
         let err = |location: String, message: String| ManifestError { file: file.to_path_buf(), location, message };
-        let mut documents = Vec::new();
-        for (index, document) in serde_yaml::Deserializer::from_str(text).enumerate() {
-            let doc: Option<RawDocument> = serde_path_to_error::deserialize(document).map_err(|e| {
-                let (path, message) = type_error(e);
-                let location = match path {
-                    None => format!("document {}", index + 1),
-                    Some(path) => format!("document {}, {path}", index + 1),
-                };
-                err(location, message)
-            })?;
-            if let Some(doc) = doc {
-                documents.push((index + 1, doc));
-            }
-        }
-        if let Some(nodes) = super::lines::documents(text) {
-            let unknown = super::fields::unknown_fields(&nodes, super::fields::Objects::WebhookConfigurations);
-            if !unknown.is_empty() {
-                return Err(super::fields::error(file, &unknown));
-            }
-        }
+        let documents: Vec<(usize, RawDocument)> = decode_strict(file, text, Objects::WebhookConfigurations)?;
         let mut webhooks = Vec::new();
         for (number, doc) in documents {
             collect(file, number, doc, &mut webhooks)?;
@@ -279,12 +261,6 @@ impl Manifest {
         }
         Ok(Manifest { file: file.to_path_buf(), webhooks })
     }
-}
-
-/// A decoding error's field path (`None` at the top) and its message, which names the path once.
-pub(crate) fn type_error(e: serde_path_to_error::Error<serde_yaml::Error>) -> (Option<String>, String) {
-    let e = YamlDecodeError::from(e);
-    (e.path, e.message)
 }
 
 fn collect(file: &Path, doc_number: usize, doc: RawDocument, out: &mut Vec<WebhookSpec>) -> Result<(), ManifestError> {

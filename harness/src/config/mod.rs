@@ -2,6 +2,7 @@
 //! configuration: which webhooks exist, what they are called for, and how the apiserver calls them.
 
 mod crd;
+mod documents;
 mod fields;
 mod kind;
 mod lines;
