@@ -39,7 +39,9 @@ pub struct ExchangeRecord {
     pub url: String,
     /// What came back.
     pub transport: Transport,
-    /// Every exchange rule's verdict, in catalog order.
+    /// Every exchange rule's verdict, in catalog order, while the run judges the exchange (the
+    /// cases and properties read them); once the exchange is placed in the run's records they
+    /// move to its one list of findings, about this exchange, and this is empty.
     pub findings: Vec<Finding>,
     /// What the apiserver made of the answer.
     pub admission: Admission,
@@ -61,7 +63,7 @@ impl ExchangeRecord {
     pub fn failures(&self) -> Vec<String> {
         self.findings
             .iter()
-            .filter(|f| f.outcome == crate::verdict::Outcome::Fail)
+            .filter(|f| f.outcome() == crate::verdict::Outcome::Fail)
             .map(|f| format!("{}: {}", f.rule, f.detail.clone().unwrap_or_default()))
             .collect()
     }
@@ -230,7 +232,7 @@ impl<'a> Exchange<'a> {
 
     /// What the apiserver made of the answer (a FAIL finding makes it unusable).
     pub fn admission(&self, findings: &[Finding]) -> Admission {
-        if findings.iter().any(|f| f.outcome == crate::verdict::Outcome::Fail) {
+        if findings.iter().any(|f| f.outcome() == crate::verdict::Outcome::Fail) {
             return Admission::Unusable;
         }
         match self.allowed() {

@@ -88,11 +88,10 @@ pub use rules::{Rule, RuleKind};
 pub use run::DEFAULT_CASES;
 pub use run::{
     Budget, CaseRecord, Failure, Progress, PropertyRecord, Records, ReplayAuth, Shard, TargetRecord, Unsent,
-    WebhookFinding,
 };
 pub use suite::{Session, Suite};
 pub use targets::{ImageSpec, Resolve, ResolveError, Served, ServingTls, Target, RUN_LABEL};
-pub use verdict::{Finding, Outcome, Severity, Verdict};
+pub use verdict::{Finding, Outcome, Severity, Subject, Verdict};
 
 pub mod lowlevel {
     //! Building blocks below [`Suite`](crate::Suite), for benchmarks and custom drivers: the client

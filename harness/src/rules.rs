@@ -13,7 +13,7 @@
 use crate::checks::{self, manifest, property, Exchange, Observation, Procedure};
 use crate::config::WebhookSpec;
 use crate::requests::generated::Scope;
-use crate::verdict::{Check, Severity};
+use crate::verdict::{Check, Finding, Severity, Softened};
 
 /// What a rule judges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -398,6 +398,17 @@ pub(crate) const CONDITION_ERRORS: &str = "manifest.condition-errors";
 /// The rule with this id.
 pub fn rule(id: &str) -> Option<&'static Rule> {
     CATALOG.iter().find(|r| r.id == id)
+}
+
+/// `rule`'s verdict on `check`, at its severity ([`Finding::judge`]): for the rules whose verdicts
+/// are never softened (case, target, coverage and property rules).
+pub fn judge(rule: &'static Rule, check: Check) -> Finding {
+    Finding::judge(rule.id, rule.severity, check, Softened::No)
+}
+
+/// The rule with this id, which the catalog holds.
+pub(crate) fn known(id: &str) -> &'static Rule {
+    rule(id).unwrap_or_else(|| panic!("{id} is a rule of the catalog"))
 }
 
 /// The rules of one kind, in catalog order.

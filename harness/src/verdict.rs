@@ -99,13 +99,54 @@ pub enum Softened {
     ToWarn(String),
 }
 
-/// The verdict of one rule on one thing it judged.
+/// What one finding judged: the thing a rule was held to. Indices point into the lists of the run's
+/// records (`Records::exchanges`, `cases`, `properties`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Subject {
+    /// The target as a whole (`target.ready`).
+    Target,
+    /// One webhook's entry in the manifest (manifest rules).
+    Manifest {
+        /// The webhook's name.
+        webhook: String,
+    },
+    /// Everything the run sent to one webhook (coverage rules).
+    Sent {
+        /// The webhook's name.
+        webhook: String,
+    },
+    /// One request and its answer (exchange rules): `Records::exchanges[index]`.
+    Exchange {
+        /// Its place in the run's exchanges.
+        index: usize,
+    },
+    /// One data-driven case's admission (case rules): `Records::cases[index]`.
+    Case {
+        /// Its place in the run's cases.
+        index: usize,
+    },
+    /// One property's run against one webhook (property rules): `Records::properties[index]`.
+    Property {
+        /// Its place in the run's property records.
+        index: usize,
+    },
+    /// Not placed yet: an exchange's verdicts while the run judges it, before the exchange has its
+    /// place in the records.
+    Unplaced,
+}
+
+/// The verdict of one rule on one thing it judged. Only [`Finding::judge`] makes one: its outcome
+/// cannot be set anywhere else.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Finding {
     /// The rule's id.
     pub rule: &'static str,
+    /// What the rule judged.
+    #[serde(skip)]
+    pub subject: Subject,
     /// Its verdict.
-    pub outcome: Outcome,
+    outcome: Outcome,
     /// What was seen (for a breach) or why the rule did not apply (for a skip).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
@@ -118,9 +159,9 @@ impl Finding {
     /// The one place a check becomes an outcome: a breach is the rule's severity unless `softened`
     /// says it only counts as a WARN here; a pass passes; a rule that does not apply is a skip.
     pub fn judge(rule: &'static str, severity: Severity, check: Check, softened: Softened) -> Finding {
-        match check {
-            Check::Pass => Finding { rule, outcome: Outcome::Pass, detail: None, apiserver_message: None },
-            Check::NotApplicable(why) => Finding::skip(rule, why),
+        let (outcome, detail, apiserver_message) = match check {
+            Check::Pass => (Outcome::Pass, None, None),
+            Check::NotApplicable(why) => (Outcome::Skip, Some(why), None),
             Check::Violated(v) => {
                 let mut detail = v.detail;
                 let outcome = match (severity, softened) {
@@ -131,14 +172,33 @@ impl Finding {
                     }
                     (Severity::Warn, _) => Outcome::Warn,
                 };
-                Finding { rule, outcome, detail: Some(detail), apiserver_message: v.apiserver }
+                (outcome, Some(detail), v.apiserver)
             }
-        }
+        };
+        Finding { rule, subject: Subject::Unplaced, outcome, detail, apiserver_message }
     }
 
-    /// A rule that did not apply, and why.
+    /// A rule that did not apply, and why: [`Finding::judge`] of [`Check::NotApplicable`].
     pub fn skip(rule: &'static str, why: impl Into<String>) -> Finding {
-        Finding { rule, outcome: Outcome::Skip, detail: Some(why.into()), apiserver_message: None }
+        Finding::judge(rule, Severity::Warn, Check::na(why), Softened::No)
+    }
+
+    /// The finding, about `subject`.
+    pub fn about(mut self, subject: Subject) -> Finding {
+        self.subject = subject;
+        self
+    }
+
+    /// The finding, with `note` as its detail when it has none (what a pass did, e.g. the file it
+    /// wrote). The outcome stays the one [`Finding::judge`] gave.
+    pub fn noting(mut self, note: impl Into<String>) -> Finding {
+        self.detail.get_or_insert_with(|| note.into());
+        self
+    }
+
+    /// Its verdict.
+    pub fn outcome(&self) -> Outcome {
+        self.outcome
     }
 
     /// True for a FAIL or a WARN.
@@ -188,12 +248,13 @@ mod tests {
     #[test]
     fn one_outcome_function() {
         let breach = || Check::violated_plain("seen");
-        assert_eq!(Finding::judge("r", Severity::Fail, breach(), Softened::No).outcome, Outcome::Fail);
-        assert_eq!(Finding::judge("r", Severity::Warn, breach(), Softened::No).outcome, Outcome::Warn);
+        assert_eq!(Finding::judge("r", Severity::Fail, breach(), Softened::No).outcome(), Outcome::Fail);
+        assert_eq!(Finding::judge("r", Severity::Warn, breach(), Softened::No).outcome(), Outcome::Warn);
         let soft = Finding::judge("r", Severity::Fail, breach(), Softened::ToWarn("why".into()));
-        assert_eq!((soft.outcome, soft.detail.as_deref()), (Outcome::Warn, Some("seen [why]")));
-        assert_eq!(Finding::judge("r", Severity::Fail, Check::Pass, Softened::No).outcome, Outcome::Pass);
-        assert_eq!(Finding::judge("r", Severity::Fail, Check::na("n/a"), Softened::No).outcome, Outcome::Skip);
+        assert_eq!((soft.outcome(), soft.detail.as_deref()), (Outcome::Warn, Some("seen [why]")));
+        assert_eq!(Finding::judge("r", Severity::Fail, Check::Pass, Softened::No).outcome(), Outcome::Pass);
+        assert_eq!(Finding::judge("r", Severity::Fail, Check::na("n/a"), Softened::No).outcome(), Outcome::Skip);
+        assert_eq!(Finding::skip("r", "n/a").outcome(), Outcome::Skip);
         assert_eq!(Outcome::worst([Outcome::Pass, Outcome::Warn, Outcome::Skip]), Outcome::Warn);
         assert_eq!(Verdict::of([Outcome::Warn, Outcome::Fail]), Verdict::Fail);
         assert_eq!(Verdict::of([Outcome::Warn]), Verdict::Pass);

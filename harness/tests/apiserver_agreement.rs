@@ -44,8 +44,8 @@ fn verdict(m: &Manifest, c: &RequestCase, status: u16, content_type: &str, body:
     let url = "https://localhost:8443/hook?timeout=10s";
     evaluate(&Exchange::new(&m.webhooks[0], c, &transport, url))
         .into_iter()
-        .filter(|f| matches!(f.outcome, Outcome::Fail | Outcome::Warn))
-        .map(|f| format!("{}={}", f.rule, if f.outcome == Outcome::Fail { "fail" } else { "warn" }))
+        .filter(|f| matches!(f.outcome(), Outcome::Fail | Outcome::Warn))
+        .map(|f| format!("{}={}", f.rule, if f.outcome() == Outcome::Fail { "fail" } else { "warn" }))
         .collect()
 }
 

@@ -289,6 +289,12 @@ fn the_flow_goes_from_target_to_report() {
     };
     assert!(refs_of("verdict").is_empty(), "verdict imports {:?}", refs_of("verdict"));
     assert!(refs_of("admission").is_empty(), "admission imports {:?}", refs_of("admission"));
+    // The whole verdicts layer imports nothing above it.
+    let layer = ["verdict", "error", "admission", "text", "diff", "cancel"];
+    for name in layer {
+        let above: Vec<String> = refs_of(name).into_iter().filter(|r| !layer.contains(&r.as_str())).collect();
+        assert!(above.is_empty(), "{name} imports {above:?}");
+    }
     for (lower, upper) in [("run", "report"), ("checks", "run"), ("exchange", "checks"), ("client", "requests")] {
         assert!(!refs_of(lower).contains(upper), "{lower} imports {upper}");
     }
@@ -319,4 +325,100 @@ fn the_checker_finds_a_cycle() {
     std::fs::write(src.join("c.rs"), "pub struct Thing;\n#[cfg(test)]\nuse crate::a;\n").unwrap();
     std::fs::write(src.join("b/y.rs"), "pub fn g() {}\n").unwrap();
     assert!(import_cycles(src).is_empty(), "{:?}", import_cycles(src));
+}
+
+/// The places in `code` where an `Outcome` variant is written as a value (not compared, nor
+/// matched as a pattern): an outcome decided there.
+fn outcomes_set(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in code.lines() {
+        let compared = line.contains("==") || line.contains("!=") || line.contains("matches!");
+        for variant in ["Fail", "Warn", "Pass", "Skip"] {
+            let name = format!("Outcome::{variant}");
+            for (at, _) in line.match_indices(&name) {
+                let after = line[at + name.len()..].trim_start();
+                let pattern = after.starts_with("=>") || after.starts_with('|') || after.starts_with("if ");
+                if !compared && !pattern {
+                    out.push(line.trim().to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn an_outcome_is_decided_only_by_finding_judge() {
+    // `Finding`'s outcome is private to `verdict.rs`: no other module builds a finding. And no
+    // module that sends or judges writes an outcome of its own (a case, a property, the target):
+    // every verdict is `Finding::judge` of a `Check`. The report only reads and shows outcomes.
+    let src = workspace().join("harness/src");
+    let mut files = Vec::new();
+    rs_files(&src, &mut files);
+    let mut problems = Vec::new();
+    for file in files {
+        let path = module_path(&src, &file);
+        let first = path.first().map(String::as_str);
+        if matches!(first, Some("verdict" | "report")) || path.last().is_some_and(|p| p == "tests") {
+            continue;
+        }
+        let code = production_code(&std::fs::read_to_string(&file).unwrap());
+        for line in outcomes_set(&code) {
+            problems.push(format!("{}: {line}", file.strip_prefix(&src).unwrap().display()));
+        }
+        for (i, _) in code.match_indices("Finding {") {
+            let before = code[..i].trim_end();
+            let word = code[..i].chars().last().is_some_and(|c| c.is_alphanumeric() || c == '_');
+            if !word && !before.ends_with("struct") && !before.ends_with("for") && !before.ends_with("->") {
+                problems.push(format!(
+                    "{}: a Finding built outside verdict.rs",
+                    file.strip_prefix(&src).unwrap().display()
+                ));
+            }
+        }
+    }
+    let verdict = std::fs::read_to_string(src.join("verdict.rs")).unwrap();
+    if !verdict.contains("\n    outcome: Outcome,") {
+        problems.push("verdict.rs: Finding's outcome field is not private".into());
+    }
+    assert!(problems.is_empty(), "outcomes decided outside Finding::judge:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn the_outcome_scan_finds_a_decision() {
+    // The shapes the scan must catch: an outcome passed, returned or assigned.
+    for decided in [
+        "finding(GOLDEN, Outcome::Fail, Some(d))",
+        "Severity::Fail => Outcome::Fail,",
+        "return Ok(record(Outcome::Skip, 0, None, None));",
+        "    outcome: Outcome::Pass,",
+    ] {
+        assert_eq!(outcomes_set(decided).len(), 1, "{decided}");
+    }
+    // And leave alone what only reads one.
+    for read in [
+        "if f.outcome() == Outcome::Fail {",
+        ".filter(|f| matches!(f.outcome(), Outcome::Fail | Outcome::Warn))",
+        "Outcome::Fail => \"FAIL\",",
+        "Outcome::Warn | Outcome::Fail => true,",
+    ] {
+        assert!(outcomes_set(read).is_empty(), "{read}");
+    }
+}
+
+#[test]
+fn the_json_renderers_read_only_the_json_report() {
+    // Markdown, annotations, SARIF and the merge render the JSON report read back, never the run.
+    let src = workspace().join("harness/src");
+    let mut seen = 0;
+    for m in modules(&src) {
+        let [report, name] = m.path.as_slice() else { continue };
+        if report != "report" || !["markdown", "annotations", "sarif", "merge", "document"].contains(&name.as_str()) {
+            continue;
+        }
+        let run: Vec<_> = m.refs.iter().filter(|r| r.first().is_some_and(|p| p == "run" || p == "exchange")).collect();
+        assert!(run.is_empty(), "report::{name} reads the run: {run:?}");
+        seen += 1;
+    }
+    assert_eq!(seen, 5, "every renderer of the JSON report is checked");
 }

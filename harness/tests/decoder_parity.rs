@@ -350,11 +350,11 @@ async fn every_row_gets_the_apiservers_verdict_from_a_webhook_answering_it() {
         let got: Vec<String> = record
             .findings
             .iter()
-            .filter(|f| matches!(f.outcome, Outcome::Fail | Outcome::Warn))
-            .map(|f| format!("{}={}", f.rule, if f.outcome == Outcome::Fail { "fail" } else { "warn" }))
+            .filter(|f| matches!(f.outcome(), Outcome::Fail | Outcome::Warn))
+            .map(|f| format!("{}={}", f.rule, if f.outcome() == Outcome::Fail { "fail" } else { "warn" }))
             .collect();
         let said =
-            record.findings.iter().find(|f| f.outcome == Outcome::Fail).and_then(|f| f.apiserver_message.clone());
+            record.findings.iter().find(|f| f.outcome() == Outcome::Fail).and_then(|f| f.apiserver_message.clone());
         let says_ok = row.says.is_empty() || said.as_deref().is_some_and(|s| s.contains(row.says));
         if got != row.expect || !says_ok {
             wrong.push(format!(

@@ -70,7 +70,7 @@ fn a_session_admits_one_case_at_a_time() {
         let mut session = Suite::new(manifest()).target(in_process(None)).start().await.unwrap();
         let report = session.run_case(&case).await.unwrap();
         assert_eq!(report.cases().len(), 1);
-        assert_eq!(report.cases()[0].outcome(), Outcome::Pass, "{}", report.render_text());
+        assert_eq!(report.records().case_outcome(0), Outcome::Pass, "{}", report.render_text());
         assert!(report.render_text().contains("→ denied"), "{}", report.render_text());
     });
 }

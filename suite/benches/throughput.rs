@@ -88,7 +88,7 @@ async fn checked(setup: &Setup, client: &Arc<Client>) -> Phase {
             for _ in 0..per_task {
                 let case = sampler.draw();
                 let record = exchange(&client, webhook.clone(), case).await;
-                failed += usize::from(record.findings.iter().any(|f| f.outcome == Outcome::Fail));
+                failed += usize::from(record.findings.iter().any(|f| f.outcome() == Outcome::Fail));
             }
             failed
         });

@@ -17,7 +17,7 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use webhook_conformance::args::{CasesArg, Cli};
 use webhook_conformance::embedded;
 use webhook_harness::rules::GOLDEN_UNCHANGED;
-use webhook_harness::{Case, Decision, GoldenMode, Outcome, Session};
+use webhook_harness::{Case, Decision, GoldenMode, Outcome, Session, Subject};
 
 struct Shared {
     runtime: tokio::runtime::Runtime,
@@ -53,12 +53,13 @@ fn run_one(shared: &Shared, case: &Case) -> Result<(), Failed> {
         shared.runtime.block_on(session.run_case(case)).map_err(|e| Failed::from(e.to_string()))?
     };
     let result = report.cases().first().ok_or_else(|| Failed::from("the case was not run"))?;
+    let records = report.records();
     let insta = match (&shared.golden, result.decision == Decision::NotSelected) {
         (Some(dir), false) => Some(insta_check(dir, case, &result.snapshot)),
         _ => None,
     };
     let mut problems = Vec::new();
-    for f in result.findings.iter().filter(|f| f.outcome == Outcome::Fail) {
+    for f in records.findings_about(&Subject::Case { index: 0 }).filter(|f| f.outcome() == Outcome::Fail) {
         // insta decides about the snapshot (it may have accepted the change).
         if f.rule == GOLDEN_UNCHANGED && matches!(insta, Some(Ok(()))) {
             continue;
@@ -68,8 +69,8 @@ fn run_one(shared: &Shared, case: &Case) -> Result<(), Failed> {
     if let Some(Err(text)) = &insta {
         problems.push(format!("golden.unchanged: review with `cargo insta review`: {text}"));
     }
-    for record in &result.records {
-        for f in record.findings.iter().filter(|f| f.outcome == Outcome::Fail) {
+    for (record, findings) in records.case_calls(0) {
+        for f in findings.into_iter().filter(|f| f.outcome() == Outcome::Fail) {
             problems.push(format!(
                 "{} on {}: {}\n  apiserver says: {}\n  replay:\n{}",
                 f.rule,

@@ -104,8 +104,8 @@ async fn a_contract_breach_is_its_rules_finding_not_a_propertys() {
         .await
         .unwrap();
     assert_eq!(report.failed_rules(), vec!["review.gvk-present"], "{}", report.render_text());
-    for p in report.properties() {
-        assert_ne!(p.outcome, Outcome::Fail, "{}: {:?}", p.rule.id, p.failure);
+    for (p, f) in report.records().property_findings() {
+        assert_ne!(f.outcome(), Outcome::Fail, "{}: {:?}", p.rule.id, p.failure);
     }
 }
 
@@ -144,10 +144,10 @@ async fn cases_are_held_to_the_properties_too() {
         .run()
         .await
         .unwrap();
-    let idempotent = report
-        .properties()
-        .iter()
-        .find(|p| p.rule.id == "property.idempotent" && p.outcome == Outcome::Fail)
+    let (idempotent, _) = report
+        .records()
+        .property_findings()
+        .find(|(p, f)| p.rule.id == "property.idempotent" && f.outcome() == Outcome::Fail)
         .unwrap_or_else(|| panic!("{}", report.render_text()));
     assert!(idempotent.note.as_deref().unwrap_or_default().starts_with("on case "), "{:?}", idempotent.note);
     assert_eq!(report.verdict(), Verdict::Fail);
@@ -165,10 +165,9 @@ async fn a_v1beta1_warning_quotes_no_apiserver_text() {
         .unwrap();
     assert_eq!(report.verdict(), Verdict::Pass);
     let warned = report
-        .exchanges()
+        .findings()
         .iter()
-        .flat_map(|x| x.findings.iter())
-        .find(|f| f.rule == "response.uid" && f.outcome == Outcome::Warn)
+        .find(|f| f.rule == "response.uid" && f.outcome() == Outcome::Warn)
         .expect("a WARN of response.uid");
     assert_eq!(warned.apiserver_message, None, "a v1beta1 apiserver accepts it: {warned:?}");
     let detail = warned.detail.as_deref().unwrap();

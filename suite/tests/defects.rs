@@ -160,10 +160,10 @@ async fn a_webhook_that_needs_a_pod_name_fails_on_the_pods_controllers_make() {
     let report = run_reference(Some(Defect::NamelessPod)).await;
     assert_eq!(report.failed_rules(), vec!["transport.status"], "{}", report.render_text());
     let failed: Vec<&str> = report
-        .exchanges()
-        .iter()
-        .filter(|e| e.findings.iter().any(|f| f.rule == "transport.status" && f.outcome == Outcome::Fail))
-        .map(|e| e.case.label.as_str())
+        .records()
+        .exchange_findings()
+        .filter(|(_, f)| f.rule == "transport.status" && f.outcome() == Outcome::Fail)
+        .map(|(e, _)| e.case.label.as_str())
         .collect();
     assert!(!failed.is_empty());
     for label in &failed {

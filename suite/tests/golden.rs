@@ -11,7 +11,7 @@ use reference_webhook::Style;
 use webhook_conformance::embedded;
 use webhook_harness::rules::{of_kind, RuleKind, CASE_EXPECTATION, GOLDEN_UNCHANGED};
 use webhook_harness::tls::{ServingNames, TlsMaterial};
-use webhook_harness::{CaseRecord, GoldenMode, Manifest, Outcome, Report, Suite};
+use webhook_harness::{Finding, GoldenMode, Manifest, Outcome, Report, Subject, Suite};
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
@@ -34,8 +34,16 @@ fn write(dir: &Path, name: &str, contents: &str) -> PathBuf {
     p
 }
 
+/// One case as the report has it: its name, snapshot, outcome and its own rules' findings.
+struct Judged {
+    name: String,
+    snapshot: String,
+    outcome: Outcome,
+    findings: Vec<Finding>,
+}
+
 /// Run the built-in cases against the reference webhook (with `defect`) and judge them with `golden`.
-async fn run_builtin(defect: Option<Defect>, golden: GoldenMode) -> Vec<CaseRecord> {
+async fn run_builtin(defect: Option<Defect>, golden: GoldenMode) -> Vec<Judged> {
     let report = Suite::new(embedded::reference_manifest())
         .target(embedded::target(defect, Style::default()))
         .contract(false)
@@ -46,7 +54,15 @@ async fn run_builtin(defect: Option<Defect>, golden: GoldenMode) -> Vec<CaseReco
         .run()
         .await
         .unwrap();
-    report.cases().to_vec()
+    let records = report.records();
+    (records.cases.iter().enumerate())
+        .map(|(index, c)| Judged {
+            name: c.name.clone(),
+            snapshot: c.snapshot.clone(),
+            outcome: records.case_outcome(index),
+            findings: records.findings_about(&Subject::Case { index }).cloned().collect(),
+        })
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -55,12 +71,12 @@ async fn a_changed_answer_is_a_readable_diff_naming_the_field() {
     // The correct reference webhook's answers become the snapshots …
     let accepted = run_builtin(None, GoldenMode::Update(dir.path().to_path_buf())).await;
     for c in &accepted {
-        assert_eq!(c.outcome(), Outcome::Pass, "{}: {:?}\n{}", c.name, c.findings, c.snapshot);
+        assert_eq!(c.outcome, Outcome::Pass, "{}: {:?}\n{}", c.name, c.findings, c.snapshot);
         assert!(dir.path().join(format!("{}.snap", c.name)).is_file(), "{}", c.name);
     }
     let unchanged = run_builtin(None, GoldenMode::Check(dir.path().to_path_buf())).await;
     assert!(
-        unchanged.iter().all(|c| c.findings.iter().all(|f| f.outcome == Outcome::Pass)),
+        unchanged.iter().all(|c| c.findings.iter().all(|f| f.outcome() == Outcome::Pass)),
         "a second run of the same webhook is unchanged"
     );
 
@@ -68,14 +84,14 @@ async fn a_changed_answer_is_a_readable_diff_naming_the_field() {
     let changed = run_builtin(Some(Defect::ReplaceMissingKey), GoldenMode::Check(dir.path().to_path_buf())).await;
     let labelled = changed.iter().find(|c| c.name == "pod-labelled").unwrap();
     let golden = labelled.findings.iter().find(|f| f.rule == GOLDEN_UNCHANGED).unwrap();
-    assert_eq!(golden.outcome, Outcome::Fail);
+    assert_eq!(golden.outcome(), Outcome::Fail);
     let diff = golden.detail.as_deref().unwrap();
     assert!(diff.contains("-  - op: add") && diff.contains("+  - op: replace"), "{diff}");
     assert!(diff.contains("path: /metadata/labels/conformance.example~1mutated"), "{diff}");
     assert!(!diff.contains("uid: 5") && !diff.contains("uid: \""), "no per-run values: {diff}");
     // The unchanged cases stay unchanged (the defect only touches a labels map lacking the key).
     let bare = changed.iter().find(|c| c.name == "pod-bare").unwrap();
-    assert_eq!(bare.findings.iter().find(|f| f.rule == GOLDEN_UNCHANGED).unwrap().outcome, Outcome::Pass);
+    assert_eq!(bare.findings.iter().find(|f| f.rule == GOLDEN_UNCHANGED).unwrap().outcome(), Outcome::Pass);
 
     // A value change shows as the patched object's field.
     let wrong = run_builtin(Some(Defect::WrongType), GoldenMode::Check(dir.path().to_path_buf())).await;
@@ -88,7 +104,7 @@ async fn a_changed_answer_is_a_readable_diff_naming_the_field() {
     );
     // … and it breaks the case's expectation too.
     let e = bare.findings.iter().find(|f| f.rule == CASE_EXPECTATION).unwrap();
-    assert_eq!(e.outcome, Outcome::Fail, "{e:?}");
+    assert_eq!(e.outcome(), Outcome::Fail, "{e:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -110,8 +126,8 @@ async fn expectations_fail_when_the_webhook_decides_otherwise() {
         .run()
         .await
         .unwrap();
-    let f = report.cases()[0].findings.iter().find(|f| f.rule == CASE_EXPECTATION).unwrap();
-    assert_eq!(f.outcome, Outcome::Fail);
+    let f = report.records().findings_about(&Subject::Case { index: 0 }).find(|f| f.rule == CASE_EXPECTATION).unwrap();
+    assert_eq!(f.outcome(), Outcome::Fail);
     let d = f.detail.as_deref().unwrap();
     for says in [
         "expected the request to be denied, it was allowed",
@@ -127,9 +143,12 @@ async fn expectations_fail_when_the_webhook_decides_otherwise() {
 fn ca_bundle(report: &Report, prefix: &str) -> webhook_harness::Finding {
     report
         .manifest()
-        .iter()
-        .find(|f| f.finding.rule == "manifest.ca-bundle" && f.webhook.starts_with(prefix))
-        .map(|f| f.finding.clone())
+        .into_iter()
+        .find(|f| {
+            f.rule == "manifest.ca-bundle"
+                && matches!(&f.subject, Subject::Manifest { webhook } if webhook.starts_with(prefix))
+        })
+        .cloned()
         .unwrap()
 }
 
@@ -153,12 +172,12 @@ async fn a_ca_bundle_that_does_not_vouch_for_the_served_certificate_is_a_fail_fi
     let lint = |manifest: Manifest, url: &str| Suite::new(manifest).url(url, served.ca_path()).contract(false).run();
     let mismatched = lint(with_bundle(&other.ca_pem), &url).await.unwrap();
     let f = ca_bundle(&mismatched, "mutate");
-    assert_eq!(f.outcome, Outcome::Fail, "{f:?}");
+    assert_eq!(f.outcome(), Outcome::Fail, "{f:?}");
     assert!(f.detail.as_deref().unwrap().contains("does not verify the certificate the webhook serves"), "{f:?}");
     let matching = lint(with_bundle(&served.ca_pem), &url).await.unwrap();
-    assert_eq!(ca_bundle(&matching, "mutate").outcome, Outcome::Pass);
+    assert_eq!(ca_bundle(&matching, "mutate").outcome(), Outcome::Pass);
     // No caBundle on the validating webhook; and with certificates the suite made, nothing is checked.
-    assert_eq!(ca_bundle(&matching, "validate").outcome, Outcome::Skip);
+    assert_eq!(ca_bundle(&matching, "validate").outcome(), Outcome::Skip);
     let generated = Suite::new(with_bundle(&other.ca_pem))
         .target(embedded::target(None, Style::default()))
         .contract(false)
@@ -166,7 +185,7 @@ async fn a_ca_bundle_that_does_not_vouch_for_the_served_certificate_is_a_fail_fi
         .await
         .unwrap();
     let f = ca_bundle(&generated, "mutate");
-    assert_eq!(f.outcome, Outcome::Skip);
+    assert_eq!(f.outcome(), Outcome::Skip);
     assert!(f.detail.as_deref().unwrap().contains("caBundle was not checked"), "{f:?}");
 }
 

@@ -91,9 +91,8 @@ fn a_condition_that_errors_is_handled_as_the_failure_policy_says() {
         let erred: Vec<&Value> = received.iter().filter(|r| !labelled_web(r)).collect();
         assert!(erred.is_empty(), "{policy}: a request the condition errors on reached the webhook: {}", erred[0]);
         assert!(received.iter().all(|r| r["operation"] != "DELETE"), "{policy}: DELETE has no object: it errors");
-        let finding =
-            report.manifest().iter().find(|f| f.finding.rule == "manifest.condition-errors").unwrap().finding.clone();
-        assert_eq!(finding.outcome, Outcome::Warn, "{policy}: {}", report.render_text());
+        let finding = report.manifest().into_iter().find(|f| f.rule == "manifest.condition-errors").unwrap().clone();
+        assert_eq!(finding.outcome(), Outcome::Warn, "{policy}: {}", report.render_text());
         assert!(finding.detail.as_deref().unwrap().contains(says), "{policy}: {finding:?}");
         if policy == "Fail" {
             let apiserver = finding.apiserver_message.unwrap();
@@ -127,7 +126,7 @@ fn cases_go_through_the_conditions_too() {
         let mut session = Suite::new(manifest).command(command.clone()).start().await.unwrap();
         let report = session.run_case(&bare).await.unwrap();
         let record = &report.cases()[0];
-        assert!(record.records.is_empty(), "the webhook is not called");
+        assert!(record.exchanges.is_empty(), "the webhook is not called");
         match &record.decision {
             webhook_harness::Decision::Denied(_, says) => {
                 assert!(says.starts_with("pods \"p\" is forbidden: expression"), "{says}")
@@ -135,14 +134,14 @@ fn cases_go_through_the_conditions_too() {
             other => panic!("failurePolicy Fail rejects the request: {other:?}"),
         }
         let report = session.run_case(&web).await.unwrap();
-        assert_eq!(report.cases()[0].records.len(), 2, "both webhooks are called");
+        assert_eq!(report.cases()[0].exchanges.len(), 2, "both webhooks are called");
 
         let manifest = Manifest::parse(Path::new("hooks.yaml"), &manifest_with(EXCLUDING, "Fail")).unwrap();
         let mut session = Suite::new(manifest).command(command).start().await.unwrap();
         let report = session.run_case(&by_sa).await.unwrap();
-        assert!(report.cases()[0].records.is_empty(), "a condition is false: no webhook is called");
+        assert!(report.cases()[0].exchanges.is_empty(), "a condition is false: no webhook is called");
         assert_eq!(report.cases()[0].decision, webhook_harness::Decision::Allowed);
         let report = session.run_case(&bare).await.unwrap();
-        assert_eq!(report.cases()[0].records.len(), 2);
+        assert_eq!(report.cases()[0].exchanges.len(), 2);
     });
 }

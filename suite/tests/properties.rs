@@ -8,7 +8,7 @@ use reference_webhook::{Defect, Style};
 use webhook_conformance::embedded;
 use webhook_harness::lowlevel::{containers_of, map_len, LARGE_ANNOTATION};
 use webhook_harness::rules::{of_kind, RuleKind};
-use webhook_harness::{Budget, Manifest, Outcome, Report, Suite, Verdict, WebhookKind};
+use webhook_harness::{Budget, Manifest, Outcome, Report, Subject, Suite, Verdict, WebhookKind};
 
 const SEED: u64 = 20_260_101;
 
@@ -54,10 +54,10 @@ async fn fuzz_reference(manifest: &Manifest, defect: Option<Defect>, style: Styl
 
 fn outcome(report: &Report, id: &str, webhook: &str) -> Outcome {
     report
-        .properties()
-        .iter()
-        .find(|r| r.rule.id == id && r.webhook == webhook)
-        .map(|r| r.outcome)
+        .records()
+        .property_findings()
+        .find(|(r, _)| r.rule.id == id && r.webhook == webhook)
+        .map(|(_, f)| f.outcome())
         .unwrap_or_else(|| panic!("no result for {id}"))
 }
 
@@ -80,7 +80,10 @@ async fn reference_webhook_holds_every_property() {
     ] {
         assert_eq!(outcome(&report, id, mutate), Outcome::Pass, "{id}\n{text}");
     }
-    for r in report.properties().iter().filter(|r| r.outcome == Outcome::Pass && r.rule.id != "property.dry-run-config")
+    for (r, _) in report
+        .records()
+        .property_findings()
+        .filter(|(r, f)| f.outcome() == Outcome::Pass && r.rule.id != "property.dry-run-config")
     {
         assert_eq!(r.cases, u64::from(REFERENCE_CASES), "{} ran {} cases", r.rule.id, r.cases);
     }
@@ -146,7 +149,10 @@ async fn harmless_but_different_patches_pass() {
         let text = report.render_text();
         assert_eq!(report.verdict(), Verdict::Pass, "{style:?}\n{text}");
         assert!(report.warned_rules().is_empty(), "{style:?}\n{text}");
-        assert!(report.properties().iter().all(|r| r.outcome == Outcome::Pass && r.cases >= 24), "{style:?}\n{text}");
+        assert!(
+            report.records().property_findings().all(|(r, f)| f.outcome() == Outcome::Pass && r.cases >= 24),
+            "{style:?}\n{text}"
+        );
     }
 }
 
@@ -164,7 +170,7 @@ async fn failures_are_saved_and_replayed_first() {
     opts.seed = SEED + 1;
     let second = fuzz_reference(&webhooks, Some(Defect::SidecarEveryCall), Style::default(), &opts).await;
     let result = &second.properties()[0];
-    assert_eq!(result.outcome, Outcome::Fail);
+    assert_eq!(second.records().outcome_of(&Subject::Property { index: 0 }), Outcome::Fail);
     assert_eq!(result.cases, 1, "failed on the replayed case");
     assert!(result.note.as_deref().unwrap_or_default().contains("replayed"), "{:?}", result.note);
     // The fixed webhook passes the replayed case and the new ones.
@@ -194,8 +200,12 @@ async fn cases_means_cases_per_property_whatever_the_concurrency() {
     let webhooks = mutating();
     let opts = Options { cases: 5, concurrency: 4, ..options(5, &["property.idempotent", "property.deterministic"]) };
     let report = fuzz_reference(&webhooks, None, Style::default(), &opts).await;
-    for r in report.properties().iter().filter(|r| r.outcome == Outcome::Pass) {
+    for (r, _) in report.records().property_findings().filter(|(_, f)| f.outcome() == Outcome::Pass) {
         assert_eq!(r.cases, 5, "{}", r.rule.id);
     }
-    assert!(report.properties().iter().filter(|r| r.outcome == Outcome::Pass).count() >= 2, "{}", report.render_text());
+    assert!(
+        report.records().property_findings().filter(|(_, f)| f.outcome() == Outcome::Pass).count() >= 2,
+        "{}",
+        report.render_text()
+    );
 }

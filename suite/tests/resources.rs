@@ -81,10 +81,11 @@ fn webhooks_selecting_pvcs_nodes_and_other_built_ins_are_exercised_and_judged() 
         }
     }
     // The mutating webhook's patches on them are applied to the typed objects and judged.
-    let patched_pvc = report.exchanges().iter().any(|r| {
+    let patched_pvc = report.records().exchange_findings().any(|(r, f)| {
         r.webhook.name.starts_with("mutate.")
             && r.case.spec.resource.resource == "persistentvolumeclaims"
-            && r.findings.iter().any(|f| f.rule == "patch.kind-decode" && f.outcome == Outcome::Pass)
+            && f.rule == "patch.kind-decode"
+            && f.outcome() == Outcome::Pass
     });
     assert!(patched_pvc, "a PVC patch is held to the typed decoding: {text}");
 
@@ -96,10 +97,10 @@ fn webhooks_selecting_pvcs_nodes_and_other_built_ins_are_exercised_and_judged() 
         .unwrap();
     assert_eq!(report.verdict(), Verdict::Fail);
     let failing: Vec<_> = report
-        .exchanges()
-        .iter()
-        .filter(|r| r.findings.iter().any(|f| f.rule == "response.uid" && f.outcome == Outcome::Fail))
-        .map(|r| r.case.spec.resource.resource.clone())
+        .records()
+        .exchange_findings()
+        .filter(|(_, f)| f.rule == "response.uid" && f.outcome() == Outcome::Fail)
+        .map(|(r, _)| r.case.spec.resource.resource.clone())
         .collect();
     for plural in ["persistentvolumeclaims", "nodes", "networkpolicies", "limitranges"] {
         assert!(failing.iter().any(|p| p == plural), "{plural} not judged: {failing:?}");

@@ -88,7 +88,7 @@ fn no_answer(obs: &Observation) -> Option<Check> {
         .record
         .findings
         .iter()
-        .find(|f| matches!(f.outcome, Outcome::Fail | Outcome::Warn))
+        .find(|f| matches!(f.outcome(), Outcome::Fail | Outcome::Warn))
         .map_or("a transport rule", |f| f.rule);
     Some(Check::na(format!("not judged: the {} call got no answer ({rule}, reported under that rule)", call.role)))
 }
@@ -97,7 +97,7 @@ fn no_answer(obs: &Observation) -> Option<Check> {
 /// finding, reported under the rule with this request; the property does not apply.
 fn request_breach(obs: &Observation) -> Option<Check> {
     let call = obs.calls.iter().filter(|c| !c.derived).find(|c| !c.failures().is_empty())?;
-    let rule = call.record.findings.iter().find(|f| f.outcome == Outcome::Fail).map(|f| f.rule).unwrap_or_default();
+    let rule = call.record.findings.iter().find(|f| f.outcome() == Outcome::Fail).map(|f| f.rule).unwrap_or_default();
     Some(Check::na(format!("the request itself breaks {rule} (reported under that rule)")))
 }
 

@@ -7,7 +7,7 @@ use super::Report;
 use crate::client::Transport;
 use crate::run::Counts;
 use crate::text::snippet;
-use crate::verdict::{Finding, Outcome};
+use crate::verdict::{Finding, Outcome, Subject};
 
 const MAX_EXAMPLES: usize = 3;
 
@@ -20,8 +20,8 @@ pub fn render(report: &Report) -> String {
         report.requests(),
         report.records().duration.as_secs_f64()
     );
-    for f in report.records().target_findings.iter().filter(|f| f.is_breach()) {
-        let _ = writeln!(out, "{} {}: {}", f.rule, f.outcome.tag(), f.detail.as_deref().unwrap_or_default());
+    for f in report.findings().iter().filter(|f| f.subject == Subject::Target && f.is_breach()) {
+        let _ = writeln!(out, "{} {}: {}", f.rule, f.outcome().tag(), f.detail.as_deref().unwrap_or_default());
     }
     for note in &report.records().target.notes {
         let _ = writeln!(out, "note: {note}");
@@ -33,8 +33,8 @@ pub fn render(report: &Report) -> String {
     for webhook in report.webhooks() {
         let mine: Vec<_> = summaries.iter().filter(|s| s.webhook == webhook).collect();
         let coverage = report.coverage().get(&webhook);
-        let reach: Vec<_> =
-            report.records().coverage_findings.iter().filter(|f| f.webhook == webhook).map(|f| &f.finding).collect();
+        let sent = Subject::Sent { webhook: webhook.clone() };
+        let reach: Vec<_> = report.records().findings_about(&sent).collect();
         if mine.is_empty() && coverage.is_none() && reach.is_empty() {
             continue;
         }
@@ -69,12 +69,11 @@ pub fn render(report: &Report) -> String {
                     if unsent > 0 { format!(", {unsent} not sent") } else { String::new() },
                     s.rule.source
                 );
-                for (record, i) in s.breaches.iter().take(MAX_EXAMPLES) {
-                    let f = &record.findings[*i];
+                for (record, f) in s.breaches.iter().take(MAX_EXAMPLES) {
                     let _ = writeln!(
                         out,
                         "        - {} {} [{}] uid {}",
-                        if f.outcome == Outcome::Fail { "FAIL" } else { "WARN" },
+                        if f.outcome() == Outcome::Fail { "FAIL" } else { "WARN" },
                         record.case.label,
                         record.case.version(),
                         record.case.uid()
@@ -175,7 +174,7 @@ fn render_coverage(
     out: &mut String,
 ) {
     for f in reach.iter().filter(|f| f.is_breach()) {
-        let _ = writeln!(out, "  {:4}  {:26} {}", f.outcome.tag(), f.rule, f.detail.as_deref().unwrap_or_default());
+        let _ = writeln!(out, "  {:4}  {:26} {}", f.outcome().tag(), f.rule, f.detail.as_deref().unwrap_or_default());
     }
     let Some(coverage) = coverage else { return };
     let total = coverage.values().fold(Counts::default(), |a, c| a.plus(*c));
@@ -216,11 +215,11 @@ fn render_lint_and_cases(report: &Report, out: &mut String) {
     let lint = report.manifest();
     if !lint.is_empty() {
         let _ = writeln!(out, "\n== manifest lint");
-        let passed = lint.iter().filter(|f| f.finding.outcome == Outcome::Pass).count();
-        for m in lint.iter().filter(|f| f.finding.outcome != Outcome::Pass) {
-            let f = &m.finding;
+        let passed = lint.iter().filter(|f| f.outcome() == Outcome::Pass).count();
+        for f in lint.iter().filter(|f| f.outcome() != Outcome::Pass) {
+            let Subject::Manifest { webhook } = &f.subject else { continue };
             let statement = crate::rules::rule(f.rule).map(|r| r.statement).unwrap_or_default();
-            if f.outcome == Outcome::Skip {
+            if f.outcome() == Outcome::Skip {
                 // Only these skips say something worth reading: the caBundle was not checked, or a
                 // matchCondition could not be evaluated.
                 let unevaluated = f.rule == crate::rules::CONDITION_ERRORS
@@ -228,8 +227,7 @@ fn render_lint_and_cases(report: &Report, out: &mut String) {
                 if f.rule != crate::rules::CA_BUNDLE && !unevaluated {
                     continue;
                 }
-                let _ =
-                    writeln!(out, "  skip  {:26} {}: {}", f.rule, m.webhook, f.detail.as_deref().unwrap_or_default());
+                let _ = writeln!(out, "  skip  {:26} {}: {}", f.rule, webhook, f.detail.as_deref().unwrap_or_default());
                 continue;
             }
             // The headline is what was found; the rule's statement (the ideal) follows as the rule.
@@ -238,16 +236,16 @@ fn render_lint_and_cases(report: &Report, out: &mut String) {
             let _ = writeln!(
                 out,
                 "  {:4}  {:26} {}: {}",
-                f.outcome.tag(),
+                f.outcome().tag(),
                 f.rule,
-                m.webhook,
+                webhook,
                 lines.next().unwrap_or_default()
             );
             for more in lines {
                 let _ = writeln!(out, "          {more}");
             }
             if let Some(at) =
-                report.records().webhooks.iter().find(|w| w.name == m.webhook).and_then(|w| w.location.as_ref())
+                report.records().webhooks.iter().find(|w| &w.name == webhook).and_then(|w| w.location.as_ref())
             {
                 let _ = writeln!(out, "          at: {}:{}", at.file.display(), at.line);
             }
@@ -256,16 +254,17 @@ fn render_lint_and_cases(report: &Report, out: &mut String) {
             }
             let _ = writeln!(out, "          rule: {statement}");
         }
-        let skipped = lint.iter().filter(|f| f.finding.outcome == Outcome::Skip).count();
+        let skipped = lint.iter().filter(|f| f.outcome() == Outcome::Skip).count();
         let _ = writeln!(out, "  ({passed} lint checks pass, {skipped} not applicable)");
     }
     if !report.cases().is_empty() {
         let _ = writeln!(out, "\n== cases ({})", report.cases().len());
-        for c in report.cases() {
+        let records = report.records();
+        for (index, c) in report.cases().iter().enumerate() {
             let _ = writeln!(
                 out,
                 "  {:4}  {:26} {} → {} ({})",
-                tag(c.outcome()),
+                tag(records.case_outcome(index)),
                 c.name,
                 c.what,
                 c.decision.as_str(),
@@ -274,21 +273,21 @@ fn render_lint_and_cases(report: &Report, out: &mut String) {
             if let crate::cases::Decision::NotSent(w, why) = &c.decision {
                 let _ = writeln!(out, "        not sent to {w}, so its expect: was not judged: {why}");
             }
-            for f in c.findings.iter().filter(|f| matches!(f.outcome, Outcome::Fail | Outcome::Warn)) {
+            for f in records.findings_about(&Subject::Case { index }).filter(|f| f.is_breach()) {
                 let _ = writeln!(
                     out,
                     "        {} {}:\n{}",
-                    tag(f.outcome),
+                    tag(f.outcome()),
                     f.rule,
                     indent(f.detail.as_deref().unwrap_or_default(), 10)
                 );
             }
-            for record in &c.records {
-                for f in record.findings.iter().filter(|f| matches!(f.outcome, Outcome::Fail | Outcome::Warn)) {
+            for (record, findings) in records.case_calls(index) {
+                for f in findings.into_iter().filter(|f| f.is_breach()) {
                     let _ = writeln!(
                         out,
                         "        {} {} on {}: {}",
-                        tag(f.outcome),
+                        tag(f.outcome()),
                         f.rule,
                         record.webhook.name,
                         f.detail.as_deref().unwrap_or_default()
@@ -328,7 +327,7 @@ webhooks:
     fn lint_report() -> String {
         let manifest = Manifest::parse(Path::new("deploy/webhook.yaml"), MANIFEST).unwrap();
         let records = Records {
-            manifest: crate::run::lint(&manifest.webhooks),
+            findings: crate::run::lint(&manifest.webhooks),
             webhooks: manifest.webhooks.into_iter().map(std::sync::Arc::new).collect(),
             ..Records::default()
         };
@@ -359,9 +358,8 @@ webhooks:
         let admission = view.admission(&findings);
         drop(view);
         let record = ExchangeRecord { webhook: webhook.clone(), case, url, transport, findings, admission };
-        let records = Records {
+        let mut records = Records {
             webhooks: vec![webhook],
-            exchanges: vec![record],
             target: TargetRecord {
                 notes: vec!["the target exited during the run".into()],
                 log_tail: Some(format!("started\n{}\nstopped", "y".repeat(63_000))),
@@ -369,6 +367,7 @@ webhooks:
             },
             ..Records::default()
         };
+        records.add_exchange(record);
         Report::from(records)
     }
 

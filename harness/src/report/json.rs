@@ -4,26 +4,55 @@ use serde_json::{json, Value};
 
 use super::Report;
 use crate::client::Transport;
-use crate::verdict::Outcome;
+use crate::run::PropertyRecord;
+use crate::verdict::{Finding, Outcome, Subject};
 
 const MAX_EXAMPLES: usize = 5;
 
 pub fn render(report: &Report) -> Value {
-    let target: Vec<Value> = report
-        .records()
-        .target_findings
-        .iter()
-        .map(|f| {
-            let rule = crate::rules::rule(f.rule);
-            json!({
+    // One walk of the findings: each goes to the part of the report that shows what it judged
+    // (the exchanges' are summed per rule and webhook by `summaries`, from the same list).
+    let records = report.records();
+    let (mut target, mut lint, mut reach, mut properties) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut cases: Vec<Vec<&Finding>> = vec![Vec::new(); records.cases.len()];
+    for f in report.findings() {
+        let rule = crate::rules::rule(f.rule);
+        match &f.subject {
+            Subject::Target => target.push(json!({
                 "rule": f.rule,
                 "severity": rule.map(|r| r.severity),
                 "statement": rule.map(|r| r.statement),
-                "outcome": f.outcome,
+                "outcome": f.outcome(),
                 "detail": f.detail,
-            })
-        })
-        .collect();
+            })),
+            Subject::Manifest { webhook } => lint.push(json!({
+                "rule": f.rule,
+                "severity": rule.map(|r| r.severity),
+                "webhook": webhook,
+                "outcome": f.outcome(),
+                "detail": f.detail,
+                "location": location(report, webhook),
+            })),
+            Subject::Sent { webhook } => reach.push(json!({
+                "rule": f.rule,
+                "webhook": webhook,
+                "outcome": f.outcome(),
+                "detail": f.detail,
+                "location": location(report, webhook),
+            })),
+            Subject::Property { index } => {
+                if let Some(p) = records.properties.get(*index) {
+                    properties.push(property(report, p, f));
+                }
+            }
+            Subject::Case { index } => {
+                if let Some(own) = cases.get_mut(*index) {
+                    own.push(f);
+                }
+            }
+            _ => {}
+        }
+    }
     let summaries: Vec<Value> = report
         .summaries()
         .iter()
@@ -41,10 +70,9 @@ pub fn render(report: &Report) -> Value {
                 .breaches
                 .iter()
                 .take(MAX_EXAMPLES)
-                .map(|(record, i)| {
-                    let f = &record.findings[*i];
+                .map(|(record, f)| {
                     json!({
-                        "outcome": f.outcome,
+                        "outcome": f.outcome(),
                         "request": record.case.label,
                         "version": record.case.version(),
                         "uid": record.case.uid(),
@@ -69,25 +97,6 @@ pub fn render(report: &Report) -> Value {
         })
         .collect();
     let results: Vec<Value> = target.into_iter().chain(summaries).collect();
-    let properties: Vec<Value> = report
-        .properties()
-        .iter()
-        .map(|p| {
-            json!({
-                "rule": p.rule.id,
-                "severity": p.rule.severity,
-                "webhook": p.webhook,
-                "outcome": p.outcome,
-                "cases": p.cases,
-                "note": p.note,
-                "detail": p.failure.as_ref().map(|f| f.message.clone()),
-                "minimal_request": p.failure.as_ref().and_then(|f| f.observation.input.as_ref()).map(|i| i.review.to_value()),
-                "statement": p.rule.statement,
-                "replay": p.failure.as_ref().map(|f| f.observation.calls.iter().map(|c| json!({"call": c.role, "curl": report.curl(&c.record)})).collect::<Vec<_>>()),
-                "location": location(report, &p.webhook),
-            })
-        })
-        .collect();
     let coverage: serde_json::Map<String, Value> = report
         .coverage()
         .iter()
@@ -103,12 +112,6 @@ pub fn render(report: &Report) -> Value {
             (webhook.clone(), Value::Array(rows))
         })
         .collect();
-    let reach: Vec<Value> = report
-        .records()
-        .coverage_findings
-        .iter()
-        .map(|m| json!({"rule": m.finding.rule, "webhook": m.webhook, "outcome": m.finding.outcome, "detail": m.finding.detail, "location": location(report, &m.webhook)}))
-        .collect();
     json!({
         "verdict": report.verdict().as_str(),
         "coverage": coverage,
@@ -123,15 +126,8 @@ pub fn render(report: &Report) -> Value {
         "notes": report.records().target.notes,
         "not_sent": report.records().unsent.iter().map(|u| json!({"webhook": u.webhook, "requests": u.requests, "why": u.why})).collect::<Vec<_>>(),
         "results": results,
-        "lint": report.manifest().iter().map(|m| json!({
-            "rule": m.finding.rule,
-            "severity": crate::rules::rule(m.finding.rule).map(|r| r.severity),
-            "webhook": m.webhook,
-            "outcome": m.finding.outcome,
-            "detail": m.finding.detail,
-            "location": location(report, &m.webhook),
-        })).collect::<Vec<_>>(),
-        "cases": cases(report),
+        "lint": lint,
+        "cases": render_cases(report, &cases),
         "shard": report.records().shard,
         "suite_version": env!("CARGO_PKG_VERSION"),
     })
@@ -158,24 +154,43 @@ fn response_of(t: &Transport) -> Value {
     }
 }
 
-fn cases(report: &Report) -> Vec<Value> {
-    report
-        .cases()
+/// A property's run and verdict.
+fn property(report: &Report, p: &PropertyRecord, f: &Finding) -> Value {
+    json!({
+        "rule": p.rule.id,
+        "severity": p.rule.severity,
+        "webhook": p.webhook,
+        "outcome": f.outcome(),
+        "cases": p.cases,
+        "note": p.note,
+        "detail": p.failure.as_ref().map(|f| f.message.clone()),
+        "minimal_request": p.failure.as_ref().and_then(|f| f.observation.input.as_ref()).map(|i| i.review.to_value()),
+        "statement": p.rule.statement,
+        "replay": p.failure.as_ref().map(|f| f.observation.calls.iter().map(|c| json!({"call": c.role, "curl": report.curl(&c.record)})).collect::<Vec<_>>()),
+        "location": location(report, &p.webhook),
+    })
+}
+
+/// Each case, with its own findings (`own[i]` for case `i`) and its calls' breaches.
+fn render_cases(report: &Report, own: &[Vec<&Finding>]) -> Vec<Value> {
+    let records = report.records();
+    records
+        .cases
         .iter()
-        .map(|c| {
-            let failed: Vec<Value> = c
-                .records
-                .iter()
-                .flat_map(|r| r.findings.iter().filter(|f| matches!(f.outcome, Outcome::Fail | Outcome::Warn)).map(move |f| (r, f)))
-                .map(|(r, f)| json!({"rule": f.rule, "outcome": f.outcome, "webhook": r.webhook.name, "detail": f.detail, "apiserver_message": f.apiserver_message, "curl": report.curl(r)}))
+        .enumerate()
+        .map(|(i, c)| {
+            let failed: Vec<Value> = records
+                .case_calls(i)
+                .flat_map(|(r, findings)| findings.into_iter().filter(|f| f.is_breach()).map(move |f| (r, f)))
+                .map(|(r, f)| json!({"rule": f.rule, "outcome": f.outcome(), "webhook": r.webhook.name, "detail": f.detail, "apiserver_message": f.apiserver_message, "curl": report.curl(r)}))
                 .collect();
             json!({
                 "case": c.name,
                 "file": c.file.display().to_string(),
                 "request": c.what,
                 "decision": c.decision.as_str(),
-                "outcome": c.outcome(),
-                "findings": c.findings,
+                "outcome": records.case_outcome(i),
+                "findings": own.get(i).cloned().unwrap_or_default(),
                 "answers": failed,
             })
         })

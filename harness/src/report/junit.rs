@@ -6,7 +6,8 @@
 use std::fmt::Write;
 
 use super::{abbreviate, Report};
-use crate::verdict::Outcome;
+use crate::run::PropertyRecord;
+use crate::verdict::{Finding, Outcome, Subject};
 
 /// Escape text for XML content and attributes; drop characters XML 1.0 cannot hold.
 pub fn escape(text: &str) -> String {
@@ -28,7 +29,7 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-struct Case {
+struct TestCase {
     classname: String,
     name: String,
     outcome: Outcome,
@@ -37,29 +38,102 @@ struct Case {
     text: String,
 }
 
-struct Suite {
+struct TestSuite {
     name: String,
-    cases: Vec<Case>,
+    cases: Vec<TestCase>,
 }
 
 fn first_line(s: &str) -> String {
     s.lines().next().unwrap_or_default().to_string()
 }
 
+/// One data-driven case (`index`), with its own findings and its calls' breaches.
+fn case_test(report: &Report, index: usize, own: &[&Finding]) -> TestCase {
+    let records = report.records();
+    let c = &records.cases[index];
+    let mut text = String::new();
+    let _ = writeln!(text, "case {} ({}): {}", c.name, c.file.display(), c.what);
+    let mut message = String::new();
+    for f in own.iter().filter(|f| f.is_breach()) {
+        let d = f.detail.clone().unwrap_or_default();
+        if message.is_empty() {
+            message = format!("{}: {}", f.rule, first_line(&d));
+        }
+        let _ = writeln!(text, "{} {:?}:\n{d}", f.rule, f.outcome());
+    }
+    for (record, findings) in records.case_calls(index) {
+        for f in findings.into_iter().filter(|f| f.is_breach()) {
+            if message.is_empty() {
+                message = format!("{}: {}", f.rule, first_line(f.detail.as_deref().unwrap_or_default()));
+            }
+            let _ = writeln!(
+                text,
+                "{} {:?} on {}: {}",
+                f.rule,
+                f.outcome(),
+                record.webhook.name,
+                f.detail.as_deref().unwrap_or_default()
+            );
+            if let Some(m) = &f.apiserver_message {
+                let _ = writeln!(text, "apiserver says: {m}");
+            }
+            let _ = writeln!(text, "replay:\n{}\n", abbreviate::replay(&report.curl(record)));
+        }
+    }
+    TestCase {
+        classname: "webhook-conformance.cases".into(),
+        name: c.name.clone(),
+        outcome: records.case_outcome(index),
+        message,
+        text,
+    }
+}
+
+/// One property's run against one webhook, and its verdict.
+fn property_test(report: &Report, p: &PropertyRecord, finding: &Finding) -> TestCase {
+    let case = p.failure.as_ref().and_then(super::property::on_a_case);
+    let mut text = match case {
+        Some(_) => format!("{} of the run's cases", p.cases),
+        None => p.extent(),
+    };
+    if let Some(note) = &p.note {
+        let _ = write!(text, "; {note}");
+    }
+    let mut message = p.note.clone().unwrap_or_default();
+    if let Some(f) = &p.failure {
+        message = first_line(&f.message);
+        let _ = write!(text, "\n{}", f.message);
+        if let Some(input) = &f.observation.input {
+            let title = if case.is_some() { "the case's request" } else { "minimal request" };
+            let _ = write!(text, "\n{title}:\n{}", abbreviate::json(&input.review.to_value()).0);
+        }
+        for c in &f.observation.calls {
+            let replay = abbreviate::replay(&report.curl(&c.record));
+            let _ = write!(text, "\nreproduce the {} call:\n{}", c.role, replay);
+        }
+    }
+    TestCase {
+        classname: format!("webhook-conformance.properties.{}", p.webhook),
+        name: p.rule.id.to_string(),
+        outcome: finding.outcome(),
+        message,
+        text,
+    }
+}
+
 pub fn render(report: &Report) -> String {
-    let mut suites: Vec<Suite> = Vec::new();
+    let mut suites: Vec<TestSuite> = Vec::new();
     // The rule catalog, per webhook.
     let summaries = report.summaries();
     for webhook in report.webhooks() {
-        let mut suite = Suite { name: format!("rules {webhook}"), cases: Vec::new() };
+        let mut suite = TestSuite { name: format!("rules {webhook}"), cases: Vec::new() };
         for s in summaries.iter().filter(|s| s.webhook == webhook) {
             let mut text = String::new();
-            for (record, i) in s.breaches.iter().take(3) {
-                let f = &record.findings[*i];
+            for (record, f) in s.breaches.iter().take(3) {
                 let _ = writeln!(
                     text,
                     "{:?} {} [{}] uid {}",
-                    f.outcome,
+                    f.outcome(),
                     record.case.label,
                     record.case.version(),
                     record.case.uid()
@@ -72,12 +146,9 @@ pub fn render(report: &Report) -> String {
                 }
                 let _ = writeln!(text, "replay:\n{}\n", abbreviate::replay(&report.curl(record)));
             }
-            let message = s
-                .breaches
-                .first()
-                .and_then(|(r, i)| r.findings[*i].detail.clone())
-                .unwrap_or_else(|| s.rule.statement.to_string());
-            suite.cases.push(Case {
+            let message =
+                s.breaches.first().and_then(|(_, f)| f.detail.clone()).unwrap_or_else(|| s.rule.statement.to_string());
+            suite.cases.push(TestCase {
                 classname: format!("webhook-conformance.rules.{webhook}"),
                 name: s.rule.id.to_string(),
                 outcome: s.outcome,
@@ -87,131 +158,44 @@ pub fn render(report: &Report) -> String {
         }
         suites.push(suite);
     }
-    // Manifest lint.
-    if !report.manifest().is_empty() {
-        let mut suite = Suite { name: "lint".into(), cases: Vec::new() };
-        for m in report.manifest() {
-            let f = &m.finding;
-            let detail = f.detail.clone().unwrap_or_default();
-            suite.cases.push(Case {
-                classname: format!("webhook-conformance.lint.{}", m.webhook),
-                name: f.rule.to_string(),
-                outcome: f.outcome,
-                message: first_line(&detail),
-                text: detail,
-            });
-        }
-        suites.push(suite);
-    }
-    // Cases.
-    if !report.cases().is_empty() {
-        let mut suite = Suite { name: "cases".into(), cases: Vec::new() };
-        for c in report.cases() {
-            let mut text = String::new();
-            let _ = writeln!(text, "case {} ({}): {}", c.name, c.file.display(), c.what);
-            let mut message = String::new();
-            for f in &c.findings {
-                if matches!(f.outcome, Outcome::Fail | Outcome::Warn) {
-                    let d = f.detail.clone().unwrap_or_default();
-                    if message.is_empty() {
-                        message = format!("{}: {}", f.rule, first_line(&d));
-                    }
-                    let _ = writeln!(text, "{} {:?}:\n{d}", f.rule, f.outcome);
+    // Everything else, in one walk of the findings: each goes to the suite of what it judged.
+    let records = report.records();
+    let (mut lint, mut properties, mut coverage, mut target) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut own: Vec<Vec<&Finding>> = vec![Vec::new(); records.cases.len()];
+    for f in report.findings() {
+        let detail = f.detail.clone().unwrap_or_default();
+        let plain = |classname: String| TestCase {
+            classname,
+            name: f.rule.to_string(),
+            outcome: f.outcome(),
+            message: first_line(&detail),
+            text: detail.clone(),
+        };
+        match &f.subject {
+            Subject::Manifest { webhook } => lint.push(plain(format!("webhook-conformance.lint.{webhook}"))),
+            Subject::Sent { webhook } => coverage.push(plain(format!("webhook-conformance.coverage.{webhook}"))),
+            Subject::Target => target.push(plain("webhook-conformance.target".into())),
+            Subject::Property { index } => {
+                if let Some(p) = records.properties.get(*index) {
+                    properties.push(property_test(report, p, f));
                 }
             }
-            for record in &c.records {
-                for f in record.findings.iter().filter(|f| matches!(f.outcome, Outcome::Fail | Outcome::Warn)) {
-                    if message.is_empty() {
-                        message = format!("{}: {}", f.rule, first_line(f.detail.as_deref().unwrap_or_default()));
-                    }
-                    let _ = writeln!(
-                        text,
-                        "{} {:?} on {}: {}",
-                        f.rule,
-                        f.outcome,
-                        record.webhook.name,
-                        f.detail.as_deref().unwrap_or_default()
-                    );
-                    if let Some(m) = &f.apiserver_message {
-                        let _ = writeln!(text, "apiserver says: {m}");
-                    }
-                    let _ = writeln!(text, "replay:\n{}\n", abbreviate::replay(&report.curl(record)));
+            Subject::Case { index } => {
+                if let Some(list) = own.get_mut(*index) {
+                    list.push(f);
                 }
             }
-            suite.cases.push(Case {
-                classname: "webhook-conformance.cases".into(),
-                name: c.name.clone(),
-                outcome: c.outcome(),
-                message,
-                text,
-            });
+            _ => {}
         }
-        suites.push(suite);
     }
-
-    // Properties.
-    if !report.properties().is_empty() {
-        let mut suite = Suite { name: "properties".into(), cases: Vec::new() };
-        for p in report.properties() {
-            let case = p.failure.as_ref().and_then(super::property::on_a_case);
-            let mut text = match case {
-                Some(_) => format!("{} of the run's cases", p.cases),
-                None => p.extent(),
-            };
-            if let Some(note) = &p.note {
-                let _ = write!(text, "; {note}");
-            }
-            let mut message = p.note.clone().unwrap_or_default();
-            if let Some(f) = &p.failure {
-                message = first_line(&f.message);
-                let _ = write!(text, "\n{}", f.message);
-                if let Some(input) = &f.observation.input {
-                    let title = if case.is_some() { "the case's request" } else { "minimal request" };
-                    let _ = write!(text, "\n{title}:\n{}", abbreviate::json(&input.review.to_value()).0);
-                }
-                for c in &f.observation.calls {
-                    let replay = abbreviate::replay(&report.curl(&c.record));
-                    let _ = write!(text, "\nreproduce the {} call:\n{}", c.role, replay);
-                }
-            }
-            suite.cases.push(Case {
-                classname: format!("webhook-conformance.properties.{}", p.webhook),
-                name: p.rule.id.to_string(),
-                outcome: p.outcome,
-                message,
-                text,
-            });
+    let cases: Vec<TestCase> = (0..records.cases.len()).map(|i| case_test(report, i, &own[i])).collect();
+    for (name, cases) in [("lint", lint), ("cases", cases), ("properties", properties), ("coverage", coverage)] {
+        if !cases.is_empty() {
+            suites.push(TestSuite { name: name.into(), cases });
         }
-        suites.push(suite);
     }
-    // Coverage.
-    if !report.records().coverage_findings.is_empty() {
-        let mut suite = Suite { name: "coverage".into(), cases: Vec::new() };
-        for m in &report.records().coverage_findings {
-            let detail = m.finding.detail.clone().unwrap_or_default();
-            suite.cases.push(Case {
-                classname: format!("webhook-conformance.coverage.{}", m.webhook),
-                name: m.finding.rule.to_string(),
-                outcome: m.finding.outcome,
-                message: first_line(&detail),
-                text: detail,
-            });
-        }
-        suites.push(suite);
-    }
-    // The target.
-    if !report.records().target_findings.is_empty() {
-        let mut suite = Suite { name: "target".into(), cases: Vec::new() };
-        for f in &report.records().target_findings {
-            let detail = f.detail.clone().unwrap_or_default();
-            suite.cases.push(Case {
-                classname: "webhook-conformance.target".into(),
-                name: f.rule.to_string(),
-                outcome: f.outcome,
-                message: first_line(&detail),
-                text: detail,
-            });
-        }
+    if !target.is_empty() {
+        let suite = TestSuite { name: "target".into(), cases: target };
         suites.insert(0, suite);
     }
 

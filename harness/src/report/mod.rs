@@ -23,8 +23,8 @@ use std::collections::BTreeMap;
 
 use crate::exchange::ExchangeRecord;
 use crate::rules::{Rule, RuleKind, CATALOG};
-use crate::run::{CaseRecord, Coverage, PropertyRecord, Records, WebhookFinding};
-use crate::verdict::{Outcome, Verdict};
+use crate::run::{CaseRecord, Coverage, PropertyRecord, Records};
+use crate::verdict::{Finding, Outcome, Subject, Verdict};
 
 /// A run's report: its records, and every view of them.
 #[derive(Clone, Debug)]
@@ -42,8 +42,8 @@ pub struct RuleSummary<'a> {
     pub outcome: Outcome,
     /// How many exchanges had each outcome.
     pub counts: BTreeMap<Outcome, usize>,
-    /// The exchanges where the rule was broken (FAIL first), with their finding index.
-    pub breaches: Vec<(&'a ExchangeRecord, usize)>,
+    /// The exchanges where the rule was broken (FAIL first), with the finding.
+    pub breaches: Vec<(&'a ExchangeRecord, &'a Finding)>,
 }
 
 impl From<Records> for Report {
@@ -73,9 +73,14 @@ impl Report {
         &self.records.properties
     }
 
-    /// The manifest findings, per webhook.
-    pub fn manifest(&self) -> &[WebhookFinding] {
-        &self.records.manifest
+    /// Every rule's verdict on everything the run judged: the one list the renderers walk.
+    pub fn findings(&self) -> &[Finding] {
+        &self.records.findings
+    }
+
+    /// The manifest findings, per webhook (manifest order, rule order within each).
+    pub fn manifest(&self) -> Vec<&Finding> {
+        self.records.findings.iter().filter(|f| matches!(f.subject, Subject::Manifest { .. })).collect()
     }
 
     /// Requests sent per webhook and operation × resource.
@@ -90,13 +95,7 @@ impl Report {
 
     /// Every outcome of every rule in the run.
     fn outcomes(&self) -> impl Iterator<Item = (&'static str, Outcome)> + '_ {
-        let r = &self.records;
-        let exchanges = r.exchanges.iter().flat_map(|x| x.findings.iter().map(|f| (f.rule, f.outcome)));
-        let cases = r.cases.iter().flat_map(|c| c.findings.iter().map(|f| (f.rule, f.outcome)));
-        let manifest = r.manifest.iter().chain(&r.coverage_findings).map(|f| (f.finding.rule, f.finding.outcome));
-        let properties = r.properties.iter().map(|p| (p.rule.id, p.outcome));
-        let target = r.target_findings.iter().map(|f| (f.rule, f.outcome));
-        exchanges.chain(cases).chain(manifest).chain(properties).chain(target)
+        self.records.findings.iter().map(|f| (f.rule, f.outcome()))
     }
 
     /// FAIL when any rule FAILs.
@@ -104,30 +103,12 @@ impl Report {
         Verdict::of(self.outcomes().map(|(_, o)| o))
     }
 
-    /// The worst outcome of `rule` anywhere in the run (for one webhook, when given).
+    /// The worst outcome of `rule` anywhere in the run (for one webhook, when given: the findings
+    /// about the target and the cases count for every webhook).
     pub fn outcome(&self, rule: &str, webhook: Option<&str>) -> Outcome {
         let r = &self.records;
-        let mine = |w: &str| webhook.is_none_or(|x| x == w);
-        let mut outcomes: Vec<Outcome> = Vec::new();
-        outcomes.extend(
-            r.exchanges
-                .iter()
-                .filter(|x| mine(&x.webhook.name))
-                .flat_map(|x| x.findings.iter())
-                .filter(|f| f.rule == rule)
-                .map(|f| f.outcome),
-        );
-        outcomes.extend(r.cases.iter().flat_map(|c| c.findings.iter()).filter(|f| f.rule == rule).map(|f| f.outcome));
-        outcomes.extend(
-            r.manifest
-                .iter()
-                .chain(&r.coverage_findings)
-                .filter(|f| f.finding.rule == rule && mine(&f.webhook))
-                .map(|f| f.finding.outcome),
-        );
-        outcomes.extend(r.properties.iter().filter(|p| p.rule.id == rule && mine(&p.webhook)).map(|p| p.outcome));
-        outcomes.extend(r.target_findings.iter().filter(|f| f.rule == rule).map(|f| f.outcome));
-        Outcome::worst(outcomes)
+        let mine = |f: &Finding| webhook.is_none_or(|w| r.webhook_of(&f.subject).is_none_or(|x| x == w));
+        Outcome::worst(r.findings.iter().filter(|f| f.rule == rule && mine(f)).map(Finding::outcome))
     }
 
     fn rules_with(&self, outcome: Outcome) -> Vec<&'static str> {
@@ -151,28 +132,29 @@ impl Report {
         self.records.webhooks.iter().map(|w| w.name.clone()).collect()
     }
 
-    /// Per webhook that was sent requests, per exchange rule (catalog order).
+    /// Per webhook that was sent requests, per exchange rule (catalog order), from one walk of
+    /// the findings.
     pub fn summaries(&self) -> Vec<RuleSummary<'_>> {
+        let r = &self.records;
+        let mut by: BTreeMap<(String, &str), (BTreeMap<Outcome, usize>, Vec<(&ExchangeRecord, &Finding)>)> =
+            BTreeMap::new();
+        for f in &r.findings {
+            let Subject::Exchange { index } = f.subject else { continue };
+            let Some(x) = r.exchanges.get(index) else { continue };
+            let (counts, breaches) = by.entry((x.webhook.name.clone(), f.rule)).or_default();
+            *counts.entry(f.outcome()).or_insert(0) += 1;
+            if f.is_breach() {
+                breaches.push((x, f));
+            }
+        }
         let mut out = Vec::new();
-        let exchange_rules: Vec<&'static Rule> = CATALOG.iter().filter(|r| r.kind() == RuleKind::Exchange).collect();
         for webhook in self.webhooks() {
-            let mine: Vec<&ExchangeRecord> =
-                self.records.exchanges.iter().filter(|r| r.webhook.name == webhook).collect();
-            if mine.is_empty() {
+            if !r.exchanges.iter().any(|x| x.webhook.name == webhook) {
                 continue;
             }
-            for (index, rule) in exchange_rules.iter().enumerate() {
-                let mut counts = BTreeMap::new();
-                let mut breaches = Vec::new();
-                for record in &mine {
-                    let Some(f) = record.findings.get(index) else { continue };
-                    debug_assert_eq!(f.rule, rule.id);
-                    *counts.entry(f.outcome).or_insert(0) += 1;
-                    if f.is_breach() {
-                        breaches.push((*record, index));
-                    }
-                }
-                breaches.sort_by_key(|(r, i)| std::cmp::Reverse(r.findings[*i].outcome));
+            for rule in CATALOG.iter().filter(|r| r.kind() == RuleKind::Exchange) {
+                let (counts, mut breaches) = by.remove(&(webhook.clone(), rule.id)).unwrap_or_default();
+                breaches.sort_by_key(|(_, f)| std::cmp::Reverse(f.outcome()));
                 let outcome = Outcome::worst(counts.keys().copied());
                 out.push(RuleSummary { rule, webhook: webhook.clone(), outcome, counts, breaches });
             }

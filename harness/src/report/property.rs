@@ -8,6 +8,7 @@ use crate::diff;
 use crate::requests::generated::containers_of;
 use crate::run::{Failure, PropertyRecord};
 use crate::text::indent;
+use crate::verdict::Outcome;
 
 /// The properties section of the text report (empty when no property ran).
 pub(super) fn render(report: &Report) -> String {
@@ -30,7 +31,9 @@ pub(super) fn render(report: &Report) -> String {
             records.contract_cases
         ));
     }
-    for r in &records.properties {
+    // The property findings, in the one list, each with the run it judged.
+    let judged: Vec<(&PropertyRecord, Outcome)> = records.property_findings().map(|(r, f)| (r, f.outcome())).collect();
+    for &(r, outcome) in &judged {
         // A failure on one of the run's cases was found before any request was generated.
         let extent = match r.failure.as_ref().and_then(on_a_case) {
             Some(_) => format!("{} of the run's cases", r.cases),
@@ -38,17 +41,17 @@ pub(super) fn render(report: &Report) -> String {
         };
         s.push_str(&format!(
             "  {:4}  {:26} {}  ({}){}\n",
-            r.outcome.tag(),
+            outcome.tag(),
             r.rule.id,
             r.webhook,
             extent,
             r.note.as_ref().map(|n| format!(" — {n}")).unwrap_or_default()
         ));
     }
-    for r in &records.properties {
+    for &(r, outcome) in &judged {
         if let Some(f) = &r.failure {
             s.push('\n');
-            s.push_str(&render_failure(report, r, f));
+            s.push_str(&render_failure(report, r, outcome, f));
         }
     }
     s
@@ -106,9 +109,9 @@ fn side_by_side(left_title: &str, left: &str, right_title: &str, right: &str) ->
     out
 }
 
-fn render_failure(report: &Report, r: &PropertyRecord, f: &Failure) -> String {
+fn render_failure(report: &Report, r: &PropertyRecord, outcome: Outcome, f: &Failure) -> String {
     let mut s =
-        format!("== {} {} — {}\n   {}\n   {}\n", r.outcome.tag(), r.rule.id, r.webhook, r.rule.statement, f.message);
+        format!("== {} {} — {}\n   {}\n   {}\n", outcome.tag(), r.rule.id, r.webhook, r.rule.statement, f.message);
     if let Some(seed) = f.seed {
         s.push_str(&format!("   seed: {} (runner seed {seed:#x})\n", report.records().seed.unwrap_or_default()));
     }

@@ -15,10 +15,10 @@ use crate::client::{Client, Transport};
 use crate::conditions::{rejection, Decision as Matched};
 use crate::config::{WebhookKind, WebhookSpec};
 use crate::exchange::ExchangeRecord;
-use crate::rules::{CASE_EXPECTATION as EXPECTATION, GOLDEN_UNCHANGED as GOLDEN};
-use crate::verdict::{Finding, Outcome};
+use crate::rules::{judge as judge_rule, known, CASE_EXPECTATION as EXPECTATION, GOLDEN_UNCHANGED as GOLDEN};
+use crate::verdict::{Check, Finding, Outcome};
 
-/// One case's run and verdicts.
+/// One case's run (its verdicts are in the run's list of findings, about [`Subject::Case`]).
 #[derive(Clone, Debug)]
 pub struct CaseRecord {
     /// The case's name (its file stem).
@@ -29,24 +29,25 @@ pub struct CaseRecord {
     pub what: String,
     /// How the admission ended.
     pub decision: Decision,
-    /// The calls made, also held to the rule catalog (they are part of the run's records).
-    pub records: Vec<ExchangeRecord>,
+    /// The calls made: their places in the run's exchanges (`Records::exchanges`), which hold them
+    /// to the rule catalog like every other exchange.
+    pub exchanges: Vec<usize>,
     /// The answers as the golden snapshot holds them.
     pub snapshot: String,
+}
+
+/// A case judged, before the run's records give it and its calls their places.
+pub(crate) struct JudgedCase {
+    /// The case (its `exchanges` are filled in when the calls are placed).
+    pub record: CaseRecord,
+    /// Its calls, with their exchange rules' verdicts.
+    pub calls: Vec<ExchangeRecord>,
     /// `case.expectation` and `golden.unchanged`.
     pub findings: Vec<Finding>,
 }
-impl CaseRecord {
-    /// The worst outcome over the case's own rules and its answers' catalog rules.
-    pub fn outcome(&self) -> Outcome {
-        let own = self.findings.iter().map(|f| f.outcome);
-        let answers = self.records.iter().flat_map(|r| r.findings.iter().map(|f| f.outcome));
-        own.chain(answers).filter(|o| *o != Outcome::Skip).max().unwrap_or(Outcome::Skip)
-    }
-}
 
 fn first_fail(findings: &[Finding]) -> Option<&Finding> {
-    findings.iter().find(|f| f.outcome == Outcome::Fail)
+    findings.iter().find(|f| f.outcome() == Outcome::Fail)
 }
 
 /// Admit `case` through `webhooks` (already chosen by [`webhooks_for`]).
@@ -111,13 +112,10 @@ pub async fn run_case(client: &Client, case: &Case, webhooks: &[&WebhookSpec]) -
     CaseRun { records, decision, final_object, warnings }
 }
 
-fn finding(rule: &'static str, outcome: Outcome, detail: Option<String>) -> Finding {
-    Finding { rule, outcome, detail, apiserver_message: None }
-}
-
 /// Judge one case's run: expectations and snapshot.
-pub fn judge(case: &Case, run: CaseRun, golden: &GoldenMode) -> CaseRecord {
+pub(crate) fn judge(case: &Case, run: CaseRun, golden: &GoldenMode) -> JudgedCase {
     const NOT_SELECTED: &str = "no webhook of the manifest selects this case";
+    let (expectation_rule, golden_rule) = (known(EXPECTATION), known(GOLDEN));
     let snapshot = snapshot::render(case, &run);
     let mut findings = Vec::new();
     let not_sent = match &run.decision {
@@ -125,53 +123,60 @@ pub fn judge(case: &Case, run: CaseRun, golden: &GoldenMode) -> CaseRecord {
         _ => None,
     };
     let expectation = if run.decision == Decision::NotSelected && case.webhook.is_none() {
-        Finding::skip(EXPECTATION, NOT_SELECTED)
+        Check::na(NOT_SELECTED)
     } else if let Some(why) = &not_sent {
-        Finding::skip(EXPECTATION, why.clone())
+        Check::na(why.clone())
     } else if case.expect.is_empty() {
-        Finding::skip(EXPECTATION, "the case has no expect:")
+        Check::na("the case has no expect:")
     } else {
         match check_expectations(case, &run) {
-            Ok(()) => finding(EXPECTATION, Outcome::Pass, None),
-            Err(d) => finding(EXPECTATION, Outcome::Fail, Some(d)),
+            Ok(()) => Check::Pass,
+            Err(d) => Check::violated_plain(d),
         }
     };
-    findings.push(expectation);
-    let golden_finding = match golden {
-        GoldenMode::Off => Finding::skip(GOLDEN, "no golden directory given"),
-        _ if run.decision == Decision::NotSelected => Finding::skip(GOLDEN, NOT_SELECTED),
-        _ if not_sent.is_some() => Finding::skip(GOLDEN, not_sent.clone().unwrap_or_default()),
+    findings.push(judge_rule(expectation_rule, expectation));
+    let mut written = None;
+    let golden_check = match golden {
+        GoldenMode::Off => Check::na("no golden directory given"),
+        _ if run.decision == Decision::NotSelected => Check::na(NOT_SELECTED),
+        _ if not_sent.is_some() => Check::na(not_sent.clone().unwrap_or_default()),
         GoldenMode::Check(dir) => match snapshot::compare(dir, &case.name, &snapshot) {
-            Golden::Unchanged => finding(GOLDEN, Outcome::Pass, None),
-            Golden::Missing(p) => finding(
-                GOLDEN,
-                Outcome::Fail,
-                Some(format!("no snapshot {}: run with --update-golden to accept this run's answers", p.display())),
-            ),
-            Golden::Changed(p, diff) => finding(
-                GOLDEN,
-                Outcome::Fail,
-                Some(format!("the answer differs from {} (accept with --update-golden):\n{diff}", p.display())),
-            ),
+            Golden::Unchanged => Check::Pass,
+            Golden::Missing(p) => Check::violated_plain(format!(
+                "no snapshot {}: run with --update-golden to accept this run's answers",
+                p.display()
+            )),
+            Golden::Changed(p, diff) => Check::violated_plain(format!(
+                "the answer differs from {} (accept with --update-golden):\n{diff}",
+                p.display()
+            )),
         },
         GoldenMode::Update(dir) => match snapshot::compare(dir, &case.name, &snapshot) {
-            Golden::Unchanged => finding(GOLDEN, Outcome::Pass, None),
+            Golden::Unchanged => Check::Pass,
             _ => match snapshot::write(dir, &case.name, &snapshot) {
-                Ok(p) => finding(GOLDEN, Outcome::Pass, Some(format!("snapshot written: {}", p.display()))),
-                Err(e) => {
-                    finding(GOLDEN, Outcome::Fail, Some(format!("cannot write the snapshot to {}: {e}", dir.display())))
+                Ok(p) => {
+                    written = Some(format!("snapshot written: {}", p.display()));
+                    Check::Pass
                 }
+                Err(e) => Check::violated_plain(format!("cannot write the snapshot to {}: {e}", dir.display())),
             },
         },
     };
-    findings.push(golden_finding);
-    CaseRecord {
-        name: case.name.clone(),
-        file: case.file.clone(),
-        what: case.what(),
-        decision: run.decision,
-        records: run.records,
-        snapshot,
+    let golden_finding = judge_rule(golden_rule, golden_check);
+    findings.push(match written {
+        Some(note) => golden_finding.noting(note),
+        None => golden_finding,
+    });
+    JudgedCase {
+        record: CaseRecord {
+            name: case.name.clone(),
+            file: case.file.clone(),
+            what: case.what(),
+            decision: run.decision,
+            exchanges: Vec::new(),
+            snapshot,
+        },
+        calls: run.records,
         findings,
     }
 }
@@ -183,7 +188,7 @@ pub(crate) async fn run_cases(
     client: &Client,
     golden: &GoldenMode,
     api: &crate::requests::ApiResources,
-) -> Result<Vec<CaseRecord>, crate::Error> {
+) -> Result<Vec<JudgedCase>, crate::Error> {
     let mut out = Vec::with_capacity(cases.len());
     for case in cases {
         let case = &case.clone().bind(api);

@@ -18,10 +18,10 @@ mod shard;
 mod stoppable;
 
 pub use cases::CaseRecord;
+use cases::JudgedCase;
 pub use coverage::{Counts, Coverage};
 #[cfg(test)]
 pub(crate) use lint::lint;
-pub use lint::WebhookFinding;
 pub use properties::{Budget, Failure, Progress, PropertyOptions, PropertyRecord, DEFAULT_CASES};
 pub use send::{evaluate, exchange};
 pub use shard::Shard;
@@ -43,9 +43,9 @@ use crate::config::WebhookSpec;
 use crate::error::Error;
 use crate::exchange::ExchangeRecord;
 use crate::requests::{candidates, plan_in, tally_conditions, targets, ApiResources, Origin};
-use crate::rules::{Judges, CATALOG, TARGET_READY};
+use crate::rules::{judge, known, Judges, CATALOG, TARGET_READY};
 use crate::targets::RunningTarget;
-use crate::verdict::{Finding, Outcome, Softened};
+use crate::verdict::{Check, Finding, Outcome, Softened, Subject};
 use coverage::Tally;
 use properties::{Breaches, Calls, CaseRequest};
 
@@ -139,20 +139,19 @@ pub struct Records {
     pub target: TargetRecord,
     /// The webhooks judged, in manifest order.
     pub webhooks: Vec<Arc<WebhookSpec>>,
-    /// `target.ready` and the like.
-    pub target_findings: Vec<Finding>,
-    /// Manifest rules, per webhook.
-    pub manifest: Vec<WebhookFinding>,
-    /// Every planned and case request, with its exchange rules' verdicts.
+    /// Every rule's verdict on everything the run judged, each saying what it judged
+    /// ([`Subject`]): the target, each webhook's manifest entry, each exchange, case and property
+    /// run, and what each webhook was sent. The one list every report walks.
+    pub findings: Vec<Finding>,
+    /// Every planned, case and generated request judged by the exchange rules (their verdicts are
+    /// in `findings`, about [`Subject::Exchange`]).
     pub exchanges: Vec<ExchangeRecord>,
-    /// Each case's admission and verdicts (its calls are in `exchanges` too).
+    /// Each case's admission (its calls are in `exchanges`, its verdicts in `findings`).
     pub cases: Vec<CaseRecord>,
-    /// Each property's verdict, per webhook.
+    /// Each property's run, per webhook (its verdict is in `findings`).
     pub properties: Vec<PropertyRecord>,
     /// Requests sent per webhook and operation × resource, and how they were answered.
     pub coverage: Coverage,
-    /// `coverage.requests` per webhook (judged when the planned requests were sent).
-    pub coverage_findings: Vec<WebhookFinding>,
     /// The seed of the generated requests, when there were any.
     pub seed: Option<u64>,
     /// Requests sent by the property step (counted by the tally of `coverage`).
@@ -174,29 +173,103 @@ pub struct Records {
 impl Records {
     /// The records of a target that never became ready: one `target.ready` FAIL.
     pub(crate) fn not_ready(description: String, webhooks: &[WebhookSpec], message: String) -> Records {
+        let ready = judge(known(TARGET_READY), Check::violated_plain(message)).about(Subject::Target);
         Records {
             target: TargetRecord { description, ..TargetRecord::default() },
             webhooks: webhooks.iter().cloned().map(Arc::new).collect(),
-            target_findings: vec![Finding {
-                rule: TARGET_READY,
-                outcome: Outcome::Fail,
-                detail: Some(message),
-                apiserver_message: None,
-            }],
+            findings: vec![ready],
             ..Records::default()
         }
+    }
+
+    /// Place an exchange in the records: its verdicts move to the list of findings, about it.
+    pub(crate) fn add_exchange(&mut self, mut record: ExchangeRecord) -> usize {
+        let index = self.exchanges.len();
+        let subject = Subject::Exchange { index };
+        self.findings.extend(std::mem::take(&mut record.findings).into_iter().map(|f| f.about(subject.clone())));
+        self.exchanges.push(record);
+        index
+    }
+
+    /// Place a judged case and its calls in the records.
+    fn add_case(&mut self, judged: JudgedCase) {
+        let JudgedCase { mut record, calls, findings } = judged;
+        record.exchanges = calls.into_iter().map(|call| self.add_exchange(call)).collect();
+        let subject = Subject::Case { index: self.cases.len() };
+        self.findings.extend(findings.into_iter().map(|f| f.about(subject.clone())));
+        self.cases.push(record);
+    }
+
+    /// Place a property's run and its verdict in the records.
+    fn add_property(&mut self, record: PropertyRecord, finding: Finding) {
+        self.findings.push(finding.about(Subject::Property { index: self.properties.len() }));
+        self.properties.push(record);
+    }
+
+    /// The findings about `subject`.
+    pub fn findings_about<'a>(&'a self, subject: &'a Subject) -> impl Iterator<Item = &'a Finding> + 'a {
+        self.findings.iter().filter(move |f| &f.subject == subject)
+    }
+
+    /// The exchange rules' findings, each with the exchange it judged.
+    pub fn exchange_findings(&self) -> impl Iterator<Item = (&ExchangeRecord, &Finding)> + '_ {
+        self.findings.iter().filter_map(|f| match f.subject {
+            Subject::Exchange { index } => self.exchanges.get(index).map(|x| (x, f)),
+            _ => None,
+        })
+    }
+
+    /// The property rules' findings, each with the run it judged.
+    pub fn property_findings(&self) -> impl Iterator<Item = (&PropertyRecord, &Finding)> + '_ {
+        self.findings.iter().filter_map(|f| match f.subject {
+            Subject::Property { index } => self.properties.get(index).map(|p| (p, f)),
+            _ => None,
+        })
+    }
+
+    /// The worst outcome of the findings about `subject` (`Skip` when there are none).
+    pub fn outcome_of(&self, subject: &Subject) -> Outcome {
+        Outcome::worst(self.findings_about(subject).map(Finding::outcome))
+    }
+
+    /// The webhook a finding's subject belongs to (none for the target and a case, which may
+    /// call several).
+    pub fn webhook_of<'a>(&'a self, subject: &'a Subject) -> Option<&'a str> {
+        match subject {
+            Subject::Manifest { webhook } | Subject::Sent { webhook } => Some(webhook),
+            Subject::Exchange { index } => self.exchanges.get(*index).map(|x| x.webhook.name.as_str()),
+            Subject::Property { index } => self.properties.get(*index).map(|p| p.webhook.as_str()),
+            _ => None,
+        }
+    }
+
+    /// A case's outcome: the worst of its own rules' and its calls' exchange rules' verdicts.
+    pub fn case_outcome(&self, index: usize) -> Outcome {
+        let exchanges = self.cases.get(index).map(|c| c.exchanges.as_slice()).unwrap_or_default();
+        let calls = exchanges.iter().map(|&index| self.outcome_of(&Subject::Exchange { index }));
+        Outcome::worst(std::iter::once(self.outcome_of(&Subject::Case { index })).chain(calls))
+    }
+
+    /// Each of a case's calls with their findings.
+    pub fn case_calls(&self, index: usize) -> impl Iterator<Item = (&ExchangeRecord, Vec<&Finding>)> + '_ {
+        let calls = self.cases.get(index).map(|c| c.exchanges.as_slice()).unwrap_or_default();
+        calls.iter().filter_map(move |&i| {
+            let subject = Subject::Exchange { index: i };
+            let findings = self.findings.iter().filter(|f| f.subject == subject).collect();
+            self.exchanges.get(i).map(|x| (x, findings))
+        })
     }
 }
 
 /// `coverage.requests` for every webhook, from what was sent to it.
-fn judge_coverage(webhooks: &[WebhookSpec], coverage: &Coverage) -> Vec<WebhookFinding> {
+fn judge_coverage(webhooks: &[WebhookSpec], coverage: &Coverage) -> Vec<Finding> {
     let mut out = Vec::new();
     for rule in CATALOG {
         let Judges::Coverage { check } = rule.judges else { continue };
         for w in webhooks {
             let sent = coverage.get(&w.name).map(|m| m.values().map(|c| c.sent).sum()).unwrap_or(0);
             let finding = Finding::judge(rule.id, rule.severity, check(w, sent), Softened::No);
-            out.push(WebhookFinding { webhook: w.name.clone(), finding });
+            out.push(finding.about(Subject::Sent { webhook: w.name.clone() }));
         }
     }
     out
@@ -332,33 +405,39 @@ pub async fn run(
     let interrupted = || if cancel.is_cancelled() { Err(Error::Interrupted) } else { Ok(()) };
     if options.lint {
         let user = target.user_certificates.then_some(&target.endpoint);
-        records.manifest = tokio::select! {
+        records.findings = tokio::select! {
             manifest = lint::lint_served(webhooks, user) => manifest,
             () = cancel.cancelled() => return Err(Error::Interrupted),
         };
     }
     let tally = Arc::new(Tally::default());
     if options.contract {
-        records.exchanges = send_plan(&shared, &client, options.concurrency, &options.api, &progress).await;
+        for x in send_plan(&shared, &client, options.concurrency, &options.api, &progress).await {
+            tally.record(&x);
+            records.add_exchange(x);
+        }
         interrupted()?;
     }
     let mut seeds = Vec::new();
     let mut sweep_notes = Vec::new();
     if !options.cases.is_empty() {
-        records.cases = cases::run_cases(&options.cases, webhooks, &client, &options.golden, &options.api).await?;
+        let judged = cases::run_cases(&options.cases, webhooks, &client, &options.golden, &options.api).await?;
         interrupted()?;
-        for c in &records.cases {
-            records.exchanges.extend(c.records.iter().cloned());
-            seeds.extend(c.records.iter().map(|r| CaseRequest {
-                case: c.name.clone(),
-                webhook: r.webhook.name.clone(),
-                request: r.case.clone(),
-            }));
+        let mut cases_sent = 0;
+        for c in judged {
+            for r in &c.calls {
+                tally.record(r);
+                cases_sent += u64::from(r.sent());
+                seeds.push(CaseRequest {
+                    case: c.record.name.clone(),
+                    webhook: r.webhook.name.clone(),
+                    request: r.case.clone(),
+                });
+            }
+            records.add_case(c);
         }
+        progress.requests.fetch_add(cases_sent, std::sync::atomic::Ordering::Relaxed);
     }
-    records.exchanges.iter().for_each(|r| tally.record(r));
-    let cases_sent = records.cases.iter().flat_map(|c| &c.records).filter(|r| r.sent()).count() as u64;
-    progress.requests.fetch_add(cases_sent, std::sync::atomic::Ordering::Relaxed);
     if !options.properties.budget.is_none() || !seeds.is_empty() {
         records.seed = (!options.properties.budget.is_none()).then_some(options.properties.seed);
         records.shard = Some(options.properties.shard).filter(|s| !s.is_whole());
@@ -369,17 +448,21 @@ pub async fn run(
                 .await
                 .map_err(|e| Error::Setup(format!("a property runner failed: {e}")))?;
         interrupted()?;
-        records.properties = step.records;
+        for (record, finding) in step.records {
+            records.add_property(record, finding);
+        }
         records.contract_cases = step.contract_cases;
         records.contract_breaches = step.contract_breaches;
         sweep_notes = step.notes;
         // Breaches of the contract on generated requests are the exchange rules' findings.
-        records.exchanges.extend(step.breaches);
+        for x in step.breaches {
+            records.add_exchange(x);
+        }
         records.property_requests = coverage::sent(&tally.snapshot()) - before;
     }
     records.coverage = tally.snapshot();
     if options.contract {
-        records.coverage_findings = judge_coverage(webhooks, &records.coverage);
+        records.findings.extend(judge_coverage(webhooks, &records.coverage));
     }
     let mut notes = target.notes.clone();
     notes.extend(sweep_notes);

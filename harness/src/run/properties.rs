@@ -28,8 +28,8 @@ use crate::config::{WebhookKind, WebhookSpec};
 use crate::exchange::ExchangeRecord;
 use crate::requests::generated::{pod_spec_path, requests_in, Scope};
 use crate::requests::{ApiResources, RequestCase};
-use crate::rules::{Judges, Rule};
-use crate::verdict::{Check, Outcome, Severity};
+use crate::rules::{judge, Judges, Rule};
+use crate::verdict::{Check, Finding, Outcome};
 
 /// How much generation the property step may do.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,15 +115,14 @@ pub struct Failure {
     pub seed: Option<u64>,
 }
 
-/// One property's verdict for one webhook.
+/// One property's run against one webhook (its verdict is in the run's list of findings, about
+/// [`Subject::Property`](crate::verdict::Subject::Property)).
 #[derive(Clone, Debug)]
 pub struct PropertyRecord {
     /// The property.
     pub rule: &'static Rule,
     /// The webhook.
     pub webhook: String,
-    /// Its verdict.
-    pub outcome: Outcome,
     /// Generated cases judged (shrinking steps not counted).
     pub cases: u64,
     /// Why it was skipped, or how the failure was found.
@@ -185,7 +184,7 @@ pub(crate) struct Breaches(Arc<Mutex<Vec<(String, ExchangeRecord)>>>, Arc<Mutex<
 
 impl Breaches {
     fn first_fail(record: &ExchangeRecord) -> Option<&'static str> {
-        record.findings.iter().find(|f| f.outcome == Outcome::Fail).map(|f| f.rule)
+        record.findings.iter().find(|f| f.outcome() == Outcome::Fail).map(|f| f.rule)
     }
 
     /// Keep `record` if it is the first breach of its rule for its webhook (or `minimal`).
@@ -525,13 +524,6 @@ fn run_worker(
     }
 }
 
-fn outcome_of(rule: &Rule) -> Outcome {
-    match rule.severity {
-        Severity::Fail => Outcome::Fail,
-        Severity::Warn => Outcome::Warn,
-    }
-}
-
 /// The saved regressions of `file` as requests (a file that does not read is no regressions).
 fn saved_requests(file: &Path, webhook: &WebhookSpec) -> Vec<RequestCase> {
     load_regressions(file)
@@ -788,18 +780,23 @@ async fn run_property(
     webhook: &Arc<WebhookSpec>,
     rule: &'static Rule,
     index: usize,
-) -> Result<PropertyRecord, tokio::task::JoinError> {
+) -> Result<(PropertyRecord, Finding), tokio::task::JoinError> {
     let progress = step.progress;
     let Judges::Property { procedure: proc, scope, check } = rule.judges else {
         unreachable!("run_property is only called for property rules")
     };
-    let record = |outcome, cases, note: Option<String>, failure| PropertyRecord {
-        rule,
-        webhook: webhook.name.clone(),
-        outcome,
-        cases,
-        note,
-        failure,
+    // The verdict is the rule's on what the run saw: its failure, a pass, or why it does not apply.
+    let record = |check: Check, cases, note: Option<String>, failure| {
+        let finding = judge(rule, check);
+        let finding = match &note {
+            Some(n) if finding.outcome() != Outcome::Skip => finding.noting(n.clone()),
+            _ => finding,
+        };
+        (PropertyRecord { rule, webhook: webhook.name.clone(), cases, note, failure }, finding)
+    };
+    let skip = |cases, why: String| record(Check::na(why.clone()), cases, Some(why), None);
+    let failed = |cases, note, failure: Failure| {
+        record(Check::violated_plain(failure.message.clone()), cases, note, Some(failure))
     };
     if proc == Procedure::Static {
         let obs = Observation { webhook: webhook.clone(), input: None, calls: Vec::new() };
@@ -810,22 +807,17 @@ async fn run_property(
                     Some(said) => format!("{} — the apiserver: {said}", v.detail),
                     None => v.detail,
                 };
-                record(outcome_of(rule), 0, None, Some(Failure { message, observation: obs, seed: None }))
+                failed(0, None, Failure { message, observation: obs, seed: None })
             }
-            Check::NotApplicable(why) => record(Outcome::Skip, 0, Some(why), None),
-            Check::Pass => record(Outcome::Pass, 0, None, None),
+            Check::NotApplicable(why) => skip(0, why),
+            Check::Pass => record(Check::Pass, 0, None, None),
         });
     }
     if matches!(proc, Procedure::Readmit | Procedure::Reinvoke) && webhook.kind != WebhookKind::Mutating {
-        return Ok(record(Outcome::Skip, 0, Some("a validating webhook does not mutate".into()), None));
+        return Ok(skip(0, "a validating webhook does not mutate".into()));
     }
     if proc == Procedure::DryRun && !dry_run_supported(webhook) {
-        return Ok(record(
-            Outcome::Skip,
-            0,
-            Some("the apiserver sends it no dry-run request (see property.dry-run-config)".into()),
-            None,
-        ));
+        return Ok(skip(0, "the apiserver sends it no dry-run request (see property.dry-run-config)".into()));
     }
     let file = step.opts.regressions.as_ref().map(|d| regressions_file(d, &webhook.name, rule.id));
     debug_assert!(searched(proc, webhook), "the searches counted for the duration budget are the ones run");
@@ -834,11 +826,11 @@ async fn run_property(
     if let (None, Some(why)) = (&found.failure, &found.cut) {
         // Requests stopped being sent before the budget was spent: nothing is known of the rest.
         let note = format!("not judged after {} case(s): {why}", found.cases);
-        return Ok(record(Outcome::Skip, found.cases, Some(note), None));
+        return Ok(skip(found.cases, note));
     }
     if found.cases == 0 {
         let note = found.note.unwrap_or_else(|| "its rules select no such request".into());
-        return Ok(record(Outcome::Skip, 0, Some(note), None));
+        return Ok(skip(0, note));
     }
     // Cases whose calls got no answer are the transport rules' findings: not judged, and said so.
     let unanswered = (found.unanswered > 0).then(|| {
@@ -854,15 +846,13 @@ async fn run_property(
     Ok(match found.failure {
         Some(failure) => {
             progress.failures.fetch_add(1, Ordering::Relaxed);
-            record(outcome_of(rule), found.cases, with_unanswered(found.note), Some(failure))
+            failed(found.cases, with_unanswered(found.note), failure)
         }
-        None if found.judged == 0 => record(
-            Outcome::Skip,
+        None if found.judged == 0 => skip(
             found.cases,
-            with_unanswered(Some("no request could be judged: the webhook's answers to them break a contract rule, or deny them (see the rules above)".into())),
-            None,
+            with_unanswered(Some("no request could be judged: the webhook's answers to them break a contract rule, or deny them (see the rules above)".into())).unwrap_or_default(),
         ),
-        None => record(Outcome::Pass, found.cases, with_unanswered(None), None),
+        None => record(Check::Pass, found.cases, with_unanswered(None), None),
     })
 }
 
@@ -898,8 +888,8 @@ pub(crate) struct CaseRequest {
 
 /// What the property step found.
 pub(crate) struct PropertyStep {
-    /// Each property's verdict, per webhook.
-    pub records: Vec<PropertyRecord>,
+    /// Each property's run and verdict, per webhook.
+    pub records: Vec<(PropertyRecord, Finding)>,
     /// Contract breaches on generated requests (minimal where the sweep shrank one), for their
     /// exchange rules.
     pub breaches: Vec<ExchangeRecord>,
@@ -1000,7 +990,6 @@ mod tests {
         let record = |id: &str, cases| PropertyRecord {
             rule: crate::rules::rule(id).expect("a catalog rule"),
             webhook: "w".into(),
-            outcome: Outcome::Pass,
             cases,
             note: None,
             failure: None,

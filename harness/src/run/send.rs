@@ -71,7 +71,7 @@ pub fn evaluate(x: &Exchange) -> Vec<Finding> {
         if enforced && finding.is_breach() {
             stopped_at = Some(rule.id);
         }
-        debug_assert!(finding.outcome != Outcome::Fail || enforced);
+        debug_assert!(finding.outcome() != Outcome::Fail || enforced);
         findings.push(finding);
     }
     findings

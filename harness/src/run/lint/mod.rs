@@ -4,31 +4,19 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use serde::Serialize;
-
 use crate::client::{handshake, Endpoint, HandshakeError};
 use crate::config::WebhookSpec;
 use crate::rules::{rule, Judges, CATALOG, CA_BUNDLE};
-use crate::verdict::{Check, Finding, Softened};
-
-/// One rule's verdict on one webhook (manifest and coverage rules).
-#[derive(Clone, Debug, Serialize)]
-pub struct WebhookFinding {
-    /// The webhook judged.
-    pub webhook: String,
-    /// The verdict.
-    #[serde(flatten)]
-    pub finding: Finding,
-}
+use crate::verdict::{Check, Finding, Softened, Subject};
 
 /// Every manifest rule on every webhook (rule order within each webhook), without the network.
-pub fn lint(webhooks: &[WebhookSpec]) -> Vec<WebhookFinding> {
+pub fn lint(webhooks: &[WebhookSpec]) -> Vec<Finding> {
     let mut out = Vec::new();
     for w in webhooks {
         for rule in CATALOG {
             let Judges::Manifest { check } = rule.judges else { continue };
             let finding = Finding::judge(rule.id, rule.severity, check(w), Softened::No);
-            out.push(WebhookFinding { webhook: w.name.clone(), finding });
+            out.push(finding.about(Subject::Manifest { webhook: w.name.clone() }));
         }
     }
     out
@@ -36,10 +24,10 @@ pub fn lint(webhooks: &[WebhookSpec]) -> Vec<WebhookFinding> {
 
 /// [`lint`], with `manifest.ca-bundle` judged against the certificate served at `user_endpoint` (the
 /// target the user runs with their own certificates; `None` when the suite made them).
-pub async fn lint_served(webhooks: &[WebhookSpec], user_endpoint: Option<&Endpoint>) -> Vec<WebhookFinding> {
+pub async fn lint_served(webhooks: &[WebhookSpec], user_endpoint: Option<&Endpoint>) -> Vec<Finding> {
     let mut findings = lint(webhooks);
     for s in ca_bundle_served(webhooks, user_endpoint).await {
-        if let Some(f) = findings.iter_mut().find(|f| f.finding.rule == CA_BUNDLE && f.webhook == s.webhook) {
+        if let Some(f) = findings.iter_mut().find(|f| f.rule == CA_BUNDLE && f.subject == s.subject) {
             *f = s;
         } else {
             findings.push(s);
@@ -51,7 +39,7 @@ pub async fn lint_served(webhooks: &[WebhookSpec], user_endpoint: Option<&Endpoi
 /// `manifest.ca-bundle` against the certificate the target really serves: a handshake trusting
 /// only the caBundle. `endpoint` is `None` when the suite generated the certificate itself (then the
 /// caBundle is not checked: it cannot vouch for a certificate minted for this run).
-async fn ca_bundle_served(webhooks: &[WebhookSpec], endpoint: Option<&Endpoint>) -> Vec<WebhookFinding> {
+async fn ca_bundle_served(webhooks: &[WebhookSpec], endpoint: Option<&Endpoint>) -> Vec<Finding> {
     let rule = rule(CA_BUNDLE).expect("the ca-bundle rule exists");
     let mut out = Vec::new();
     for w in webhooks {
@@ -77,10 +65,8 @@ async fn ca_bundle_served(webhooks: &[WebhookSpec], endpoint: Option<&Endpoint>)
                 }
             },
         };
-        out.push(WebhookFinding {
-            webhook: w.name.clone(),
-            finding: Finding::judge(rule.id, rule.severity, check, Softened::No),
-        });
+        let finding = Finding::judge(rule.id, rule.severity, check, Softened::No);
+        out.push(finding.about(Subject::Manifest { webhook: w.name.clone() }));
     }
     out
 }

@@ -50,12 +50,12 @@ webhooks:
 
 fn lint_text(text: &str) -> Vec<crate::verdict::Finding> {
     let m = Manifest::parse(Path::new("hooks.yaml"), text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    lint(&m.webhooks).into_iter().map(|f| f.finding).collect()
+    lint(&m.webhooks)
 }
 
 fn outcome(text: &str, rule: &str) -> (Outcome, String) {
     let f = lint_text(text).into_iter().find(|f| f.rule == rule).unwrap();
-    (f.outcome, f.detail.unwrap_or_default())
+    (f.outcome(), f.detail.unwrap_or_default())
 }
 
 fn replaced(from: &str, to: &str) -> String {
@@ -69,7 +69,7 @@ fn the_honouring_manifest_passes_every_rule() {
     let findings = lint_text(&good());
     assert_eq!(findings.len(), manifest_rules().count());
     for f in &findings {
-        assert_eq!(f.outcome, Outcome::Pass, "{f:?}");
+        assert_eq!(f.outcome(), Outcome::Pass, "{f:?}");
     }
 }
 
@@ -157,7 +157,7 @@ fn opt_in_selectors_keep_system_namespaces_out_and_ignore_needs_none() {
 fn the_bundled_reference_manifest_is_lint_clean() {
     let m = Manifest::parse(Path::new("reference.yaml"), reference_webhook::MANIFEST).unwrap();
     for f in lint(&m.webhooks) {
-        assert!(matches!(f.finding.outcome, Outcome::Pass | Outcome::Skip), "{f:?}");
+        assert!(matches!(f.outcome(), Outcome::Pass | Outcome::Skip), "{f:?}");
     }
 }
 
@@ -210,7 +210,7 @@ fn an_openshift_v1beta1_configuration_loads_and_is_linted_as_a_current_apiserver
     let findings = lint_text(OPENSHIFT_V1BETA1);
     let get = |rule: &str| findings.iter().find(|f| f.rule == rule).unwrap().clone();
     let api = get("manifest.api-version");
-    assert_eq!(api.outcome, Outcome::Fail);
+    assert_eq!(api.outcome(), Outcome::Fail);
     let detail = api.detail.unwrap();
     for says in [
         "no longer served",
@@ -221,21 +221,21 @@ fn an_openshift_v1beta1_configuration_loads_and_is_linted_as_a_current_apiserver
         assert!(detail.contains(says), "{detail}");
     }
     assert!(!detail.contains("sideEffects is required"), "sideEffects is written: {detail}");
-    assert_eq!(get("manifest.side-effects").outcome, Outcome::Fail);
-    assert_eq!(get("manifest.ca-bundle").outcome, Outcome::Fail, "the placeholder is not base64");
+    assert_eq!(get("manifest.side-effects").outcome(), Outcome::Fail);
+    assert_eq!(get("manifest.ca-bundle").outcome(), Outcome::Fail, "the placeholder is not base64");
     let timeout = get("manifest.timeout");
-    assert_eq!(timeout.outcome, Outcome::Warn);
+    assert_eq!(timeout.outcome(), Outcome::Warn);
     assert!(timeout.detail.unwrap().contains("v1beta1 default"));
-    assert_eq!(get("manifest.failure-policy-set").outcome, Outcome::Pass, "failurePolicy is written");
-    assert_eq!(get("manifest.dry-run").outcome, Outcome::Warn);
+    assert_eq!(get("manifest.failure-policy-set").outcome(), Outcome::Pass, "failurePolicy is written");
+    assert_eq!(get("manifest.dry-run").outcome(), Outcome::Warn);
     // Left out, sideEffects takes v1beta1's default, and the lint says so.
     let unwritten = OPENSHIFT_V1BETA1.replace("  sideEffects: Unknown\n", "").replace("  failurePolicy: Fail\n", "");
     let findings = lint_text(&unwritten);
     let get = |rule: &str| findings.iter().find(|f| f.rule == rule).unwrap().clone();
     assert!(get("manifest.side-effects").detail.unwrap().contains("v1beta1 default"));
     assert!(get("manifest.api-version").detail.unwrap().contains("sideEffects is required"));
-    assert_eq!(get("manifest.failure-policy-set").outcome, Outcome::Warn);
-    assert_eq!(get("manifest.system-namespaces").outcome, Outcome::Skip, "v1beta1 defaults to Ignore");
+    assert_eq!(get("manifest.failure-policy-set").outcome(), Outcome::Warn);
+    assert_eq!(get("manifest.system-namespaces").outcome(), Outcome::Skip, "v1beta1 defaults to Ignore");
 }
 
 #[test]
@@ -243,8 +243,8 @@ fn an_erroring_condition_says_what_the_apiserver_answers_and_an_unevaluable_one_
     let errs =
         replaced("!request.userInfo.username.startsWith('system:node:')", "object.metadata.labels['team'] != 'x'");
     let m = Manifest::parse(Path::new("hooks.yaml"), &errs).unwrap();
-    let f = lint(&m.webhooks).into_iter().find(|f| f.finding.rule == "manifest.condition-errors").unwrap();
-    let says = f.finding.apiserver_message.unwrap();
+    let f = lint(&m.webhooks).into_iter().find(|f| f.rule == "manifest.condition-errors").unwrap();
+    let says = f.apiserver_message.unwrap();
     assert!(
         says.starts_with(
             "pods \"demo-bare\" is forbidden: expression 'object.metadata.labels['team'] != 'x'' resulted in error"
@@ -262,10 +262,9 @@ fn an_erroring_condition_says_what_the_apiserver_answers_and_an_unevaluable_one_
     assert_eq!(
         super::super::lint::lint(&Manifest::parse(Path::new("h.yaml"), &unevaluable).unwrap().webhooks)
             .into_iter()
-            .find(|f| f.finding.rule == "manifest.match-conditions")
+            .find(|f| f.rule == "manifest.match-conditions")
             .unwrap()
-            .finding
-            .outcome,
+            .outcome(),
         Outcome::Pass
     );
 }
@@ -274,7 +273,7 @@ fn an_erroring_condition_says_what_the_apiserver_answers_and_an_unevaluable_one_
 fn a_condition_that_does_not_type_check_is_refused_in_the_apiservers_words() {
     let text = replaced("!request.userInfo.username.startsWith('system:node:')", "request.userInfo.username == 1");
     let f = lint_text(&text).into_iter().find(|f| f.rule == "manifest.match-conditions").unwrap();
-    assert_eq!(f.outcome, Outcome::Fail);
+    assert_eq!(f.outcome(), Outcome::Fail);
     assert_eq!(
         f.apiserver_message.as_deref(),
         Some("matchConditions[0].expression: Invalid value: \"request.userInfo.username == 1\": compilation failed: ERROR: <input>:1:27: found no matching overload for '_==_' applied to '(string, int)'\n | request.userInfo.username == 1\n | ..........................^")
