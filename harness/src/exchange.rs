@@ -45,12 +45,15 @@ pub struct ExchangeRecord {
     pub findings: Vec<Finding>,
     /// What the apiserver made of the answer.
     pub admission: Admission,
+    /// The answer's stages as the rules derived them when the run judged it (decoded once: every
+    /// later reader of this exchange reuses them).
+    pub(crate) stages: Stages,
 }
 
 impl ExchangeRecord {
-    /// The checks' view of this exchange.
+    /// The checks' view of this exchange, with the stages of the answer already derived.
     pub fn view(&self) -> Exchange<'_> {
-        Exchange::new(&self.webhook, &self.case, &self.transport, &self.url)
+        Exchange::kept(&self.webhook, &self.case, &self.transport, &self.url, &self.stages)
     }
 
     /// False when the request was not sent (the webhook had already missed its deadline several
@@ -69,6 +72,21 @@ impl ExchangeRecord {
     }
 }
 
+/// The stages of one answer (the body as the apiserver's decoder reads it, the patch decoded, the
+/// patch applied), each derived at most once, on demand.
+#[derive(Clone, Debug, Default)]
+pub struct Stages {
+    reading: OnceLock<Option<Reading>>,
+    patch: OnceLock<Option<Result<Patch, DecodeError>>>,
+    patched: OnceLock<Option<Applied>>,
+}
+
+/// The stages a view derives: its own, or those an exchange record keeps.
+enum Held<'a> {
+    Own(Box<Stages>),
+    Kept(&'a Stages),
+}
+
 /// One call as the checks see it, with the answer's stages derived once, on demand.
 pub struct Exchange<'a> {
     /// The webhook called.
@@ -79,9 +97,7 @@ pub struct Exchange<'a> {
     pub transport: &'a Transport,
     /// The URL the call went to.
     pub url: &'a str,
-    reading: OnceLock<Option<Reading>>,
-    patch: OnceLock<Option<Result<Patch, DecodeError>>>,
-    patched: OnceLock<Option<Applied>>,
+    stages: Held<'a>,
 }
 
 /// The patch applied: the object it makes (or Go's error), and the leniencies it relied on.
@@ -90,14 +106,24 @@ type Applied = (Result<Value, ApplyError>, Vec<Leniency>);
 impl<'a> Exchange<'a> {
     /// The view of one call.
     pub fn new(webhook: &'a WebhookSpec, case: &'a RequestCase, transport: &'a Transport, url: &'a str) -> Self {
-        Exchange {
-            webhook,
-            case,
-            transport,
-            url,
-            reading: OnceLock::new(),
-            patch: OnceLock::new(),
-            patched: OnceLock::new(),
+        Exchange { webhook, case, transport, url, stages: Held::Own(Box::default()) }
+    }
+
+    /// The view of one call whose stages are kept in `stages` (derived there, or already derived).
+    pub fn kept(
+        webhook: &'a WebhookSpec,
+        case: &'a RequestCase,
+        transport: &'a Transport,
+        url: &'a str,
+        stages: &'a Stages,
+    ) -> Self {
+        Exchange { webhook, case, transport, url, stages: Held::Kept(stages) }
+    }
+
+    fn stages(&self) -> &Stages {
+        match &self.stages {
+            Held::Own(s) => s,
+            Held::Kept(s) => s,
         }
     }
 
@@ -126,12 +152,15 @@ impl<'a> Exchange<'a> {
 
     /// The body as the apiserver's decoder reads it, when the status is one it decodes (200–206).
     pub(crate) fn reading(&self) -> Option<&Reading> {
-        self.reading
+        self.stages()
+            .reading
             .get_or_init(|| {
                 let answer = self.answer()?;
                 if !(200..=206).contains(&answer.status) {
                     return None;
                 }
+                #[cfg(test)]
+                tests::DERIVED.with(|n| n.set(n.get() + 1));
                 Some(decoder::read(&answer.body, self.case.version()))
             })
             .as_ref()
@@ -184,7 +213,8 @@ impl<'a> Exchange<'a> {
 
     /// The patch decoded as a JSON Patch document.
     pub fn patch(&self) -> Option<&Result<Patch, DecodeError>> {
-        self.patch
+        self.stages()
+            .patch
             .get_or_init(|| {
                 let bytes = self.nonempty_patch_bytes()?;
                 Some(apiserver_jsonpatch::decode_patch(bytes))
@@ -215,7 +245,8 @@ impl<'a> Exchange<'a> {
 
     /// The patch applied (once, noting its leniencies on the way).
     fn applied(&self) -> Option<&Applied> {
-        self.patched
+        self.stages()
+            .patched
             .get_or_init(|| {
                 if !self.mutating() || self.allowed() != Some(true) {
                     return None;
@@ -225,6 +256,8 @@ impl<'a> Exchange<'a> {
                 if object.is_null() {
                     return None;
                 }
+                #[cfg(test)]
+                tests::DERIVED.with(|n| n.set(n.get() + 1));
                 Some(apiserver_jsonpatch::apply_noting_leniencies(object, patch))
             })
             .as_ref()
@@ -251,5 +284,58 @@ impl<'a> Exchange<'a> {
             Some(Err(_)) => None,
             None => Some(self.case.object().clone()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::path::Path;
+
+    use base64::Engine as _;
+    use serde_json::json;
+
+    use super::*;
+    use crate::config::Manifest;
+    use crate::requests::{plan_in, ApiResources};
+
+    thread_local! {
+        /// How many times this thread read an answer body or applied a patch.
+        pub(super) static DERIVED: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// The run reads the answer and applies its patch once, while it judges the exchange; every
+    /// later view of the record (the cases, the properties, the snapshot, the report) reuses them.
+    #[test]
+    fn an_answer_is_decoded_once() {
+        let text = "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: c}\nwebhooks:\n  - name: a.example.com\n    admissionReviewVersions: [v1]\n    sideEffects: None\n    clientConfig: {url: \"https://hook.example.com/\"}\n    rules: [{operations: [CREATE], apiGroups: [\"\"], apiVersions: [v1], resources: [pods]}]\n";
+        let webhook = Arc::new(Manifest::parse(Path::new("m.yaml"), text).unwrap().webhooks.remove(0));
+        let case = plan_in(&webhook, &ApiResources::built_in()).into_iter().find(|c| c.object().is_object()).unwrap();
+        let patch = base64::engine::general_purpose::STANDARD
+            .encode(json!([{"op": "add", "path": "/metadata/labels", "value": {"a": "b"}}]).to_string());
+        let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {
+            "uid": case.uid(), "allowed": true, "patchType": "JSONPatch", "patch": patch}});
+        let transport = Transport::Answered(HttpAnswer {
+            status: 200,
+            content_type: Some("application/json".into()),
+            body: body.to_string().into_bytes(),
+            http_version: "HTTP/1.1".into(),
+            elapsed: std::time::Duration::ZERO,
+        });
+        let url = "https://hook.example.com/".to_string();
+        DERIVED.with(|n| n.set(0));
+        let stages = Stages::default();
+        let view = Exchange::kept(&webhook, &case, &transport, &url, &stages);
+        let findings = crate::run::evaluate(&view);
+        let admission = view.admission(&findings);
+        drop(view);
+        assert_eq!(DERIVED.with(Cell::get), 2, "the rules read the answer and applied the patch");
+        let record = ExchangeRecord { webhook, case, url, transport, findings, admission, stages };
+        for _ in 0..3 {
+            let x = record.view();
+            assert_eq!(x.allowed(), Some(true));
+            assert!(matches!(x.patched(), Some(Ok(o)) if o["metadata"]["labels"]["a"] == "b"));
+        }
+        assert_eq!(DERIVED.with(Cell::get), 2, "a later view decoded the answer again");
     }
 }

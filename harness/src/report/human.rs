@@ -305,7 +305,7 @@ mod tests {
     use super::render;
     use crate::client::{HttpAnswer, Transport};
     use crate::config::Manifest;
-    use crate::exchange::{Exchange, ExchangeRecord};
+    use crate::exchange::{Exchange, ExchangeRecord, Stages};
     use crate::report::Report;
     use crate::requests::generated::LARGE_ANNOTATION;
     use crate::run::{Records, TargetRecord};
@@ -353,11 +353,12 @@ webhooks:
             elapsed: std::time::Duration::ZERO,
         });
         let url = "https://hook.policy.svc:443/validate?timeout=30s".to_string();
-        let view = Exchange::new(&webhook, &case, &transport, &url);
+        let stages = Stages::default();
+        let view = Exchange::kept(&webhook, &case, &transport, &url, &stages);
         let findings = crate::run::evaluate(&view);
         let admission = view.admission(&findings);
         drop(view);
-        let record = ExchangeRecord { webhook: webhook.clone(), case, url, transport, findings, admission };
+        let record = ExchangeRecord { webhook: webhook.clone(), case, url, transport, findings, admission, stages };
         let mut records = Records {
             webhooks: vec![webhook],
             target: TargetRecord {

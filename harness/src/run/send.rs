@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::client::{Client, FailureKind, Transport};
 use crate::config::WebhookSpec;
-use crate::exchange::{Exchange, ExchangeRecord};
+use crate::exchange::{Exchange, ExchangeRecord, Stages};
 use crate::requests::RequestCase;
 use crate::rules::{Judges, CATALOG};
 use crate::verdict::{Finding, Outcome, Severity, Softened};
@@ -16,11 +16,13 @@ pub async fn exchange(client: &Client, webhook: Arc<WebhookSpec>, case: RequestC
     let path = webhook.path();
     let url = client.endpoint().call_url_of(Some(&webhook.name), &path, webhook.timeout_seconds).to_string();
     let transport = client.call_counted_as(&webhook.name, &path, webhook.timeout_seconds, &body, case.primary).await;
-    let view = Exchange::new(&webhook, &case, &transport, &url);
+    // The stages the rules derive are kept with the exchange: nothing decodes the answer again.
+    let stages = Stages::default();
+    let view = Exchange::kept(&webhook, &case, &transport, &url, &stages);
     let findings = evaluate(&view);
     let admission = view.admission(&findings);
     drop(view);
-    ExchangeRecord { webhook, case, url, transport, findings, admission }
+    ExchangeRecord { webhook, case, url, transport, findings, admission, stages }
 }
 
 /// Every exchange rule of the catalog on `x`, in the apiserver's order. Once the apiserver would
