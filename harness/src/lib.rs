@@ -90,7 +90,7 @@ pub use run::{
     Budget, CaseRecord, Failure, Progress, PropertyRecord, Records, ReplayAuth, Shard, TargetRecord, Unsent,
 };
 pub use suite::{Session, Suite};
-pub use targets::{ImageSpec, Resolve, ResolveError, Served, ServingTls, Target, RUN_LABEL};
+pub use targets::{ImageSpec, Resolve, ResolveError, ServeError, Served, ServingTls, Target, RUN_LABEL};
 pub use verdict::{Finding, Outcome, Severity, Subject, Verdict};
 
 pub mod lowlevel {
@@ -104,7 +104,7 @@ pub mod lowlevel {
     pub use crate::requests::generated::{containers_of, map_len, Sampler, Scope, LARGE_ANNOTATION};
     pub use crate::requests::{plan, RequestCase};
     pub use crate::run::{evaluate, exchange};
-    pub use crate::targets::container::{docker_blocking as docker, wait_with_deadline};
+    pub use crate::targets::container::{docker_blocking as docker, wait_with_deadline, ProcessError};
 }
 
 /// The README's Rust examples, run as doc tests.

@@ -11,9 +11,8 @@ fn manifest() -> Manifest {
 /// Your webhook's router, started by the suite with its serving certificate.
 fn in_process(defect: Option<Defect>) -> Target {
     Target::in_process("reference webhook in this test", move |tls: ServingTls| async move {
-        let config = reference_webhook::server_tls_config(tls.cert_pem.as_bytes(), tls.key_pem.as_bytes())
-            .map_err(|e| e.to_string())?;
-        let running = reference_webhook::spawn(config, Options { defect }).await.map_err(|e| e.to_string())?;
+        let config = reference_webhook::server_tls_config(tls.cert_pem.as_bytes(), tls.key_pem.as_bytes())?;
+        let running = reference_webhook::spawn(config, Options { defect }).await?;
         Ok(Served { addr: running.addr, guard: Box::new(running) })
     })
 }

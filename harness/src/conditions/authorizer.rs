@@ -164,6 +164,31 @@ impl Grant {
     }
 }
 
+/// Why a description of the authorizer was refused.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PolicyError {
+    /// It is not the YAML of a description (an unknown field, a wrong type).
+    #[error("{0}")]
+    Yaml(#[source] serde_yaml::Error),
+    /// A service account that is not `namespace/name`.
+    #[error("allow[{grant}].serviceAccounts: {account:?} is not namespace/name")]
+    ServiceAccount {
+        /// The grant's index.
+        grant: usize,
+        /// The service account as written.
+        account: String,
+    },
+    /// A rule that allows no verb.
+    #[error("allow[{grant}].rules[{rule}]: verbs must not be empty")]
+    NoVerbs {
+        /// The grant's index.
+        grant: usize,
+        /// The rule's index in the grant.
+        rule: usize,
+    },
+}
+
 impl Policy {
     /// Read a description from `file`.
     pub fn load(file: &Path) -> Result<Policy, Error> {
@@ -173,17 +198,17 @@ impl Policy {
     }
 
     /// Parse a description.
-    pub fn parse(text: &str) -> Result<Policy, String> {
-        let policy: Policy = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
-        for (i, grant) in policy.allow.iter().enumerate() {
-            for sa in &grant.service_accounts {
+    pub fn parse(text: &str) -> Result<Policy, PolicyError> {
+        let policy: Policy = serde_yaml::from_str(text).map_err(PolicyError::Yaml)?;
+        for (grant, g) in policy.allow.iter().enumerate() {
+            for sa in &g.service_accounts {
                 if sa.split_once('/').is_none_or(|(ns, name)| ns.is_empty() || name.is_empty()) {
-                    return Err(format!("allow[{i}].serviceAccounts: {sa:?} is not namespace/name"));
+                    return Err(PolicyError::ServiceAccount { grant, account: sa.clone() });
                 }
             }
-            for (r, rule) in grant.rules.iter().enumerate() {
-                if rule.verbs.is_empty() {
-                    return Err(format!("allow[{i}].rules[{r}]: verbs must not be empty"));
+            for (rule, r) in g.rules.iter().enumerate() {
+                if r.verbs.is_empty() {
+                    return Err(PolicyError::NoVerbs { grant, rule });
                 }
             }
         }
@@ -446,8 +471,14 @@ allow:
 
     #[test]
     fn bad_descriptions_are_errors() {
-        assert!(Policy::parse("allow: [{serviceAccounts: [deployer]}]").unwrap_err().contains("namespace/name"));
-        assert!(Policy::parse("allow: [{rules: [{resources: [pods]}]}]").unwrap_err().contains("verbs"));
-        assert!(Policy::parse("allow: [{user: alice}]").unwrap_err().contains("unknown field"));
+        let refused = |text: &str| Policy::parse(text).unwrap_err();
+        let sa = refused("allow: [{serviceAccounts: [deployer]}]");
+        assert!(matches!(&sa, PolicyError::ServiceAccount { grant: 0, account } if account == "deployer"), "{sa:?}");
+        assert!(sa.to_string().contains("namespace/name"), "{sa}");
+        let verbs = refused("allow: [{rules: [{resources: [pods]}]}]");
+        assert!(matches!(verbs, PolicyError::NoVerbs { grant: 0, rule: 0 }), "{verbs:?}");
+        let unknown = refused("allow: [{user: alice}]");
+        assert!(matches!(&unknown, PolicyError::Yaml(_)) && unknown.to_string().contains("unknown field"), "{unknown}");
+        assert!(std::error::Error::source(&unknown).is_some(), "the YAML error is its source");
     }
 }

@@ -20,7 +20,7 @@ mod library;
 mod typecheck;
 mod value;
 
-pub use authorizer::{Attributes, Authorizer, Grant, Policy, PolicyRule};
+pub use authorizer::{Attributes, Authorizer, Grant, Policy, PolicyError, PolicyRule};
 pub use typecheck::Refusal;
 
 use std::sync::{Arc, OnceLock};

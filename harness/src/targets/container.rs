@@ -176,27 +176,72 @@ fn parse_state(state: &str) -> Option<String> {
     }
 }
 
+/// Why a child process (a `docker` call, a command a test runs) gave no output.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProcessError {
+    /// The program could not be started.
+    #[error("cannot run `{program}`: {source}")]
+    Spawn {
+        /// The program.
+        program: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Waiting for it failed.
+    #[error("waiting for {what}: {source}")]
+    Wait {
+        /// The process, as the caller names it.
+        what: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// It ran past its deadline and was killed.
+    #[error("{what} did not finish within {deadline:?}")]
+    Deadline {
+        /// The process, as the caller names it.
+        what: String,
+        /// The deadline it had.
+        deadline: Duration,
+    },
+    /// It exited unsuccessfully.
+    #[error("`{command}` failed ({status}): {stderr}")]
+    Failed {
+        /// The command line.
+        command: String,
+        /// How it exited.
+        status: std::process::ExitStatus,
+        /// What it wrote on stderr.
+        stderr: String,
+    },
+}
+
 /// Run `docker ARGS` and return its stdout; stderr becomes the error. Waits at most
 /// [`DOCKER_CALL_DEADLINE`] (blocking, so that it also works inside `Drop` and outside a runtime).
-pub fn docker_blocking(args: &[&str]) -> Result<String, String> {
+pub fn docker_blocking(args: &[&str]) -> Result<String, ProcessError> {
     let child = Command::new("docker")
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot run `docker`: {e}"))?;
+        .map_err(|source| ProcessError::Spawn { program: "docker".into(), source })?;
     let out = wait_with_deadline(child, DOCKER_CALL_DEADLINE, &format!("`docker {}`", args.join(" ")))?;
     output_result(args, out)
 }
 
 /// The async form of [`docker_blocking`].
-async fn docker(args: &[String]) -> Result<String, String> {
+async fn docker(args: &[String]) -> Result<String, ProcessError> {
     let run = tokio::process::Command::new("docker").args(args).stdin(Stdio::null()).kill_on_drop(true).output();
     let out = tokio::time::timeout(DOCKER_CALL_DEADLINE, run)
         .await
-        .map_err(|_| format!("`docker {}` did not finish within {DOCKER_CALL_DEADLINE:?}", args.join(" ")))?
-        .map_err(|e| format!("cannot run `docker`: {e}"))?;
+        .map_err(|_| ProcessError::Deadline {
+            what: format!("`docker {}`", args.join(" ")),
+            deadline: DOCKER_CALL_DEADLINE,
+        })?
+        .map_err(|source| ProcessError::Spawn { program: "docker".into(), source })?;
     output_result(args, out)
 }
 
@@ -206,7 +251,7 @@ pub fn wait_with_deadline(
     child: std::process::Child,
     deadline: Duration,
     what: &str,
-) -> Result<std::process::Output, String> {
+) -> Result<std::process::Output, ProcessError> {
     let pid = child.id() as i32;
     let (done, finished) = std::sync::mpsc::channel();
     let waiter = std::thread::spawn(move || {
@@ -215,7 +260,7 @@ pub fn wait_with_deadline(
     match finished.recv_timeout(deadline) {
         Ok(result) => {
             let _ = waiter.join();
-            result.map_err(|e| format!("waiting for {what}: {e}"))
+            result.map_err(|source| ProcessError::Wait { what: what.to_string(), source })
         }
         Err(_) => {
             // SAFETY: the child has not been reaped (its waiter is still blocked on it), so the pid
@@ -224,12 +269,12 @@ pub fn wait_with_deadline(
                 libc::kill(pid, libc::SIGKILL);
             }
             let _ = waiter.join();
-            Err(format!("{what} did not finish within {deadline:?}"))
+            Err(ProcessError::Deadline { what: what.to_string(), deadline })
         }
     }
 }
 
-fn output_result(args: &[impl AsRef<str>], out: std::process::Output) -> Result<String, String> {
+fn output_result(args: &[impl AsRef<str>], out: std::process::Output) -> Result<String, ProcessError> {
     if out.status.success() {
         let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
         // `docker logs` replays the container's stderr on its own stderr.
@@ -239,12 +284,11 @@ fn output_result(args: &[impl AsRef<str>], out: std::process::Output) -> Result<
         Ok(text)
     } else {
         let args: Vec<&str> = args.iter().map(|a| a.as_ref()).collect();
-        Err(format!(
-            "`docker {}` failed ({}): {}",
-            args.join(" "),
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
+        Err(ProcessError::Failed {
+            command: format!("docker {}", args.join(" ")),
+            status: out.status,
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        })
     }
 }
 
@@ -255,14 +299,14 @@ const CANCELLED_CREATE_DEADLINE: Duration = Duration::from_secs(10);
 /// container's id. The engine goes on creating the container when the CLI that asked is killed, so
 /// the CLI is never cut short: dropped before it has answered (the run cancelled), the call lets it
 /// finish and removes what it made.
-async fn create(args: &[String], run_id: &str) -> Result<String, String> {
+async fn create(args: &[String], run_id: &str) -> Result<String, ProcessError> {
     let child = Command::new("docker")
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot run `docker`: {e}"))?;
+        .map_err(|source| ProcessError::Spawn { program: "docker".into(), source })?;
     let mut pending = PendingCreate { child: Some(child), run_id: run_id.to_string() };
     let deadline = std::time::Instant::now() + DOCKER_CALL_DEADLINE;
     // Polled rather than waited on by a thread, so that dropping this future leaves the child to
@@ -272,12 +316,17 @@ async fn create(args: &[String], run_id: &str) -> Result<String, String> {
         match child.try_wait() {
             Ok(Some(_)) => break,
             Ok(None) if std::time::Instant::now() < deadline => tokio::time::sleep(Duration::from_millis(10)).await,
-            Ok(None) => return Err(format!("`docker create` did not finish within {DOCKER_CALL_DEADLINE:?}")),
-            Err(e) => return Err(format!("waiting for `docker create`: {e}")),
+            Ok(None) => {
+                let what = "`docker create`".to_string();
+                return Err(ProcessError::Deadline { what, deadline: DOCKER_CALL_DEADLINE });
+            }
+            Err(source) => return Err(ProcessError::Wait { what: "`docker create`".into(), source }),
         }
     }
     let child = pending.child.take().expect("taken only here and in drop");
-    let out = child.wait_with_output().map_err(|e| format!("reading `docker create`'s output: {e}"))?;
+    let out = child
+        .wait_with_output()
+        .map_err(|source| ProcessError::Wait { what: "`docker create`'s output".into(), source })?;
     output_result(args, out)
 }
 
@@ -398,7 +447,7 @@ pub async fn start(
     // From here on, `container` removes the container on every return path (and on panic).
     docker(&["start".into(), container.id.clone()]).await.map_err(|e| ContainerError::ExitedEarly {
         image: spec.image.clone(),
-        status: e,
+        status: e.to_string(),
         tail: container.log_tail(),
     })?;
     let published = docker(&["port".into(), container.id.clone(), format!("{}/tcp", spec.port)]).await;
@@ -464,7 +513,8 @@ mod tests {
         assert_eq!(String::from_utf8_lossy(&out.stderr).trim(), "done");
         let started = std::time::Instant::now();
         let err = wait_with_deadline(spawn("exec sleep 30"), Duration::from_millis(200), "sleeper").unwrap_err();
-        assert!(err.contains("sleeper did not finish within"), "{err}");
+        assert!(matches!(&err, ProcessError::Deadline { what, .. } if what == "sleeper"), "{err:?}");
+        assert!(err.to_string().contains("sleeper did not finish within"), "{err}");
         assert!(started.elapsed() < Duration::from_secs(10), "the child was not killed at the deadline");
     }
 

@@ -48,8 +48,12 @@ pub struct Served {
     pub guard: Box<dyn Any + Send + Sync>,
 }
 
+/// Why an in-process server did not start: any error of the server's own (`?` converts one, and a
+/// message), its sources kept.
+pub type ServeError = Box<dyn std::error::Error + Send + Sync>;
+
 /// A future of an in-process server's start.
-pub type ServeFuture = Pin<Box<dyn Future<Output = Result<Served, String>> + Send>>;
+pub type ServeFuture = Pin<Box<dyn Future<Output = Result<Served, ServeError>> + Send>>;
 
 /// Starts an in-process server with the given TLS.
 pub type ServeFn = Box<dyn FnOnce(ServingTls) -> ServeFuture + Send>;
@@ -108,7 +112,7 @@ impl Target {
     pub fn in_process<F, Fut>(description: impl Into<String>, serve: F) -> Target
     where
         F: FnOnce(ServingTls) -> Fut + Send + 'static,
-        Fut: Future<Output = Result<Served, String>> + Send + 'static,
+        Fut: Future<Output = Result<Served, ServeError>> + Send + 'static,
     {
         Target::InProcess { description: description.into(), serve: Box::new(move |tls| Box::pin(serve(tls))) }
     }
@@ -187,11 +191,26 @@ pub(crate) async fn start(
             let tls = generate_tls(webhooks, tls_dir, client_certificate)?;
             let serving =
                 ServingTls { cert_pem: tls.cert_pem.clone(), key_pem: tls.key_pem.clone(), ca_pem: tls.ca_pem.clone() };
-            let served = serve(serving).await.map_err(|e| StartFailure::NotReady(format!("{description}: {e}")))?;
+            let served =
+                serve(serving).await.map_err(|e| StartFailure::NotReady(format!("{description}: {}", chain(&*e))))?;
             let endpoint = local_endpoint(webhooks, served.addr, tls.ca_pem.as_bytes());
             Ok(RunningTarget::guarded(endpoint, description, Some(tls), served.guard))
         }
     }
+}
+
+/// An error and its sources, as one line.
+fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let more = s.to_string();
+        if !text.contains(&more) {
+            text.push_str(&format!(": {more}"));
+        }
+        source = s.source();
+    }
+    text
 }
 
 /// A target that is up and reachable.

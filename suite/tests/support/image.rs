@@ -15,6 +15,8 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use webhook_harness::lowlevel::ProcessError;
+
 pub const REPOSITORY: &str = "webhook-conformance-reference";
 const IMAGE_LABEL: &str = "webhook-conformance.test-image";
 const DEADLINE: Duration = Duration::from_secs(300);
@@ -77,8 +79,8 @@ fn build() -> Result<String, String> {
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("running docker import: {e}"))?;
-    let imported = wait(import, "docker import")?;
-    let tarred = wait(tar, "tar")?;
+    let imported = wait(import, "docker import").map_err(|e| e.to_string())?;
+    let tarred = wait(tar, "tar").map_err(|e| e.to_string())?;
     if !tarred.status.success() {
         return Err(format!("tar failed: {}", String::from_utf8_lossy(&tarred.stderr)));
     }
@@ -132,12 +134,12 @@ fn shared_libraries(bin: &Path) -> Result<Vec<PathBuf>, String> {
 }
 
 /// Wait for `child` with a deadline, collecting its output.
-fn wait(child: std::process::Child, what: &str) -> Result<std::process::Output, String> {
+fn wait(child: std::process::Child, what: &str) -> Result<std::process::Output, ProcessError> {
     webhook_harness::lowlevel::wait_with_deadline(child, DEADLINE, what)
 }
 
 /// `docker ARGS`: stdout, or why it failed (with the harness's deadline).
-pub fn docker(args: &[&str]) -> Result<String, String> {
+pub fn docker(args: &[&str]) -> Result<String, ProcessError> {
     webhook_harness::lowlevel::docker(args)
 }
 
