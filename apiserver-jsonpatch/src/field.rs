@@ -21,7 +21,9 @@ pub enum FieldForm {
 /// The bytes of the `patch` field and the form they were written in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PatchBytes {
+    /// The bytes.
     pub bytes: Vec<u8>,
+    /// How the field wrote them.
     pub form: FieldForm,
 }
 

@@ -49,6 +49,8 @@
 //! (`1.0` for a float one) and reads the result back with serde_json, so a float stays a float.
 //! For byte-exact input and output use [`apply_json`].
 
+#![warn(unreachable_pub)]
+
 mod apply;
 mod decode;
 mod error;

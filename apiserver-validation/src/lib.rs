@@ -10,6 +10,8 @@
 //!
 //! Only metadata is modelled: a kind's own validation (a pod's spec, …) is not.
 
+#![warn(unreachable_pub)]
+
 pub mod content;
 pub mod field;
 pub mod kinds;

@@ -109,9 +109,9 @@ fn main() {
             times.push(start.elapsed());
             verdict = findings
                 .iter()
-                .find(|f| f.outcome == Outcome::Fail)
-                .or_else(|| findings.iter().find(|f| f.outcome == Outcome::Warn))
-                .map(|f| format!("{} {:?}", f.rule, f.outcome))
+                .find(|f| f.outcome() == Outcome::Fail)
+                .or_else(|| findings.iter().find(|f| f.outcome() == Outcome::Warn))
+                .map(|f| format!("{} {:?}", f.rule, f.outcome()))
                 .unwrap_or_else(|| "PASS".into());
         }
         times.sort();

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 /// Something the suite could not do. Every variant is the caller's to fix (bad input, an unreachable
 /// target, a missing tool), so a CLI exits 2 on any of them ([`Error::EXIT_CODE`]).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The webhook configuration manifest cannot be used.
     #[error("{0}")]

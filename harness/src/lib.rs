@@ -50,7 +50,6 @@
 //! assert_eq!(report.verdict(), webhook_harness::Verdict::Pass);
 //! # Ok::<(), webhook_harness::Error>(())
 //! ```
-#![warn(missing_docs)]
 
 mod admission;
 pub mod auth;

@@ -19,6 +19,7 @@ use crate::targets::{self, ImageSpec, Resolve, RunningTarget, StartFailure, Targ
 
 /// A conformance run to be made: the webhooks of a manifest, the target that serves them, and what
 /// to check. Build it, then [`run`](Suite::run) it or [`assert_passes`](Suite::assert_passes).
+#[must_use = "a Suite does nothing until it is run or started"]
 pub struct Suite {
     manifest: Manifest,
     webhooks: Vec<WebhookSpec>,

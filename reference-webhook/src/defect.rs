@@ -8,7 +8,7 @@ macro_rules! defects {
         /// A deliberate protocol defect of the reference webhook.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum Defect {
-            $( $(#[$doc])* $variant, )*
+            $( #[doc = $desc] $(#[$doc])* $variant, )*
         }
 
         impl Defect {

@@ -2,6 +2,8 @@
 //! (`POST /validate`) webhook served over HTTPS (HTTP/1.1 and HTTP/2), plus [`Defect`] switches
 //! that each break exactly one promise of the webhook protocol.
 
+#![warn(unreachable_pub)]
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 

@@ -44,8 +44,11 @@ impl Endpoint {
 /// An HTTP answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reply {
+    /// The HTTP status.
     pub status: u16,
+    /// The Content-Type.
     pub content_type: &'static str,
+    /// The body.
     pub body: Vec<u8>,
 }
 

@@ -16,9 +16,11 @@ pub const WARNING: &str = "conformance.example/warn is set";
 /// What the validating webhook decides about one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verdict {
+    /// Whether the request is allowed.
     pub allowed: bool,
     /// Why, when denied.
     pub message: &'static str,
+    /// The warnings returned with the answer.
     pub warnings: Vec<String>,
 }
 

@@ -1,5 +1,8 @@
 //! The webhook over real HTTPS: in-process via `spawn`, and the binary.
 
+// These tests signal the processes they start (kill(2)).
+#![allow(unsafe_code)]
+
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -61,7 +61,10 @@ fn once(args: &[String], signal: i32) -> Result<(f64, Option<i32>), String> {
     }
     std::thread::sleep(Duration::from_secs(1));
     // SAFETY: signals the process this bench started, not yet reaped.
-    unsafe { libc::kill(pid as i32, signal) };
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::kill(pid as i32, signal)
+    };
     let signalled = Instant::now();
     let status = child.wait().map_err(|e| e.to_string())?;
     Ok((signalled.elapsed().as_secs_f64(), status.code()))

@@ -30,6 +30,7 @@ fn env(name: &str, default: usize) -> usize {
 /// User + system CPU time of the whole process so far.
 fn cpu_time() -> Duration {
     // SAFETY: getrusage only writes the struct it is given.
+    #[allow(unsafe_code)]
     let usage = unsafe {
         let mut usage: libc::rusage = std::mem::zeroed();
         libc::getrusage(libc::RUSAGE_SELF, &mut usage);

@@ -16,13 +16,18 @@ use crate::embedded;
 #[command(
     name = "webhook-conformance",
     version,
-    about = "Conformance suite for Kubernetes admission webhooks: plays the kube-apiserver against your webhook and tells you whether a cluster would accept its answers."
+    about = "Conformance suite for Kubernetes admission webhooks: plays the kube-apiserver against your webhook and tells you whether a cluster would accept its answers.",
+    long_about = None
 )]
+/// The command line: a subcommand, or the options of `run` (the default command).
 pub struct Cli {
+    /// The subcommand (`run` when none is given).
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// The options of a run without a subcommand.
     #[command(flatten)]
     pub run: RunArgs,
+    /// What makes the run fail, without a subcommand.
     #[command(flatten)]
     pub gate: GateArgs,
 }
@@ -35,6 +40,7 @@ impl Cli {
     }
 }
 
+/// The subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run the checks against a webhook (the default command).
@@ -51,6 +57,7 @@ pub enum Command {
     Merge(MergeArgs),
 }
 
+/// The options of a run: the webhooks, the target, what is sent, the outputs.
 #[derive(Args, Debug, Default, Clone)]
 pub struct RunArgs {
     /// The webhook's MutatingWebhookConfiguration/ValidatingWebhookConfiguration YAML.
@@ -158,6 +165,7 @@ pub struct RunArgs {
     /// Write the machine-readable report here.
     #[arg(long, value_name = "FILE")]
     pub report_json: Option<PathBuf>,
+    /// The other report files.
     #[command(flatten)]
     pub outputs: OutputArgs,
     /// With no target: run the bundled reference webhook with this defect (see `reference-webhook --list-defects`).
@@ -232,8 +240,10 @@ pub struct GateArgs {
 /// `webhook-conformance run`.
 #[derive(Args, Debug, Default, Clone)]
 pub struct RunCommand {
+    /// The options of the run.
     #[command(flatten)]
     pub run: RunArgs,
+    /// What makes the run fail.
     #[command(flatten)]
     pub gate: GateArgs,
 }
@@ -241,8 +251,10 @@ pub struct RunCommand {
 /// `webhook-conformance fuzz`: the run with a long budget, minimal failing requests saved.
 #[derive(Args, Debug, Clone)]
 pub struct FuzzArgs {
+    /// The options of the run.
     #[command(flatten)]
     pub run: RunArgs,
+    /// What makes the run fail.
     #[command(flatten)]
     pub gate: GateArgs,
     /// Where minimal failing requests are saved and replayed from first.
@@ -272,6 +284,7 @@ pub struct MergeArgs {
     /// Write the merged JSON report here.
     #[arg(long, value_name = "FILE")]
     pub report_json: Option<PathBuf>,
+    /// The other report files.
     #[command(flatten)]
     pub outputs: OutputArgs,
 }
@@ -279,19 +292,25 @@ pub struct MergeArgs {
 /// Generated cases per property in a `fuzz` campaign unless `--cases N` says otherwise.
 pub const FUZZ_CASES: u32 = 64;
 
+/// The options of `reference-webhook`.
 #[derive(Args, Debug)]
 pub struct ReferenceArgs {
+    /// The serving certificate (PEM).
     #[arg(long, env = "WEBHOOK_TLS_CERT", value_name = "FILE")]
     pub cert: Option<PathBuf>,
+    /// The serving certificate's key (PEM).
     #[arg(long, env = "WEBHOOK_TLS_KEY", value_name = "FILE")]
     pub key: Option<PathBuf>,
+    /// The port to listen on.
     #[arg(long, env = "WEBHOOK_PORT", default_value_t = 8443)]
     pub port: u16,
+    /// The address to listen on.
     #[arg(long, default_value = "127.0.0.1")]
     pub host: String,
     /// Require a client certificate signed by this CA (PEM) from every client.
     #[arg(long, value_name = "FILE")]
     pub client_ca: Option<PathBuf>,
+    /// Break the protocol this way (see --list-defects).
     #[arg(long, value_name = "NAME")]
     pub defect: Option<String>,
     /// Answer every request only after this many milliseconds (a slow webhook).

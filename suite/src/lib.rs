@@ -5,6 +5,8 @@
 //!
 //! Modules depend one way: `commands` → `args` → `embedded`.
 
+#![warn(unreachable_pub)]
+
 pub mod args;
 pub mod commands;
 pub mod embedded;

@@ -1,3 +1,5 @@
+//! `webhook-conformance`: the command line (`args.rs`) run by `commands/`.
+
 use std::time::Duration;
 
 use clap::Parser;

@@ -654,7 +654,10 @@ fn sigterm_during_a_run_stops_the_target() {
     let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
     assert!(!living_members(pid).is_empty(), "the target is running before the signal");
     // SAFETY: signals the CLI process we started.
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM)
+    };
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(143));
     let living = living_members(pid);

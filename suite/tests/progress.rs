@@ -27,9 +27,11 @@ fn a_terminal_gets_a_live_bar() {
     let (mut master, mut slave) = (0, 0);
     let size = libc::winsize { ws_row: 24, ws_col: 120, ws_xpixel: 0, ws_ypixel: 0 };
     // SAFETY: openpty writes two fresh descriptors into the integers given.
+    #[allow(unsafe_code)]
     let rc = unsafe { libc::openpty(&mut master, &mut slave, std::ptr::null_mut(), std::ptr::null(), &size) };
     assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
     // SAFETY: both descriptors were just opened and are owned here alone.
+    #[allow(unsafe_code)]
     let (mut terminal, slave) = unsafe { (std::fs::File::from_raw_fd(master), Stdio::from_raw_fd(slave)) };
     let mut child = fuzz(&["--duration", "3s"])
         .env("TERM", "xterm")

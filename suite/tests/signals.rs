@@ -8,6 +8,9 @@
 //! The tests with a container need a Docker engine and FAIL (with a message saying so) when none is
 //! reachable.
 
+// These tests signal the processes they start (kill(2)).
+#![allow(unsafe_code)]
+
 #[path = "support/image.rs"]
 #[allow(dead_code)]
 mod image_support;

@@ -46,6 +46,9 @@ pub struct RuleSummary<'a> {
     pub breaches: Vec<(&'a ExchangeRecord, &'a Finding)>,
 }
 
+/// One exchange rule's count of outcomes on one webhook's exchanges, and its breaches.
+type Tally<'a> = (BTreeMap<Outcome, usize>, Vec<(&'a ExchangeRecord, &'a Finding)>);
+
 impl From<Records> for Report {
     fn from(records: Records) -> Self {
         Report { records }
@@ -136,8 +139,7 @@ impl Report {
     /// the findings.
     pub fn summaries(&self) -> Vec<RuleSummary<'_>> {
         let r = &self.records;
-        let mut by: BTreeMap<(String, &str), (BTreeMap<Outcome, usize>, Vec<(&ExchangeRecord, &Finding)>)> =
-            BTreeMap::new();
+        let mut by: BTreeMap<(String, &str), Tally<'_>> = BTreeMap::new();
         for f in &r.findings {
             let Subject::Exchange { index } = f.subject else { continue };
             let Some(x) = r.exchanges.get(index) else { continue };

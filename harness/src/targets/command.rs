@@ -55,6 +55,7 @@ impl CommandTarget {
     fn kill_group(&mut self) {
         let pgid = self.child.id() as i32;
         // SAFETY: kill(2) with a negative pid signals the process group we created for the child.
+        #[allow(unsafe_code)]
         unsafe {
             libc::kill(-pgid, libc::SIGKILL);
         }
@@ -119,6 +120,7 @@ pub fn substitute(command: &str, tls: &TlsMaterial, host: &str, port: u16) -> St
 
 /// Why a started command did not become a usable target.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum StartError {
     #[error("the target command could not be started: {0}")]
     Spawn(String),
@@ -157,6 +159,7 @@ pub async fn start(
         .stderr(Stdio::piped())
         .process_group(0);
     // SAFETY: prctl is async-signal-safe; it asks the kernel to SIGKILL the child if we die.
+    #[allow(unsafe_code)]
     unsafe {
         cmd.pre_exec(|| {
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);

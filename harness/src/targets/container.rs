@@ -97,6 +97,7 @@ impl ImageSpec {
 
 /// Why an image did not become a usable target.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ContainerError {
     /// Docker or the image is not there, or the container could not be created: the suite cannot run.
     #[error("{0}")]
@@ -265,6 +266,7 @@ pub fn wait_with_deadline(
         Err(_) => {
             // SAFETY: the child has not been reaped (its waiter is still blocked on it), so the pid
             // is still ours.
+            #[allow(unsafe_code)]
             unsafe {
                 libc::kill(pid, libc::SIGKILL);
             }

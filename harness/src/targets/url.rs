@@ -29,6 +29,7 @@ pub struct Resolve {
 
 /// Why a `--resolve` entry does not parse.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ResolveError {
     /// Not three parts.
     #[error("expected HOST:PORT:ADDR, e.g. my-webhook.my-ns.svc:443:127.0.0.1 (or …:127.0.0.1:8443 for another port)")]

@@ -9,7 +9,7 @@ use crate::args::OutputArgs;
 
 /// Print an error of the suite's input and return its exit code (2). An interrupted run is no error
 /// of the input: the signal's handler says what happened and chooses the exit code.
-pub fn usage_error(command: &str, e: &Error) -> i32 {
+pub(crate) fn usage_error(command: &str, e: &Error) -> i32 {
     if matches!(e, Error::Interrupted) {
         return EXIT_USAGE;
     }
@@ -53,7 +53,7 @@ fn check_writable(path: &Path, option: &str) -> Result<(), Error> {
 
 /// Check, before a run starts, that every report file asked for can be written: `--report-json`,
 /// `--junit` (when the command has it), `--report-md`, `--sarif`.
-pub fn check_report_paths(json: Option<&Path>, junit: Option<&Path>, outputs: &OutputArgs) -> Result<(), Error> {
+pub(crate) fn check_report_paths(json: Option<&Path>, junit: Option<&Path>, outputs: &OutputArgs) -> Result<(), Error> {
     let paths = [
         (json, "--report-json"),
         (junit, "--junit"),
@@ -98,7 +98,13 @@ fn write_json_views(report: &JsonReport, json: Option<&Path>, outputs: &OutputAr
 }
 
 /// Print the text report and write the files asked for; the exit code of the verdict.
-pub fn emit(command: &str, report: &Report, json: Option<&Path>, junit: Option<&Path>, outputs: &OutputArgs) -> i32 {
+pub(crate) fn emit(
+    command: &str,
+    report: &Report,
+    json: Option<&Path>,
+    junit: Option<&Path>,
+    outputs: &OutputArgs,
+) -> i32 {
     print!("{}", report.render_text());
     if let Some(path) = junit {
         if let Err(e) = write(path, &report.to_junit(), "--junit") {
@@ -112,7 +118,7 @@ pub fn emit(command: &str, report: &Report, json: Option<&Path>, junit: Option<&
 }
 
 /// Print the summary of a merged report and write the files asked for; the exit code of its verdict.
-pub fn emit_merged(command: &str, report: &JsonReport, json: Option<&Path>, outputs: &OutputArgs) -> i32 {
+pub(crate) fn emit_merged(command: &str, report: &JsonReport, json: Option<&Path>, outputs: &OutputArgs) -> i32 {
     print!("{}", report.render_summary());
     if let Err(e) = write_json_views(report, json, outputs) {
         return usage_error(command, &e);

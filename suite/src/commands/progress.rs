@@ -10,22 +10,22 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use webhook_harness::Progress;
 
 /// How often a plain line is printed when stderr is not a terminal.
-pub const PLAIN_EVERY: Duration = Duration::from_secs(10);
+pub(crate) const PLAIN_EVERY: Duration = Duration::from_secs(10);
 
 /// A progress display that runs until [`finish`](Display::finish) (or drop).
-pub struct Display {
+pub(crate) struct Display {
     ticker: tokio::task::JoinHandle<()>,
     bar: Option<ProgressBar>,
 }
 
 /// True when progress is drawn live: stderr is a terminal that is not `TERM=dumb`.
-pub fn live() -> bool {
+pub(crate) fn live() -> bool {
     std::io::stderr().is_terminal() && std::env::var("TERM").map_or(true, |t| t != "dumb")
 }
 
 impl Display {
     /// Show `progress` under `label` (e.g. `fuzz`); a bar up to `until` when the run has a duration.
-    pub fn start(label: &'static str, progress: Arc<Progress>, until: Option<Duration>) -> Display {
+    pub(crate) fn start(label: &'static str, progress: Arc<Progress>, until: Option<Duration>) -> Display {
         if !live() {
             let ticker = tokio::spawn(async move {
                 let mut every = tokio::time::interval(PLAIN_EVERY);
@@ -73,7 +73,7 @@ impl Display {
     }
 
     /// Stop and clear the live display.
-    pub fn finish(self) {
+    pub(crate) fn finish(self) {
         self.ticker.abort();
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
