@@ -263,6 +263,16 @@ fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
+/// The top-level modules that the top-level module `name` (and its submodules) refer to.
+fn top_level_refs(modules: &[Module], name: &str) -> BTreeSet<String> {
+    modules
+        .iter()
+        .filter(|m| m.path.first().is_some_and(|p| p == name))
+        .flat_map(|m| m.refs.iter().filter_map(|r| r.first().cloned()))
+        .filter(|r| r != name)
+        .collect()
+}
+
 #[test]
 fn no_import_cycle_in_any_crate() {
     let mut problems = Vec::new();
@@ -279,14 +289,7 @@ fn the_flow_goes_from_target_to_report() {
     // The verdict types import nothing of the crate; the run never imports the report.
     let src = workspace().join("harness/src");
     let modules = modules(&src);
-    let refs_of = |name: &str| -> BTreeSet<String> {
-        modules
-            .iter()
-            .filter(|m| m.path.first().is_some_and(|p| p == name))
-            .flat_map(|m| m.refs.iter().filter_map(|r| r.first().cloned()))
-            .filter(|r| r != name)
-            .collect()
-    };
+    let refs_of = |name: &str| top_level_refs(&modules, name);
     assert!(refs_of("verdict").is_empty(), "verdict imports {:?}", refs_of("verdict"));
     assert!(refs_of("admission").is_empty(), "admission imports {:?}", refs_of("admission"));
     // The whole verdicts layer imports nothing above it.
@@ -297,6 +300,50 @@ fn the_flow_goes_from_target_to_report() {
     }
     for (lower, upper) in [("run", "report"), ("checks", "run"), ("exchange", "checks"), ("client", "requests")] {
         assert!(!refs_of(lower).contains(upper), "{lower} imports {upper}");
+    }
+}
+
+#[test]
+fn nothing_below_imports_what_is_above_it() {
+    // The layers of ARCHITECTURE.md's table, low to high.
+    let layers: [&[&str]; 12] = [
+        &["verdict", "error", "admission", "text", "diff", "cancel"],
+        &["config", "conditions", "auth", "tls", "kinds"],
+        &["client", "targets"],
+        &["requests"],
+        &["decoder"],
+        &["exchange"],
+        &["cases"],
+        &["checks"],
+        &["rules"],
+        &["run"],
+        &["report"],
+        &["suite"],
+    ];
+    let rank = |name: &str| layers.iter().position(|l| l.contains(&name));
+    let modules = modules(&workspace().join("harness/src"));
+    let mut problems = Vec::new();
+    for top in layers.iter().flat_map(|l| l.iter()) {
+        let own = rank(top).unwrap();
+        for r in top_level_refs(&modules, top) {
+            if rank(&r).is_some_and(|theirs| theirs > own) {
+                problems.push(format!("{top} imports {r}"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "a layer imports one above it:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn the_cli_depends_one_way() {
+    // `commands` → `args` → `embedded`, nothing back.
+    let src = workspace().join("suite/src");
+    let modules = modules(&src);
+    let refs_of = |name: &str| top_level_refs(&modules, name);
+    assert!(refs_of("commands").contains("args"), "{:?}", refs_of("commands"));
+    assert!(!refs_of("args").contains("commands"), "args imports commands");
+    for upper in ["args", "commands"] {
+        assert!(!refs_of("embedded").contains(upper), "embedded imports {upper}");
     }
 }
 

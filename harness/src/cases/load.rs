@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::admission::{GroupVersionResource, Operation, UserInfo};
-use crate::requests::{built_ins, targets_for, ApiResources, Resource, SubObject, Subresource};
+use crate::requests::{built_ins, selected_by_rules, ApiResources, Resource, SubObject, Subresource};
 
 pub use crate::error::CaseError;
 
@@ -447,7 +447,7 @@ fn resolve_named(group: &str, version: &str, plural: &str) -> Result<Resource, S
         resources: vec![plural.to_string()],
         scope: None,
     };
-    targets_for(&[rule], &api)
+    selected_by_rules(&[rule], &api)
         .into_iter()
         .map(|t| t.resource)
         .find(|r| r.plural == plural && r.group == group)

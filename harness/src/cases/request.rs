@@ -8,8 +8,8 @@ use crate::admission::{GroupVersionResource, Gvk, Operation};
 use crate::config::{WebhookKind, WebhookSpec};
 use crate::exchange::ExchangeRecord;
 use crate::requests::{
-    connect_options, created, default_user, fit_selectors, scale, stored, targets_for, AdmissionSpec, ApiResources,
-    RequestCase, Selectors, SubObject,
+    connect_options, created, default_user, fit_selectors, scale, selected_by_rules, stored, AdmissionSpec,
+    ApiResources, RequestCase, Selectors, SubObject,
 };
 
 /// The uid the registry gives a stored object in cases that do not give one.
@@ -73,7 +73,7 @@ pub fn webhooks_for<'a>(
         None => webhooks
             .iter()
             .filter(|w| {
-                targets_for(&w.rules, api).iter().any(|t| {
+                selected_by_rules(&w.rules, api).iter().any(|t| {
                     t.resource.group == case.resource.group
                         && t.resource.plural == case.resource.plural
                         && t.subresource.map(|s| s.name) == case.subresource.map(|s| s.name)

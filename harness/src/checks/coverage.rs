@@ -2,7 +2,7 @@
 
 use crate::conditions::Authorizer;
 use crate::config::WebhookSpec;
-use crate::requests::{targets_for, ApiResources};
+use crate::requests::{selected_by_rules, ApiResources};
 use crate::verdict::Check;
 
 /// The webhook's rules in one line: `CREATE,UPDATE pods,pods/status in ""/v1; …`.
@@ -40,7 +40,7 @@ pub fn requests_sent(webhook: &WebhookSpec, sent: u64) -> Check {
         .collect();
     let asks_unknown_authorizer = matches!(webhook.conditions.authorizer(), Authorizer::Unknown)
         && webhook.conditions.conditions().iter().any(|c| c.expression.contains("authorizer"));
-    let why = if targets_for(&webhook.rules, &ApiResources::built_in()).is_empty() {
+    let why = if selected_by_rules(&webhook.rules, &ApiResources::built_in()).is_empty() {
         "the apiserver sends no request for what its rules select (e.g. CONNECT on a resource without a connect subresource, or webhook and admission-policy configurations, which are never sent to webhooks)".to_string()
     } else if !unevaluable.is_empty() {
         format!(

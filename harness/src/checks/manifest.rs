@@ -16,7 +16,7 @@
 
 use serde_json::Value;
 
-use crate::conditions::{rejection, Decision, Outcome};
+use crate::conditions::{rejection, Dispatch, Outcome};
 use crate::config::{ConfigVersion, LabelSelector, WebhookSpec, NAMESPACE_NAME_LABEL};
 use crate::requests::{candidates, condition_outcomes};
 use crate::verdict::Check;
@@ -295,24 +295,24 @@ pub(crate) fn match_conditions_errors(w: &WebhookSpec) -> Check {
     }
     let planned = candidates(w);
     let total = planned.len();
-    let mut errored: Vec<(String, Decision, String)> = Vec::new();
+    let mut errored: Vec<(String, Dispatch, String)> = Vec::new();
     let mut unknown: Vec<(String, String)> = Vec::new();
     for (label, spec) in planned {
         match w.conditions.combine(&condition_outcomes(&w.conditions, &spec)) {
-            d @ Decision::Reject(_) => {
-                let Decision::Reject(errors) = &d else { unreachable!() };
+            d @ Dispatch::Reject(_) => {
+                let Dispatch::Reject(errors) = &d else { unreachable!() };
                 let says = rejection(&spec.resource, &spec.name, errors);
                 errored.push((label, d, says));
             }
-            d @ Decision::Ignore(_) => errored.push((label, d, String::new())),
-            Decision::Unknown(why) => {
+            d @ Dispatch::Ignore(_) => errored.push((label, d, String::new())),
+            Dispatch::Unknown(why) => {
                 for (name, reason) in why {
                     if !unknown.iter().any(|(n, _)| *n == name) {
                         unknown.push((name, reason));
                     }
                 }
             }
-            Decision::Call | Decision::Skip(_) => {}
+            Dispatch::Call | Dispatch::Skip(_) => {}
         }
     }
     let cannot = || unknown.iter().map(|(n, why)| format!("{n:?}: {why}")).collect::<Vec<_>>().join("; ");
@@ -323,7 +323,7 @@ pub(crate) fn match_conditions_errors(w: &WebhookSpec) -> Check {
         return Check::na(format!("the suite cannot evaluate every condition ({})", cannot()));
     };
     let errors = match decision {
-        Decision::Reject(e) | Decision::Ignore(e) => e,
+        Dispatch::Reject(e) | Dispatch::Ignore(e) => e,
         _ => unreachable!(),
     };
     let what: Vec<String> = errors.iter().map(|(n, e)| format!("{n:?}: {e}")).collect();

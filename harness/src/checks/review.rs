@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::{calling_error, invalid_response, Check, Exchange};
-use crate::decoder::{Gvk, TypeMeta};
+use crate::decoder::{SchemaGvk, TypeMeta};
 
 /// review.decode: every field has its Go type; apiVersion and kind are strings.
 pub fn decode(x: &Exchange) -> Check {
@@ -95,7 +95,7 @@ pub fn gvk_present(x: &Exchange) -> Check {
         format!("{detail}{case_note}"),
         invalid_response(
             &x.webhook.name,
-            &format!("expected webhook response of {want}, Kind=AdmissionReview, got {}", Gvk::of(&meta)),
+            &format!("expected webhook response of {want}, Kind=AdmissionReview, got {}", SchemaGvk::of(&meta)),
         ),
     )
 }

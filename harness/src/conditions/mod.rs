@@ -135,7 +135,7 @@ pub enum Outcome {
 
 /// Whether the apiserver calls the webhook for a request, by its matchConditions.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Decision {
+pub enum Dispatch {
     /// Every condition is true (or there are none): the webhook is called.
     Call,
     /// The named condition is false: the webhook is not called.
@@ -150,10 +150,10 @@ pub enum Decision {
     Unknown(Vec<(String, String)>),
 }
 
-impl Decision {
+impl Dispatch {
     /// True when the webhook is called.
     pub fn calls(&self) -> bool {
-        *self == Decision::Call
+        *self == Dispatch::Call
     }
 }
 
@@ -236,16 +236,16 @@ impl MatchConditions {
     }
 
     /// Whether the apiserver calls the webhook for `request`.
-    pub fn decide(&self, request: &AdmissionRequest) -> Decision {
+    pub fn decide(&self, request: &AdmissionRequest) -> Dispatch {
         if self.conditions.is_empty() {
-            return Decision::Call;
+            return Dispatch::Call;
         }
         self.combine(&self.evaluate(request))
     }
 
     /// The decision the outcomes of [`evaluate`](Self::evaluate) come to, as the apiserver's
     /// matcher reaches it.
-    pub fn combine(&self, outcomes: &[Outcome]) -> Decision {
+    pub fn combine(&self, outcomes: &[Outcome]) -> Dispatch {
         let named = |o: &Outcome| -> Option<String> {
             match o {
                 Outcome::Error(e) | Outcome::NotBool(e) => Some(e.clone()),
@@ -256,7 +256,7 @@ impl MatchConditions {
         let mut unknown = Vec::new();
         for (c, o) in self.conditions.iter().zip(outcomes) {
             match o {
-                Outcome::False => return Decision::Skip(c.name.clone()),
+                Outcome::False => return Dispatch::Skip(c.name.clone()),
                 Outcome::Unevaluable(why) => unknown.push((c.name.clone(), why.clone())),
                 _ => {
                     if let Some(e) = named(o) {
@@ -266,13 +266,13 @@ impl MatchConditions {
             }
         }
         if !unknown.is_empty() {
-            Decision::Unknown(unknown)
+            Dispatch::Unknown(unknown)
         } else if errors.is_empty() {
-            Decision::Call
+            Dispatch::Call
         } else if self.fail_closed {
-            Decision::Reject(errors)
+            Dispatch::Reject(errors)
         } else {
-            Decision::Ignore(errors)
+            Dispatch::Ignore(errors)
         }
     }
 

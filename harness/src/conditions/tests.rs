@@ -94,16 +94,16 @@ fn the_matcher_skips_on_any_false_and_follows_the_failure_policy_on_errors() {
     let r = pod();
     let false_wins =
         conditions(&[("errs", "oldObject.metadata.name == 'x'"), ("no", "request.userInfo.username == 'bob'")], None);
-    assert_eq!(false_wins.decide(&r), Decision::Skip("no".into()));
+    assert_eq!(false_wins.decide(&r), Dispatch::Skip("no".into()));
     let errs = [("yes", "true"), ("errs", "oldObject.metadata.name == 'x'")];
     match conditions(&errs, Some("Fail")).decide(&r) {
-        Decision::Reject(errors) => assert_eq!(errors[0].0, "errs"),
+        Dispatch::Reject(errors) => assert_eq!(errors[0].0, "errs"),
         other => panic!("{other:?}"),
     }
-    assert!(matches!(conditions(&errs, None).decide(&r), Decision::Reject(_)), "no failurePolicy is Fail");
-    assert!(matches!(conditions(&errs, Some("Ignore")).decide(&r), Decision::Ignore(_)));
-    assert_eq!(conditions(&[("yes", "true"), ("also", "object != null")], None).decide(&r), Decision::Call);
-    assert_eq!(conditions(&[], None).decide(&r), Decision::Call);
+    assert!(matches!(conditions(&errs, None).decide(&r), Dispatch::Reject(_)), "no failurePolicy is Fail");
+    assert!(matches!(conditions(&errs, Some("Ignore")).decide(&r), Dispatch::Ignore(_)));
+    assert_eq!(conditions(&[("yes", "true"), ("also", "object != null")], None).decide(&r), Dispatch::Call);
+    assert_eq!(conditions(&[], None).decide(&r), Dispatch::Call);
 }
 
 #[test]
@@ -117,13 +117,13 @@ fn what_the_interpreter_cannot_evaluate_is_unknown_never_true() {
     ] {
         let c = conditions(&[("c", expression)], None);
         match c.decide(&r) {
-            Decision::Unknown(why) => assert!(why[0].1.contains(says), "{expression}: {why:?}"),
+            Dispatch::Unknown(why) => assert!(why[0].1.contains(says), "{expression}: {why:?}"),
             other => panic!("{expression}: {other:?}"),
         }
     }
     // A false elsewhere still decides.
     let c = conditions(&[("c", "cel.bind(x, 1, x == 1)"), ("no", "false")], None);
-    assert_eq!(c.decide(&r), Decision::Skip("no".into()));
+    assert_eq!(c.decide(&r), Dispatch::Skip("no".into()));
 }
 
 #[test]
@@ -143,7 +143,7 @@ fn the_authorizer_is_answered_by_the_description_or_reported_unknown() {
     let breakglass = "authorizer.group('admissionregistration.k8s.io').resource('validatingwebhookconfigurations').name('my-webhook.example.com').check('breakglass').allowed()";
     let c = conditions(&[("not-breakglass", &format!("!{breakglass}"))], None);
     match c.decide(&r) {
-        Decision::Unknown(why) => assert!(why[0].1.contains("--authorizer"), "{why:?}"),
+        Dispatch::Unknown(why) => assert!(why[0].1.contains("--authorizer"), "{why:?}"),
         other => panic!("{other:?}"),
     }
     let policy = Policy::parse(
@@ -151,23 +151,23 @@ fn the_authorizer_is_answered_by_the_description_or_reported_unknown() {
     )
     .unwrap();
     let described = c.with_authorizer(Authorizer::Described(std::sync::Arc::new(policy)));
-    assert_eq!(described.decide(&r), Decision::Skip("not-breakglass".into()), "alice may break glass");
+    assert_eq!(described.decide(&r), Dispatch::Skip("not-breakglass".into()), "alice may break glass");
     let mut bob = r.clone();
     bob.user_info.username = "bob".into();
-    assert_eq!(described.decide(&bob), Decision::Call);
+    assert_eq!(described.decide(&bob), Dispatch::Call);
     // authorizer.requestResource is the request's own resource; serviceAccount() changes whom is asked.
     let own = conditions(&[("c", "authorizer.requestResource.check('create').allowed()")], None)
         .with_authorizer(described.authorizer().clone());
-    assert_eq!(own.decide(&r), Decision::Skip("c".into()), "alice may not create pods");
+    assert_eq!(own.decide(&r), Dispatch::Skip("c".into()), "alice may not create pods");
     let sa = conditions(
         &[("c", "authorizer.serviceAccount('kube-system', 'x').path('/healthz').check('get').allowed() == false")],
         None,
     )
     .with_authorizer(described.authorizer().clone());
-    assert_eq!(sa.decide(&r), Decision::Call);
+    assert_eq!(sa.decide(&r), Dispatch::Call);
     // Absorbed when the answer does not matter.
     let absorbed = conditions(&[("c", &format!("true || {breakglass}"))], None);
-    assert_eq!(absorbed.decide(&r), Decision::Call);
+    assert_eq!(absorbed.decide(&r), Dispatch::Call);
 }
 
 /// What the apiserver answers on create for a condition, if it refuses it.

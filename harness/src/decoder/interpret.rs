@@ -77,25 +77,25 @@ pub(crate) fn interpret(top: &[u8]) -> Result<TypeMeta, String> {
 
 /// A group, version and kind, printed as `schema.GroupVersionKind.String()` does.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Gvk {
+pub(crate) struct SchemaGvk {
     pub group: String,
     pub version: String,
     pub kind: String,
 }
 
-impl Gvk {
+impl SchemaGvk {
     /// `schema.ParseGroupVersion`: `""` and `"/"` are empty, no `/` is a version, one `/` separates
     /// group and version, more is an error.
-    pub fn parse(api_version: &str, kind: &str) -> Result<Gvk, String> {
+    pub fn parse(api_version: &str, kind: &str) -> Result<SchemaGvk, String> {
         let kind = kind.to_string();
         if api_version.is_empty() || api_version == "/" {
-            return Ok(Gvk { kind, ..Gvk::default() });
+            return Ok(SchemaGvk { kind, ..SchemaGvk::default() });
         }
         match api_version.matches('/').count() {
-            0 => Ok(Gvk { version: api_version.to_string(), kind, ..Gvk::default() }),
+            0 => Ok(SchemaGvk { version: api_version.to_string(), kind, ..SchemaGvk::default() }),
             1 => {
                 let (group, version) = api_version.split_once('/').unwrap_or_default();
-                Ok(Gvk { group: group.to_string(), version: version.to_string(), kind })
+                Ok(SchemaGvk { group: group.to_string(), version: version.to_string(), kind })
             }
             _ => Err(format!("unexpected GroupVersion string: {api_version}")),
         }
@@ -103,12 +103,13 @@ impl Gvk {
 
     /// `schema.FromAPIVersionAndKind`: what `VerifyAdmissionResponse` compares (an apiVersion that
     /// does not parse leaves group and version empty).
-    pub fn of(meta: &TypeMeta) -> Gvk {
-        Gvk::parse(&meta.api_version, &meta.kind).unwrap_or(Gvk { kind: meta.kind.clone(), ..Gvk::default() })
+    pub fn of(meta: &TypeMeta) -> SchemaGvk {
+        SchemaGvk::parse(&meta.api_version, &meta.kind)
+            .unwrap_or(SchemaGvk { kind: meta.kind.clone(), ..SchemaGvk::default() })
     }
 
     /// `gvkWithDefaults`: a missing kind, or group and version, come from the type decoded into.
-    pub fn with_defaults(mut self, sent: ReviewVersion) -> Gvk {
+    pub fn with_defaults(mut self, sent: ReviewVersion) -> SchemaGvk {
         if self.kind.is_empty() {
             self.kind = "AdmissionReview".into();
         }
@@ -137,7 +138,7 @@ impl Gvk {
     }
 }
 
-impl std::fmt::Display for Gvk {
+impl std::fmt::Display for SchemaGvk {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}/{}, Kind={}", self.group, self.version, self.kind)
     }

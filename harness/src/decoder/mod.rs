@@ -34,7 +34,7 @@ use apiserver_jsonpatch::{FieldError, FieldForm, PatchBytes};
 use serde_json::{Map, Value};
 
 use crate::admission::ReviewVersion;
-pub(crate) use interpret::{Gvk, TypeMeta};
+pub(crate) use interpret::{SchemaGvk, TypeMeta};
 pub(crate) use typed::TypeError;
 
 /// Which of the apiserver's serializers takes a body.
@@ -78,7 +78,7 @@ pub(crate) struct Decoded {
     /// apiserver's message: `unexpected GroupVersion string: …`, `no kind … is registered …`).
     pub selected: Result<ReviewVersion, String>,
     /// The group, version and kind after `gvkWithDefaults`, when apiVersion parsed.
-    pub gvk: Option<Gvk>,
+    pub gvk: Option<SchemaGvk>,
     /// The decoded AdmissionReview: the fields the decode set (case-sensitive, merged, null-aware).
     pub review: Map<String, Value>,
     /// The typed decode's errors in document order (the apiserver reports the first).
@@ -160,7 +160,7 @@ pub(crate) fn read_json(body: &[u8], sent: ReviewVersion) -> Result<Decoded, Rej
         }
     }
     let meta = interpreted.clone().unwrap_or_default();
-    let (gvk, selected) = match Gvk::parse(&meta.api_version, &meta.kind) {
+    let (gvk, selected) = match SchemaGvk::parse(&meta.api_version, &meta.kind) {
         Err(message) => (None, Err(message)),
         Ok(gvk) => {
             let gvk = gvk.with_defaults(sent);

@@ -247,13 +247,13 @@ fn interpret_errors_and_group_versions() {
     assert_eq!(decoded(br#"{"apiVersion":"a/b/c"}"#).selected, Err("unexpected GroupVersion string: a/b/c".into()));
     let d = decoded(br#"{"apiVersion":"v1","kind":"AdmissionReview"}"#);
     assert_eq!(d.selected, Err("no kind \"AdmissionReview\" is registered for version \"v1\" in scheme".into()));
-    assert_eq!(Gvk::of(&d.type_meta()).to_string(), "/v1, Kind=AdmissionReview");
+    assert_eq!(SchemaGvk::of(&d.type_meta()).to_string(), "/v1, Kind=AdmissionReview");
     let d = decoded(br#"{"apiVersion":"admission.k8s.io/v1"}"#);
     assert_eq!(d.selected, Ok(V1));
-    assert_eq!(Gvk::of(&d.type_meta()).to_string(), "admission.k8s.io/v1, Kind=");
+    assert_eq!(SchemaGvk::of(&d.type_meta()).to_string(), "admission.k8s.io/v1, Kind=");
     let d = decoded(b"{}");
     assert_eq!(d.selected, Ok(V1));
-    assert_eq!(Gvk::of(&d.type_meta()).to_string(), "/, Kind=");
+    assert_eq!(SchemaGvk::of(&d.type_meta()).to_string(), "/, Kind=");
     let d = decoded("{\"kind\":\"Admission\u{fffd}Review\"}".as_bytes());
     assert!(d.selected.unwrap_err().starts_with("no kind \"Admission\u{fffd}Review\""));
 }

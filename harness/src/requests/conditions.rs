@@ -13,13 +13,13 @@ use serde_json::{Map, Value};
 use super::fit::{fit, labels_are_free, Selectors};
 use super::review::{admission_review, AdmissionSpec};
 use crate::admission::{ReviewVersion, UserInfo};
-use crate::conditions::{Authorizer, Decision, MatchConditions, Outcome};
+use crate::conditions::{Authorizer, Dispatch, MatchConditions, Outcome};
 use crate::config::WebhookSpec;
 
 /// The decision of `conditions` on `spec` as it stands.
-fn decide(conditions: &MatchConditions, spec: &AdmissionSpec) -> Decision {
+fn decide(conditions: &MatchConditions, spec: &AdmissionSpec) -> Dispatch {
     if conditions.is_empty() {
-        return Decision::Call;
+        return Dispatch::Call;
     }
     conditions.decide(&admission_review(ReviewVersion::V1, spec, "").request)
 }
@@ -281,11 +281,11 @@ pub fn tally(webhook: &WebhookSpec, planned: Vec<AdmissionSpec>) -> Tally {
     let mut t = Tally { planned: planned.len(), ..Tally::default() };
     for mut spec in planned {
         match decide(&webhook.conditions, &spec) {
-            Decision::Call => t.as_built += 1,
+            Dispatch::Call => t.as_built += 1,
             _ if steer(&webhook.conditions, &selectors, &mut spec) => t.steered += 1,
-            Decision::Skip(_) => t.skipped += 1,
-            Decision::Reject(_) | Decision::Ignore(_) => t.errored += 1,
-            Decision::Unknown(_) => t.unknown += 1,
+            Dispatch::Skip(_) => t.skipped += 1,
+            Dispatch::Reject(_) | Dispatch::Ignore(_) => t.errored += 1,
+            Dispatch::Unknown(_) => t.unknown += 1,
         }
     }
     t
@@ -296,12 +296,12 @@ mod tests {
     use super::*;
     use crate::admission::Operation;
     use crate::config::WebhookKind;
-    use crate::requests::{admission_spec, built_ins, Target, Variant};
+    use crate::requests::{admission_spec, built_ins, Selected, Variant};
     use serde_json::json;
 
     fn pod(op: Operation, variant: Variant) -> AdmissionSpec {
         let resource = built_ins().iter().find(|r| r.plural == "pods").unwrap().clone();
-        let target = Target { resource, subresource: None, operation: op, named: true, converted_from: None };
+        let target = Selected { resource, subresource: None, operation: op, named: true, converted_from: None };
         admission_spec(&target, variant, WebhookKind::Validating)
     }
 

@@ -124,13 +124,13 @@ mod tests {
     use super::*;
     use crate::admission::Operation;
     use crate::config::WebhookKind;
-    use crate::requests::{admission_spec, built_ins, SubObject, Target, Variant};
+    use crate::requests::{admission_spec, built_ins, Selected, SubObject, Variant};
     use serde_json::json;
 
-    fn target(plural: &str, sub: Option<&str>, op: Operation) -> Target {
+    fn target(plural: &str, sub: Option<&str>, op: Operation) -> Selected {
         let resource = built_ins().iter().find(|r| r.plural == plural).unwrap().clone();
         let subresource = sub.map(|s| *resource.subresources.iter().find(|x| x.name == s).unwrap());
-        Target { resource, subresource, operation: op, named: true, converted_from: None }
+        Selected { resource, subresource, operation: op, named: true, converted_from: None }
     }
 
     fn selectors(object: Value, namespace: Value) -> Selectors {

@@ -23,7 +23,7 @@ use super::objects::{conform, new_object, varied_object, Variant};
 use super::one_of::{one_of, weighted};
 use super::owned::{self, Maker};
 use super::plan::admission_spec_from;
-use super::resources::{targets, ApiResources, Origin, Target};
+use super::resources::{selected, ApiResources, Origin, Selected};
 use super::review::default_user;
 use super::strings::{chars, printable_ranges};
 use crate::admission::{Operation, ReviewVersion, UserInfo};
@@ -52,7 +52,7 @@ impl Scope {
         }
     }
 
-    fn admits(self, t: &Target) -> bool {
+    fn admits(self, t: &Selected) -> bool {
         match self {
             Scope::All => true,
             Scope::WithObject => matches!(t.operation, Operation::Create | Operation::Update),
@@ -440,7 +440,7 @@ fn build_from(
     kind: WebhookKind,
     selectors: &Selectors,
     conditions: &MatchConditions,
-    target: &Target,
+    target: &Selected,
     mut fresh: Value,
     shape: &Shape,
     version: ReviewVersion,
@@ -599,7 +599,7 @@ fn recipe(webhook: &WebhookSpec, scope: Scope, api: &ApiResources) -> Option<Rec
     let conditions = webhook.conditions.clone();
     // Targets no object can reach through the selectors (e.g. /scale under a label-requiring
     // objectSelector) or the matchConditions are left out.
-    let targets: Vec<Target> = targets(webhook, api)
+    let targets: Vec<Selected> = selected(webhook, api)
         .into_iter()
         .filter(|t| scope.admits(t))
         .filter(|t| {
@@ -621,7 +621,7 @@ fn recipe(webhook: &WebhookSpec, scope: Scope, api: &ApiResources) -> Option<Rec
     // The bare and the full (labelled) fixture of each target, built once: `new_object` builds
     // them through their typed k8s-openapi struct or their CRD's schema, which does not depend on
     // the draw.
-    let fixtures: Vec<(Target, [Value; 2])> = targets
+    let fixtures: Vec<(Selected, [Value; 2])> = targets
         .into_iter()
         .map(|t| {
             let bare = new_object(&t.resource, Variant::Bare, GENERATED_NAME);

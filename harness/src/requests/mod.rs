@@ -29,8 +29,8 @@ pub use objects::{connect_options, created, scale, stored, NAMESPACE};
 pub use plan::admission_spec;
 pub use plan::{candidates, plan, plan_in};
 #[cfg(test)]
-pub use resources::Target;
-pub use resources::{built_ins, targets, targets_for, ApiResources, Origin, Resource, SubObject, Subresource};
+pub use resources::Selected;
+pub use resources::{built_ins, selected, selected_by_rules, ApiResources, Origin, Resource, SubObject, Subresource};
 #[cfg(test)]
 pub use review::admission_review;
 pub use review::{default_user, AdmissionSpec};

@@ -15,7 +15,7 @@ use super::fit::{fit, Selectors};
 use super::managed_fields;
 use super::objects::{self, Variant, NAMESPACE};
 use super::owned::{self, Maker};
-use super::resources::{targets, ApiResources, SubObject, Target};
+use super::resources::{selected, ApiResources, Selected, SubObject};
 use super::review::{default_user, AdmissionSpec, Deletion};
 use crate::admission::{GroupVersionResource, Gvk, Operation};
 use crate::conditions::MatchConditions;
@@ -25,7 +25,7 @@ use crate::config::{WebhookKind, WebhookSpec};
 const STORED_UID: &str = "5d3e1c9a-6a8f-4c0e-9a6e-0000000000aa";
 
 /// The variants that mean something for a target.
-pub fn variants_for(target: &Target) -> &'static [Variant] {
+pub fn variants_for(target: &Selected) -> &'static [Variant] {
     if target.resource.review {
         return &[Variant::Bare];
     }
@@ -37,7 +37,7 @@ pub fn variants_for(target: &Target) -> &'static [Variant] {
 }
 
 /// The AdmissionSpec for one target and variant, as a webhook of `kind` would receive it.
-pub fn admission_spec(target: &Target, variant: Variant, kind: WebhookKind) -> AdmissionSpec {
+pub fn admission_spec(target: &Selected, variant: Variant, kind: WebhookKind) -> AdmissionSpec {
     let name = format!("demo-{}", variant.as_str());
     let fresh = objects::new_object(&target.resource, variant, &name);
     let mut spec = admission_spec_from(target, fresh, &name, kind);
@@ -56,7 +56,7 @@ pub fn admission_spec(target: &Target, variant: Variant, kind: WebhookKind) -> A
 
 /// The AdmissionSpec for one target built around `fresh`, the object as a client sends it on CREATE
 /// (named `name`): the stored, updated and deleted forms are derived from it as the apiserver would.
-pub fn admission_spec_from(target: &Target, fresh: Value, name: &str, kind: WebhookKind) -> AdmissionSpec {
+pub fn admission_spec_from(target: &Selected, fresh: Value, name: &str, kind: WebhookKind) -> AdmissionSpec {
     let resource = &target.resource;
     // Reviews are never stored and carry no name.
     let name = if resource.review { String::new() } else { name.to_string() };
@@ -132,8 +132,8 @@ pub fn plan_in(webhook: &WebhookSpec, api: &ApiResources) -> Vec<RequestCase> {
     let mut wildcard_index = 0usize;
     let mut wildcard_ops_seen = Vec::new();
     // The first CREATE of a stored object a rule names, and of a ConfigMap: sent at the limits.
-    let mut limit_targets: Vec<(Target, Limit)> = Vec::new();
-    for target in targets(webhook, api) {
+    let mut limit_targets: Vec<(Selected, Limit)> = Vec::new();
+    for target in selected(webhook, api) {
         let plain_create = target.named
             && target.converted_from.is_none()
             && target.subresource.is_none()
@@ -251,7 +251,7 @@ impl Limit {
 /// other operations). On CREATE a controller that sends a `generateName` sends no name: the request
 /// carries none, and the object none before mutating admission (the registry generates it in
 /// `rest.BeforeCreate`, which runs between mutating and validating admission).
-fn controller_made(target: &Target, maker: Maker, kind: WebhookKind) -> Option<AdmissionSpec> {
+fn controller_made(target: &Selected, maker: Maker, kind: WebhookKind) -> Option<AdmissionSpec> {
     if !matches!(target.operation, Operation::Create | Operation::Update | Operation::Delete) {
         return None;
     }
@@ -444,7 +444,7 @@ mod tests {
         let m = reference();
         let all = everything(&m.webhooks[0]);
         let cases = plan(&all);
-        let targets = targets(&all, &ApiResources::built_in());
+        let targets = selected(&all, &ApiResources::built_in());
         assert!(cases.len() < targets.len() + 8, "{} requests for {} targets", cases.len(), targets.len());
         for variant in Variant::ALL {
             assert!(cases.iter().any(|c| c.label.ends_with(&format!("({})", variant.as_str()))), "{variant:?}");

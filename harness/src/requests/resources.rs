@@ -259,7 +259,7 @@ impl ApiResources {
 
 /// One (resource, subresource, operation) the apiserver would send to a webhook with these rules.
 #[derive(Clone, Debug)]
-pub struct Target {
+pub struct Selected {
     pub resource: Resource,
     pub subresource: Option<Subresource>,
     pub operation: Operation,
@@ -270,7 +270,7 @@ pub struct Target {
     pub converted_from: Option<Resource>,
 }
 
-impl Target {
+impl Selected {
     /// `CREATE pods`, `UPDATE deployments/scale`, `CREATE resourceclaims (from v1beta1)`.
     pub fn describe(&self) -> String {
         let what = match self.subresource {
@@ -352,7 +352,7 @@ fn guessed_resource(group: &str, version: &str, plural: &str, namespaced: bool) 
     }
 }
 
-fn same_target(a: &Target, b: &Target) -> bool {
+fn same_target(a: &Selected, b: &Selected) -> bool {
     a.resource.group == b.resource.group
         && a.resource.version == b.resource.version
         && a.resource.plural == b.resource.plural
@@ -363,8 +363,8 @@ fn same_target(a: &Target, b: &Target) -> bool {
 }
 
 /// Every target these rules select exactly, without duplicates, in a stable order.
-pub fn targets_for(rules: &[RuleWithOperations], api: &ApiResources) -> Vec<Target> {
-    let mut out: Vec<Target> = Vec::new();
+pub fn selected_by_rules(rules: &[RuleWithOperations], api: &ApiResources) -> Vec<Selected> {
+    let mut out: Vec<Selected> = Vec::new();
     for rule in rules {
         let ops = operations_of(rule);
         let mut candidates: Vec<Resource> = api
@@ -396,13 +396,13 @@ pub fn targets_for(rules: &[RuleWithOperations], api: &ApiResources) -> Vec<Targ
             }
             for entry in &rule.resources {
                 let named = !entry.starts_with('*');
-                let mut push = |t: Target| match out.iter_mut().find(|o| same_target(o, &t)) {
+                let mut push = |t: Selected| match out.iter_mut().find(|o| same_target(o, &t)) {
                     Some(existing) => existing.named |= t.named,
                     None => out.push(t),
                 };
                 if resource_entry_matches(entry, &resource.plural, None) {
                     for &op in ops.iter().filter(|op| resource.operations.contains(op)) {
-                        push(Target {
+                        push(Selected {
                             resource: resource.clone(),
                             subresource: None,
                             operation: op,
@@ -414,7 +414,7 @@ pub fn targets_for(rules: &[RuleWithOperations], api: &ApiResources) -> Vec<Targ
                 for sub in &resource.subresources {
                     if resource_entry_matches(entry, &resource.plural, Some(sub.name)) {
                         for &op in sub.operations.iter().filter(|op| ops.contains(op)) {
-                            push(Target {
+                            push(Selected {
                                 resource: resource.clone(),
                                 subresource: Some(*sub),
                                 operation: op,
@@ -434,8 +434,8 @@ pub fn targets_for(rules: &[RuleWithOperations], api: &ApiResources) -> Vec<Targ
 /// `matchPolicy: Equivalent` (the default) requests made in an equivalent resource its rules do not
 /// select, converted to one they do (`generic/webhook.go` ShouldCallHook: the first rule-matching
 /// equivalent of the request's resource).
-pub fn targets(webhook: &WebhookSpec, api: &ApiResources) -> Vec<Target> {
-    let mut out = targets_for(&webhook.rules, api);
+pub fn selected(webhook: &WebhookSpec, api: &ApiResources) -> Vec<Selected> {
+    let mut out = selected_by_rules(&webhook.rules, api);
     if webhook.match_policy.as_deref() == Some("Exact") {
         return out;
     }
@@ -452,7 +452,7 @@ pub fn targets(webhook: &WebhookSpec, api: &ApiResources) -> Vec<Target> {
             if selected || converted {
                 continue;
             }
-            out.push(Target { converted_from: Some(other.clone()), named: t.named, ..t.clone() });
+            out.push(Selected { converted_from: Some(other.clone()), named: t.named, ..t.clone() });
         }
     }
     out
@@ -472,8 +472,8 @@ mod tests {
         }
     }
 
-    fn names(ts: &[Target]) -> Vec<String> {
-        ts.iter().map(Target::describe).collect()
+    fn names(ts: &[Selected]) -> Vec<String> {
+        ts.iter().map(Selected::describe).collect()
     }
 
     fn api() -> ApiResources {
@@ -482,27 +482,27 @@ mod tests {
 
     #[test]
     fn plain_resource_excludes_subresources_and_connect() {
-        let ts = targets_for(&[rule(&[""], &["pods"], &["*"], None)], &api());
+        let ts = selected_by_rules(&[rule(&[""], &["pods"], &["*"], None)], &api());
         assert_eq!(names(&ts), vec!["CREATE pods", "UPDATE pods", "DELETE pods"]);
         assert!(ts.iter().all(|t| t.named));
     }
 
     #[test]
     fn subresource_entries() {
-        let ts = targets_for(&[rule(&[""], &["pods/exec", "pods/status"], &["*"], None)], &api());
+        let ts = selected_by_rules(&[rule(&[""], &["pods/exec", "pods/status"], &["*"], None)], &api());
         assert_eq!(names(&ts), vec!["CONNECT pods/exec", "UPDATE pods/status"]);
-        let ts = targets_for(&[rule(&["apps"], &["*/scale"], &["UPDATE"], None)], &api());
+        let ts = selected_by_rules(&[rule(&["apps"], &["*/scale"], &["UPDATE"], None)], &api());
         assert_eq!(
             names(&ts),
             vec!["UPDATE deployments/scale", "UPDATE replicasets/scale", "UPDATE statefulsets/scale"]
         );
-        let ts = targets_for(&[rule(&[""], &["pods/*"], &["CONNECT"], None)], &api());
+        let ts = selected_by_rules(&[rule(&[""], &["pods/*"], &["CONNECT"], None)], &api());
         assert!(ts.iter().all(|t| t.subresource.is_some()), "pods admits no CONNECT itself");
         assert_eq!(
             names(&ts),
             vec!["CONNECT pods/exec", "CONNECT pods/attach", "CONNECT pods/portforward", "CONNECT pods/proxy"]
         );
-        let ts = targets_for(&[rule(&["*"], &["*/scale"], &["*"], None)], &api());
+        let ts = selected_by_rules(&[rule(&["*"], &["*/scale"], &["*"], None)], &api());
         assert_eq!(
             names(&ts),
             vec![
@@ -514,23 +514,23 @@ mod tests {
         );
         // `pods/*` also selects pods itself: `*` matches the empty subresource too
         // (predicates/rules/rules.go Matcher.resource, splitResource).
-        let ts = targets_for(&[rule(&[""], &["pods/*"], &["CREATE"], None)], &api());
+        let ts = selected_by_rules(&[rule(&[""], &["pods/*"], &["CREATE"], None)], &api());
         assert_eq!(names(&ts), vec!["CREATE pods", "CREATE pods/binding", "CREATE pods/eviction"]);
         assert_eq!(ts[2].subresource.unwrap().object, SubObject::Created("policy", "v1", "Eviction"));
     }
 
     #[test]
     fn scope_filters_cluster_and_namespaced() {
-        let ts = targets_for(&[rule(&[""], &["*"], &["CREATE"], Some("Cluster"))], &api());
+        let ts = selected_by_rules(&[rule(&[""], &["*"], &["CREATE"], Some("Cluster"))], &api());
         assert_eq!(names(&ts), vec!["CREATE namespaces", "CREATE nodes", "CREATE persistentvolumes"]);
         assert!(ts.iter().all(|t| !t.named));
-        let ts = targets_for(&[rule(&[""], &["namespaces", "pods"], &["CREATE"], Some("Namespaced"))], &api());
+        let ts = selected_by_rules(&[rule(&[""], &["namespaces", "pods"], &["CREATE"], Some("Namespaced"))], &api());
         assert_eq!(names(&ts), vec!["CREATE pods"]);
     }
 
     #[test]
     fn every_resource_of_every_group_under_a_wildcard_and_no_webhook_configuration() {
-        let ts = targets_for(&[rule(&["*"], &["*", "*/*"], &["*"], None)], &api());
+        let ts = selected_by_rules(&[rule(&["*"], &["*", "*/*"], &["*"], None)], &api());
         for kind in RESOURCES {
             let sent = ts.iter().any(|t| {
                 t.resource.group == kind.group && t.resource.version == kind.version && t.resource.plural == kind.plural
@@ -540,7 +540,7 @@ mod tests {
         assert!(ts.iter().all(|t| t.resource.group != "admissionregistration.k8s.io"), "all exempt in 1.36");
         let reviews: Vec<_> = ts.iter().filter(|t| t.resource.review).map(|t| t.operation).collect();
         assert!(!reviews.is_empty() && reviews.iter().all(|o| *o == Create), "reviews are CREATE only");
-        let named = targets_for(
+        let named = selected_by_rules(
             &[rule(&["admissionregistration.k8s.io"], &["validatingwebhookconfigurations"], &["*"], None)],
             &api(),
         );
@@ -600,7 +600,7 @@ mod tests {
 
     #[test]
     fn guessed_custom_resources_from_unknown_groups() {
-        let ts = targets_for(&[rule(&["example.com"], &["widgets", "policies"], &["CREATE"], None)], &api());
+        let ts = selected_by_rules(&[rule(&["example.com"], &["widgets", "policies"], &["CREATE"], None)], &api());
         assert_eq!(ts.len(), 2);
         assert_eq!(ts[0].resource.kind, "Widget");
         assert_eq!(ts[1].resource.kind, "Policy");
@@ -628,7 +628,7 @@ spec:
         let api = ApiResources::with_crds(&crds);
         let mut r = rule(&["example.com"], &["policies", "policies/scale", "policies/status"], &["*"], None);
         r.api_versions = vec!["v1".into()];
-        let ts = targets_for(std::slice::from_ref(&r), &api);
+        let ts = selected_by_rules(std::slice::from_ref(&r), &api);
         assert_eq!(names(&ts), vec!["CREATE policies", "UPDATE policies", "DELETE policies", "UPDATE policies/scale"]);
         assert_eq!(ts[0].resource.kind, "NetworkRule");
         assert!(!ts[0].resource.namespaced);
@@ -638,14 +638,14 @@ spec:
             .webhooks[0]
             .clone();
         webhook.rules = vec![r];
-        let all = targets(&webhook, &api);
-        let converted: Vec<_> = all.iter().filter(|t| t.converted_from.is_some()).map(Target::describe).collect();
+        let all = selected(&webhook, &api);
+        let converted: Vec<_> = all.iter().filter(|t| t.converted_from.is_some()).map(Selected::describe).collect();
         assert_eq!(
             converted,
             vec!["CREATE policies (from v2)", "UPDATE policies (from v2)", "DELETE policies (from v2)"]
         );
         webhook.match_policy = Some("Exact".into());
-        assert!(targets(&webhook, &api).iter().all(|t| t.converted_from.is_none()));
+        assert!(selected(&webhook, &api).iter().all(|t| t.converted_from.is_none()));
     }
 
     #[test]
@@ -658,7 +658,7 @@ spec:
         let mut r = rule(&["autoscaling", ""], &["horizontalpodautoscalers", "events"], &["CREATE"], None);
         r.api_versions = vec!["v2".into(), "v1".into()];
         webhook.rules = vec![r];
-        let ts = targets(&webhook, &api);
+        let ts = selected(&webhook, &api);
         // autoscaling/v1 and /v2 are both selected: nothing converted; events.k8s.io events are.
         assert_eq!(
             names(&ts),

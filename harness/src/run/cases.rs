@@ -12,7 +12,7 @@ use super::send::exchange;
 use crate::cases::{request_case, selected_by, snapshot, webhooks_for, Case, CaseRun, Decision, Golden, GoldenMode};
 use crate::checks::case::check_expectations;
 use crate::client::{Client, Transport};
-use crate::conditions::{rejection, Decision as Matched};
+use crate::conditions::{rejection, Dispatch};
 use crate::config::{WebhookKind, WebhookSpec};
 use crate::exchange::ExchangeRecord;
 use crate::rules::{judge as judge_rule, known, CASE_EXPECTATION as EXPECTATION, GOLDEN_UNCHANGED as GOLDEN};
@@ -68,14 +68,14 @@ pub async fn run_case(client: &Client, case: &Case, webhooks: &[&WebhookSpec]) -
         // Nor one whose matchConditions do not all hold; errors under failurePolicy Fail reject the
         // request without calling it.
         match webhook.conditions.decide(&request.review.request) {
-            Matched::Call => {}
-            Matched::Reject(errors) => {
+            Dispatch::Call => {}
+            Dispatch::Reject(errors) => {
                 let r = &request.review.request;
                 let says = rejection(&r.resource, r.name.as_deref().unwrap_or_default(), &errors);
                 decision = Decision::Denied(webhook.name.clone(), says);
                 break;
             }
-            Matched::Skip(_) | Matched::Ignore(_) | Matched::Unknown(_) => continue,
+            Dispatch::Skip(_) | Dispatch::Ignore(_) | Dispatch::Unknown(_) => continue,
         }
         let record = exchange(client, Arc::new((*webhook).clone()), request).await;
         if let (false, Transport::Failed(f)) = (record.sent(), &record.transport) {

@@ -42,7 +42,7 @@ use crate::conditions::Authorizer;
 use crate::config::WebhookSpec;
 use crate::error::Error;
 use crate::exchange::ExchangeRecord;
-use crate::requests::{candidates, plan_in, tally_conditions, targets, ApiResources, Origin};
+use crate::requests::{candidates, plan_in, selected, tally_conditions, ApiResources, Origin};
 use crate::rules::{judge, known, Judges, CATALOG, TARGET_READY};
 use crate::targets::RunningTarget;
 use crate::verdict::{Check, Finding, Outcome, Softened, Subject};
@@ -281,7 +281,7 @@ fn crd_shapes(webhooks: &[WebhookSpec], api: &ApiResources) -> Vec<String> {
     let mut notes = Vec::new();
     for w in webhooks {
         let mut described: Vec<String> = Vec::new();
-        for t in targets(w, api) {
+        for t in selected(w, api) {
             let r = &t.resource;
             let Origin::Crd(schema) = &r.origin else { continue };
             let name = format!("{}/{} {}", r.group, r.version, r.plural);
@@ -306,7 +306,7 @@ fn guessed_shapes(webhooks: &[WebhookSpec], api: &ApiResources) -> Vec<String> {
     let mut notes = Vec::new();
     for w in webhooks {
         let mut guessed: Vec<String> = Vec::new();
-        for t in targets(w, api) {
+        for t in selected(w, api) {
             let r = &t.resource;
             let name = format!("{}/{} {}", r.group, r.version, r.plural);
             if matches!(r.origin, Origin::Guessed) && !guessed.contains(&name) {
