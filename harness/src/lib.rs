@@ -86,7 +86,7 @@ pub use report::{JsonReport, Report, RuleSummary, SARIF_SCHEMA};
 pub use rules::{Rule, RuleKind};
 pub use run::DEFAULT_CASES;
 pub use run::{
-    Budget, CaseRecord, Failure, Progress, PropertyRecord, Records, ReplayAuth, Shard, TargetRecord, Unsent,
+    Budget, CaseRecord, Failure, Progress, PropertyRecord, Records, ReplayAuth, Shard, ShardError, TargetRecord, Unsent,
 };
 pub use suite::{Session, Suite};
 pub use targets::{ImageSpec, Resolve, ResolveError, ServeError, Served, ServingTls, Target, RUN_LABEL};

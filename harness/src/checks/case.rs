@@ -1,9 +1,10 @@
 //! The check of `case.expectation`: a case's outcome against its `expect:`.
 
 use crate::cases::{Case, CaseRun, Decision};
+use crate::verdict::Check;
 
-/// The case's `expect:` held against what happened: `Ok(())` or every breach, one per line.
-pub fn check_expectations(case: &Case, run: &CaseRun) -> Result<(), String> {
+/// The case's `expect:` held against what happened: a pass, or every breach, one per line.
+pub fn check_expectations(case: &Case, run: &CaseRun) -> Check {
     let e = &case.expect;
     let mut breaches = Vec::new();
     if let Some(allowed) = e.allowed {
@@ -51,8 +52,8 @@ pub fn check_expectations(case: &Case, run: &CaseRun) -> Result<(), String> {
         }
     }
     if breaches.is_empty() {
-        Ok(())
+        Check::Pass
     } else {
-        Err(breaches.join("\n"))
+        Check::violated_plain(breaches.join("\n"))
     }
 }

@@ -75,11 +75,19 @@ impl fmt::Display for Shard {
     }
 }
 
-impl FromStr for Shard {
-    type Err = String;
+/// A shard that is not `I/N` with 1 <= I <= N.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{given:?}: expected I/N with 1 <= I <= N, e.g. 2/4")]
+pub struct ShardError {
+    /// What was given.
+    pub given: String,
+}
 
-    fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = || format!("{s:?}: expected I/N with 1 <= I <= N, e.g. 2/4");
+impl FromStr for Shard {
+    type Err = ShardError;
+
+    fn from_str(s: &str) -> Result<Shard, ShardError> {
+        let bad = || ShardError { given: s.to_string() };
         let (i, n) = s.trim().split_once('/').ok_or_else(bad)?;
         let index: u32 = i.trim().parse().map_err(|_| bad())?;
         let count: u32 = n.trim().parse().map_err(|_| bad())?;
