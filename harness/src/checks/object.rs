@@ -284,4 +284,20 @@ mod tests {
             "{check:?}"
         );
     }
+
+    #[test]
+    fn the_kinds_whose_spec_is_not_validated_are_named_for_a_mutating_webhook_only() {
+        let text = "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: c}\nwebhooks:\n  - name: a.example.com\n    admissionReviewVersions: [v1]\n    sideEffects: None\n    clientConfig: {url: \"https://hook.example.com/\"}\n    rules: [{operations: [CREATE, UPDATE], apiGroups: [\"\"], apiVersions: [v1], resources: [pods, services, configmaps]}]\n";
+        let w = Manifest::parse(Path::new("m.yaml"), text).unwrap().webhooks.remove(0);
+        let note = unmodelled_note(&w, &ApiResources::built_in()).expect("a note");
+        assert!(note.starts_with("a.example.com: object.valid validates only the metadata of Service "), "{note}");
+        assert!(!note.contains("Pod") && !note.contains("ConfigMap"), "{note}");
+        let pods_only = webhook();
+        assert_eq!(unmodelled_note(&pods_only, &ApiResources::built_in()), None);
+        let validating = Manifest::parse(Path::new("v.yaml"), &text.replace("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"))
+            .unwrap()
+            .webhooks
+            .remove(0);
+        assert_eq!(unmodelled_note(&validating, &ApiResources::built_in()), None);
+    }
 }
