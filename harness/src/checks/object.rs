@@ -294,10 +294,13 @@ mod tests {
         assert!(!note.contains("Pod") && !note.contains("ConfigMap"), "{note}");
         let pods_only = webhook();
         assert_eq!(unmodelled_note(&pods_only, &ApiResources::built_in()), None);
-        let validating = Manifest::parse(Path::new("v.yaml"), &text.replace("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"))
-            .unwrap()
-            .webhooks
-            .remove(0);
+        let validating = Manifest::parse(
+            Path::new("v.yaml"),
+            &text.replace("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"),
+        )
+        .unwrap()
+        .webhooks
+        .remove(0);
         assert_eq!(unmodelled_note(&validating, &ApiResources::built_in()), None);
     }
 }
