@@ -224,16 +224,15 @@ fn is_native(name: &str) -> bool {
     !name.contains('/') || name.split('/').next().is_some_and(|d| d.contains("kubernetes.io"))
 }
 
-/// `validateContainerResourceName`.
+/// `validateContainerResourceName`. The bad value is a `core.ResourceName`, a `fmt.Stringer`:
+/// `ErrorBody` prints it without quotes.
 fn resource_name(name: &str, path: &str) -> Vec<FieldError> {
+    let bad = || BadValue::Json(name.to_string());
     let mut errs: Vec<FieldError> =
-        content::is_qualified_name(name).into_iter().map(|m| FieldError::invalid(path, str_value(name), m)).collect();
-    if !errs.is_empty() {
-        return errs;
-    }
+        content::is_qualified_name(name).into_iter().map(|m| FieldError::invalid(path, bad(), m)).collect();
     let standard = matches!(name, "cpu" | "memory" | "ephemeral-storage") || name.starts_with("hugepages-");
-    if is_native(name) && !name.contains('/') && !standard {
-        errs.push(FieldError::invalid(path, str_value(name), "must be a standard resource for containers"));
+    if !name.contains('/') && !standard {
+        errs.push(FieldError::invalid(path, bad(), "must be a standard resource for containers"));
     }
     errs
 }
