@@ -15,6 +15,12 @@ pub enum ErrorType {
     Forbidden,
     /// `FieldValueTooLong`.
     TooLong,
+    /// `FieldValueDuplicate`.
+    Duplicate,
+    /// `FieldValueNotFound`.
+    NotFound,
+    /// `FieldValueNotSupported`.
+    NotSupported,
 }
 
 impl ErrorType {
@@ -25,6 +31,9 @@ impl ErrorType {
             ErrorType::Invalid => "Invalid value",
             ErrorType::Forbidden => "Forbidden",
             ErrorType::TooLong => "Too long",
+            ErrorType::Duplicate => "Duplicate value",
+            ErrorType::NotFound => "Not found",
+            ErrorType::NotSupported => "Unsupported value",
         }
     }
 }
@@ -76,6 +85,24 @@ impl FieldError {
             detail: detail.into(),
         }
     }
+    /// `field.Duplicate`.
+    pub fn duplicate(field: &str, bad_value: BadValue) -> Self {
+        FieldError { kind: ErrorType::Duplicate, field: field.into(), bad_value, detail: String::new() }
+    }
+    /// `field.NotFound`.
+    pub fn not_found(field: &str, bad_value: BadValue) -> Self {
+        FieldError { kind: ErrorType::NotFound, field: field.into(), bad_value, detail: String::new() }
+    }
+    /// `field.NotSupported`: the detail lists the valid values, each quoted (`strconv.Quote`).
+    pub fn not_supported(field: &str, bad_value: BadValue, valid: &[&str]) -> Self {
+        let detail = if valid.is_empty() {
+            String::new()
+        } else {
+            let quoted: Vec<String> = valid.iter().map(|v| go_quote(v)).collect();
+            format!("supported values: {}", quoted.join(", "))
+        };
+        FieldError { kind: ErrorType::NotSupported, field: field.into(), bad_value, detail }
+    }
     /// `field.TooLong` (the value is never printed; the detail says the limit in bytes).
     pub fn too_long(field: &str, max_length: usize) -> Self {
         let unit = if max_length == 1 { "byte" } else { "bytes" };
@@ -91,9 +118,9 @@ impl FieldError {
     pub fn body(&self) -> String {
         let mut s = match (self.kind, &self.bad_value) {
             (ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong, _) => self.kind.as_str().to_string(),
-            (ErrorType::Invalid, BadValue::Str(v)) => format!("{}: {}", self.kind.as_str(), go_quote(v)),
-            (ErrorType::Invalid, BadValue::Int(v)) => format!("{}: {v}", self.kind.as_str()),
-            (ErrorType::Invalid, BadValue::Json(v)) => format!("{}: {v}", self.kind.as_str()),
+            (_, BadValue::Str(v)) => format!("{}: {}", self.kind.as_str(), go_quote(v)),
+            (_, BadValue::Int(v)) => format!("{}: {v}", self.kind.as_str()),
+            (_, BadValue::Json(v)) => format!("{}: {v}", self.kind.as_str()),
         };
         if !self.detail.is_empty() {
             s.push_str(": ");

@@ -47,7 +47,7 @@ impl NameRule {
     }
 }
 
-/// The kinds whose validation is modelled by name (their metadata; never their spec).
+/// The kinds whose name rule is modelled (their spec: `crate::object::SPEC_MODELLED`).
 pub const MODELLED: &[(&str, &str)] = &[
     ("", "Pod"),
     ("apps", "Deployment"),

@@ -1,5 +1,5 @@
-//! The kube-apiserver's validation of an object's metadata, modelled on k8s.io/apimachinery
-//! (release-1.36) and the kinds' own name rules in kubernetes/kubernetes `pkg/apis/*/validation`.
+//! The kube-apiserver's validation of an object after mutating admission, modelled on
+//! k8s.io/apimachinery and kubernetes/kubernetes `pkg/apis/*` (release-1.36).
 //!
 //! | module | models |
 //! |---|---|
@@ -7,16 +7,31 @@
 //! | [`field`] | `util/validation/field`: `field.Error` and its `Error()` text, `ErrorList.ToAggregate`, and `errors.NewInvalid`'s message |
 //! | [`objectmeta`] | `api/validation/objectmeta.go`: `ValidateObjectMeta`, `ValidateObjectMetaUpdate`, `ValidateAnnotations`, `ValidateOwnerReferences`, `ValidateFinalizers`; `apis/meta/v1/validation`: `ValidateLabels` |
 //! | [`kinds`] | which name rule (`NameIsDNSSubdomain`, `NameIsDNSLabel`, …) each kind's validation passes |
+//! | [`defaults`] | `core/v1/defaults.go`: the `SetDefaults_*` the decoder applies before validation |
+//! | [`quantity`] | `api/resource`: a `Quantity`'s parse, comparison and canonical text |
+//! | [`pod`] | `core/validation`: `ValidatePodSpec`, `ValidatePodCreate` (containers, ports, env, volumes, mounts, resources, probes) |
+//! | [`pod_update`] | `core/validation`: `ValidatePodUpdate` (containers neither added nor removed, only images, deadlines and tolerations change) |
+//! | [`workloads`] | `apps/validation` and `batch/validation`: selectors matching templates, immutable selectors and Job templates, templates as pods |
+//! | [`configdata`] | `core/validation`: `ValidateConfigMap`, `ValidateSecret` and their updates (keys, 1 MiB) |
+//! | [`object`] | all of it in the order the registry runs it, for one kind and operation |
 //!
-//! Only metadata is modelled: a kind's own validation (a pod's spec, …) is not.
+//! The spec of the kinds outside [`object::SPEC_MODELLED`] is not validated: only their metadata.
 
 #![warn(unreachable_pub)]
 
+pub mod configdata;
 pub mod content;
+pub mod defaults;
 pub mod field;
 pub mod kinds;
+pub mod object;
 pub mod objectmeta;
+pub mod pod;
+pub mod pod_update;
+pub mod quantity;
+pub mod workloads;
 
 pub use field::{invalid_message, FieldError};
 pub use kinds::{name_rule, NameRule};
+pub use object::{spec_modelled, validate_object_create, validate_object_update};
 pub use objectmeta::{validate_create, validate_update, Refusal, Scope};

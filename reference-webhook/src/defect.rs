@@ -95,6 +95,12 @@ defects! {
         "mutate: sets its label to `not valid!`, a value the apiserver's label validation refuses";
     AnnotationsOverflow = "annotations-overflow", "object.valid",
         "mutate: adds a 256 KiB annotation, pushing the object's annotations past the apiserver's 256 KiB limit";
+    AddsContainerOnUpdate = "adds-container-on-update", "object.valid",
+        "mutate: injects its sidecar on pod UPDATE too, which the apiserver refuses (pod updates may not add or remove containers)";
+    BadContainerName = "bad-container-name", "object.valid",
+        "mutate: names its sidecar `Conformance_Sidecar`, not a DNS-1123 label as a container name must be";
+    WorkloadSelectorMismatch = "workload-selector-mismatch", "object.valid",
+        "mutate: adds its label to a Deployment's selector but not to its pod template, so the selector no longer matches the template's labels";
     // WARN level.
     TextPlain = "text-plain", "transport.content-type-json",
         "answers with `Content-Type: text/plain`";
@@ -209,7 +215,7 @@ mod tests {
                 "{d} is not kebab-case"
             );
         }
-        assert_eq!(Defect::ALL.len(), 46);
+        assert_eq!(Defect::ALL.len(), 49);
     }
 
     #[test]

@@ -27,6 +27,9 @@ pub const INVALID_LABEL_VALUE: &str = "not valid!";
 /// The annotation added under the `annotations-overflow` defect, whose value alone is 256 KiB.
 pub const OVERFLOW_ANNOTATION: &str = "conformance.example/overflow";
 
+/// The sidecar's name under the `bad-container-name` defect (upper case and `_`: not a DNS label).
+pub const BAD_SIDECAR_NAME: &str = "Conformance_Sidecar";
+
 /// The annotation counting calls under the `counter-annotation` defect.
 pub const CALLS_ANNOTATION: &str = "conformance.example/calls";
 /// The annotation with a random value under the `random-annotation` defect.
@@ -157,9 +160,29 @@ pub fn patch_ops(request: &Value, defect: Option<Defect>) -> Vec<Value> {
         MapStyle { unescaped: defect == Some(Defect::UnescapedSlash), ..MapStyle::default() },
     ));
 
-    if object.get("kind").and_then(Value::as_str) == Some("Pod") {
+    let operation = request.get("operation").and_then(Value::as_str);
+    if object.get("kind").and_then(Value::as_str) == Some("Deployment")
+        && defect == Some(Defect::WorkloadSelectorMismatch)
+    {
+        let has_selector_labels = object.pointer("/spec/selector/matchLabels").is_some_and(Value::is_object);
+        if has_selector_labels
+            && object.pointer(&format!("/spec/selector/matchLabels/{}", escape_token(MUTATED_LABEL))).is_none()
+        {
+            ops.push(json!({
+                "op": "add",
+                "path": format!("/spec/selector/matchLabels/{}", escape_token(MUTATED_LABEL)),
+                "value": "true",
+            }));
+        }
+    }
+
+    // A pod's containers can be added only when it is created: the apiserver refuses an UPDATE
+    // that adds or removes one.
+    let injects = operation == Some("CREATE") || defect == Some(Defect::AddsContainerOnUpdate);
+    if object.get("kind").and_then(Value::as_str) == Some("Pod") && injects {
         if let Some(containers) = object.get("spec").and_then(|s| s.get("containers")).and_then(Value::as_array) {
-            let is_sidecar = |c: &Value| c.get("name").and_then(Value::as_str) == Some(SIDECAR_NAME);
+            let name = if defect == Some(Defect::BadContainerName) { BAD_SIDECAR_NAME } else { SIDECAR_NAME };
+            let is_sidecar = |c: &Value| c.get("name").and_then(Value::as_str) == Some(name);
             let has_sidecar = match defect {
                 Some(Defect::SidecarEveryCall) => false,
                 Some(Defect::SidecarLastCheck) => containers.last().is_some_and(is_sidecar),
@@ -169,7 +192,7 @@ pub fn patch_ops(request: &Value, defect: Option<Defect>) -> Vec<Value> {
                 ops.push(json!({
                     "op": "add",
                     "path": "/spec/containers/-",
-                    "value": {"name": SIDECAR_NAME, "image": SIDECAR_IMAGE},
+                    "value": {"name": name, "image": SIDECAR_IMAGE},
                 }));
             }
         }

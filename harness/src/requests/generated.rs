@@ -19,7 +19,7 @@ use super::case::RequestCase;
 use super::conditions::steer;
 use super::fit::{fit as fit_selectors, move_to_namespace, Selectors};
 pub use super::objects::pod_spec_path;
-use super::objects::{conform, new_object, varied_object, Variant};
+use super::objects::{conform, new_object, pod_spec_mut, varied_object, Variant};
 use super::one_of::{one_of, weighted};
 use super::owned::{self, Maker};
 use super::plan::admission_spec_from;
@@ -404,10 +404,12 @@ fn apply_shape_with(object: &mut Value, kind: &str, shape: &Shape, unknown_field
         spec.insert("initContainers".into(), containers_json("init", &shape.init_containers, unknown_fields));
     }
     if kind == "Pod" && !shape.ephemeral_containers.is_empty() {
-        spec.insert(
-            "ephemeralContainers".into(),
-            containers_json("debug", &shape.ephemeral_containers, unknown_fields),
-        );
+        // An ephemeral container holds no resources (nor ports or probes): the apiserver refuses them.
+        let mut ephemeral = containers_json("debug", &shape.ephemeral_containers, unknown_fields);
+        for c in ephemeral.as_array_mut().into_iter().flatten().filter_map(Value::as_object_mut) {
+            c.remove("resources");
+        }
+        spec.insert("ephemeralContainers".into(), ephemeral);
     }
     let host = &shape.host;
     for (field, on) in [("hostNetwork", host.host_network), ("hostPID", host.host_pid), ("hostIPC", host.host_ipc)] {
@@ -425,6 +427,20 @@ fn apply_shape_with(object: &mut Value, kind: &str, shape: &Shape, unknown_field
     }
     if !volumes.is_empty() {
         spec.insert("volumes".into(), Value::Array(volumes));
+    }
+}
+
+/// A validating webhook is called after the apiserver's validation, so what it sees of a pod spec
+/// has a container and, on a pod CREATE, no ephemeral containers (they are added only through
+/// their subresource). A mutating webhook, called before validation, gets the shapes as drawn: a
+/// request invalid on its own still reaches it.
+fn as_validated(object: &mut Value, kind: &str, operation: Operation) {
+    let Some(spec) = pod_spec_mut(object, kind) else { return };
+    if spec.get("containers").and_then(Value::as_array).is_none_or(Vec::is_empty) {
+        spec.insert("containers".into(), json!([{"name": "c0", "image": IMAGES[0]}]));
+    }
+    if kind == "Pod" && operation == Operation::Create {
+        spec.remove("ephemeralContainers");
     }
 }
 
@@ -461,6 +477,9 @@ fn build_from(
             apply_shape(&mut fresh, &target.resource.kind, shape);
             conform(&target.resource, &mut fresh);
         }
+    }
+    if kind == WebhookKind::Validating {
+        as_validated(&mut fresh, &target.resource.kind, target.operation);
     }
     if controller_made {
         if let Some(meta) = fresh.get_mut("metadata").and_then(Value::as_object_mut) {
@@ -828,6 +847,51 @@ mod tests {
             assert!(seen_ops.len() >= 3, "{}: {seen_ops:?}", webhook.name);
             assert!(nameless.into_inner().unwrap() > 0, "{}: no controller-made CREATE drawn", webhook.name);
         }
+    }
+
+    /// A validating webhook is called after the apiserver's validation: every object generated for
+    /// one passes it (metadata of every kind, spec of the kinds whose spec is modelled).
+    #[test]
+    fn objects_sent_to_a_validating_webhook_pass_the_apiservers_validation() {
+        let m = reference();
+        let webhook = m.webhooks.iter().find(|w| w.kind == WebhookKind::Validating).unwrap();
+        let strategy = requests(webhook, Scope::All).unwrap();
+        let mut runner = TestRunner::new_with_rng(
+            Config { cases: 300, failure_persistence: None, ..Config::default() },
+            deterministic(),
+        );
+        let judged = std::sync::Mutex::new(0usize);
+        runner
+            .run(&strategy, |case| {
+                let spec = &case.spec;
+                if spec.sub_resource.is_some() || !matches!(spec.operation, Operation::Create | Operation::Update) {
+                    return Ok(());
+                }
+                let known =
+                    crate::kinds::RESOURCES.iter().find(|k| k.group == spec.kind.group && k.kind == spec.kind.kind);
+                let scope = apiserver_validation::Scope {
+                    group: &spec.kind.group,
+                    kind: &spec.kind.kind,
+                    resource: &spec.resource.resource,
+                    namespaced: known.is_some_and(|k| k.namespaced),
+                    built_in: known.is_some(),
+                    request_namespace: spec.namespace.as_deref().unwrap_or(""),
+                };
+                let result = match spec.operation {
+                    Operation::Create => apiserver_validation::validate_object_create(&scope, &spec.object),
+                    _ => apiserver_validation::validate_object_update(&scope, &spec.object, &spec.old_object),
+                };
+                *judged.lock().unwrap() += 1;
+                prop_assert!(
+                    result.is_ok(),
+                    "{}: {}",
+                    case.label,
+                    result.err().map(|r| r.message(&scope, "demo-gen")).unwrap_or_default()
+                );
+                Ok(())
+            })
+            .unwrap();
+        assert!(judged.into_inner().unwrap() > 50);
     }
 
     /// Where `fields` (a FieldsV1) and `value` (at `at`) disagree: a field of the value no entry

@@ -23,7 +23,14 @@ fn every_defect_changes_something_or_is_transport_level() {
     // A pod as a ReplicaSet sends it: no name in the request.
     let mut nameless = create(V1, bare_pod());
     nameless["request"].as_object_mut().unwrap().remove("name");
+    // A pod UPDATE, and a Deployment whose selector names its template's labels.
+    let update = review_with(V1, "UPDATE", bare_pod(), bare_pod(), false);
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+        "spec": {"selector": {"matchLabels": {"app": "d"}},
+                 "template": {"metadata": {"labels": {"app": "d"}}, "spec": {"containers": [{"name": "a", "image": "a:1"}]}}}});
     let reviews = [
+        update,
+        create(V1, deployment),
         nameless,
         review_with(V1, "CREATE", bare_pod(), Value::Null, true),
         create(V1, reinvoked),

@@ -6,8 +6,10 @@
 use serde_json::{json, Value};
 
 use super::{
-    answer, apply, assert_no_patch, bare_pod, create, expected_full_patch, patch_of, pod, response, review_with,
+    answer, apply, assert_no_patch, bare_pod, create, defect_answer, expected_full_patch, patch_of, pod, response,
+    review_with,
 };
+use crate::defect::Defect;
 use crate::review::{Endpoint, V1, V1BETA1};
 
 fn scale(metadata: Value) -> Value {
@@ -190,7 +192,20 @@ fn status_subresource_with_parent_kind() {
     let mut review = review_with(V1BETA1, "UPDATE", object.clone(), object, true);
     review["request"]["subResource"] = json!("status");
     let response = response(Endpoint::Mutate, &review);
-    assert_eq!(patch_of(&response), expected_full_patch());
+    // Metadata only: a container is never added on UPDATE.
+    let mut expected = expected_full_patch();
+    expected.as_array_mut().unwrap().pop();
+    assert_eq!(patch_of(&response), expected);
+}
+
+#[test]
+fn the_sidecar_is_injected_on_create_only_unless_the_defect_adds_it_on_update() {
+    let object = bare_pod();
+    let update = review_with(V1, "UPDATE", object.clone(), object, false);
+    let ops = patch_of(&response(Endpoint::Mutate, &update));
+    assert!(ops.as_array().unwrap().iter().all(|op| op["path"] != "/spec/containers/-"), "{ops}");
+    let defective = patch_of(&defect_answer(Endpoint::Mutate, &update, Defect::AddsContainerOnUpdate)["response"]);
+    assert!(defective.as_array().unwrap().iter().any(|op| op["path"] == "/spec/containers/-"), "{defective}");
 }
 
 #[test]

@@ -1,0 +1,279 @@
+//! The defaulting the apiserver applies when it decodes an object, and again to the object a
+//! mutating webhook's patch produced before validation (kubernetes/kubernetes
+//! `pkg/apis/core/v1/defaults.go`, the `+default` markers of `k8s.io/api/core/v1/types.go` that
+//! `zz_generated.defaults.go` applies, `pkg/apis/apps/v1/defaults.go`, `pkg/apis/batch/v1/defaults.go`).
+//!
+//! Only the fields the modelled validation reads are defaulted: a pod spec's `restartPolicy`,
+//! `dnsPolicy`, `securityContext`, `terminationGracePeriodSeconds`, `schedulerName`; a container's
+//! `imagePullPolicy` (by its image's tag), `terminationMessagePath`, `terminationMessagePolicy`,
+//! its ports' `protocol`, its probes' thresholds and periods, `httpGet` path and scheme, an env
+//! `fieldRef`'s apiVersion; a volume without a source becomes an `emptyDir`; a pod's requests
+//! default to its limits (`SetDefaults_Pod`) and `enableServiceLinks` to true; a Secret's type to
+//! `Opaque`; a workload's selector from its template labels where apps/batch v1 do so.
+
+use serde_json::{json, Map, Value};
+
+/// `TerminationMessagePathDefault`.
+pub const TERMINATION_MESSAGE_PATH: &str = "/dev/termination-log";
+/// `DefaultSchedulerName`.
+pub const DEFAULT_SCHEDULER: &str = "default-scheduler";
+/// `DefaultTerminationGracePeriodSeconds`.
+pub const DEFAULT_GRACE_PERIOD: i64 = 30;
+
+/// The volume sources of `core/v1.VolumeSource` (one of them must be set).
+pub const VOLUME_SOURCES: &[&str] = &[
+    "hostPath",
+    "emptyDir",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "gitRepo",
+    "secret",
+    "nfs",
+    "iscsi",
+    "glusterfs",
+    "persistentVolumeClaim",
+    "rbd",
+    "flexVolume",
+    "cinder",
+    "cephfs",
+    "flocker",
+    "downwardAPI",
+    "fc",
+    "azureFile",
+    "configMap",
+    "vsphereVolume",
+    "quobyte",
+    "azureDisk",
+    "photonPersistentDisk",
+    "projected",
+    "portworxVolume",
+    "scaleIO",
+    "storageos",
+    "csi",
+    "ephemeral",
+    "image",
+];
+
+fn set_if_absent(obj: &mut Map<String, Value>, key: &str, value: Value) {
+    if obj.get(key).is_none_or(|v| v.is_null() || v.as_str() == Some("")) {
+        obj.insert(key.into(), value);
+    }
+}
+
+/// The tag `parsers.ParseImageName` finds: the part after the last `:` of the last path
+/// component, `latest` when there is neither a tag nor a digest.
+pub fn image_tag(image: &str) -> String {
+    let (name, digest) = match image.split_once('@') {
+        Some((n, d)) => (n, Some(d)),
+        None => (image, None),
+    };
+    let last = name.rsplit('/').next().unwrap_or(name);
+    match last.rsplit_once(':') {
+        Some((_, tag)) => tag.to_string(),
+        None if digest.is_some() => String::new(),
+        None => "latest".to_string(),
+    }
+}
+
+fn default_probe(probe: &mut Value) {
+    let Some(p) = probe.as_object_mut() else { return };
+    for (key, value) in [("timeoutSeconds", 1), ("periodSeconds", 10), ("successThreshold", 1), ("failureThreshold", 3)]
+    {
+        if p.get(key).and_then(Value::as_i64).unwrap_or(0) == 0 {
+            p.insert(key.into(), json!(value));
+        }
+    }
+    default_handler(probe);
+}
+
+fn default_handler(handler: &mut Value) {
+    if let Some(http) = handler.get_mut("httpGet").and_then(Value::as_object_mut) {
+        set_if_absent(http, "path", json!("/"));
+        set_if_absent(http, "scheme", json!("HTTP"));
+    }
+}
+
+/// `SetDefaults_Container` and the defaults of what a container holds.
+pub fn default_container(container: &mut Value) {
+    let Some(c) = container.as_object_mut() else { return };
+    if c.get("imagePullPolicy").and_then(Value::as_str).unwrap_or("").is_empty() {
+        let image = c.get("image").and_then(Value::as_str).unwrap_or("");
+        let policy = if image_tag(image) == "latest" { "Always" } else { "IfNotPresent" };
+        c.insert("imagePullPolicy".into(), json!(policy));
+    }
+    set_if_absent(c, "terminationMessagePath", json!(TERMINATION_MESSAGE_PATH));
+    set_if_absent(c, "terminationMessagePolicy", json!("File"));
+    if let Some(ports) = c.get_mut("ports").and_then(Value::as_array_mut) {
+        for port in ports.iter_mut().filter_map(Value::as_object_mut) {
+            set_if_absent(port, "protocol", json!("TCP"));
+        }
+    }
+    if let Some(env) = c.get_mut("env").and_then(Value::as_array_mut) {
+        for var in env {
+            if let Some(field_ref) = var.pointer_mut("/valueFrom/fieldRef").and_then(Value::as_object_mut) {
+                set_if_absent(field_ref, "apiVersion", json!("v1"));
+            }
+        }
+    }
+    for probe in ["livenessProbe", "readinessProbe", "startupProbe"] {
+        if let Some(p) = c.get_mut(probe) {
+            default_probe(p);
+        }
+    }
+    if let Some(lifecycle) = c.get_mut("lifecycle").and_then(Value::as_object_mut) {
+        for hook in ["postStart", "preStop"] {
+            if let Some(h) = lifecycle.get_mut(hook) {
+                default_handler(h);
+            }
+        }
+    }
+}
+
+/// `SetDefaults_PodSpec`, `SetDefaults_Volume` and the containers' defaults of a pod spec (also a
+/// template's).
+pub fn default_pod_spec(spec: &mut Value) {
+    let Some(s) = spec.as_object_mut() else { return };
+    set_if_absent(s, "dnsPolicy", json!("ClusterFirst"));
+    set_if_absent(s, "restartPolicy", json!("Always"));
+    if s.get("securityContext").is_none_or(Value::is_null) {
+        s.insert("securityContext".into(), json!({}));
+    }
+    if s.get("terminationGracePeriodSeconds").is_none_or(Value::is_null) {
+        s.insert("terminationGracePeriodSeconds".into(), json!(DEFAULT_GRACE_PERIOD));
+    }
+    set_if_absent(s, "schedulerName", json!(DEFAULT_SCHEDULER));
+    for list in ["containers", "initContainers", "ephemeralContainers"] {
+        if let Some(cs) = s.get_mut(list).and_then(Value::as_array_mut) {
+            cs.iter_mut().for_each(default_container);
+        }
+    }
+    if let Some(volumes) = s.get_mut("volumes").and_then(Value::as_array_mut) {
+        for v in volumes.iter_mut().filter_map(Value::as_object_mut) {
+            if !VOLUME_SOURCES.iter().any(|k| v.get(*k).is_some_and(|x| !x.is_null())) {
+                v.insert("emptyDir".into(), json!({}));
+            }
+            for (source, mode) in
+                [("secret", 0o644), ("configMap", 0o644), ("downwardAPI", 0o644), ("projected", 0o644)]
+            {
+                if let Some(src) = v.get_mut(source).and_then(Value::as_object_mut) {
+                    if src.get("defaultMode").is_none_or(Value::is_null) {
+                        src.insert("defaultMode".into(), json!(mode));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `SetDefaults_Pod` (requests default to limits, `enableServiceLinks`, host ports under
+/// hostNetwork) after the pod spec's own defaults.
+fn default_pod(pod: &mut Value) {
+    let Some(spec) = pod.get_mut("spec") else { return };
+    default_pod_spec(spec);
+    let Some(s) = spec.as_object_mut() else { return };
+    let host_network = s.get("hostNetwork").and_then(Value::as_bool) == Some(true);
+    for list in ["containers", "initContainers"] {
+        let Some(cs) = s.get_mut(list).and_then(Value::as_array_mut) else { continue };
+        for c in cs.iter_mut() {
+            if let Some(resources) = c.get_mut("resources").and_then(Value::as_object_mut) {
+                if let Some(limits) = resources.get("limits").and_then(Value::as_object).cloned() {
+                    let requests = resources.entry("requests").or_insert_with(|| json!({}));
+                    if requests.is_null() {
+                        *requests = json!({});
+                    }
+                    if let Some(r) = requests.as_object_mut() {
+                        for (k, v) in limits {
+                            r.entry(k).or_insert(v);
+                        }
+                    }
+                }
+            }
+            if host_network {
+                if let Some(ports) = c.get_mut("ports").and_then(Value::as_array_mut) {
+                    for p in ports.iter_mut().filter_map(Value::as_object_mut) {
+                        if p.get("hostPort").and_then(Value::as_i64).unwrap_or(0) == 0 {
+                            let cp = p.get("containerPort").cloned().unwrap_or(json!(0));
+                            p.insert("hostPort".into(), cp);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if s.get("enableServiceLinks").is_none_or(Value::is_null) {
+        s.insert("enableServiceLinks".into(), json!(true));
+    }
+}
+
+/// The pod template of a workload kind, as a JSON pointer (`None` for other kinds).
+pub fn template_pointer(group: &str, kind: &str) -> Option<&'static str> {
+    match (group, kind) {
+        ("apps", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet")
+        | ("batch", "Job")
+        | ("", "ReplicationController") => Some("/spec/template"),
+        ("batch", "CronJob") => Some("/spec/jobTemplate/spec/template"),
+        _ => None,
+    }
+}
+
+/// The object as the apiserver holds it after decoding and defaulting (a copy).
+pub fn defaulted(group: &str, kind: &str, object: &Value) -> Value {
+    let mut object = object.clone();
+    match (group, kind) {
+        ("", "Pod") => default_pod(&mut object),
+        ("", "Secret") => {
+            if let Some(o) = object.as_object_mut() {
+                set_if_absent(o, "type", json!("Opaque"));
+            }
+        }
+        _ => {
+            if let Some(pointer) = template_pointer(group, kind) {
+                if let Some(spec) = object.pointer_mut(&format!("{pointer}/spec")) {
+                    default_pod_spec(spec);
+                }
+            }
+        }
+    }
+    object
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn image_pull_policy_follows_the_tag() {
+        for (image, tag) in [
+            ("nginx", "latest"),
+            ("nginx:latest", "latest"),
+            ("nginx:1.25", "1.25"),
+            ("registry.example:5000/app", "latest"),
+            ("registry.example:5000/app:2", "2"),
+            ("app@sha256:abc", ""),
+            ("app:1@sha256:abc", "1"),
+        ] {
+            assert_eq!(image_tag(image), tag, "{image}");
+        }
+        let mut c = json!({"name": "s", "image": "registry.example/sidecar:1"});
+        default_container(&mut c);
+        assert_eq!(c["imagePullPolicy"], "IfNotPresent");
+        assert_eq!(c["terminationMessagePolicy"], "File");
+        let mut c = json!({"name": "s", "image": "busybox"});
+        default_container(&mut c);
+        assert_eq!(c["imagePullPolicy"], "Always");
+    }
+
+    #[test]
+    fn a_bare_pod_gets_the_spec_defaults_and_requests_from_limits() {
+        let pod = json!({"spec": {"containers": [{"name": "a", "image": "i:1", "resources": {"limits": {"cpu": "1"}}}],
+                                   "volumes": [{"name": "v"}]}});
+        let d = defaulted("", "Pod", &pod);
+        assert_eq!(d["spec"]["restartPolicy"], "Always");
+        assert_eq!(d["spec"]["dnsPolicy"], "ClusterFirst");
+        assert_eq!(d["spec"]["schedulerName"], DEFAULT_SCHEDULER);
+        assert_eq!(d["spec"]["terminationGracePeriodSeconds"], 30);
+        assert_eq!(d["spec"]["securityContext"], json!({}));
+        assert_eq!(d["spec"]["containers"][0]["resources"]["requests"]["cpu"], "1");
+        assert_eq!(d["spec"]["volumes"][0]["emptyDir"], json!({}));
+    }
+}

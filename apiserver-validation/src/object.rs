@@ -1,0 +1,97 @@
+//! The whole validation the registry runs on an object after mutating admission: the defaults
+//! applied to the patched object ([`crate::defaults`]), the metadata ([`crate::objectmeta`]), then
+//! the kind's own spec validation where it is modelled ([`crate::pod`], [`crate::pod_update`],
+//! [`crate::workloads`], [`crate::configdata`]), all in one 422 as the kind's `Validate<Kind>` /
+//! `Validate<Kind>Update` returns them (metadata errors first).
+
+use serde_json::Value;
+
+use crate::field::FieldError;
+use crate::objectmeta::{validate_create, validate_update, Refusal, Scope};
+use crate::{configdata, defaults, pod, pod_update, workloads};
+
+/// The kinds whose spec (not only metadata) is validated here.
+pub const SPEC_MODELLED: &[(&str, &str)] = &[
+    ("", "Pod"),
+    ("apps", "Deployment"),
+    ("apps", "ReplicaSet"),
+    ("apps", "StatefulSet"),
+    ("apps", "DaemonSet"),
+    ("batch", "Job"),
+    ("batch", "CronJob"),
+    ("", "ConfigMap"),
+    ("", "Secret"),
+];
+
+/// Whether the spec of `group`/`kind` is validated here (else only its metadata is).
+pub fn spec_modelled(group: &str, kind: &str) -> bool {
+    SPEC_MODELLED.contains(&(group, kind))
+}
+
+fn spec_errors_create(group: &str, kind: &str, object: &Value) -> Vec<FieldError> {
+    match (group, kind) {
+        ("", "Pod") => pod::validate_pod_create(object),
+        ("", "ConfigMap") => configdata::validate_config_map(object),
+        ("", "Secret") => configdata::validate_secret(object),
+        _ => workloads::validate(group, kind, object),
+    }
+}
+
+fn spec_errors_update(group: &str, kind: &str, object: &Value, old: &Value) -> Vec<FieldError> {
+    match (group, kind) {
+        ("", "Pod") => {
+            let mut errs = pod::validate_pod(object);
+            errs.extend(pod_update::validate_pod_update(object, old));
+            errs
+        }
+        ("", "ConfigMap") => {
+            let mut errs = configdata::validate_config_map_update(object, old);
+            errs.extend(configdata::validate_config_map(object));
+            errs
+        }
+        ("", "Secret") => {
+            let mut errs = configdata::validate_secret_update(object, old);
+            errs.extend(configdata::validate_secret(object));
+            errs
+        }
+        _ => {
+            let mut errs = workloads::validate(group, kind, object);
+            errs.extend(workloads::validate_update(group, kind, object, old));
+            errs
+        }
+    }
+}
+
+fn join(meta: Result<(), Refusal>, spec: Vec<FieldError>) -> Result<(), Refusal> {
+    match meta {
+        Err(Refusal::Invalid(mut errs)) => {
+            errs.extend(spec);
+            Err(Refusal::Invalid(errs))
+        }
+        Err(other) => Err(other),
+        Ok(()) if spec.is_empty() => Ok(()),
+        Ok(()) => Err(Refusal::Invalid(spec)),
+    }
+}
+
+/// What the registry refuses of `object` on CREATE: defaulted, then metadata and spec.
+pub fn validate_object_create(scope: &Scope, object: &Value) -> Result<(), Refusal> {
+    let object = defaults::defaulted(scope.group, scope.kind, object);
+    let meta = validate_create(scope, &object).map(|_| ());
+    if let Err(r @ (Refusal::BadRequest(_) | Refusal::Conflict(_))) = meta {
+        return Err(r);
+    }
+    join(meta, spec_errors_create(scope.group, scope.kind, &object))
+}
+
+/// What the registry refuses of `object` on UPDATE of `old`: both defaulted, then metadata, the
+/// spec and the kind's update rules.
+pub fn validate_object_update(scope: &Scope, object: &Value, old: &Value) -> Result<(), Refusal> {
+    let object = defaults::defaulted(scope.group, scope.kind, object);
+    let old = defaults::defaulted(scope.group, scope.kind, old);
+    let meta = validate_update(scope, &object, &old);
+    if let Err(r @ (Refusal::BadRequest(_) | Refusal::Conflict(_))) = meta {
+        return Err(r);
+    }
+    join(meta, spec_errors_update(scope.group, scope.kind, &object, &old))
+}

@@ -1,0 +1,695 @@
+//! A pod's spec as kubernetes/kubernetes `pkg/apis/core/validation/validation.go` validates it
+//! (release-1.36): `ValidatePodSpec` (`ValidateVolumes`, `validateContainers`,
+//! `validateInitContainers`, `validateEphemeralContainers`, `validateContainerCommon`,
+//! `validateContainerPorts`, `ValidateEnv` with relaxed names, `ValidateVolumeMounts`,
+//! `validatePullPolicy`, `validateResourceRequirements`, the probes' `validateHandler`,
+//! `validateRestartPolicy`, `validateDNSPolicy`, node selector, names of the service account,
+//! node, host and priority class), `validatePodMetadataAndSpec`'s pod-only image check and
+//! `ValidatePodCreate`. Run on the defaulted object (see [`crate::defaults`]).
+//!
+//! Not modelled: the volume sources' own fields, security contexts, affinity, topology spread,
+//! DNS config, resource claims, host-port conflicts, pod-level resources, OS-specific rules and the
+//! pod annotations' own checks (seccomp, AppArmor, mirror pods).
+
+use serde_json::{Map, Value};
+
+use crate::content;
+use crate::field::{BadValue, FieldError};
+use crate::objectmeta::validate_labels;
+use crate::quantity;
+
+const SUPPORTED_PROTOCOLS: &[&str] = &["SCTP", "TCP", "UDP"];
+const SUPPORTED_PULL_POLICIES: &[&str] = &["Always", "IfNotPresent", "Never"];
+const RESTART_POLICIES: &[&str] = &["Always", "OnFailure", "Never"];
+const DNS_POLICIES: &[&str] = &["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"];
+const TERMINATION_MESSAGE_POLICIES: &[&str] = &["File", "FallbackToLogsOnError"];
+/// `relaxedEnvVarNameFmtErrMsg` (`RelaxedEnvironmentVariableValidation`, on by default).
+pub const RELAXED_ENV_NAME_ERR: &str =
+    "a valid environment variable name must consist only of printable ASCII characters other than '='";
+const EPHEMERAL_FORBIDDEN: &[&str] = &[
+    "ports",
+    "resources",
+    "livenessProbe",
+    "readinessProbe",
+    "startupProbe",
+    "lifecycle",
+    "resizePolicy",
+    "restartPolicy",
+];
+
+fn s<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
+    v.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
+}
+
+fn present(v: &Value, key: &str) -> bool {
+    v.get(key).is_some_and(|x| !x.is_null())
+}
+
+fn str_value(v: &str) -> BadValue {
+    BadValue::Str(v.into())
+}
+
+/// `ValidateDNS1123Label`.
+fn dns_label(value: &str, path: &str) -> Vec<FieldError> {
+    content::is_dns1123_label(value).into_iter().map(|m| FieldError::invalid(path, str_value(value), m)).collect()
+}
+
+fn dns_subdomain(value: &str, path: &str) -> Vec<FieldError> {
+    content::is_dns1123_subdomain(value).into_iter().map(|m| FieldError::invalid(path, str_value(value), m)).collect()
+}
+
+/// `InclusiveRangeError`.
+fn inclusive_range(lo: i64, hi: i64) -> String {
+    format!("must be between {lo} and {hi}, inclusive")
+}
+
+/// `IsValidPortNum`.
+fn port_num(port: i64) -> Vec<String> {
+    if (1..=65535).contains(&port) {
+        Vec::new()
+    } else {
+        vec![inclusive_range(1, 65535)]
+    }
+}
+
+/// `IsValidPortName`.
+pub fn port_name(port: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if port.len() > 15 {
+        errs.push(content::max_len_error(15));
+    }
+    if port.is_empty() || !port.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-') {
+        errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)".into());
+    }
+    if !port.bytes().any(|c| c.is_ascii_lowercase()) {
+        errs.push("must contain at least one letter (a-z)".into());
+    }
+    if port.contains("--") {
+        errs.push("must not contain consecutive hyphens".into());
+    }
+    if port.starts_with('-') || port.ends_with('-') {
+        errs.push("must not begin or end with a hyphen".into());
+    }
+    errs
+}
+
+/// `IsRelaxedEnvVarName`.
+pub fn env_var_name(name: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if name.is_empty() {
+        errs.push(format!("environment variable name {}", content::empty_error()));
+    }
+    if name.chars().any(|c| !(' '..='~').contains(&c) || c == '=') {
+        errs.push(RELAXED_ENV_NAME_ERR.into());
+    }
+    errs
+}
+
+/// `validateContainerPorts`.
+fn ports(ports: &[Value], path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mut names: Vec<&str> = Vec::new();
+    for (i, port) in ports.iter().enumerate() {
+        let p = format!("{path}[{i}]");
+        let name = s(port, "name");
+        if !name.is_empty() {
+            let msgs = port_name(name);
+            if !msgs.is_empty() {
+                errs.extend(msgs.into_iter().map(|m| FieldError::invalid(&format!("{p}.name"), str_value(name), m)));
+            } else if names.contains(&name) {
+                errs.push(FieldError::duplicate(&format!("{p}.name"), str_value(name)));
+            } else {
+                names.push(name);
+            }
+        }
+        let container_port = port.get("containerPort").and_then(Value::as_i64).unwrap_or(0);
+        if container_port == 0 {
+            errs.push(FieldError::required(&format!("{p}.containerPort"), ""));
+        } else {
+            for m in port_num(container_port) {
+                errs.push(FieldError::invalid(&format!("{p}.containerPort"), BadValue::Int(container_port), m));
+            }
+        }
+        let host_port = port.get("hostPort").and_then(Value::as_i64).unwrap_or(0);
+        if host_port != 0 {
+            for m in port_num(host_port) {
+                errs.push(FieldError::invalid(&format!("{p}.hostPort"), BadValue::Int(host_port), m));
+            }
+        }
+        let protocol = s(port, "protocol");
+        if protocol.is_empty() {
+            errs.push(FieldError::required(&format!("{p}.protocol"), ""));
+        } else if !SUPPORTED_PROTOCOLS.contains(&protocol) {
+            errs.push(FieldError::not_supported(&format!("{p}.protocol"), str_value(protocol), SUPPORTED_PROTOCOLS));
+        }
+    }
+    errs
+}
+
+/// `ValidateEnv` (relaxed names; `valueFrom` must name exactly one source).
+fn env(vars: &[Value], path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for (i, var) in vars.iter().enumerate() {
+        let p = format!("{path}[{i}]");
+        let name = s(var, "name");
+        if name.is_empty() {
+            errs.push(FieldError::required(&format!("{p}.name"), ""));
+        } else {
+            for m in env_var_name(name) {
+                errs.push(FieldError::invalid(&format!("{p}.name"), str_value(name), m));
+            }
+        }
+        if let Some(from) = var.get("valueFrom").filter(|v| !v.is_null()) {
+            let sources = ["fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef"]
+                .iter()
+                .filter(|k| present(from, k))
+                .count();
+            let fp = format!("{p}.valueFrom");
+            if sources == 0 {
+                errs.push(FieldError::invalid(
+                    &fp,
+                    str_value(""),
+                    "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`",
+                ));
+            } else if !s(var, "value").is_empty() {
+                errs.push(FieldError::invalid(&fp, str_value(""), "may not be specified when `value` is not empty"));
+            } else if sources > 1 {
+                errs.push(FieldError::invalid(
+                    &fp,
+                    str_value(""),
+                    "may not have more than one field specified at a time",
+                ));
+            }
+        }
+    }
+    errs
+}
+
+/// `ValidateVolumeMounts`: a name of a volume of the pod, a unique mount path.
+fn volume_mounts(mounts: &[Value], volumes: &[String], path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mut paths: Vec<&str> = Vec::new();
+    for (i, m) in mounts.iter().enumerate() {
+        let p = format!("{path}[{i}]");
+        let name = s(m, "name");
+        if name.is_empty() {
+            errs.push(FieldError::required(&format!("{p}.name"), ""));
+        }
+        if !volumes.iter().any(|v| v == name) {
+            errs.push(FieldError::not_found(&format!("{p}.name"), str_value(name)));
+        }
+        let mount_path = s(m, "mountPath");
+        if mount_path.is_empty() {
+            errs.push(FieldError::required(&format!("{p}.mountPath"), ""));
+        }
+        if paths.contains(&mount_path) {
+            errs.push(FieldError::invalid(&format!("{p}.mountPath"), str_value(mount_path), "must be unique"));
+        }
+        paths.push(mount_path);
+    }
+    errs
+}
+
+/// `IsOvercommitAllowed`: everything but hugepages and extended (non-native) resources.
+fn overcommit_allowed(name: &str) -> bool {
+    is_native(name) && !name.starts_with("hugepages-")
+}
+
+/// `IsNativeResource`: no domain, or a `kubernetes.io` one.
+fn is_native(name: &str) -> bool {
+    !name.contains('/') || name.split('/').next().is_some_and(|d| d.contains("kubernetes.io"))
+}
+
+/// `validateContainerResourceName`. The bad value is a `core.ResourceName`, a `fmt.Stringer`:
+/// `ErrorBody` prints it without quotes.
+fn resource_name(name: &str, path: &str) -> Vec<FieldError> {
+    let bad = || BadValue::Json(name.to_string());
+    let mut errs: Vec<FieldError> =
+        content::is_qualified_name(name).into_iter().map(|m| FieldError::invalid(path, bad(), m)).collect();
+    let standard = matches!(name, "cpu" | "memory" | "ephemeral-storage") || name.starts_with("hugepages-");
+    if !name.contains('/') && !standard {
+        errs.push(FieldError::invalid(path, bad(), "must be a standard resource for containers"));
+    }
+    errs
+}
+
+/// `validateResourceRequirements` for a container: names, non-negative quantities, whole numbers
+/// for integer resources, requests ≤ limits (= for resources that cannot be overcommitted).
+/// A quantity that does not parse fails decoding before validation and is left alone here.
+fn resources(resources: Option<&Value>, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let Some(r) = resources else { return errs };
+    let empty = Map::new();
+    let limits = r.get("limits").and_then(Value::as_object).unwrap_or(&empty);
+    let requests = r.get("requests").and_then(Value::as_object).unwrap_or(&empty);
+    let lim_path = format!("{path}.limits");
+    let req_path = format!("{path}.requests");
+    let quantity_errs = |name: &str, q: &quantity::Quantity, p: &str| {
+        let mut errs = Vec::new();
+        if q.milli < 0 {
+            errs.push(FieldError::invalid(p, str_value(&q.canonical()), "must be greater than or equal to 0"));
+        }
+        let integer = !matches!(name, "cpu" | "memory" | "ephemeral-storage") && !name.starts_with("hugepages-");
+        if integer && q.milli % 1000 != 0 {
+            errs.push(FieldError::invalid(p, str_value(&q.canonical()), "must be an integer"));
+        }
+        errs
+    };
+    for (name, value) in limits {
+        let p = format!("{lim_path}[{name}]");
+        errs.extend(resource_name(name, &p));
+        if let Some(q) = value
+            .as_str()
+            .and_then(quantity::parse)
+            .or_else(|| value.as_i64().and_then(|n| quantity::parse(&n.to_string())))
+        {
+            errs.extend(quantity_errs(name, &q, &p));
+        }
+    }
+    let parse = |v: &Value| {
+        v.as_str().and_then(quantity::parse).or_else(|| v.as_i64().and_then(|n| quantity::parse(&n.to_string())))
+    };
+    for (name, value) in requests {
+        let p = format!("{req_path}[{name}]");
+        errs.extend(resource_name(name, &p));
+        let Some(q) = parse(value) else { continue };
+        errs.extend(quantity_errs(name, &q, &p));
+        match limits.get(name).and_then(parse) {
+            Some(limit) => {
+                if q.cmp_value(&limit).is_ne() && !overcommit_allowed(name) {
+                    errs.push(FieldError::invalid(
+                        &req_path,
+                        str_value(&q.canonical()),
+                        format!("must be equal to {name} limit of {}", limit.canonical()),
+                    ));
+                } else if q.cmp_value(&limit).is_gt() {
+                    errs.push(FieldError::invalid(
+                        &req_path,
+                        str_value(&q.canonical()),
+                        format!("must be less than or equal to {name} limit of {}", limit.canonical()),
+                    ));
+                }
+            }
+            None if !overcommit_allowed(name) && !limits.contains_key(name) => {
+                errs.push(FieldError::required(&lim_path, "Limit must be set for non overcommitable resources"));
+            }
+            None => {}
+        }
+    }
+    errs
+}
+
+/// `validateHandler`: exactly one handler type.
+fn handler(h: &Value, path: &str, kinds: &[&str]) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mut n = 0;
+    for kind in kinds {
+        if !present(h, kind) {
+            continue;
+        }
+        if n > 0 {
+            errs.push(FieldError::forbidden(&format!("{path}.{kind}"), "may not specify more than 1 handler type"));
+            continue;
+        }
+        n += 1;
+        let hp = format!("{path}.{kind}");
+        match *kind {
+            "exec" if list(&h[*kind], "command").is_empty() => {
+                errs.push(FieldError::required(&format!("{hp}.command"), ""))
+            }
+            "httpGet" => {
+                let http = &h[*kind];
+                if s(http, "path").is_empty() {
+                    errs.push(FieldError::required(&format!("{hp}.path"), ""));
+                }
+                errs.extend(port_num_or_name(http.get("port"), &format!("{hp}.port")));
+                let scheme = s(http, "scheme");
+                if !["HTTP", "HTTPS"].contains(&scheme) {
+                    errs.push(FieldError::not_supported(
+                        &format!("{hp}.scheme"),
+                        str_value(scheme),
+                        &["HTTP", "HTTPS"],
+                    ));
+                }
+            }
+            "tcpSocket" | "grpc" => errs.extend(port_num_or_name(h[*kind].get("port"), &format!("{hp}.port"))),
+            _ => {}
+        }
+    }
+    if n == 0 {
+        errs.push(FieldError::required(path, "must specify a handler type"));
+    }
+    errs
+}
+
+/// `ValidatePortNumOrName`.
+fn port_num_or_name(port: Option<&Value>, path: &str) -> Vec<FieldError> {
+    match port {
+        Some(Value::String(name)) => {
+            port_name(name).into_iter().map(|m| FieldError::invalid(path, str_value(name), m)).collect()
+        }
+        Some(v) => {
+            let n = v.as_i64().unwrap_or(0);
+            port_num(n).into_iter().map(|m| FieldError::invalid(path, BadValue::Int(n), m)).collect()
+        }
+        None => port_num(0).into_iter().map(|m| FieldError::invalid(path, BadValue::Int(0), m)).collect(),
+    }
+}
+
+/// `validateProbe` plus the liveness/startup `successThreshold` of 1 and the readiness probe's
+/// missing grace period.
+fn probe(c: &Value, key: &str, path: &str) -> Vec<FieldError> {
+    let Some(p) = c.get(key).filter(|v| !v.is_null()) else { return Vec::new() };
+    let pp = format!("{path}.{key}");
+    let mut errs = handler(p, &pp, &["exec", "httpGet", "tcpSocket", "grpc"]);
+    for field in ["initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold"] {
+        let v = p.get(field).and_then(Value::as_i64).unwrap_or(0);
+        if v < 0 {
+            errs.push(FieldError::invalid(
+                &format!("{pp}.{field}"),
+                BadValue::Int(v),
+                "must be greater than or equal to 0",
+            ));
+        }
+    }
+    if let Some(g) = p.get("terminationGracePeriodSeconds").and_then(Value::as_i64) {
+        if key == "readinessProbe" {
+            errs.push(FieldError::invalid(
+                &format!("{pp}.terminationGracePeriodSeconds"),
+                BadValue::Int(g),
+                "must not be set for readinessProbes",
+            ));
+        } else if g <= 0 {
+            errs.push(FieldError::invalid(
+                &format!("{pp}.terminationGracePeriodSeconds"),
+                BadValue::Int(g),
+                "must be greater than 0",
+            ));
+        }
+    }
+    let success = p.get("successThreshold").and_then(Value::as_i64).unwrap_or(0);
+    if key != "readinessProbe" && success != 1 {
+        errs.push(FieldError::invalid(&format!("{pp}.successThreshold"), BadValue::Int(success), "must be 1"));
+    }
+    errs
+}
+
+fn lifecycle(c: &Value, path: &str) -> Vec<FieldError> {
+    let Some(l) = c.get("lifecycle").filter(|v| !v.is_null()) else { return Vec::new() };
+    let mut errs = Vec::new();
+    for hook in ["postStart", "preStop"] {
+        if let Some(h) = l.get(hook).filter(|v| !v.is_null()) {
+            errs.extend(handler(h, &format!("{path}.lifecycle.{hook}"), &["exec", "httpGet", "tcpSocket", "sleep"]));
+        }
+    }
+    errs
+}
+
+/// `validateContainerCommon`.
+fn container_common(c: &Value, volumes: &[String], path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let name = s(c, "name");
+    if name.is_empty() {
+        errs.push(FieldError::required(&format!("{path}.name"), ""));
+    } else {
+        errs.extend(dns_label(name, &format!("{path}.name")));
+    }
+    if s(c, "image").is_empty() {
+        errs.push(FieldError::required(&format!("{path}.image"), ""));
+    }
+    let tmp = s(c, "terminationMessagePolicy");
+    if tmp.is_empty() {
+        errs.push(FieldError::required(&format!("{path}.terminationMessagePolicy"), ""));
+    } else if !TERMINATION_MESSAGE_POLICIES.contains(&tmp) {
+        errs.push(FieldError::not_supported(
+            &format!("{path}.terminationMessagePolicy"),
+            str_value(tmp),
+            TERMINATION_MESSAGE_POLICIES,
+        ));
+    }
+    errs.extend(ports(list(c, "ports"), &format!("{path}.ports")));
+    errs.extend(env(list(c, "env"), &format!("{path}.env")));
+    errs.extend(volume_mounts(list(c, "volumeMounts"), volumes, &format!("{path}.volumeMounts")));
+    let pull = s(c, "imagePullPolicy");
+    if pull.is_empty() {
+        errs.push(FieldError::required(&format!("{path}.imagePullPolicy"), ""));
+    } else if !SUPPORTED_PULL_POLICIES.contains(&pull) {
+        errs.push(FieldError::not_supported(
+            &format!("{path}.imagePullPolicy"),
+            str_value(pull),
+            SUPPORTED_PULL_POLICIES,
+        ));
+    }
+    errs.extend(resources(c.get("resources").filter(|v| !v.is_null()), &format!("{path}.resources")));
+    errs
+}
+
+/// `ValidateVolumes`: names unique DNS labels, exactly one source each. Returns the valid names.
+fn volumes(vols: &[Value], path: &str) -> (Vec<String>, Vec<FieldError>) {
+    let mut names: Vec<String> = Vec::new();
+    let mut errs = Vec::new();
+    // validateVolumeSource checks the sources in the order of core.VolumeSource's Go fields.
+    const GO_ORDER: &[&str] = &[
+        "emptyDir",
+        "hostPath",
+        "gitRepo",
+        "gcePersistentDisk",
+        "awsElasticBlockStore",
+        "secret",
+        "nfs",
+        "iscsi",
+        "glusterfs",
+        "flocker",
+        "persistentVolumeClaim",
+        "rbd",
+        "cinder",
+        "cephfs",
+        "quobyte",
+        "downwardAPI",
+        "fc",
+        "flexVolume",
+        "configMap",
+        "azureFile",
+        "vsphereVolume",
+        "photonPersistentDisk",
+        "portworxVolume",
+        "azureDisk",
+        "storageos",
+        "projected",
+        "scaleIO",
+        "csi",
+        "ephemeral",
+        "image",
+    ];
+    for (i, v) in vols.iter().enumerate() {
+        let p = format!("{path}[{i}]");
+        let mut el = Vec::new();
+        let mut n = 0;
+        for source in GO_ORDER {
+            if present(v, source) {
+                if n > 0 {
+                    // Go's own typo for the downward API source's path.
+                    let key = if *source == "downwardAPI" { "downwarAPI" } else { source };
+                    el.push(FieldError::forbidden(&format!("{p}.{key}"), "may not specify more than 1 volume type"));
+                } else {
+                    n += 1;
+                }
+            }
+        }
+        if n == 0 {
+            el.push(FieldError::required(&p, "must specify a volume type"));
+        }
+        let name = s(v, "name");
+        if name.is_empty() {
+            el.push(FieldError::required(&format!("{p}.name"), ""));
+        } else {
+            el.extend(dns_label(name, &format!("{p}.name")));
+        }
+        if names.iter().any(|n| n == name) {
+            el.push(FieldError::duplicate(&format!("{p}.name"), str_value(name)));
+        }
+        if el.is_empty() {
+            names.push(name.to_string());
+        } else {
+            errs.extend(el);
+        }
+    }
+    (names, errs)
+}
+
+/// `ValidatePodSpec` at `path` (`spec`, or `spec.template.spec` of a workload).
+pub fn validate_pod_spec(spec: &Value, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if !present(spec, "terminationGracePeriodSeconds") {
+        errs.push(FieldError::required(&format!("{path}.terminationGracePeriodSeconds"), ""));
+    }
+    let (vols, verrs) = volumes(list(spec, "volumes"), &format!("{path}.volumes"));
+    errs.extend(verrs);
+
+    // validateContainers.
+    let containers = list(spec, "containers");
+    let cpath = format!("{path}.containers");
+    if containers.is_empty() {
+        errs.push(FieldError::required(&cpath, ""));
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for (i, c) in containers.iter().enumerate() {
+        let p = format!("{cpath}[{i}]");
+        errs.extend(container_common(c, &vols, &p));
+        let name = s(c, "name");
+        if names.contains(&name) {
+            errs.push(FieldError::duplicate(&format!("{p}.name"), str_value(name)));
+        } else {
+            names.push(name);
+        }
+        errs.extend(lifecycle(c, &p));
+        for key in ["livenessProbe", "readinessProbe", "startupProbe"] {
+            errs.extend(probe(c, key, &p));
+        }
+        if present(c, "restartPolicy") {
+            errs.push(FieldError::forbidden(&format!("{p}.restartPolicy"), "may not be set for non-init containers"));
+        }
+    }
+
+    // validateInitContainers.
+    let ipath = format!("{path}.initContainers");
+    let mut all: Vec<&str> = containers.iter().map(|c| s(c, "name")).collect();
+    for (i, c) in list(spec, "initContainers").iter().enumerate() {
+        let p = format!("{ipath}[{i}]");
+        errs.extend(container_common(c, &vols, &p));
+        let restart = s(c, "restartPolicy");
+        let always = restart == "Always";
+        if present(c, "restartPolicy") && !always {
+            errs.push(FieldError::not_supported(&format!("{p}.restartPolicy"), str_value(restart), &["Always"]));
+        }
+        let name = s(c, "name");
+        if all.contains(&name) {
+            errs.push(FieldError::duplicate(&format!("{p}.name"), str_value(name)));
+        } else if !name.is_empty() {
+            all.push(name);
+        }
+        if always {
+            errs.extend(lifecycle(c, &p));
+            for key in ["livenessProbe", "readinessProbe", "startupProbe"] {
+                errs.extend(probe(c, key, &p));
+            }
+        } else {
+            for key in ["lifecycle", "livenessProbe", "readinessProbe", "startupProbe"] {
+                if present(c, key) {
+                    errs.push(FieldError::forbidden(
+                        &format!("{p}.{key}"),
+                        "may not be set for init containers without restartPolicy=Always",
+                    ));
+                }
+            }
+        }
+    }
+
+    // validateEphemeralContainers.
+    let epath = format!("{path}.ephemeralContainers");
+    let others: Vec<&str> = containers.iter().chain(list(spec, "initContainers")).map(|c| s(c, "name")).collect();
+    let mut all: Vec<&str> = others.clone();
+    for (i, c) in list(spec, "ephemeralContainers").iter().enumerate() {
+        let p = format!("{epath}[{i}]");
+        errs.extend(container_common(c, &vols, &p));
+        errs.extend(image_whitespace(c, &p));
+        let name = s(c, "name");
+        if all.contains(&name) {
+            errs.push(FieldError::duplicate(&format!("{p}.name"), str_value(name)));
+        } else {
+            all.push(name);
+        }
+        let target = s(c, "targetContainerName");
+        if !target.is_empty() && !others.contains(&target) {
+            errs.push(FieldError::not_found(&format!("{p}.targetContainerName"), str_value(target)));
+        }
+        for key in EPHEMERAL_FORBIDDEN {
+            if present(c, key) && c[*key] != Value::Object(Map::new()) && c[*key] != Value::Array(Vec::new()) {
+                errs.push(FieldError::forbidden(&format!("{p}.{key}"), "cannot be set for an Ephemeral Container"));
+            }
+        }
+    }
+
+    let restart = s(spec, "restartPolicy");
+    if restart.is_empty() {
+        errs.push(FieldError::required(&format!("{path}.restartPolicy"), ""));
+    } else if !RESTART_POLICIES.contains(&restart) {
+        errs.push(FieldError::not_supported(&format!("{path}.restartPolicy"), str_value(restart), RESTART_POLICIES));
+    }
+    let dns = s(spec, "dnsPolicy");
+    if dns.is_empty() {
+        errs.push(FieldError::required(&format!("{path}.dnsPolicy"), ""));
+    } else if !DNS_POLICIES.contains(&dns) {
+        errs.push(FieldError::not_supported(&format!("{path}.dnsPolicy"), str_value(dns), DNS_POLICIES));
+    }
+    if let Some(selector) = spec.get("nodeSelector").and_then(Value::as_object) {
+        let pairs: Vec<(&str, &str)> = selector.iter().map(|(k, v)| (k.as_str(), v.as_str().unwrap_or(""))).collect();
+        errs.extend(validate_labels(&pairs, &format!("{path}.nodeSelector")));
+    }
+    for key in ["serviceAccountName", "nodeName", "priorityClassName"] {
+        let v = s(spec, key);
+        if !v.is_empty() {
+            errs.extend(dns_subdomain(v, &format!("{path}.{key}")));
+        }
+    }
+    if let Some(d) = spec.get("activeDeadlineSeconds").and_then(Value::as_i64) {
+        if !(1..=i64::from(i32::MAX)).contains(&d) {
+            errs.push(FieldError::invalid(
+                &format!("{path}.activeDeadlineSeconds"),
+                BadValue::Int(d),
+                inclusive_range(1, i64::from(i32::MAX)),
+            ));
+        }
+    }
+    for key in ["hostname", "subdomain"] {
+        let v = s(spec, key);
+        if !v.is_empty() {
+            errs.extend(dns_label(v, &format!("{path}.{key}")));
+        }
+    }
+    errs
+}
+
+/// `validateContainerOnlyForPod`.
+fn image_whitespace(c: &Value, path: &str) -> Vec<FieldError> {
+    let image = s(c, "image");
+    if image.trim() != image {
+        vec![FieldError::invalid(
+            &format!("{path}.image"),
+            str_value(image),
+            "must not have leading or trailing whitespace",
+        )]
+    } else {
+        Vec::new()
+    }
+}
+
+/// `validatePodMetadataAndSpec` without the metadata: the spec, then the pod-only image check of
+/// containers and init containers.
+pub fn validate_pod(pod: &Value) -> Vec<FieldError> {
+    let spec = pod.get("spec").unwrap_or(&Value::Null);
+    let mut errs = validate_pod_spec(spec, "spec");
+    for list_name in ["containers", "initContainers"] {
+        for (i, c) in list(spec, list_name).iter().enumerate() {
+            errs.extend(image_whitespace(c, &format!("spec.{list_name}[{i}]")));
+        }
+    }
+    errs
+}
+
+/// `ValidatePodCreate` without the metadata.
+pub fn validate_pod_create(pod: &Value) -> Vec<FieldError> {
+    let mut errs = validate_pod(pod);
+    let spec = pod.get("spec").unwrap_or(&Value::Null);
+    if !list(spec, "ephemeralContainers").is_empty() {
+        errs.push(FieldError::forbidden("spec.ephemeralContainers", "cannot be set on create"));
+    }
+    if !s(spec, "nodeName").is_empty() && !list(spec, "schedulingGates").is_empty() {
+        errs.push(FieldError::forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared"));
+    }
+    errs
+}

@@ -1,0 +1,198 @@
+//! A pod UPDATE as kubernetes/kubernetes `pkg/apis/core/validation/validation.go`
+//! `ValidatePodUpdate` judges it (release-1.36), after the spec's own validation
+//! ([`crate::pod::validate_pod`]): `ValidateContainerUpdates` (no container added or removed,
+//! images set), `activeDeadlineSeconds`, `validateOnlyAddedTolerations`,
+//! `validateOnlyDeletedSchedulingGates`, then the rest of the spec compared with the old one once
+//! the updatable fields are copied over (`updatablePodSpecFields`).
+//!
+//! Go appends `cmp.Diff(old, new)` to the last message; go-cmp randomises its own layout on
+//! purpose, so the text after the first line here is this crate's list of the changed fields, not
+//! go-cmp's. The node-affinity and node-selector relaxations of gated pods are not modelled.
+
+use serde_json::{Map, Value};
+
+use crate::field::{BadValue, FieldError};
+
+/// `updatablePodSpecFields`, joined as Go joins them (`,` without a space).
+pub const UPDATABLE_POD_SPEC_FIELDS: &str = "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
+/// The first line of the message of a forbidden spec change.
+pub const SPEC_FORBIDDEN_PREFIX: &str = "pod updates may not change fields other than ";
+/// `ValidateContainerUpdates`'s message.
+pub const ADD_OR_REMOVE: &str = "pod updates may not add or remove containers";
+
+fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
+    v.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
+}
+
+/// `ValidateContainerUpdates`: `(errors, stop)`.
+fn container_updates(new: &[Value], old: &[Value], path: &str) -> (Vec<FieldError>, bool) {
+    if new.len() != old.len() {
+        return (vec![FieldError::forbidden(path, ADD_OR_REMOVE)], true);
+    }
+    let mut errs = Vec::new();
+    for (i, c) in new.iter().enumerate() {
+        let image = c.get("image").and_then(Value::as_str).unwrap_or("");
+        if image.is_empty() {
+            errs.push(FieldError::required(&format!("{path}[{i}].image"), ""));
+        }
+        if image.trim() != image {
+            errs.push(FieldError::invalid(
+                &format!("{path}[{i}].image"),
+                BadValue::Str(image.into()),
+                "must not have leading or trailing whitespace",
+            ));
+        }
+    }
+    (errs, false)
+}
+
+/// `validateOnlyAddedTolerations` (without the tolerations' own validation): every old
+/// toleration is still there, `tolerationSeconds` aside.
+fn only_added_tolerations(new: &[Value], old: &[Value]) -> Vec<FieldError> {
+    let strip = |t: &Value| {
+        let mut t = t.clone();
+        if let Some(o) = t.as_object_mut() {
+            o.remove("tolerationSeconds");
+        }
+        t
+    };
+    for o in old {
+        if !new.iter().any(|n| strip(n) == strip(o)) {
+            return vec![FieldError::forbidden(
+                "spec.tolerations",
+                "existing toleration can not be modified except its tolerationSeconds",
+            )];
+        }
+    }
+    Vec::new()
+}
+
+/// The JSON paths at which two values differ (`null` and absent are the same, as Go's zero values).
+fn differences(old: &Value, new: &Value, path: &str, out: &mut Vec<String>) {
+    match (old, new) {
+        (Value::Object(a), Value::Object(b)) => {
+            let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for k in keys {
+                let x = a.get(k).unwrap_or(&Value::Null);
+                let y = b.get(k).unwrap_or(&Value::Null);
+                differences(x, y, &format!("{path}.{k}"), out);
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                differences(x, y, &format!("{path}[{i}]"), out);
+            }
+        }
+        (a, b) if a == b => {}
+        (Value::Null, b) if is_zero(b) => {}
+        (a, Value::Null) if is_zero(a) => {}
+        (a, b) => out.push(format!("{path}: {a} -> {b}")),
+    }
+}
+
+/// Go's zero value in JSON: what decodes to the same Go value as an absent field.
+fn is_zero(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(_) => false,
+    }
+}
+
+/// `ValidatePodUpdate` without the metadata, on defaulted pods. The spec's own validation is
+/// [`crate::pod::validate_pod`], run before by the caller.
+pub fn validate_pod_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    let empty = Value::Object(Map::new());
+    let new_spec = new.get("spec").unwrap_or(&empty);
+    let old_spec = old.get("spec").unwrap_or(&empty);
+    let mut errs = Vec::new();
+    for key in ["containers", "initContainers"] {
+        let (e, stop) = container_updates(list(new_spec, key), list(old_spec, key), &format!("spec.{key}"));
+        errs.extend(e);
+        if stop {
+            return errs;
+        }
+    }
+    let new_deadline = new_spec.get("activeDeadlineSeconds").and_then(Value::as_i64);
+    let old_deadline = old_spec.get("activeDeadlineSeconds").and_then(Value::as_i64);
+    match (new_deadline, old_deadline) {
+        (Some(n), _) if !(0..=i64::from(i32::MAX)).contains(&n) => {
+            errs.push(FieldError::invalid(
+                "spec.activeDeadlineSeconds",
+                BadValue::Int(n),
+                format!("must be between 0 and {}, inclusive", i32::MAX),
+            ));
+            return errs;
+        }
+        (Some(n), Some(o)) if o < n => {
+            errs.push(FieldError::invalid(
+                "spec.activeDeadlineSeconds",
+                BadValue::Int(n),
+                "must be less than or equal to previous value",
+            ));
+            return errs;
+        }
+        (None, Some(_)) => errs.push(FieldError::invalid(
+            "spec.activeDeadlineSeconds",
+            BadValue::Json("null".into()),
+            "must not update from a positive integer to nil value",
+        )),
+        _ => {}
+    }
+    errs.extend(only_added_tolerations(list(new_spec, "tolerations"), list(old_spec, "tolerations")));
+    // validateOnlyDeletedSchedulingGates.
+    let old_gates: Vec<&str> =
+        list(old_spec, "schedulingGates").iter().filter_map(|g| g.get("name").and_then(Value::as_str)).collect();
+    for (i, g) in list(new_spec, "schedulingGates").iter().enumerate() {
+        let name = g.get("name").and_then(Value::as_str).unwrap_or("");
+        if !old_gates.contains(&name) {
+            errs.push(FieldError::forbidden(
+                &format!("spec.schedulingGates[{i}].name"),
+                format!("only deletion is allowed, but found new scheduling gate '{name}'"),
+            ));
+        }
+    }
+
+    // The munged spec: the updatable fields taken from the old one.
+    let mut munged = new_spec.clone();
+    if let Some(m) = munged.as_object_mut() {
+        for key in ["containers", "initContainers"] {
+            if let Some(cs) = m.get_mut(key).and_then(Value::as_array_mut) {
+                for (i, c) in cs.iter_mut().enumerate() {
+                    let old_image = list(old_spec, key).get(i).and_then(|o| o.get("image")).cloned();
+                    if let Some(obj) = c.as_object_mut() {
+                        match old_image {
+                            Some(img) => obj.insert("image".into(), img),
+                            None => obj.remove("image"),
+                        };
+                    }
+                }
+            }
+        }
+        for key in ["activeDeadlineSeconds", "schedulingGates", "tolerations"] {
+            match old_spec.get(key) {
+                Some(v) => m.insert(key.into(), v.clone()),
+                None => m.remove(key),
+            };
+        }
+        let old_grace = old_spec.get("terminationGracePeriodSeconds").and_then(Value::as_i64);
+        let new_grace = m.get("terminationGracePeriodSeconds").and_then(Value::as_i64);
+        if old_grace.is_some_and(|g| g < 0) && new_grace == Some(1) {
+            m.insert("terminationGracePeriodSeconds".into(), Value::from(old_grace.unwrap_or(0)));
+        }
+    }
+    let mut diff = Vec::new();
+    differences(old_spec, &munged, "spec", &mut diff);
+    if !diff.is_empty() {
+        errs.push(FieldError::forbidden(
+            "spec",
+            format!("{SPEC_FORBIDDEN_PREFIX}{UPDATABLE_POD_SPEC_FIELDS}\n{}", diff.join("\n")),
+        ));
+    }
+    errs
+}
