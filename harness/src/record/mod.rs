@@ -94,7 +94,7 @@ impl Summary {
         } else if self.redacted.is_empty() {
             out.push_str("redacted: nothing found to redact\n");
         } else {
-            let parts: Vec<String> = self.redacted.iter().map(|(k, n)| format!("{n} {k}")).collect();
+            let parts: Vec<String> = self.redacted.iter().map(|(k, n)| format!("{k}: {n}")).collect();
             out.push_str(&format!("redacted: {}\n", parts.join(", ")));
         }
         out
@@ -169,12 +169,16 @@ impl Recorder {
                 return Ok(Outcome::Unusable(why));
             }
         };
-        match cases::webhooks_for(&case, &self.webhooks, &self.api) {
-            Ok(w) if !w.is_empty() => {}
-            _ => {
-                self.summary.not_selected += 1;
-                return Ok(Outcome::NotSelected);
-            }
+        // Selected by the rules of the webhook it went to (or of any webhook, when that is unknown).
+        let selecting = cases::webhooks_for(&cases::Case { webhook: None, ..case }, &self.webhooks, &self.api)
+            .unwrap_or_default();
+        let selected = match &recorded.webhook {
+            Some(name) => selecting.iter().any(|w| &w.name == name),
+            None => !selecting.is_empty(),
+        };
+        if !selected {
+            self.summary.not_selected += 1;
+            return Ok(Outcome::NotSelected);
         }
         if !self.options.all && !self.shapes.insert(shape::shape(&recorded.request, recorded.webhook.as_deref())) {
             self.summary.folded += 1;

@@ -23,7 +23,7 @@ pub const CREDENTIAL_ENV: &str = "credential env value";
 /// A service-account token (a JWT) anywhere in an object.
 pub const TOKEN: &str = "service-account token";
 /// A user's name, uid or extra values (`system:` users are components and kept).
-pub const USER: &str = "user name";
+pub const USER: &str = "user name or uid";
 
 const LAST_APPLIED_ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
