@@ -228,6 +228,28 @@ async fn the_proxy_hands_back_every_answer_unchanged_and_its_cases_replay_to_the
         let decision = if recorded.expect.allowed == Some(true) { "allowed" } else { "denied" };
         assert_eq!(case["decision"], decision, "{case:#}");
     }
+
+    // The recorded requests are held to the properties too: with no generated request at all, a
+    // webhook that adds its sidecar on every call FAILs idempotence on a recorded case.
+    let report = dir.path().join("defect.json");
+    let run = bin()
+        .arg("--cases")
+        .arg(&out)
+        .args(["--cases", "0", "--reference-defect", "sidecar-every-call"])
+        .arg("--report-json")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run));
+    let report: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let idempotent = report["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["rule"] == "property.idempotent" && p["outcome"] == "fail")
+        .unwrap_or_else(|| panic!("{}", text(&run)));
+    let on = idempotent["note"].as_str().unwrap().strip_prefix("on case ").unwrap();
+    assert!(cases.iter().any(|c| c.name == on), "{idempotent:#}");
 }
 
 #[test]
