@@ -255,6 +255,11 @@ pub struct FuzzArgs {
     /// Neither replay nor save regressions.
     #[arg(long)]
     pub no_regressions: bool,
+    /// Case files (e.g. recorded by `record`) to start generation from: they run as cases, and
+    /// most generated requests are mutations of their objects (labels, annotations, containers,
+    /// replicas, sizes), shrinking toward the case as it was.
+    #[arg(long, value_name = "DIR")]
+    pub seed_cases: Option<PathBuf>,
     /// Generate only this shard's part of the campaign (I of N, e.g. 2/4): N machines with the same
     /// --seed, --cases and --concurrency cover disjoint cases, and `merge` gives their verdict.
     /// --cases is the campaign's total; --duration is each shard's.
@@ -630,7 +635,13 @@ impl FuzzArgs {
         if self.gate.generated(FUZZ_CASES) == 0 && self.gate.duration.is_none() {
             return Err(option("--cases must be at least 1"));
         }
-        let suite = self.gate.apply(&self.run, self.run.suite()?, FUZZ_CASES, seed)?;
+        let mut suite = self.gate.apply(&self.run, self.run.suite()?, FUZZ_CASES, seed)?;
+        if let Some(dir) = &self.seed_cases {
+            if self.gate.cases.iter().any(|c| matches!(c, CasesArg::Dir(_))) {
+                return Err(option("--seed-cases DIR runs its cases as the run's cases: give no --cases DIR with it"));
+            }
+            suite = suite.cases_dir(dir)?.seeded_generation(true);
+        }
         Ok(suite.shard(self.shard()?).regressions((!self.no_regressions).then(|| self.regressions.clone())))
     }
 }

@@ -344,3 +344,26 @@ fn bad_input_is_an_error_naming_it_with_exit_code_2() {
     );
     fails(&[os("--out").as_os_str(), out.as_os_str()], "give --listen ADDR --to URL");
 }
+
+#[test]
+fn fuzz_starts_from_seed_cases_and_runs_them_as_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+    let report = dir.path().join("fuzz.json");
+    let run = bin()
+        .args(["fuzz", "--cases", "4", "--seed", "7", "--no-regressions"])
+        .arg("--seed-cases")
+        .arg(&cases)
+        .arg("--report-json")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    let report: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let files = std::fs::read_dir(&cases).unwrap().filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "yaml"));
+    assert_eq!(report["cases"].as_array().unwrap().len(), files.count());
+    // The seeds are the run's cases: another cases directory besides is refused.
+    let run = bin().args(["fuzz", "--cases", "4", "--cases"]).arg(&cases).arg("--seed-cases").arg(&cases).output().unwrap();
+    assert_eq!(run.status.code(), Some(2), "{}", text(&run));
+    assert!(text(&run).contains("--seed-cases DIR runs its cases as the run's cases"), "{}", text(&run));
+}

@@ -80,6 +80,8 @@ pub struct PropertyOptions {
     /// Shrinking one failure stops after this long (the smallest failing request found by then is
     /// shown, and the report says so).
     pub max_shrink_time: Duration,
+    /// Generate from the cases' requests too (mutations of them, `requests::seeded`).
+    pub seeded_generation: bool,
 }
 
 /// Generated cases per property (and per contract sweep) and webhook in a default run: enough to
@@ -100,6 +102,7 @@ impl Default for PropertyOptions {
             max_shrink_iters: 1024,
             shard: Shard::WHOLE,
             max_shrink_time: Duration::from_secs(60),
+            seeded_generation: false,
         }
     }
 }
@@ -570,7 +573,11 @@ impl Step<'_> {
         if let Some((_, s)) = built.iter().find(|(k, _)| *k == key) {
             return s.clone();
         }
-        let s = requests_in(webhook, scope, self.api);
+        let mut s = requests_in(webhook, scope, self.api);
+        if self.opts.seeded_generation {
+            let seeds = self.seeds.iter().filter(|c| c.webhook == webhook.name && scope.admits_request(&c.request));
+            s = crate::requests::seeded::with_seeds(s, webhook, seeds.map(|c| c.request.clone()).collect());
+        }
         built.push((key, s.clone()));
         s
     }
