@@ -191,6 +191,7 @@ async fn the_proxy_hands_back_every_answer_unchanged_and_its_cases_replay_to_the
     stdout.read_to_string(&mut rest).unwrap();
     let selected = traffic.iter().filter(|t| t.2).count();
     assert!(rest.contains(&format!("{selected} case file(s) written")), "{rest}");
+    assert!(rest.contains("1 not selected by the manifest's rules, 1 not usable as a case"), "{rest}");
     assert!(rest.contains("credential env value: 1"), "{rest}");
 
     // Every selected request is a case naming its webhook, its expectation the answer's decision.

@@ -192,6 +192,12 @@ impl Recorder {
         Ok(Outcome::Written(path))
     }
 
+    /// Count a request that never became a case (`why`), e.g. a body that is no AdmissionReview.
+    pub fn unusable(&mut self, why: String) -> Outcome {
+        self.summary.unusable.push(why.clone());
+        Outcome::Unusable(why)
+    }
+
     /// What the recording did so far.
     pub fn summary(&self) -> &Summary {
         &self.summary

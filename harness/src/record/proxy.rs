@@ -184,7 +184,8 @@ pub async fn start(
                     .and_then(|review| review.get("request").cloned())
                     .filter(|r| r.is_object())
                 else {
-                    on_outcome(&Ok(Outcome::Unusable(format!("POST {path}: not an AdmissionReview with a request"))));
+                    let why = format!("POST {path} (HTTP {}): not an AdmissionReview with a request", answer.status);
+                    on_outcome(&Ok(recorder.unusable(why)));
                     continue;
                 };
                 let webhook = recorder.webhook_at(&path);
