@@ -93,12 +93,60 @@ fn traffic() -> Vec<(&'static str, Vec<u8>, bool)> {
                         "data": {"password": "aHVudGVyMg=="}});
     let bytes = |v: Value| serde_json::to_vec(&v).unwrap();
     vec![
-        ("/mutate", bytes(review("u1", "CREATE", ("", "pods"), pod("web-0", json!({"app": "web"}), false), Value::Null)), true),
-        ("/validate", bytes(review("u2", "CREATE", ("", "pods"), stored(pod("web-0", json!({"app": "web"}), false)), Value::Null)), true),
-        ("/validate", bytes(review("u3", "CREATE", ("", "pods"), stored(pod("debug", json!({"app": "debug"}), true)), Value::Null)), true),
-        ("/validate", bytes(review("u4", "CREATE", ("", "pods"), stored(pod("denied", json!({"conformance.example/deny": "true"}), false)), Value::Null)), true),
-        ("/validate", bytes(review("u5", "DELETE", ("", "pods"), Value::Null, stored(pod("web-0", json!({"app": "web"}), false)))), true),
-        ("/mutate", bytes(review("u6", "UPDATE", ("", "configmaps"), stored(configmap("green")), stored(configmap("blue")))), true),
+        (
+            "/mutate",
+            bytes(review("u1", "CREATE", ("", "pods"), pod("web-0", json!({"app": "web"}), false), Value::Null)),
+            true,
+        ),
+        (
+            "/validate",
+            bytes(review(
+                "u2",
+                "CREATE",
+                ("", "pods"),
+                stored(pod("web-0", json!({"app": "web"}), false)),
+                Value::Null,
+            )),
+            true,
+        ),
+        (
+            "/validate",
+            bytes(review(
+                "u3",
+                "CREATE",
+                ("", "pods"),
+                stored(pod("debug", json!({"app": "debug"}), true)),
+                Value::Null,
+            )),
+            true,
+        ),
+        (
+            "/validate",
+            bytes(review(
+                "u4",
+                "CREATE",
+                ("", "pods"),
+                stored(pod("denied", json!({"conformance.example/deny": "true"}), false)),
+                Value::Null,
+            )),
+            true,
+        ),
+        (
+            "/validate",
+            bytes(review(
+                "u5",
+                "DELETE",
+                ("", "pods"),
+                Value::Null,
+                stored(pod("web-0", json!({"app": "web"}), false)),
+            )),
+            true,
+        ),
+        (
+            "/mutate",
+            bytes(review("u6", "UPDATE", ("", "configmaps"), stored(configmap("green")), stored(configmap("blue")))),
+            true,
+        ),
         ("/mutate", bytes(review("u7", "CREATE", ("apps", "deployments"), deployment, Value::Null)), true),
         // Not selected by the manifest: answered, not recorded.
         ("/validate", bytes(review("u8", "CREATE", ("", "secrets"), secret, Value::Null)), false),
@@ -113,11 +161,7 @@ fn https_client(ca_pem: &str) -> reqwest::Client {
         .unwrap()
         .with_root_certificates(webhook_harness::tls::root_store(ca_pem.as_bytes()).unwrap())
         .with_no_client_auth();
-    reqwest::Client::builder()
-        .use_preconfigured_tls(tls)
-        .timeout(Duration::from_secs(10))
-        .build()
-        .unwrap()
+    reqwest::Client::builder().use_preconfigured_tls(tls).timeout(Duration::from_secs(10)).build().unwrap()
 }
 
 /// Status, content type and body of one POST.
@@ -201,7 +245,10 @@ async fn the_proxy_hands_back_every_answer_unchanged_and_its_cases_replay_to_the
         let text = std::fs::read_to_string(&case.file).unwrap();
         assert!(!text.contains("alice@example.com") && !text.contains("t0ken"), "not redacted: {text}");
         let name = case.file.file_name().unwrap().to_str().unwrap();
-        assert!(name.starts_with(&format!("{}-{}-", case.resource.plural, case.operation.as_str().to_lowercase())), "{name}");
+        assert!(
+            name.starts_with(&format!("{}-{}-", case.resource.plural, case.operation.as_str().to_lowercase())),
+            "{name}"
+        );
         assert!(case.webhook.is_some(), "{name} names no webhook");
         assert!(case.expect.allowed.is_some(), "{name} expects no decision");
     }
@@ -288,7 +335,8 @@ fn an_audit_log_becomes_redacted_cases_and_its_bad_lines_are_reported() {
     let ops: Vec<String> = cases.iter().map(|c| c.what()).collect();
     assert_eq!(ops, ["UPDATE configmaps", "CREATE pods", "DELETE pods", "CREATE secrets"], "{ops:?}");
     let all: String = cases.iter().map(|c| std::fs::read_to_string(&c.file).unwrap()).collect();
-    for secret in ["aHVudGVyMg==", "YWRtaW4=", "hunter2", "eyJhbGciOiJSUzI1NiIsImtpZCI6InRlc3QifQ", "alice@example.com"] {
+    for secret in ["aHVudGVyMg==", "YWRtaW4=", "hunter2", "eyJhbGciOiJSUzI1NiIsImtpZCI6InRlc3QifQ", "alice@example.com"]
+    {
         assert!(!all.contains(secret), "{secret} is in the cases:\n{all}");
     }
     let delete = cases.iter().find(|c| c.what() == "DELETE pods").unwrap();
@@ -319,12 +367,18 @@ fn bad_input_is_an_error_naming_it_with_exit_code_2() {
     };
     let os = |s: &str| std::ffi::OsString::from(s);
     let missing = dir.path().join("no-such-audit.log");
-    fails(&[os("--from-audit").as_os_str(), missing.as_os_str(), os("--out").as_os_str(), out.as_os_str()], "no-such-audit.log: cannot be read");
+    fails(
+        &[os("--from-audit").as_os_str(), missing.as_os_str(), os("--out").as_os_str(), out.as_os_str()],
+        "no-such-audit.log: cannot be read",
+    );
     assert!(!out.exists(), "nothing is written for a log that cannot be read");
     let file = dir.path().join("a-file");
     std::fs::write(&file, "").unwrap();
     let log = data().join("audit.log");
-    fails(&[os("--from-audit").as_os_str(), log.as_os_str(), os("--out").as_os_str(), file.as_os_str()], "a-file: not a directory");
+    fails(
+        &[os("--from-audit").as_os_str(), log.as_os_str(), os("--out").as_os_str(), file.as_os_str()],
+        "a-file: not a directory",
+    );
     // Nothing listens on this port once the listener is dropped.
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let tls = TlsMaterial::generate(&ServingNames::default(), None).unwrap();
@@ -361,10 +415,13 @@ fn fuzz_starts_from_seed_cases_and_runs_them_as_cases() {
         .unwrap();
     assert_eq!(run.status.code(), Some(0), "{}", text(&run));
     let report: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
-    let files = std::fs::read_dir(&cases).unwrap().filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "yaml"));
+    let files = std::fs::read_dir(&cases)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "yaml"));
     assert_eq!(report["cases"].as_array().unwrap().len(), files.count());
     // The seeds are the run's cases: another cases directory besides is refused.
-    let run = bin().args(["fuzz", "--cases", "4", "--cases"]).arg(&cases).arg("--seed-cases").arg(&cases).output().unwrap();
+    let run =
+        bin().args(["fuzz", "--cases", "4", "--cases"]).arg(&cases).arg("--seed-cases").arg(&cases).output().unwrap();
     assert_eq!(run.status.code(), Some(2), "{}", text(&run));
     assert!(text(&run).contains("--seed-cases DIR runs its cases as the run's cases"), "{}", text(&run));
 }

@@ -179,10 +179,7 @@ fn request_of(event: &Event) -> Result<Option<Value>, String> {
     let mut request = Map::new();
     request.insert("uid".into(), json!(event.audit_id));
     request.insert("kind".into(), json!({"group": group, "version": version, "kind": kind}));
-    request.insert(
-        "resource".into(),
-        json!({"group": r.api_group, "version": r.api_version, "resource": r.resource}),
-    );
+    request.insert("resource".into(), json!({"group": r.api_group, "version": r.api_version, "resource": r.resource}));
     if !r.subresource.is_empty() {
         request.insert("subResource".into(), json!(r.subresource));
     }

@@ -170,8 +170,8 @@ impl Recorder {
             }
         };
         // Selected by the rules of the webhook it went to (or of any webhook, when that is unknown).
-        let selecting = cases::webhooks_for(&cases::Case { webhook: None, ..case }, &self.webhooks, &self.api)
-            .unwrap_or_default();
+        let selecting =
+            cases::webhooks_for(&cases::Case { webhook: None, ..case }, &self.webhooks, &self.api).unwrap_or_default();
         let selected = match &recorded.webhook {
             Some(name) => selecting.iter().any(|w| &w.name == name),
             None => !selecting.is_empty(),

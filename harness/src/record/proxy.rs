@@ -138,10 +138,9 @@ async fn probe(base: &Url, tls: rustls::ClientConfig) -> Result<(), Error> {
     match tokio::time::timeout(CONNECT_TIMEOUT, connect).await {
         Ok(Ok(())) => Ok(()),
         Ok(Err(e)) => Err(Error::Target { what, message: format!("the webhook cannot be reached over TLS: {e}") }),
-        Err(_) => Err(Error::Target {
-            what,
-            message: format!("no TLS handshake within {} s", CONNECT_TIMEOUT.as_secs()),
-        }),
+        Err(_) => {
+            Err(Error::Target { what, message: format!("no TLS handshake within {} s", CONNECT_TIMEOUT.as_secs()) })
+        }
     }
 }
 

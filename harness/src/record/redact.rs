@@ -208,7 +208,10 @@ mod tests {
         for secret in ["aHVudGVyMg==", "hunter2", jwt, "alice@example.com", "1234"] {
             assert!(!text.contains(secret), "{secret} left in {text}");
         }
-        assert_eq!(request["object"]["data"]["password"], request["object"]["data"]["copy"], "same value, same placeholder");
+        assert_eq!(
+            request["object"]["data"]["password"], request["object"]["data"]["copy"],
+            "same value, same placeholder"
+        );
         assert_eq!(request["oldObject"]["spec"]["containers"][0]["env"][1]["value"], "blue");
         assert_eq!(request["userInfo"]["groups"], json!(["dev"]));
         assert_eq!(tally[SECRET_DATA], 2);
