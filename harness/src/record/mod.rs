@@ -151,6 +151,11 @@ impl Recorder {
         let mut tally = Tally::new();
         if !self.options.keep_sensitive {
             self.redactor.request(&mut recorded.request, &mut tally);
+            let mut body = recorded.answer.as_ref().map(|a| a.body.clone()).unwrap_or_default();
+            self.redactor.echoes(&mut body, &mut tally);
+            if let Some(answer) = recorded.answer.as_mut() {
+                answer.body = body;
+            }
         }
         let description = format!("Recorded from {}.", recorded.source);
         let text = case_file::case_text(

@@ -36,7 +36,15 @@ const CREDENTIAL_WORDS: &[&str] =
 pub struct Redactor {
     seen: HashMap<(&'static str, String), String>,
     counters: HashMap<&'static str, usize>,
+    /// The values replaced since the last [`echoes`](Redactor::echoes), with their placeholders.
+    replaced: Vec<(String, String)>,
 }
+
+/// Values shorter than this are not looked for in an answer (`a`, `1` would match anywhere).
+const SHORTEST_ECHO: usize = 4;
+
+/// A value redacted in a request, looked for where the webhook's answer repeats it.
+pub const ECHO: &str = "redacted value repeated in the answer";
 
 impl Redactor {
     /// A redactor with no values seen yet.
@@ -47,6 +55,7 @@ impl Redactor {
     fn placeholder(&mut self, kind: &'static str, value: &str, tally: &mut Tally) -> String {
         *tally.entry(kind).or_default() += 1;
         if let Some(p) = self.seen.get(&(kind, value.to_string())) {
+            self.replaced.push((value.to_string(), p.clone()));
             return p.clone();
         }
         let n = self.counters.entry(kind).or_default();
@@ -55,7 +64,29 @@ impl Redactor {
             kind.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' }).collect();
         let p = format!("redacted-{slug}-{n}");
         self.seen.insert((kind, value.to_string()), p.clone());
+        self.replaced.push((value.to_string(), p.clone()));
         p
+    }
+
+    /// Replace, in `answer` (a webhook's answer to the request just redacted), every value that
+    /// redaction replaced in the request where the answer repeats it verbatim (as JSON text too: a
+    /// denial message naming the user). Inside a base64 patch nothing can be recognised; such an
+    /// answer keeps what it holds.
+    pub fn echoes(&mut self, answer: &mut String, tally: &mut Tally) {
+        let mut replaced = std::mem::take(&mut self.replaced);
+        replaced.sort_by_key(|(value, _)| std::cmp::Reverse(value.len()));
+        replaced.dedup();
+        for (value, placeholder) in replaced.iter().filter(|(v, _)| v.len() >= SHORTEST_ECHO) {
+            let escaped = serde_json::to_string(value).unwrap_or_default();
+            let escaped = escaped.trim_matches('"');
+            for form in [value.as_str(), escaped] {
+                let n = answer.matches(form).count();
+                if n > 0 {
+                    *answer = answer.replace(form, placeholder);
+                    *tally.entry(ECHO).or_default() += n;
+                }
+            }
+        }
     }
 
     /// Redact an AdmissionRequest (JSON) in place: its object, old object and user; what was
@@ -223,6 +254,18 @@ mod tests {
         let mut again = json!({"userInfo": {"username": "alice@example.com"}});
         r.request(&mut again, &mut Tally::new());
         assert_eq!(again["userInfo"]["username"], request["userInfo"]["username"]);
+        // The answer repeating the user's name gets the same placeholder.
+        let mut answer =
+            r#"{"response":{"allowed":false,"status":{"message":"alice@example.com may not"}}}"#.to_string();
+        let mut again = json!({"userInfo": {"username": "alice@example.com"}});
+        r.request(&mut again, &mut Tally::new());
+        let mut counted = Tally::new();
+        r.echoes(&mut answer, &mut counted);
+        assert!(
+            !answer.contains("alice") && answer.contains(again["userInfo"]["username"].as_str().unwrap()),
+            "{answer}"
+        );
+        assert_eq!(counted[ECHO], 1);
         // Components keep their names.
         let mut sa = json!({"userInfo": {"username": "system:serviceaccount:kube-system:replicaset-controller"}});
         r.request(&mut sa, &mut Tally::new());
