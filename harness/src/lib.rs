@@ -64,6 +64,7 @@ mod diff;
 mod error;
 mod exchange;
 mod kinds;
+pub mod record;
 mod report;
 mod requests;
 pub mod rules;

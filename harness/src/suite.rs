@@ -193,6 +193,13 @@ impl Suite {
         self
     }
 
+    /// Generate from the cases' requests too: mutations of their objects (labels, annotations,
+    /// containers, replicas, sizes) that shrink toward the case as it was; off by default.
+    pub fn seeded_generation(mut self, on: bool) -> Suite {
+        self.options.properties.seeded_generation = on;
+        self
+    }
+
     /// Save minimal failing requests in `dir` and replay them first on the next run.
     pub fn regressions(mut self, dir: Option<PathBuf>) -> Suite {
         self.options.properties.regressions = dir;

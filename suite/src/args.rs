@@ -55,6 +55,10 @@ pub enum Command {
     /// Merge JSON reports (the shards of a `fuzz --shard` campaign, or separate runs) into one
     /// verdict and report.
     Merge(MergeArgs),
+    /// Record real traffic as case files: as a proxy in front of the webhook (--listen, --to), or
+    /// from the apiserver's audit log (--from-audit). Secrets, credentials, tokens and user names
+    /// are redacted unless --keep-sensitive; one case per shape unless --all.
+    Record(RecordArgs),
 }
 
 /// The options of a run: the webhooks, the target, what is sent, the outputs.
@@ -263,6 +267,11 @@ pub struct FuzzArgs {
     /// Neither replay nor save regressions.
     #[arg(long)]
     pub no_regressions: bool,
+    /// Case files (e.g. recorded by `record`) to start generation from: they run as cases, and
+    /// most generated requests are mutations of their objects (labels, annotations, containers,
+    /// replicas, sizes), shrinking toward the case as it was.
+    #[arg(long, value_name = "DIR")]
+    pub seed_cases: Option<PathBuf>,
     /// Generate only this shard's part of the campaign (I of N, e.g. 2/4): N machines with the same
     /// --seed, --cases and --concurrency cover disjoint cases, and `merge` gives their verdict.
     /// --cases is the campaign's total; --duration is each shard's.
@@ -287,6 +296,61 @@ pub struct MergeArgs {
     /// The other report files.
     #[command(flatten)]
     pub outputs: OutputArgs,
+}
+
+/// `webhook-conformance record`.
+#[derive(Args, Debug, Clone)]
+pub struct RecordArgs {
+    /// The webhook's MutatingWebhookConfiguration/ValidatingWebhookConfiguration YAML: only requests
+    /// its rules select are recorded, each case naming the webhook it went to.
+    #[arg(long, value_name = "FILE")]
+    pub config: PathBuf,
+    /// Where the case files are written (made when missing), one file per request.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Serve the recording proxy here (e.g. 0.0.0.0:8443); it runs until interrupted.
+    #[arg(long, value_name = "ADDR", requires = "to", conflicts_with = "from_audit")]
+    pub listen: Option<std::net::SocketAddr>,
+    /// The webhook the proxy forwards to: https://host:port (each request's path and query kept).
+    #[arg(long, value_name = "URL", requires = "listen")]
+    pub to: Option<String>,
+    /// The CA bundle (PEM) the --to webhook's certificate must chain to [default: the manifest's
+    /// clientConfig.caBundle]. Verification is never switched off.
+    #[arg(long, value_name = "FILE", requires = "to")]
+    pub ca: Option<PathBuf>,
+    /// The certificate (PEM) the proxy serves [default: one the suite's CA issues for localhost and
+    /// the manifest's Service names].
+    #[arg(long, value_name = "FILE", requires_all = ["key", "listen"])]
+    pub cert: Option<PathBuf>,
+    /// The key (PEM) of --cert.
+    #[arg(long, value_name = "FILE", requires = "cert")]
+    pub key: Option<PathBuf>,
+    /// Keep the generated CA, certificate and key in DIR (the caBundle callers of the proxy trust).
+    #[arg(long, value_name = "DIR", requires = "listen", conflicts_with = "cert")]
+    pub tls_dir: Option<PathBuf>,
+    /// The client certificate (PEM) the proxy presents to the webhook.
+    #[arg(long, value_name = "FILE", requires_all = ["client_key", "to"])]
+    pub client_cert: Option<PathBuf>,
+    /// The key (PEM) of --client-cert.
+    #[arg(long, value_name = "FILE", requires = "client_cert")]
+    pub client_key: Option<PathBuf>,
+    /// A file holding the bearer token the proxy sends to the webhook (instead of the caller's).
+    #[arg(long, value_name = "FILE", requires = "to")]
+    pub token_file: Option<PathBuf>,
+    /// The longest a call to the webhook may take, in seconds (1 to 30, the apiserver's largest
+    /// timeoutSeconds); a shorter `timeout` in the caller's query wins.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=30))]
+    pub timeout: u64,
+    /// Convert this audit log (audit.k8s.io/v1 Event JSON lines, level Request or RequestResponse).
+    #[arg(long, value_name = "FILE")]
+    pub from_audit: Option<PathBuf>,
+    /// Keep Secret data, credential-like env values, tokens and user names as recorded.
+    #[arg(long)]
+    pub keep_sensitive: bool,
+    /// Write every request; by default alike requests (same resource, operation, webhook and field
+    /// set) are folded into one case.
+    #[arg(long)]
+    pub all: bool,
 }
 
 /// Generated cases per property in a `fuzz` campaign unless `--cases N` says otherwise.
@@ -590,7 +654,13 @@ impl FuzzArgs {
         if self.gate.generated(FUZZ_CASES) == 0 && self.gate.duration.is_none() {
             return Err(option("--cases must be at least 1"));
         }
-        let suite = self.gate.apply(&self.run, self.run.suite()?, FUZZ_CASES, seed)?;
+        let mut suite = self.gate.apply(&self.run, self.run.suite()?, FUZZ_CASES, seed)?;
+        if let Some(dir) = &self.seed_cases {
+            if self.gate.cases.iter().any(|c| matches!(c, CasesArg::Dir(_))) {
+                return Err(option("--seed-cases DIR runs its cases as the run's cases: give no --cases DIR with it"));
+            }
+            suite = suite.cases_dir(dir)?.seeded_generation(true);
+        }
         Ok(suite.shard(self.shard()?).regressions((!self.no_regressions).then(|| self.regressions.clone())))
     }
 }

@@ -40,6 +40,7 @@ fn main() {
                 Some(Command::Run(args)) => commands::run(&args.run, &args.gate, &cancel).await,
                 Some(Command::Fuzz(args)) => commands::fuzz(args, &cancel).await,
                 Some(Command::Merge(args)) => commands::merge(args),
+                Some(Command::Record(args)) => commands::record(args, &cancel).await,
                 None => commands::run(&cli.run, &cli.gate, &cancel).await,
             }
         });

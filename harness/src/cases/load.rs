@@ -118,6 +118,9 @@ struct RawCase {
     api_version: Option<String>,
     kind: Option<String>,
     expect: Option<RawExpect>,
+    /// What the webhook answered when the case was recorded (`record`): kept for the reader, not
+    /// judged (`expect:` carries its decision).
+    answer: Option<Value>,
 }
 
 /// An AdmissionRequest as a webhook logs it: every field optional, the ones a case does not use
@@ -238,7 +241,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Case, CaseError> {
         raw.dry_run = request.dry_run;
         request_resource = request.resource;
     }
-    let _ = (&raw.api_version, &raw.kind);
+    let _ = (&raw.api_version, &raw.kind, &raw.answer);
 
     let op_text = raw
         .operation

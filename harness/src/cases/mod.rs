@@ -13,9 +13,7 @@ mod load;
 mod request;
 pub mod snapshot;
 
-#[cfg(test)]
-pub use load::parse;
-pub use load::{load_dir, load_file, Case};
+pub use load::{load_dir, load_file, parse, Case};
 #[cfg(test)]
 pub use request::admission_spec;
 pub use request::{request_case, selected_by, webhooks_for, CaseRun, Decision};

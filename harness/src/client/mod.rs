@@ -451,6 +451,14 @@ fn tls_config(ca_pem: &[u8], identity: &ClientIdentity) -> Result<rustls::Client
     })
 }
 
+/// The TLS of a call to a webhook as a recording proxy makes it: trusting only `ca_pem`,
+/// presenting `identity`'s certificate, HTTP/1.1.
+pub(crate) fn upstream_tls(ca_pem: &[u8], identity: &ClientIdentity) -> Result<rustls::ClientConfig, Error> {
+    let mut tls = tls_config(ca_pem, identity)?;
+    tls.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(tls)
+}
+
 /// An HTTPS client for `endpoint` presenting `identity`.
 fn http_client(
     endpoint: &Endpoint,

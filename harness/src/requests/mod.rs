@@ -17,6 +17,7 @@ mod plan;
 mod resources;
 mod review;
 mod schema;
+pub mod seeded;
 mod strings;
 
 pub use case::RequestCase;

@@ -4,12 +4,14 @@ mod fuzz;
 mod merge;
 mod output;
 mod progress;
+mod record;
 mod reference;
 mod rules;
 mod run;
 
 pub use fuzz::fuzz;
 pub use merge::merge;
+pub use record::record;
 pub use reference::serve_reference;
 pub use rules::print_rules;
 pub use run::run;

@@ -56,6 +56,8 @@ pub struct PropertyOptions {
     /// Shrinking one failure stops after this long (the smallest failing request found by then is
     /// shown, and the report says so).
     pub max_shrink_time: Duration,
+    /// Generate from the cases' requests too (mutations of them, `requests::seeded`).
+    pub seeded_generation: bool,
 }
 
 /// Generated cases per property (and per contract sweep) and webhook in a default run: enough to
@@ -76,6 +78,7 @@ impl Default for PropertyOptions {
             max_shrink_iters: 1024,
             shard: Shard::WHOLE,
             max_shrink_time: Duration::from_secs(60),
+            seeded_generation: false,
         }
     }
 }

@@ -46,7 +46,11 @@ impl Step<'_> {
         if let Some((_, s)) = built.iter().find(|(k, _)| *k == key) {
             return s.clone();
         }
-        let s = requests_in(webhook, scope, self.api);
+        let mut s = requests_in(webhook, scope, self.api);
+        if self.opts.seeded_generation {
+            let seeds = self.seeds.iter().filter(|c| c.webhook == webhook.name && scope.admits_request(&c.request));
+            s = crate::requests::seeded::with_seeds(s, webhook, seeds.map(|c| c.request.clone()).collect());
+        }
         built.push((key, s.clone()));
         s
     }
