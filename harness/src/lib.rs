@@ -53,6 +53,7 @@
 #![warn(missing_docs)]
 
 mod admission;
+mod apiserver;
 pub mod auth;
 mod cancel;
 mod cases;
