@@ -189,7 +189,8 @@ impl ApiServer {
         ]
     }
 
-    /// The directory of its files (the kubeconfig and `serviceaccount/`), for a mount.
+    /// The directory of its files (the kubeconfig and `serviceaccount/`).
+    #[cfg(test)]
     pub fn files_dir(&self) -> &Path {
         self.files.path()
     }

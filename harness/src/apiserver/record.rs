@@ -38,9 +38,10 @@ impl ApiCall {
         matches!(self.method.as_str(), "POST" | "PUT" | "PATCH" | "DELETE")
     }
 
-    /// A write that changes the cluster: authenticated, and not a dry run.
+    /// A write that changes the cluster: authenticated, not a dry run, and carried out (a 2xx
+    /// answer; a refused write changes nothing).
     pub fn changes_state(&self) -> bool {
-        self.is_write() && self.authenticated && !self.dry_run
+        self.is_write() && self.authenticated && !self.dry_run && (200..300).contains(&self.status)
     }
 
     /// `POST /api/v1/namespaces/ns/configmaps?x=y → 201`.

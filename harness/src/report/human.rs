@@ -33,8 +33,14 @@ pub fn render(report: &Report) -> String {
     for webhook in report.webhooks() {
         let mine: Vec<_> = summaries.iter().filter(|s| s.webhook == webhook).collect();
         let coverage = report.coverage().get(&webhook);
-        let reach: Vec<_> =
-            report.records().coverage_findings.iter().filter(|f| f.webhook == webhook).map(|f| &f.finding).collect();
+        let reach: Vec<_> = report
+            .records()
+            .coverage_findings
+            .iter()
+            .chain(&report.records().side_effects)
+            .filter(|f| f.webhook == webhook)
+            .map(|f| &f.finding)
+            .collect();
         if mine.is_empty() && coverage.is_none() && reach.is_empty() {
             continue;
         }

@@ -109,12 +109,19 @@ pub fn render(report: &Report) -> Value {
         .iter()
         .map(|m| json!({"rule": m.finding.rule, "webhook": m.webhook, "outcome": m.finding.outcome, "detail": m.finding.detail, "location": location(report, &m.webhook)}))
         .collect();
+    let side_effects: Vec<Value> = report
+        .records()
+        .side_effects
+        .iter()
+        .map(|m| json!({"rule": m.finding.rule, "webhook": m.webhook, "outcome": m.finding.outcome, "detail": m.finding.detail, "location": location(report, &m.webhook)}))
+        .collect();
     json!({
         "verdict": report.verdict().as_str(),
         "coverage": coverage,
         "contract_cases": report.records().contract_cases,
         "contract_breaches": report.records().contract_breaches,
         "coverage_findings": reach,
+        "side_effects": side_effects,
         "seed": report.records().seed,
         "properties": properties,
         "target": report.records().target.description,

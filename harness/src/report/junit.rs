@@ -199,6 +199,21 @@ pub fn render(report: &Report) -> String {
         }
         suites.push(suite);
     }
+    // Side effects.
+    if !report.records().side_effects.is_empty() {
+        let mut suite = Suite { name: "side-effects".into(), cases: Vec::new() };
+        for m in &report.records().side_effects {
+            let detail = m.finding.detail.clone().unwrap_or_default();
+            suite.cases.push(Case {
+                classname: format!("webhook-conformance.side-effects.{}", m.webhook),
+                name: m.finding.rule.to_string(),
+                outcome: m.finding.outcome,
+                message: first_line(&detail),
+                text: detail,
+            });
+        }
+        suites.push(suite);
+    }
     // The target.
     if !report.records().target_findings.is_empty() {
         let mut suite = Suite { name: "target".into(), cases: Vec::new() };

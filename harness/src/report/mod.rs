@@ -93,7 +93,12 @@ impl Report {
         let r = &self.records;
         let exchanges = r.exchanges.iter().flat_map(|x| x.findings.iter().map(|f| (f.rule, f.outcome)));
         let cases = r.cases.iter().flat_map(|c| c.findings.iter().map(|f| (f.rule, f.outcome)));
-        let manifest = r.manifest.iter().chain(&r.coverage_findings).map(|f| (f.finding.rule, f.finding.outcome));
+        let manifest = r
+            .manifest
+            .iter()
+            .chain(&r.coverage_findings)
+            .chain(&r.side_effects)
+            .map(|f| (f.finding.rule, f.finding.outcome));
         let properties = r.properties.iter().map(|p| (p.rule.id, p.outcome));
         let target = r.target_findings.iter().map(|f| (f.rule, f.outcome));
         exchanges.chain(cases).chain(manifest).chain(properties).chain(target)
@@ -122,6 +127,7 @@ impl Report {
             r.manifest
                 .iter()
                 .chain(&r.coverage_findings)
+                .chain(&r.side_effects)
                 .filter(|f| f.finding.rule == rule && mine(&f.webhook))
                 .map(|f| f.finding.outcome),
         );

@@ -15,6 +15,7 @@ mod lint;
 mod properties;
 mod send;
 mod shard;
+mod side_effects;
 mod stoppable;
 
 pub use cases::CaseRecord;
@@ -37,7 +38,7 @@ use tokio::sync::Semaphore;
 use crate::auth::{ClientIdentity, Credentials};
 use crate::cancel::Cancel;
 use crate::cases::{Case, GoldenMode};
-use crate::client::{Client, HttpVersions};
+use crate::client::{AdmissionLog, Client, HttpVersions};
 use crate::conditions::Authorizer;
 use crate::config::WebhookSpec;
 use crate::error::Error;
@@ -153,6 +154,8 @@ pub struct Records {
     pub coverage: Coverage,
     /// `coverage.requests` per webhook (judged when the planned requests were sent).
     pub coverage_findings: Vec<WebhookFinding>,
+    /// The side-effects rules per webhook (judged on its calls to the recording API).
+    pub side_effects: Vec<WebhookFinding>,
     /// The seed of the generated requests, when there were any.
     pub seed: Option<u64>,
     /// Requests sent by the property step (counted by the tally of `coverage`).
@@ -321,10 +324,14 @@ pub async fn run(
     let started = Instant::now();
     let shared: Vec<Arc<WebhookSpec>> = webhooks.iter().cloned().map(Arc::new).collect();
     let (identities, auth_notes) = identities(webhooks, target, &options.credentials)?;
-    let client = Arc::new(
+    let admissions = Arc::new(AdmissionLog::default());
+    let mut client =
         Client::with_identities(target.endpoint.clone(), options.http, ClientIdentity::anonymous(), &identities)?
-            .with_cancel(options.cancel.clone()),
-    );
+            .with_cancel(options.cancel.clone());
+    if target.api_recording().is_some() {
+        client = client.with_admission_log(admissions.clone());
+    }
+    let client = Arc::new(client);
     let mut records = Records { webhooks: shared.clone(), ..Records::default() };
     // A cancelled run stops at the step it is in: the steps after it are not started, and what the
     // run has seen is not judged (nor an interrupted case's snapshot written).
@@ -377,12 +384,16 @@ pub async fn run(
         records.exchanges.extend(step.breaches);
         records.property_requests = coverage::sent(&tally.snapshot()) - before;
     }
+    let effects = side_effects::observe(&shared, &client, &options.api, &admissions, target.api_recording()).await;
+    interrupted()?;
+    records.side_effects = effects.findings;
     records.coverage = tally.snapshot();
     if options.contract {
         records.coverage_findings = judge_coverage(webhooks, &records.coverage);
     }
     let mut notes = target.notes.clone();
     notes.extend(sweep_notes);
+    notes.extend(effects.notes);
     notes.extend(auth_notes);
     for w in webhooks.iter().filter(|w| !w.conditions.is_empty()) {
         notes.extend(condition_notes(w));
