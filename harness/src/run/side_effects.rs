@@ -115,7 +115,7 @@ fn owner<'a>(a: &'a Admission, webhooks: &'a [Arc<WebhookSpec>]) -> Option<&'a s
 }
 
 /// Why a call is attributed to no admission request.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Unattributed {
     /// Nothing was being admitted (start-up, informers, background work).
     Outside,
@@ -252,4 +252,68 @@ fn describe(
         ));
     }
     notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn webhooks() -> Vec<Arc<WebhookSpec>> {
+        let text = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: c}\nwebhooks:\n  - name: a.example.com\n    admissionReviewVersions: [v1]\n    sideEffects: NoneOnDryRun\n    clientConfig: {url: \"https://hook.example.com/a\"}\n    rules: [{operations: [CREATE], apiGroups: [\"\"], apiVersions: [v1], resources: [pods]}]\n  - name: b.example.com\n    admissionReviewVersions: [v1]\n    sideEffects: NoneOnDryRun\n    clientConfig: {url: \"https://hook.example.com/b\"}\n    rules: [{operations: [CREATE], apiGroups: [\"\"], apiVersions: [v1], resources: [pods]}]\n";
+        let manifest = crate::config::Manifest::parse(std::path::Path::new("m.yaml"), text).unwrap();
+        manifest.webhooks.into_iter().map(Arc::new).collect()
+    }
+
+    fn admission(uid: &str, path: &str, dry_run: bool, start: Instant, end: Instant) -> Admission {
+        Admission {
+            uid: uid.into(),
+            webhook: None,
+            path: path.into(),
+            dry_run,
+            summary: "CREATE pods ns/p".into(),
+            start,
+            end: Some(end),
+        }
+    }
+
+    fn call(at: Instant, uids: &[&str]) -> ApiCall {
+        ApiCall {
+            at,
+            method: "POST".into(),
+            path: "/api/v1/namespaces/default/configmaps".into(),
+            query: String::new(),
+            body: "{}".into(),
+            status: 201,
+            authenticated: true,
+            dry_run: false,
+            uids: uids.iter().map(|u| u.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_call_goes_to_its_uid_else_to_the_one_webhook_in_flight_and_to_a_dry_run_only_when_certain() {
+        let hooks = webhooks();
+        let t0 = Instant::now();
+        let t = |ms: u64| t0 + Duration::from_millis(ms);
+        let admissions = vec![
+            admission("u-real", "/a", false, t(0), t(100)),
+            admission("u-dry", "/a", true, t(0), t(100)),
+            admission("u-b", "/b", false, t(200), t(300)),
+            admission("u-probe", "/a", true, t(400), t(410)),
+        ];
+        let windows: HashMap<String, Instant> = [("u-probe".to_string(), t(450))].into();
+        // By uid: exact, whatever else is in flight.
+        let (w, c) = attribute(&call(t(50), &["u-dry"]), &admissions, &windows, &hooks).unwrap();
+        assert_eq!((w.as_str(), c.during_dry_run), ("a.example.com", true));
+        // By time, a dry and a real request in flight: not attributed.
+        assert!(matches!(attribute(&call(t(50), &[]), &admissions, &windows, &hooks), Err(Unattributed::Ambiguous)));
+        // By time, one real request of one webhook.
+        let (w, c) = attribute(&call(t(250), &[]), &admissions, &windows, &hooks).unwrap();
+        assert_eq!((w.as_str(), c.during_dry_run), ("b.example.com", false));
+        // Nothing in flight.
+        assert!(matches!(attribute(&call(t(150), &[]), &admissions, &windows, &hooks), Err(Unattributed::Outside)));
+        // A probe's window runs until the webhook was quiet: a call after its answer is its own.
+        let (w, c) = attribute(&call(t(430), &[]), &admissions, &windows, &hooks).unwrap();
+        assert_eq!((w.as_str(), c.during_dry_run), ("a.example.com", true));
+    }
 }
