@@ -395,14 +395,14 @@ pub static CATALOG: &[Rule] = &[
         id: "side-effects.dry-run",
         severity: Severity::Fail,
         statement: "A webhook declaring sideEffects None or NoneOnDryRun writes nothing to the API (no write without dryRun=All) while it admits a dryRun: true request.",
-        source: "admissionregistration/v1 types.go SideEffectClass (None, NoneOnDryRun: \"the webhook ... should not have side effects\" on dryRun requests); generic/webhook.go and mutating/dispatcher.go, validating/dispatcher.go: dry-run requests are sent only to such webhooks (errors.NewBadRequest \"does not support dry run\" otherwise); Kubernetes docs, Dynamic Admission Control: Side effects",
+        source: "k8s.io/api admissionregistration/v1 types.go SideEffectClassNoneOnDryRun (\"if the request being reviewed has the dry-run attribute, the side effects will be suppressed\") and SideEffectClassNone; mutating/dispatcher.go callAttrMutatingHook and validating/dispatcher.go callHook send a dry-run request only to these two (NewDryRunUnsupportedErr otherwise); Kubernetes docs, Dynamic Admission Control: Side effects",
         judges: Judges::SideEffects { check: side_effects::dry_run },
     },
     Rule {
         id: "side-effects.declared",
         severity: Severity::Warn,
         statement: "A webhook declaring sideEffects None writes nothing to the API for any request; one that writes outside dry runs declares NoneOnDryRun.",
-        source: "admissionregistration/v1 types.go SideEffectClass (SideEffectClassNone: \"calling the webhook will have no side effects\"); Kubernetes docs, Dynamic Admission Control: Side effects (webhooks with side effects set NoneOnDryRun and honour dryRun)",
+        source: "k8s.io/api admissionregistration/v1 types.go SideEffectClassNone (\"calling the webhook will have no side effects\") and SideEffectClassNoneOnDryRun (\"will possibly have side effects\", suppressed on dry runs); Kubernetes docs, Dynamic Admission Control: Side effects",
         judges: Judges::SideEffects { check: side_effects::declared },
     },
 ];

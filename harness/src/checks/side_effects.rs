@@ -1,12 +1,12 @@
 //! Side effects: what a webhook wrote to the Kubernetes API while it admitted the suite's requests,
 //! judged against the `sideEffects` it declares.
 //!
-//! `admissionregistration.k8s.io/v1` `SideEffectClass`: `None` — calling the webhook has no side
-//! effects; `NoneOnDryRun` — it may have side effects, but the request's `dryRun` attribute says
-//! when to suppress them. The apiserver sends a dry-run request only to webhooks that declare one of
-//! these two (`generic/webhook.go`, `ShouldCallHook` … `dryRun` handling in `mutating/dispatcher.go`
-//! and `validating/dispatcher.go`: "webhook does not support dry run" otherwise): a webhook that
-//! writes while admitting one breaks `kubectl apply --dry-run=server` and `kubectl diff` for everyone.
+//! `admissionregistration.k8s.io/v1` `SideEffectClass` (`k8s.io/api` `types.go`): `None` — calling
+//! the webhook has no side effects; `NoneOnDryRun` — it may have side effects, suppressed when the
+//! request has the dry-run attribute. The apiserver sends a dry-run request only to webhooks that
+//! declare one of these two (`mutating/dispatcher.go` `callAttrMutatingHook`,
+//! `validating/dispatcher.go` `callHook`: `NewDryRunUnsupportedErr` otherwise): a webhook that writes
+//! while admitting one breaks `kubectl apply --dry-run=server` and `kubectl diff` for everyone.
 
 use crate::apiserver::ApiCall;
 use crate::checks::property::dry_run_supported;
