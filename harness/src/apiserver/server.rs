@@ -102,7 +102,7 @@ async fn handle(request: Request<Incoming>, shared: Arc<Shared>) -> Result<Respo
         }
         _ => Err(store::status(400, "BadRequest", "the body of the request could not be read", None)),
     };
-    let bytes = body.as_ref().map(Bytes::clone).unwrap_or_default();
+    let bytes = body.as_ref().ok().cloned().unwrap_or_default();
     uid_sources.push(' ');
     uid_sources.push_str(&String::from_utf8_lossy(&bytes));
     let answer = if !authenticated {
