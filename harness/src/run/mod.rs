@@ -328,6 +328,8 @@ pub async fn run(
     let mut client =
         Client::with_identities(target.endpoint.clone(), options.http, ClientIdentity::anonymous(), &identities)?
             .with_cancel(options.cancel.clone());
+    // A session's target serves every run it makes: this run judges the calls made from now on.
+    let api_calls_before = target.api_recording().map_or(0, |r| r.len());
     if target.api_recording().is_some() {
         client = client.with_admission_log(admissions.clone());
     }
@@ -384,7 +386,9 @@ pub async fn run(
         records.exchanges.extend(step.breaches);
         records.property_requests = coverage::sent(&tally.snapshot()) - before;
     }
-    let effects = side_effects::observe(&shared, &client, &options.api, &admissions, target.api_recording()).await;
+    let effects =
+        side_effects::observe(&shared, &client, &options.api, &admissions, target.api_recording(), api_calls_before)
+            .await;
     interrupted()?;
     records.side_effects = effects.findings;
     records.coverage = tally.snapshot();

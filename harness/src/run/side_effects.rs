@@ -175,6 +175,7 @@ pub(super) async fn observe(
     api: &ApiResources,
     log: &AdmissionLog,
     recording: Option<&Arc<Recording>>,
+    since: usize,
 ) -> SideEffects {
     let mut activity: BTreeMap<String, Activity> =
         webhooks.iter().map(|w| (w.name.clone(), Activity::default())).collect();
@@ -191,7 +192,7 @@ pub(super) async fn observe(
                 }
             }
         }
-        let calls = recording.calls();
+        let calls: Vec<ApiCall> = recording.calls().into_iter().skip(since).collect();
         let mut unattributed: BTreeMap<Unattributed, u64> = BTreeMap::new();
         for call in calls.iter().filter(|c| c.authenticated) {
             match attribute(call, &admissions, &windows, webhooks) {
