@@ -3,8 +3,10 @@
 //! service account) and creates a ConfigMap in `default` while it admits each request, as webhooks
 //! that provision on admission do. It allows every request.
 //!
-//! `kube-writer --cert FILE --key FILE --port N [--skip-on-dry-run]`: with `--skip-on-dry-run` it
-//! writes nothing for a request with `dryRun: true` (what `sideEffects: NoneOnDryRun` promises).
+//! `kube-writer --cert FILE --key FILE --port N [--host ADDR] [--skip-on-dry-run]`: with
+//! `--skip-on-dry-run` it writes nothing for a request with `dryRun: true` (what
+//! `sideEffects: NoneOnDryRun` promises). It listens on `ADDR` (default `127.0.0.1`; `0.0.0.0` in
+//! a container).
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -23,17 +25,20 @@ struct Options {
     cert: String,
     key: String,
     port: u16,
+    host: String,
     skip_on_dry_run: bool,
 }
 
 fn options() -> anyhow::Result<Options> {
     let mut args = std::env::args().skip(1);
     let (mut cert, mut key, mut port, mut skip_on_dry_run) = (None, None, None, false);
+    let mut host = "127.0.0.1".to_string();
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--cert" => cert = args.next(),
             "--key" => key = args.next(),
             "--port" => port = args.next().map(|p| p.parse()).transpose()?,
+            "--host" => host = args.next().context("--host ADDR")?,
             "--skip-on-dry-run" => skip_on_dry_run = true,
             other => return Err(anyhow!("unknown argument {other:?}")),
         }
@@ -42,6 +47,7 @@ fn options() -> anyhow::Result<Options> {
         cert: cert.context("--cert FILE")?,
         key: key.context("--key FILE")?,
         port: port.context("--port N")?,
+        host,
         skip_on_dry_run,
     })
 }
@@ -107,8 +113,8 @@ async fn main() -> anyhow::Result<()> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let client = kube::Client::try_default().await.context("finding the cluster (kube::Client::try_default)")?;
     let acceptor = tokio_rustls::TlsAcceptor::from(tls(&opts.cert, &opts.key)?);
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", opts.port)).await?;
-    println!("listening on https://127.0.0.1:{}", opts.port);
+    let listener = tokio::net::TcpListener::bind((opts.host.as_str(), opts.port)).await?;
+    println!("listening on https://{}:{}", opts.host, opts.port);
     loop {
         let (tcp, _) = listener.accept().await?;
         let (acceptor, client, skip) = (acceptor.clone(), client.clone(), opts.skip_on_dry_run);
