@@ -362,12 +362,17 @@ mod tests {
         assert_eq!(meta, json!({"name": "a", "labels": {"x": "y"}}));
     }
 
-    /// The k8s-openapi source this crate is built against: the version Cargo.lock pins, in Cargo's
-    /// registry sources.
+    /// The k8s-openapi source this crate is built against: the version Cargo.lock pins (the one
+    /// with the targeted Kubernetes version's module; the lock may hold others for other crates), in
+    /// Cargo's registry sources.
     fn k8s_openapi_source() -> std::path::PathBuf {
         let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.lock")).unwrap();
-        let at = lock.find("name = \"k8s-openapi\"\nversion = \"").expect("k8s-openapi in Cargo.lock");
-        let version = lock[at..].lines().nth(1).unwrap().trim_start_matches("version = ").trim_matches('"');
+        let versions: Vec<&str> = lock
+            .split("name = \"k8s-openapi\"\nversion = \"")
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next())
+            .collect();
+        assert!(!versions.is_empty(), "k8s-openapi in Cargo.lock");
         let home = std::env::var_os("CARGO_HOME")
             .map(std::path::PathBuf::from)
             .unwrap_or_else(|| std::path::Path::new(&std::env::var_os("HOME").unwrap()).join(".cargo"));
@@ -375,9 +380,9 @@ mod tests {
         let found = std::fs::read_dir(&registries)
             .unwrap_or_else(|e| panic!("{}: {e}", registries.display()))
             .filter_map(|e| e.ok())
-            .map(|e| e.path().join(format!("k8s-openapi-{version}/src/v1_36")))
+            .flat_map(|e| versions.iter().map(move |v| e.path().join(format!("k8s-openapi-{v}/src/v1_36"))))
             .find(|p| p.is_dir());
-        found.unwrap_or_else(|| panic!("k8s-openapi {version} sources are not under {}", registries.display()))
+        found.unwrap_or_else(|| panic!("k8s-openapi {versions:?} sources are not under {}", registries.display()))
     }
 
     fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {

@@ -52,6 +52,7 @@
 //! ```
 
 mod admission;
+mod apiserver;
 pub mod auth;
 mod cancel;
 mod cases;

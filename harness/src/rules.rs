@@ -10,7 +10,7 @@
 //! one entry here, next to the rules of its kind. Exchange rules stand in the order the apiserver
 //! processes an answer: a FAIL stops the rules after it.
 
-use crate::checks::{self, manifest, property, Exchange, Observation, Procedure};
+use crate::checks::{self, manifest, property, side_effects, Exchange, Observation, Procedure};
 use crate::config::WebhookSpec;
 use crate::requests::generated::Scope;
 use crate::verdict::{Check, Finding, Severity, Softened};
@@ -30,17 +30,20 @@ pub enum RuleKind {
     Target,
     /// What the run reached of a webhook: requests sent.
     Coverage,
+    /// What a webhook did to the Kubernetes API while it admitted the suite's requests.
+    SideEffects,
 }
 
 impl RuleKind {
     /// Every kind, in the order `webhook-conformance rules` prints them.
-    pub const ALL: [RuleKind; 6] = [
+    pub const ALL: [RuleKind; 7] = [
         RuleKind::Exchange,
         RuleKind::Property,
         RuleKind::Manifest,
         RuleKind::Case,
         RuleKind::Target,
         RuleKind::Coverage,
+        RuleKind::SideEffects,
     ];
 
     /// A heading for listings.
@@ -52,6 +55,7 @@ impl RuleKind {
             RuleKind::Case => "CASES (--cases DIR, --golden DIR)",
             RuleKind::Target => "TARGET (the webhook under test as a process, container or URL)",
             RuleKind::Coverage => "COVERAGE (what the run reached of each webhook)",
+            RuleKind::SideEffects => "SIDE EFFECTS (what the webhook wrote to the Kubernetes API the suite serves it)",
         }
     }
 }
@@ -82,6 +86,10 @@ pub(crate) enum Judges {
     /// Judged at the end of the run from the requests each webhook got.
     Coverage {
         check: fn(&WebhookSpec, u64) -> Check,
+    },
+    /// Judged at the end of the run from the calls each webhook made to the recording API.
+    SideEffects {
+        check: fn(&WebhookSpec, &side_effects::Activity) -> Check,
     },
 }
 
@@ -119,6 +127,7 @@ impl Rule {
             Judges::Case => RuleKind::Case,
             Judges::Target => RuleKind::Target,
             Judges::Coverage { .. } => RuleKind::Coverage,
+            Judges::SideEffects { .. } => RuleKind::SideEffects,
         }
     }
 
@@ -380,6 +389,22 @@ pub static CATALOG: &[Rule] = &[
         source: "the suite's own: a PASS must mean something was tested",
         judges: Judges::Coverage { check: checks::coverage::requests_sent },
     },
+
+    // Side effects.
+    Rule {
+        id: "side-effects.dry-run",
+        severity: Severity::Fail,
+        statement: "A webhook declaring sideEffects None or NoneOnDryRun writes nothing to the API (no write without dryRun=All) while it admits a dryRun: true request.",
+        source: "k8s.io/api admissionregistration/v1 types.go SideEffectClassNoneOnDryRun (\"if the request being reviewed has the dry-run attribute, the side effects will be suppressed\") and SideEffectClassNone; mutating/dispatcher.go callAttrMutatingHook and validating/dispatcher.go callHook send a dry-run request only to these two (NewDryRunUnsupportedErr otherwise); Kubernetes docs, Dynamic Admission Control: Side effects",
+        judges: Judges::SideEffects { check: side_effects::dry_run },
+    },
+    Rule {
+        id: "side-effects.declared",
+        severity: Severity::Warn,
+        statement: "A webhook declaring sideEffects None writes nothing to the API for any request; one that writes outside dry runs declares NoneOnDryRun.",
+        source: "k8s.io/api admissionregistration/v1 types.go SideEffectClassNone (\"calling the webhook will have no side effects\") and SideEffectClassNoneOnDryRun (\"will possibly have side effects\", suppressed on dry runs); Kubernetes docs, Dynamic Admission Control: Side effects",
+        judges: Judges::SideEffects { check: side_effects::declared },
+    },
 ];
 
 /// `coverage.requests`.
@@ -435,6 +460,7 @@ mod tests {
                 RuleKind::Case => r.id.starts_with("case.") || r.id.starts_with("golden."),
                 RuleKind::Target => r.id.starts_with("target."),
                 RuleKind::Coverage => r.id.starts_with("coverage."),
+                RuleKind::SideEffects => r.id.starts_with("side-effects."),
                 RuleKind::Exchange => !r.id.starts_with("property.") && !r.id.starts_with("manifest."),
             };
             assert!(prefix_ok, "{} is a {:?} rule", r.id, r.kind());

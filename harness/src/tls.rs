@@ -26,13 +26,18 @@ use rcgen::{
 pub struct ServingNames {
     /// Extra DNS names, e.g. `webhook.system.svc`.
     pub dns: Vec<String>,
+    /// Extra IP addresses (e.g. the address a container reaches the host on).
+    pub ips: Vec<IpAddr>,
 }
 
 impl ServingNames {
     /// The names the apiserver uses for a `clientConfig.service`: `<name>.<namespace>.svc` and the
     /// cluster-local form.
     pub fn for_service(name: &str, namespace: &str) -> Self {
-        ServingNames { dns: vec![format!("{name}.{namespace}.svc"), format!("{name}.{namespace}.svc.cluster.local")] }
+        ServingNames {
+            dns: vec![format!("{name}.{namespace}.svc"), format!("{name}.{namespace}.svc.cluster.local")],
+            ips: Vec::new(),
+        }
     }
 }
 
@@ -171,6 +176,11 @@ fn serving_sans(names: &ServingNames) -> Result<Vec<SanType>, Error> {
         SanType::IpAddress(IpAddr::V4(Ipv4Addr::LOCALHOST)),
         SanType::IpAddress(IpAddr::V6(Ipv6Addr::LOCALHOST)),
     ];
+    for ip in &names.ips {
+        if !ip.is_loopback() {
+            sans.push(SanType::IpAddress(*ip));
+        }
+    }
     for name in &names.dns {
         sans.push(SanType::DnsName(
             name.as_str().try_into().map_err(|e| Error::Tls(format!("{name:?} is not a DNS name: {e}")))?,

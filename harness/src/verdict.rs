@@ -116,6 +116,12 @@ pub enum Subject {
         /// The webhook's name.
         webhook: String,
     },
+    /// What one webhook did to the recording Kubernetes API while it admitted the run's requests
+    /// (side-effects rules).
+    Calls {
+        /// The webhook's name.
+        webhook: String,
+    },
     /// One request and its answer (exchange rules): `Records::exchanges[index]`.
     Exchange {
         /// Its place in the run's exchanges.

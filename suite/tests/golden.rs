@@ -306,7 +306,8 @@ fn lint_findings_cases_and_junit_from_the_cli() {
         assert!(has(name), "no testcase {name}:\n{xml}");
     }
     // One testcase per rule of every kind per webhook (but the case rules: one per case).
-    let per_webhook = [RuleKind::Exchange, RuleKind::Property, RuleKind::Manifest, RuleKind::Coverage];
+    let per_webhook =
+        [RuleKind::Exchange, RuleKind::Property, RuleKind::Manifest, RuleKind::Coverage, RuleKind::SideEffects];
     let n = per_webhook.into_iter().map(|k| of_kind(k).count() * 2).sum::<usize>() + 2;
     assert_eq!(testcases.len(), n, "{xml}");
     assert_eq!(

@@ -7,6 +7,7 @@
 //! | manifest | [`manifest`] | one webhook's configuration |
 //! | case | [`case`] | a case's outcome |
 //! | coverage | [`coverage`] | what the run reached of a webhook |
+//! | side effects | [`side_effects`] | what a webhook wrote to the recording API while admitting |
 
 pub mod case;
 pub mod coverage;
@@ -18,6 +19,7 @@ mod object;
 mod patch;
 pub mod property;
 mod review;
+pub mod side_effects;
 mod transport;
 
 pub use crate::exchange::Exchange;

@@ -7,10 +7,12 @@
 //! missed its deadline (or closed the connection unanswered) on several requests in a row it is no
 //! longer called ([`breaker`]), and once the run is cancelled nothing more is sent.
 
+mod admissions;
 mod breaker;
 mod handshake;
 mod verify;
 
+pub use admissions::{Admission, AdmissionLog};
 pub use breaker::Unsent;
 pub use handshake::{handshake, HandshakeError};
 pub use verify::NameMismatch;
@@ -169,6 +171,9 @@ pub struct Client {
     cancel: Cancel,
     /// What a handshake saw when the target answered TLS with something else (asked once).
     not_tls: Arc<tokio::sync::OnceCell<Option<String>>>,
+    /// Where each admission request sent is noted, when someone watches what the webhook does
+    /// meanwhile.
+    admissions: Option<Arc<AdmissionLog>>,
 }
 
 impl TransportFailure {
@@ -220,7 +225,14 @@ impl Client {
             breaker: Arc::default(),
             cancel: Cancel::default(),
             not_tls: Arc::default(),
+            admissions: None,
         })
+    }
+
+    /// The same client, noting every admission request it sends in `log`.
+    pub fn with_admission_log(mut self, log: Arc<AdmissionLog>) -> Client {
+        self.admissions = Some(log);
+        self
     }
 
     /// What the client presents to `webhook`.
@@ -302,7 +314,9 @@ impl Client {
                 Ok(admitted) => admitted,
                 Err(why) => return Transport::Failed(TransportFailure::not_sent(why)),
             };
+            let in_flight = self.admissions.as_ref().and_then(|log| log.begin(webhook, path, body));
             let transport = self.send(webhook, path, timeout_seconds, body).await;
+            drop(in_flight);
             admitted.record(&transport, timeout_seconds);
             transport
         };

@@ -145,6 +145,8 @@ pub(crate) struct Document {
     pub coverage: BTreeMap<String, Vec<CoverageRow>>,
     pub contract_cases: Option<u64>,
     pub coverage_findings: Vec<LintResult>,
+    /// What each webhook wrote to the recording API, judged.
+    pub side_effects: Vec<LintResult>,
     pub shard: Option<ShardOf>,
     /// In a merged report: how many shard reports it merges.
     pub merged: Option<u64>,
@@ -276,7 +278,8 @@ impl Document {
         }
         let lint = self.lint.iter().map(|l| (l, RuleKind::Manifest));
         let reach = self.coverage_findings.iter().map(|l| (l, RuleKind::Coverage));
-        for (l, kind) in lint.chain(reach).filter(|(l, _)| is_breach(l.outcome)) {
+        let effects = self.side_effects.iter().map(|l| (l, RuleKind::SideEffects));
+        for (l, kind) in lint.chain(reach).chain(effects).filter(|(l, _)| is_breach(l.outcome)) {
             out.push(Issue {
                 rule: l.rule.clone(),
                 kind,

@@ -34,7 +34,9 @@ pub fn render(report: &Report) -> String {
         let mine: Vec<_> = summaries.iter().filter(|s| s.webhook == webhook).collect();
         let coverage = report.coverage().get(&webhook);
         let sent = Subject::Sent { webhook: webhook.clone() };
-        let reach: Vec<_> = report.records().findings_about(&sent).collect();
+        let calls = Subject::Calls { webhook: webhook.clone() };
+        let records = report.records();
+        let reach: Vec<_> = records.findings_about(&sent).chain(records.findings_about(&calls)).collect();
         if mine.is_empty() && coverage.is_none() && reach.is_empty() {
             continue;
         }

@@ -14,6 +14,7 @@ pub fn render(report: &Report) -> Value {
     // (the exchanges' are summed per rule and webhook by `summaries`, from the same list).
     let records = report.records();
     let (mut target, mut lint, mut reach, mut properties) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut side_effects = Vec::new();
     let mut cases: Vec<Vec<&Finding>> = vec![Vec::new(); records.cases.len()];
     for f in report.findings() {
         let rule = crate::rules::rule(f.rule);
@@ -34,6 +35,13 @@ pub fn render(report: &Report) -> Value {
                 "location": location(report, webhook),
             })),
             Subject::Sent { webhook } => reach.push(json!({
+                "rule": f.rule,
+                "webhook": webhook,
+                "outcome": f.outcome(),
+                "detail": f.detail,
+                "location": location(report, webhook),
+            })),
+            Subject::Calls { webhook } => side_effects.push(json!({
                 "rule": f.rule,
                 "webhook": webhook,
                 "outcome": f.outcome(),
@@ -118,6 +126,7 @@ pub fn render(report: &Report) -> Value {
         "contract_cases": report.records().contract_cases,
         "contract_breaches": report.records().contract_breaches,
         "coverage_findings": reach,
+        "side_effects": side_effects,
         "seed": report.records().seed,
         "properties": properties,
         "target": report.records().target.description,

@@ -161,6 +161,7 @@ pub fn render(report: &Report) -> String {
     // Everything else, in one walk of the findings: each goes to the suite of what it judged.
     let records = report.records();
     let (mut lint, mut properties, mut coverage, mut target) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut side_effects = Vec::new();
     let mut own: Vec<Vec<&Finding>> = vec![Vec::new(); records.cases.len()];
     for f in report.findings() {
         let detail = f.detail.clone().unwrap_or_default();
@@ -174,6 +175,9 @@ pub fn render(report: &Report) -> String {
         match &f.subject {
             Subject::Manifest { webhook } => lint.push(plain(format!("webhook-conformance.lint.{webhook}"))),
             Subject::Sent { webhook } => coverage.push(plain(format!("webhook-conformance.coverage.{webhook}"))),
+            Subject::Calls { webhook } => {
+                side_effects.push(plain(format!("webhook-conformance.side-effects.{webhook}")))
+            }
             Subject::Target => target.push(plain("webhook-conformance.target".into())),
             Subject::Property { index } => {
                 if let Some(p) = records.properties.get(*index) {
@@ -189,7 +193,13 @@ pub fn render(report: &Report) -> String {
         }
     }
     let cases: Vec<TestCase> = (0..records.cases.len()).map(|i| case_test(report, i, &own[i])).collect();
-    for (name, cases) in [("lint", lint), ("cases", cases), ("properties", properties), ("coverage", coverage)] {
+    for (name, cases) in [
+        ("lint", lint),
+        ("cases", cases),
+        ("properties", properties),
+        ("coverage", coverage),
+        ("side-effects", side_effects),
+    ] {
         if !cases.is_empty() {
             suites.push(TestSuite { name: name.into(), cases });
         }

@@ -229,6 +229,7 @@ pub(crate) fn merge(reports: &[(String, &Value)]) -> Result<Value, String> {
     merged.insert("coverage".into(), merge_coverage(reports));
     merged.insert("contract_cases".into(), json!(sum("contract_cases")));
     merged.insert("coverage_findings".into(), json!(merge_worst(reports, "coverage_findings", rule_and("webhook"))));
+    merged.insert("side_effects".into(), json!(merge_worst(reports, "side_effects", rule_and("webhook"))));
     merged.insert(
         "cases".into(),
         json!(merge_worst(reports, "cases", |v| format!("{}\u{0}{}", text(v, "case"), text(v, "file")))),

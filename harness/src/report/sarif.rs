@@ -47,6 +47,7 @@ fn kind_name(kind: RuleKind) -> &'static str {
         RuleKind::Case => "case",
         RuleKind::Target => "target",
         RuleKind::Coverage => "coverage",
+        RuleKind::SideEffects => "side-effects",
     }
 }
 

@@ -15,6 +15,7 @@ mod lint;
 mod properties;
 mod send;
 mod shard;
+mod side_effects;
 mod stoppable;
 
 pub use cases::CaseRecord;
@@ -37,7 +38,7 @@ use tokio::sync::Semaphore;
 use crate::auth::{ClientIdentity, Credentials};
 use crate::cancel::Cancel;
 use crate::cases::{Case, GoldenMode};
-use crate::client::{Client, HttpVersions};
+use crate::client::{AdmissionLog, Client, HttpVersions};
 use crate::conditions::Authorizer;
 use crate::config::WebhookSpec;
 use crate::error::Error;
@@ -236,7 +237,7 @@ impl Records {
     /// call several).
     pub fn webhook_of<'a>(&'a self, subject: &'a Subject) -> Option<&'a str> {
         match subject {
-            Subject::Manifest { webhook } | Subject::Sent { webhook } => Some(webhook),
+            Subject::Manifest { webhook } | Subject::Sent { webhook } | Subject::Calls { webhook } => Some(webhook),
             Subject::Exchange { index } => self.exchanges.get(*index).map(|x| x.webhook.name.as_str()),
             Subject::Property { index } => self.properties.get(*index).map(|p| p.webhook.as_str()),
             _ => None,
@@ -394,10 +395,16 @@ pub async fn run(
     let started = Instant::now();
     let shared: Vec<Arc<WebhookSpec>> = webhooks.iter().cloned().map(Arc::new).collect();
     let (identities, auth_notes) = identities(webhooks, target, &options.credentials)?;
-    let client = Arc::new(
+    let admissions = Arc::new(AdmissionLog::default());
+    let mut client =
         Client::with_identities(target.endpoint.clone(), options.http, ClientIdentity::anonymous(), &identities)?
-            .with_cancel(options.cancel.clone()),
-    );
+            .with_cancel(options.cancel.clone());
+    // A session's target serves every run it makes: this run judges the calls made from now on.
+    let api_calls_before = target.api_recording().map_or(0, |r| r.len());
+    if target.api_recording().is_some() {
+        client = client.with_admission_log(admissions.clone());
+    }
+    let client = Arc::new(client);
     let mut records = Records { webhooks: shared.clone(), ..Records::default() };
     // A cancelled run stops at the step it is in: the steps after it are not started, and what the
     // run has seen is not judged (nor an interrupted case's snapshot written).
@@ -460,12 +467,18 @@ pub async fn run(
         }
         records.property_requests = coverage::sent(&tally.snapshot()) - before;
     }
+    let effects =
+        side_effects::observe(&shared, &client, &options.api, &admissions, target.api_recording(), api_calls_before)
+            .await;
+    interrupted()?;
+    records.findings.extend(effects.findings);
     records.coverage = tally.snapshot();
     if options.contract {
         records.findings.extend(judge_coverage(webhooks, &records.coverage));
     }
     let mut notes = target.notes.clone();
     notes.extend(sweep_notes);
+    notes.extend(effects.notes);
     notes.extend(auth_notes);
     for w in webhooks.iter().filter(|w| !w.conditions.is_empty()) {
         notes.extend(condition_notes(w));

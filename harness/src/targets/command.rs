@@ -8,6 +8,10 @@
 //! trusts it). Its output is kept (the last 64 KiB). The whole process group is killed when the
 //! target is dropped, also while a panic unwinds; if the harness itself is killed, the kernel sends
 //! the shell SIGKILL (PR_SET_PDEATHSIG).
+//!
+//! The command also gets the suite's recording Kubernetes API (`crate::apiserver`): `KUBECONFIG`
+//! (`{kubeconfig}`), `KUBERNETES_SERVICE_HOST`/`KUBERNETES_SERVICE_PORT`, and the service-account
+//! files `token`, `ca.crt`, `namespace` in the directory `WEBHOOK_SERVICEACCOUNT` (`{serviceaccount}`).
 
 use std::collections::VecDeque;
 use std::io::Read;
@@ -18,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use super::ready::{wait_ready, NotReady};
 use super::{free_port, generate_tls, local_endpoint, RunningTarget};
+use crate::apiserver::ApiServer;
 use crate::config::WebhookSpec;
 use crate::tls::TlsMaterial;
 
@@ -107,8 +112,15 @@ fn capture(mut source: impl Read + Send + 'static, log: Arc<Mutex<VecDeque<u8>>>
     })
 }
 
-/// Substitute the placeholders of a command line.
-pub fn substitute(command: &str, tls: &TlsMaterial, host: &str, port: u16) -> String {
+/// Substitute the placeholders of a command line (`{kubeconfig}` and `{serviceaccount}` when the
+/// recording API is served).
+pub fn substitute(command: &str, tls: &TlsMaterial, host: &str, port: u16, api: Option<&ApiServer>) -> String {
+    let command = match api {
+        Some(api) => command
+            .replace("{kubeconfig}", &api.kubeconfig_path().display().to_string())
+            .replace("{serviceaccount}", &api.service_account_dir().display().to_string()),
+        None => command.to_string(),
+    };
     command
         .replace("{cert}", &tls.cert_path().display().to_string())
         .replace("{key}", &tls.key_path().display().to_string())
@@ -143,7 +155,10 @@ pub async fn start(
     let tls = generate_tls(webhooks, keep_tls_in, client_certificate).map_err(|e| StartError::Spawn(e.to_string()))?;
     let host = "127.0.0.1";
     let port = free_port().map_err(|e| StartError::Spawn(format!("no free port: {e}")))?;
-    let line = substitute(command, &tls, host, port);
+    let api = ApiServer::start(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST))
+        .await
+        .map_err(|e| StartError::Spawn(e.to_string()))?;
+    let line = substitute(command, &tls, host, port, Some(&api));
     let log = Arc::new(Mutex::new(VecDeque::new()));
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
@@ -154,6 +169,7 @@ pub async fn start(
         .env("WEBHOOK_CLIENT_CA", tls.ca_path())
         .env("WEBHOOK_PORT", port.to_string())
         .env("WEBHOOK_HOST", host)
+        .envs(api.command_env())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -200,5 +216,5 @@ pub async fn start(
             })
         }
     }
-    Ok(RunningTarget::with_process(endpoint, format!("command: {command}"), tls, process))
+    Ok(RunningTarget::with_process(endpoint, format!("command: {command}"), tls, process).serving_api(api))
 }

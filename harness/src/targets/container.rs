@@ -8,6 +8,13 @@
 //! files and the port, and `{cert}`, `{key}`, `{ca}`, `{port}` in the extra arguments are substituted
 //! with the same values.
 //!
+//! The container also gets the suite's recording Kubernetes API (`crate::apiserver`), served on the
+//! host's address on Docker's default bridge (its gateway): `KUBERNETES_SERVICE_HOST`/`PORT`, the
+//! service-account files `token`, `ca.crt`, `namespace` mounted read-only at
+//! `/var/run/secrets/kubernetes.io/serviceaccount`, a kubeconfig at [`KUBECONFIG_IN_CONTAINER`]
+//! (`KUBECONFIG`, `{kubeconfig}`), and `kubernetes.default.svc` resolving to that address. When the
+//! engine's bridge has no address the host can listen on, the run goes on without it (and says so).
+//!
 //! Every container carries the label `webhook-conformance.run=<uuid>` (plus any the caller adds) and
 //! is removed (`docker rm -f`) when the target is dropped, also while a panic unwinds.
 //!
@@ -24,11 +31,15 @@ use std::time::Duration;
 
 use super::ready::{wait_ready, NotReady};
 use super::{generate_tls, local_endpoint, RunningTarget, TargetMonitor};
+use crate::apiserver::{ApiServer, SERVICE_ACCOUNT_MOUNT};
 use crate::config::WebhookSpec;
 use crate::tls::TlsMaterial;
 
 /// The label every container started by the harness carries; its value is the run's id.
 pub const RUN_LABEL: &str = "webhook-conformance.run";
+
+/// Where the recording API's kubeconfig is mounted in the container.
+pub const KUBECONFIG_IN_CONTAINER: &str = "/var/run/webhook-conformance/kubeconfig";
 
 /// Deadline of each `docker` call other than the readiness wait.
 const DOCKER_CALL_DEADLINE: Duration = Duration::from_secs(60);
@@ -90,6 +101,8 @@ impl ImageSpec {
                     .replace("{client_ca}", &self.in_container(&self.ca_name))
                     .replace("{ca}", &self.in_container(&self.ca_name))
                     .replace("{port}", &self.port.to_string())
+                    .replace("{kubeconfig}", KUBECONFIG_IN_CONTAINER)
+                    .replace("{serviceaccount}", SERVICE_ACCOUNT_MOUNT)
             })
             .collect()
     }
@@ -425,6 +438,31 @@ pub async fn start(
     args.push(format!("type=bind,source={},target={},readonly", mount.path().display(), spec.cert_dir));
     args.push("--publish".into());
     args.push(format!("127.0.0.1::{}/tcp", spec.port));
+    let (api, api_note) = match bridge_gateway().await {
+        Ok(ip) => match ApiServer::start(ip).await {
+            Ok(api) => (Some(api), None),
+            Err(e) => (None, Some(e.to_string())),
+        },
+        Err(e) => (None, Some(e.to_string())),
+    };
+    if let Some(api) = &api {
+        args.push("--mount".into());
+        args.push(format!(
+            "type=bind,source={},target={SERVICE_ACCOUNT_MOUNT},readonly",
+            api.service_account_dir().display()
+        ));
+        args.push("--mount".into());
+        args.push(format!(
+            "type=bind,source={},target={KUBECONFIG_IN_CONTAINER},readonly",
+            api.kubeconfig_path().display()
+        ));
+        for name in
+            ["kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"]
+        {
+            args.push("--add-host".into());
+            args.push(format!("{name}:{}", api.addr().ip()));
+        }
+    }
     let own_env = [
         ("WEBHOOK_TLS_CERT".to_string(), spec.in_container(&spec.cert_name)),
         ("WEBHOOK_TLS_KEY".to_string(), spec.in_container(&spec.key_name)),
@@ -432,7 +470,8 @@ pub async fn start(
         ("WEBHOOK_CLIENT_CA".to_string(), spec.in_container(&spec.ca_name)),
         ("WEBHOOK_PORT".to_string(), spec.port.to_string()),
     ];
-    for (k, v) in own_env.iter().chain(spec.env.iter()) {
+    let api_env = api.as_ref().map(|a| a.container_env(KUBECONFIG_IN_CONTAINER)).unwrap_or_default();
+    for (k, v) in own_env.iter().chain(api_env.iter()).chain(spec.env.iter()) {
         args.push("--env".into());
         args.push(format!("{k}={v}"));
     }
@@ -491,7 +530,45 @@ pub async fn start(
         }
     }
     let description = format!("image: {} (container {})", spec.image, &container.id[..container.id.len().min(12)]);
-    Ok(RunningTarget::monitored(endpoint, description, Some(tls), Box::new(container)))
+    let mut running = RunningTarget::monitored(endpoint, description, Some(tls), Box::new(container));
+    match api {
+        Some(api) => running = running.serving_api(api),
+        None => running.notes.push(format!(
+            "the container was given no recording Kubernetes API ({}): its calls to an API server are not seen",
+            api_note.unwrap_or_default()
+        )),
+    }
+    Ok(running)
+}
+
+/// Why the host's address on Docker's default bridge is not known.
+#[derive(Debug, thiserror::Error)]
+enum BridgeError {
+    /// `docker network inspect bridge` failed.
+    #[error(transparent)]
+    Docker(#[from] ProcessError),
+    /// It answered with no IPv4 gateway or subnet.
+    #[error("the bridge network has no IPv4 gateway ({0:?})")]
+    NoGateway(String),
+}
+
+/// The host's address on Docker's default bridge: its gateway, or the first address of its subnet.
+async fn bridge_gateway() -> Result<std::net::IpAddr, BridgeError> {
+    let format = "{{range .IPAM.Config}}{{.Gateway}} {{.Subnet}}{{end}}";
+    let out = docker(&["network".into(), "inspect".into(), "bridge".into(), "--format".into(), format.into()]).await?;
+    gateway_of(&out).ok_or_else(|| BridgeError::NoGateway(out.trim().to_string()))
+}
+
+/// `172.17.0.1 172.17.0.0/16` or ` 172.17.0.0/16` → `172.17.0.1`.
+fn gateway_of(text: &str) -> Option<std::net::IpAddr> {
+    let mut words = text.split_whitespace();
+    let first = words.next()?;
+    if let Ok(ip @ std::net::IpAddr::V4(_)) = first.parse() {
+        return Some(ip);
+    }
+    let (net, _) = first.split_once('/')?;
+    let net: std::net::Ipv4Addr = net.parse().ok()?;
+    Some(std::net::IpAddr::V4(std::net::Ipv4Addr::from(u32::from(net) + 1)))
 }
 
 /// The first IPv4 address of `docker port` output such as `127.0.0.1:49153`.
@@ -527,6 +604,13 @@ mod tests {
         assert_eq!(parse_published("127.0.0.1:49153\n").unwrap().port(), 49153);
         assert_eq!(parse_published("[::1]:1\n127.0.0.1:2\n").unwrap().port(), 2);
         assert!(parse_published("").is_none());
+    }
+
+    #[test]
+    fn the_bridge_gateway_is_read_or_derived_from_the_subnet() {
+        assert_eq!(gateway_of("172.18.0.1 172.18.0.0/16").unwrap().to_string(), "172.18.0.1");
+        assert_eq!(gateway_of(" 172.17.0.0/16\n").unwrap().to_string(), "172.17.0.1");
+        assert!(gateway_of("").is_none());
     }
 
     #[test]

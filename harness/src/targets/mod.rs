@@ -23,6 +23,7 @@ use command::{CommandTarget, ProcessStatus, StartError};
 use container::ContainerError;
 use port::free_port;
 
+use crate::apiserver::{ApiServer, Recording};
 use crate::client::Endpoint;
 use crate::config::WebhookSpec;
 use crate::error::Error;
@@ -233,6 +234,8 @@ pub struct RunningTarget {
     /// The webhook serves the user's own certificate (a URL target): the manifest's caBundle can be
     /// checked against it.
     pub user_certificates: bool,
+    /// The recording Kubernetes API the target was given (a command or an image).
+    api: Option<ApiServer>,
 }
 
 /// What a started target (other than a command) can tell about itself: its output and whether it
@@ -256,7 +259,19 @@ impl RunningTarget {
             monitor: None,
             notes: Vec::new(),
             user_certificates: false,
+            api: None,
         }
+    }
+
+    /// The same target, given the recording API `api` (stopped with the target).
+    pub(crate) fn serving_api(mut self, api: ApiServer) -> Self {
+        self.api = Some(api);
+        self
+    }
+
+    /// The calls the target made to the recording API, when it was given one.
+    pub fn api_recording(&self) -> Option<&std::sync::Arc<Recording>> {
+        self.api.as_ref().map(|a| a.recording())
     }
 
     /// A target the harness did not start.
