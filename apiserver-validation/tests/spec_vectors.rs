@@ -4,25 +4,10 @@
 use apiserver_validation::{validate_object_create, validate_object_update, Refusal, Scope};
 use serde_json::Value;
 
-fn vectors() -> Value {
-    let text = include_str!("../vectors/spec.json");
-    let mut v = serde_json::from_str(text).expect("vectors/spec.json is JSON");
-    expand(&mut v);
-    v
-}
+mod common;
 
-/// A long string is written `{"$repeat": "x", "times": N}` in the file: N times the character.
-fn expand(v: &mut Value) {
-    match v {
-        Value::Object(m) if m.contains_key("$repeat") => {
-            let unit = m["$repeat"].as_str().unwrap().to_string();
-            let times = m["times"].as_u64().unwrap() as usize;
-            *v = Value::String(unit.repeat(times));
-        }
-        Value::Object(m) => m.values_mut().for_each(expand),
-        Value::Array(a) => a.iter_mut().for_each(expand),
-        _ => {}
-    }
+fn vectors() -> Value {
+    common::read(include_str!("../vectors/spec.json"), "vectors/spec.json")
 }
 
 #[test]

@@ -36,3 +36,24 @@ pub use resources::{built_ins, selected, selected_by_rules, ApiResources, Origin
 pub use review::admission_review;
 pub use review::{default_user, AdmissionSpec};
 pub use schema::summary as schema_summary;
+
+/// What the apiserver's validation says of the object `spec` sends, as it is: `None` when it
+/// accepts it (the tests hold the suite's own objects to it).
+#[cfg(test)]
+fn refusal_of(spec: &AdmissionSpec) -> Option<String> {
+    use crate::admission::Operation;
+    let known = crate::kinds::RESOURCES.iter().find(|k| k.group == spec.kind.group && k.kind == spec.kind.kind);
+    let scope = apiserver_validation::Scope {
+        group: &spec.kind.group,
+        kind: &spec.kind.kind,
+        resource: &spec.resource.resource,
+        namespaced: known.is_some_and(|k| k.namespaced),
+        built_in: known.is_some(),
+        request_namespace: spec.namespace.as_deref().unwrap_or(""),
+    };
+    let result = match spec.operation {
+        Operation::Create => apiserver_validation::validate_object_create(&scope, &spec.object),
+        _ => apiserver_validation::validate_object_update(&scope, &spec.object, &spec.old_object),
+    };
+    result.err().map(|r| r.message(&scope, &spec.name))
+}
