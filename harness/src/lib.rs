@@ -84,7 +84,7 @@ pub use cases::{load_dir as load_cases, load_file as load_case, Case, Decision, 
 pub use config::{ConfigVersion, Manifest, ManifestLocation, WebhookKind, WebhookSpec};
 pub use error::{CaseError, Error, ManifestError};
 pub use exchange::ExchangeRecord;
-pub use report::{JsonReport, Report, RuleSummary, SARIF_SCHEMA};
+pub use report::{JsonReport, Report, RuleSummary, TextOptions, SARIF_SCHEMA};
 pub use rules::{Rule, RuleKind};
 pub use run::DEFAULT_CASES;
 pub use run::{

@@ -191,6 +191,15 @@ pub struct OutputArgs {
     /// Write a SARIF 2.1.0 log here, for code scanning.
     #[arg(long, value_name = "FILE")]
     pub sarif: Option<PathBuf>,
+    /// List every rule of every webhook in the text report, passing ones included (by default the
+    /// rules that hold are one line per webhook; FAILs and WARNs are always in full).
+    #[arg(short, long, env = "WEBHOOK_VERBOSE")]
+    pub verbose: bool,
+    /// Write each request the text report replays here, whole, the replay reading it with
+    /// `--data-binary @file` (default: a temporary directory, kept and named only when the verdict
+    /// is FAIL).
+    #[arg(long, value_name = "DIR", env = "WEBHOOK_ARTIFACTS")]
+    pub artifacts: Option<PathBuf>,
 }
 
 /// `--cases`: a number of generated cases, or a directory of case files.

@@ -266,7 +266,7 @@ fn the_in_cluster_image_judges_the_webhook_by_its_service_name() {
     std::fs::write(config.join("webhook.yaml"), manifest_with_ca_bundle(&tls.ca_pem)).unwrap();
     readable(&config);
     let url = format!("--url=https://{service}:8443");
-    let out = run_suite(&image, &network, &config, &["--config=/config/webhook.yaml", &url]);
+    let out = run_suite(&image, &network, &config, &["--config=/config/webhook.yaml", &url, "-v"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let t = text(&out);
     assert!(t.contains("verdict: PASS"), "{t}");
@@ -285,7 +285,7 @@ fn the_in_cluster_image_judges_the_webhook_by_its_service_name() {
     // A manifest whose caBundle is not the webhook's CA: what the apiserver could not call FAILs.
     let other = TlsMaterial::generate(&Default::default(), None).unwrap();
     std::fs::write(config.join("webhook.yaml"), manifest_with_ca_bundle(&other.ca_pem)).unwrap();
-    let out = run_suite(&image, &network, &config, &["--config=/config/webhook.yaml", &url]);
+    let out = run_suite(&image, &network, &config, &["--config=/config/webhook.yaml", &url, "-v"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(text(&out).contains("transport.connect"), "{}", text(&out));
 

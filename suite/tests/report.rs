@@ -236,3 +236,55 @@ fn a_rules_counts_tell_requests_not_sent_from_requests_it_does_not_apply_to() {
     let unsent: u64 = json["not_sent"].as_array().unwrap().iter().map(|u| u["requests"].as_u64().unwrap()).sum();
     assert!(not_sent > 0 && not_sent <= unsent, "{line}");
 }
+
+#[test]
+fn the_rules_that_hold_are_one_line_per_webhook_and_a_failing_one_is_in_full() {
+    let Run { text, .. } = no_uid();
+    let fail = text.lines().position(|l| l.starts_with("  FAIL  response.uid")).unwrap_or_else(|| panic!("{text}"));
+    assert!(text.lines().nth(fail + 1).is_some_and(|l| l.contains(" fail, ")), "{text}");
+    assert!(!text.contains("pass  transport.connect"), "{text}");
+    let held: Vec<&str> = text.lines().filter(|l| l.contains("exchange rules held on every request")).collect();
+    assert_eq!(held.len(), 2, "one line per webhook: {text}");
+    assert!(held.iter().all(|l| l.ends_with("(-v lists each)")), "{held:?}");
+
+    let verbose = run(&["--cases", "4", "--seed", "7", "-v"], "--defect no-uid");
+    assert!(verbose.text.contains("  pass  transport.connect"), "{}", verbose.text);
+    assert!(verbose.text.contains("  FAIL  response.uid"), "{}", verbose.text);
+    assert!(!verbose.text.contains("exchange rules held on every request"), "{}", verbose.text);
+}
+
+#[test]
+fn a_webhook_whose_every_answer_fails_gets_a_report_a_person_can_read() {
+    let Run { text, json, .. } = no_uid();
+    assert_eq!(json["verdict"], "fail");
+    let lines = text.lines().count();
+    assert!(lines < 200, "{lines} lines:\n{text}");
+    assert!(text.len() < 64 * 1024, "{} bytes", text.len());
+    // The replays read the whole requests from files in a directory the report names, kept on FAIL.
+    let line = text.lines().find(|l| l.starts_with("replayed requests: ")).unwrap_or_else(|| panic!("{text}"));
+    let dir = Path::new(line.trim_start_matches("replayed requests: ").split(" (").next().unwrap());
+    let files: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    assert!(!files.is_empty());
+    for file in &files {
+        assert!(
+            text.contains(&format!("--data-binary '@{}'", file.display())),
+            "{} not replayed: {text}",
+            file.display()
+        );
+        let review: serde_json::Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+        let uid = review["request"]["uid"].as_str().unwrap();
+        assert!(file.to_string_lossy().contains(uid), "{}", file.display());
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_passing_run_keeps_no_replay_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bin().env("TMPDIR", dir.path()).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(!text.contains("replayed requests:"), "{text}");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+}

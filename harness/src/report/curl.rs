@@ -33,6 +33,18 @@ pub fn curl_command(
     resolve_to: Option<SocketAddr>,
     auth: Option<&ReplayAuth>,
 ) -> String {
+    curl_with_body(record, ca_file, resolve_to, auth, None)
+}
+
+/// [`curl_command`], its body read from `body_file` (`--data-binary @file`) when one is given,
+/// written after the command otherwise.
+pub(super) fn curl_with_body(
+    record: &ExchangeRecord,
+    ca_file: Option<&Path>,
+    resolve_to: Option<SocketAddr>,
+    auth: Option<&ReplayAuth>,
+    body_file: Option<&Path>,
+) -> String {
     let ca = ca_file.map(|p| p.display().to_string()).unwrap_or_else(|| "ca.pem".to_string());
     let mut cmd = format!("curl --http1.1 --cacert {}", shell_quote(&ca));
     if let Some(auth) = auth {
@@ -56,6 +68,14 @@ pub fn curl_command(
         if let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default()) {
             cmd.push_str(&connect_option(host, port, addr));
         }
+    }
+    if let Some(file) = body_file {
+        cmd.push_str(&format!(
+            " -X POST -H 'Content-Type: application/json' -H 'Accept: application/json, */*' -A kube-apiserver-admission --data-binary {} {}",
+            shell_quote(&format!("@{}", file.display())),
+            shell_quote(&record.url)
+        ));
+        return cmd;
     }
     let body = serde_json::to_string_pretty(&record.case.review).expect("JSON serializes");
     cmd.push_str(&format!(

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::Report;
+use super::{Report, TextOptions};
 use crate::client::Transport;
 use crate::run::Counts;
 use crate::text::snippet;
@@ -11,7 +11,25 @@ use crate::verdict::{Finding, Outcome, Subject};
 
 const MAX_EXAMPLES: usize = 3;
 
-pub fn render(report: &Report) -> String {
+/// One line for the exchange rules of a webhook that held (or did not apply), naming the ones that
+/// did not apply; `-v` lists each.
+fn render_held(mine: &[&super::RuleSummary], out: &mut String) {
+    let held = mine.iter().filter(|s| s.outcome == Outcome::Pass).count();
+    let idle: Vec<&str> = mine.iter().filter(|s| s.outcome == Outcome::Skip).map(|s| s.rule.id).collect();
+    if held == 0 && idle.is_empty() {
+        return;
+    }
+    let _ = write!(out, "  pass  {held} exchange rules held on every request they judged");
+    if !idle.is_empty() {
+        let _ = write!(out, "; {} applied to none ({})", idle.len(), idle.join(", "));
+    }
+    let _ = writeln!(out, " (-v lists each)");
+}
+
+/// The text report; `verbose` lists the exchange rules that held one by one, where by default they
+/// are one line per webhook.
+pub fn render(report: &Report, options: &TextOptions) -> String {
+    let verbose = options.verbose;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -51,7 +69,10 @@ pub fn render(report: &Report) -> String {
         render_coverage(coverage, &reach, &mut out);
         // Requests the breaker held back: every rule skips them, and they were never answered.
         let unsent = report.exchanges().iter().filter(|x| x.webhook.name == webhook && !x.sent()).count();
-        for s in &mine {
+        if !verbose {
+            render_held(&mine, &mut out);
+        }
+        for s in mine.iter().filter(|s| verbose || matches!(s.outcome, Outcome::Fail | Outcome::Warn)) {
             let n = |o: Outcome| s.counts.get(&o).copied().unwrap_or(0);
             let tag = match s.outcome {
                 Outcome::Fail => "FAIL",
@@ -106,7 +127,7 @@ pub fn render(report: &Report) -> String {
                             );
                         }
                     }
-                    let replay = super::abbreviate::replay(&report.curl(record));
+                    let replay = report.replay(record, options);
                     let _ = writeln!(out, "          replay:\n{}", indent(&replay, 12));
                 }
                 if s.breaches.len() > MAX_EXAMPLES {
@@ -116,7 +137,7 @@ pub fn render(report: &Report) -> String {
         }
     }
     render_lint_and_cases(report, &mut out);
-    out.push_str(&super::property::render(report));
+    out.push_str(&super::property::render(report, options));
     if report.verdict() == crate::verdict::Verdict::Fail || !report.records().target.notes.is_empty() {
         if let Some(log) = report.records().target.log_tail.as_deref().filter(|l| !l.trim().is_empty()) {
             let _ = writeln!(out, "\ntarget output (last lines):\n{}", indent(&super::abbreviate::log(log), 2));
@@ -333,7 +354,7 @@ webhooks:
             webhooks: manifest.webhooks.into_iter().map(std::sync::Arc::new).collect(),
             ..Records::default()
         };
-        render(&Report::from(records))
+        render(&Report::from(records), &super::TextOptions::default())
     }
 
     /// A report of one request to the webhook of `MANIFEST` carrying a 200 KiB annotation, answered
@@ -378,7 +399,7 @@ webhooks:
     fn large_values_are_abbreviated_in_the_text_and_whole_in_the_json() {
         let report = large_report();
         assert_eq!(report.failed_rules(), ["response.uid"]);
-        let text = render(&report);
+        let text = render(&report, &super::TextOptions::default());
         assert!(text.len() < 20_000, "{} bytes of text for one finding", text.len());
         assert!(text.contains(&format!("\"{}…\" (204800 bytes)", "x".repeat(40))), "{text}");
         assert!(text.contains("abbreviated here: the JSON report (--report-json) holds the whole command"), "{text}");

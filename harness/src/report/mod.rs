@@ -164,9 +164,39 @@ impl Report {
         out
     }
 
-    /// The report for people.
+    /// The report for people: FAILs and WARNs in full, the rules that hold one line per webhook,
+    /// each replay with its request inline (long strings abbreviated).
     pub fn render_text(&self) -> String {
-        human::render(self)
+        human::render(self, &TextOptions::default())
+    }
+
+    /// The report for people, written as `options` ask.
+    pub fn render_text_with(&self, options: &TextOptions) -> String {
+        human::render(self, options)
+    }
+
+    /// A replay of `record` for the text report: reading its whole request from a file written in
+    /// `options.replays` when there is one, else with the request inline and abbreviated.
+    fn replay(&self, record: &ExchangeRecord, options: &TextOptions) -> String {
+        if let Some(dir) = &options.replays {
+            let name: String = format!("{}-{}.json", record.webhook.name, record.case.uid())
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') { c } else { '_' })
+                .collect();
+            let file = dir.join(name);
+            let body = serde_json::to_vec_pretty(&record.case.review).expect("JSON serializes");
+            if std::fs::write(&file, body).is_ok() {
+                let target = &self.records.target;
+                return curl::curl_with_body(
+                    record,
+                    target.ca_file.as_deref(),
+                    target.resolve_to,
+                    target.auth.get(&record.webhook.name),
+                    Some(&file),
+                );
+            }
+        }
+        abbreviate::replay(&self.curl(record))
     }
 
     /// The machine-readable report (`--report-json`).
@@ -203,6 +233,34 @@ impl Report {
     pub fn curl(&self, record: &ExchangeRecord) -> String {
         let target = &self.records.target;
         curl_command(record, target.ca_file.as_deref(), target.resolve_to, target.auth.get(&record.webhook.name))
+    }
+}
+
+/// How the text report is written ([`Report::render_text_with`]).
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct TextOptions {
+    /// Every rule of every webhook listed, passing ones included (by default the rules that hold
+    /// are one line per webhook).
+    pub verbose: bool,
+    /// A directory where each replayed request is written whole, the replay reading it with
+    /// `--data-binary @file` (by default the request is inline, long strings abbreviated).
+    pub replays: Option<std::path::PathBuf>,
+}
+
+impl TextOptions {
+    /// List every rule, passing ones included.
+    #[must_use]
+    pub fn verbose(mut self, verbose: bool) -> Self {
+        self.verbose = verbose;
+        self
+    }
+
+    /// Write each replayed request in `dir`.
+    #[must_use]
+    pub fn replays_in(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.replays = Some(dir.into());
+        self
     }
 }
 

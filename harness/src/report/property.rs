@@ -11,7 +11,7 @@ use crate::text::indent;
 use crate::verdict::Outcome;
 
 /// The properties section of the text report (empty when no property ran).
-pub(super) fn render(report: &Report) -> String {
+pub(super) fn render(report: &Report, options: &super::TextOptions) -> String {
     let records = report.records();
     if records.properties.is_empty() {
         return String::new();
@@ -51,7 +51,7 @@ pub(super) fn render(report: &Report) -> String {
     for &(r, outcome) in &judged {
         if let Some(f) = &r.failure {
             s.push('\n');
-            s.push_str(&render_failure(report, r, outcome, f));
+            s.push_str(&render_failure(report, r, outcome, f, options));
         }
     }
     s
@@ -109,7 +109,13 @@ fn side_by_side(left_title: &str, left: &str, right_title: &str, right: &str) ->
     out
 }
 
-fn render_failure(report: &Report, r: &PropertyRecord, outcome: Outcome, f: &Failure) -> String {
+fn render_failure(
+    report: &Report,
+    r: &PropertyRecord,
+    outcome: Outcome,
+    f: &Failure,
+    options: &super::TextOptions,
+) -> String {
     let mut s =
         format!("== {} {} — {}\n   {}\n   {}\n", outcome.tag(), r.rule.id, r.webhook, r.rule.statement, f.message);
     if let Some(seed) = f.seed {
@@ -150,7 +156,7 @@ fn render_failure(report: &Report, r: &PropertyRecord, outcome: Outcome, f: &Fai
     }
     for c in &obs.calls {
         s.push_str(&format!("   reproduce the {} call:\n", c.role));
-        s.push_str(&indent(&abbreviate::replay(&report.curl(&c.record)), "    "));
+        s.push_str(&indent(&report.replay(&c.record, options), "    "));
     }
     s
 }

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use webhook_harness::{Error, JsonReport, Report};
+use webhook_harness::{Error, JsonReport, Report, TextOptions, Verdict};
 
 use super::EXIT_USAGE;
 use crate::args::OutputArgs;
@@ -65,6 +65,11 @@ pub(crate) fn check_report_paths(json: Option<&Path>, junit: Option<&Path>, outp
             check_writable(path, option)?;
         }
     }
+    if let Some(dir) = &outputs.artifacts {
+        if dir.exists() && !dir.is_dir() {
+            return Err(Error::Option(format!("--artifacts {}: not a directory", dir.display())));
+        }
+    }
     Ok(())
 }
 
@@ -97,6 +102,34 @@ fn write_json_views(report: &JsonReport, json: Option<&Path>, outputs: &OutputAr
     Ok(())
 }
 
+/// Print the text report, its replayed requests written whole in `--artifacts` (or in a temporary
+/// directory kept, and named, only when the verdict is FAIL).
+fn print_text(report: &Report, outputs: &OutputArgs) -> Result<(), Error> {
+    let options = TextOptions::default().verbose(outputs.verbose);
+    match &outputs.artifacts {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| Error::Option(format!("--artifacts {}: {e}", dir.display())))?;
+            print!("{}", report.render_text_with(&options.replays_in(dir)));
+        }
+        None => {
+            let temp = tempfile::Builder::new().prefix("webhook-conformance-replays-").tempdir();
+            match temp {
+                Ok(temp) => {
+                    print!("{}", report.render_text_with(&options.replays_in(temp.path())));
+                    if report.verdict() == Verdict::Fail
+                        && std::fs::read_dir(temp.path()).is_ok_and(|mut d| d.next().is_some())
+                    {
+                        let kept = temp.keep();
+                        println!("replayed requests: {} (--artifacts DIR chooses where)", kept.display());
+                    }
+                }
+                Err(_) => print!("{}", report.render_text_with(&options)),
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Print the text report and write the files asked for; the exit code of the verdict.
 pub(crate) fn emit(
     command: &str,
@@ -105,7 +138,9 @@ pub(crate) fn emit(
     junit: Option<&Path>,
     outputs: &OutputArgs,
 ) -> i32 {
-    print!("{}", report.render_text());
+    if let Err(e) = print_text(report, outputs) {
+        return usage_error(command, &e);
+    }
     if let Some(path) = junit {
         if let Err(e) = write(path, &report.to_junit(), "--junit") {
             return usage_error(command, &e);
