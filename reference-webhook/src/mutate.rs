@@ -103,6 +103,11 @@ fn map_ops(meta: &Map<String, Value>, field: &str, entries: &[(&str, Value)], st
     ops
 }
 
+/// True when a pod's spec asks its containers to run as non-root (`securityContext.runAsNonRoot`).
+fn runs_as_non_root(pod: &Value) -> bool {
+    pod.pointer("/spec/securityContext/runAsNonRoot").and_then(Value::as_bool) == Some(true)
+}
+
 /// The JSON Patch operations the mutating webhook answers `request` (the AdmissionReview's
 /// `request` member) with, under `defect`. Empty when nothing needs to change.
 pub fn patch_ops(request: &Value, defect: Option<Defect>) -> Vec<Value> {
@@ -186,6 +191,9 @@ pub fn patch_ops(request: &Value, defect: Option<Defect>) -> Vec<Value> {
             let has_sidecar = match defect {
                 Some(Defect::SidecarEveryCall) => false,
                 Some(Defect::SidecarLastCheck) => containers.last().is_some_and(is_sidecar),
+                Some(Defect::NonRootSidecarScan) if runs_as_non_root(object) => {
+                    containers.iter().take(3).any(is_sidecar)
+                }
                 _ => containers.iter().any(is_sidecar),
             };
             if !has_sidecar {

@@ -100,7 +100,9 @@ async fn each_property_defect_is_caught_and_shrunk_to_a_small_request() {
     let webhooks = mutating();
     let name = webhooks.webhooks[0].name.clone();
     let mut problems = Vec::new();
-    for &defect in Defect::ALL.iter().filter(|d| d.is_property()) {
+    // A defect of recorded shapes needs a recorded case to start from (tests/record.rs), and its
+    // minimal request is a pod of three containers.
+    for &defect in Defect::ALL.iter().filter(|d| d.is_property() && !d.needs_recorded_shapes()) {
         let report = fuzz_reference(&webhooks, Some(defect), Style::default(), &options(48, &[defect.rule()])).await;
         let text = report.render_text();
         let expected = if defect.level() == "FAIL" { Outcome::Fail } else { Outcome::Warn };

@@ -429,3 +429,78 @@ fn fuzz_starts_from_seed_cases_and_runs_them_as_cases() {
     assert_eq!(run.status.code(), Some(2), "{}", text(&run));
     assert!(text(&run).contains("--seed-cases DIR runs its cases as the run's cases"), "{}", text(&run));
 }
+
+/// The idempotence search of a fuzz run against the reference webhook with the
+/// `non-root-sidecar-scan` defect, one runner, seed `seed`, at most `budget` generated requests:
+/// the property's outcome and the requests it judged (the cases' first, then the generated ones,
+/// up to the failing one), and the report.
+fn idempotence_search(seed: u64, budget: u32, from: &[&std::ffi::OsStr]) -> (String, u64, Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("fuzz.json");
+    let run = bin()
+        .args(["fuzz", "--seed", &seed.to_string(), "--cases", &budget.to_string(), "--concurrency", "1"])
+        .args(["--no-regressions", "--property", "property.idempotent"])
+        .args(["--reference-defect", "non-root-sidecar-scan"])
+        .args(from)
+        .arg("--report-json")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(matches!(run.status.code(), Some(0 | 1)), "{}", text(&run));
+    let report: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let property = report["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["rule"] == "property.idempotent" && p["webhook"] == "mutate.reference.conformance.example")
+        .unwrap_or_else(|| panic!("{}", text(&run)))
+        .clone();
+    (property["outcome"].as_str().unwrap().to_string(), property["cases"].as_u64().unwrap(), report)
+}
+
+/// A defect that shows only on a shape real objects have and generation seldom draws (a non-root
+/// pod of three containers or more) is found in fewer requests when generation starts from a
+/// recorded pod of that kind (two containers: the pod as recorded does not show it, a copied
+/// container does) than by generation alone, for each of several fixed seeds.
+#[test]
+fn seed_cases_find_a_defect_of_recorded_shapes_in_fewer_requests() {
+    const BUDGET: u32 = 3000;
+    let seeds = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/seeded");
+    // Generation alone: no case at all (an empty cases directory instead of the repository's).
+    let none = tempfile::tempdir().unwrap();
+    let alone = [std::ffi::OsStr::new("--cases"), none.path().as_os_str()];
+    let seeded = [std::ffi::OsStr::new("--seed-cases"), seeds.as_os_str()];
+    let (mut total_alone, mut total_seeded) = (0, 0);
+    for seed in [1, 2, 3, 11] {
+        let (outcome, from_generation, report) = idempotence_search(seed, BUDGET, &alone);
+        assert!(report["cases"].as_array().unwrap().is_empty(), "{report:#}");
+        // Not found within the budget counts as the whole budget: the comparison still holds.
+        println!("seed {seed}: generation alone {outcome} after {from_generation} request(s)");
+        let (outcome, from_seeds, report) = idempotence_search(seed, BUDGET, &seeded);
+        println!("seed {seed}: from the recorded case {outcome} after {from_seeds} request(s)");
+        assert_eq!(outcome, "fail", "{report:#}");
+        // The recorded pod itself passes: it ran as a case, and as the search's first request.
+        let cases = report["cases"].as_array().unwrap();
+        assert_eq!(cases.len(), 1, "{report:#}");
+        assert_eq!(cases[0]["outcome"], "pass", "{report:#}");
+        assert!(from_seeds > 1, "the recorded pod as it was must not show the defect: {report:#}");
+        // The failing request is the recorded pod, mutated into a third container at least.
+        let property = report["properties"].as_array().unwrap().iter().find(|p| p["outcome"] == "fail").unwrap();
+        let object = &property["minimal_request"]["request"]["object"];
+        let containers = object["spec"]["containers"].as_array().unwrap();
+        assert!(containers.len() >= 3, "{property:#}");
+        assert_eq!(object["spec"]["securityContext"]["runAsNonRoot"], true, "{property:#}");
+        assert!(object.to_string().contains("registry.example/shop/web:4.2.1"), "{property:#}");
+        // No exchange rule catches it: each answer on its own is right.
+        let failed: Vec<&Value> =
+            report["results"].as_array().unwrap().iter().filter(|r| r["outcome"] == "fail").collect();
+        assert!(failed.is_empty(), "{failed:#?}");
+        assert!(
+            from_seeds < from_generation,
+            "seed {seed}: {from_seeds} request(s) from the recorded case, {from_generation} by generation alone"
+        );
+        total_alone += from_generation;
+        total_seeded += from_seeds;
+    }
+    println!("in all: {total_seeded} request(s) from the recorded case, {total_alone} by generation alone");
+}

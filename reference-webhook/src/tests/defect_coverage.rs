@@ -28,7 +28,14 @@ fn every_defect_changes_something_or_is_transport_level() {
     let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
         "spec": {"selector": {"matchLabels": {"app": "d"}},
                  "template": {"metadata": {"labels": {"app": "d"}}, "spec": {"containers": [{"name": "a", "image": "a:1"}]}}}});
+    // A non-root pod of three containers, already mutated: its sidecar is the fourth container.
+    let mut non_root = bare_pod();
+    non_root["spec"]["securityContext"] = json!({"runAsNonRoot": true});
+    non_root["spec"]["containers"] =
+        json!([{"name": "a", "image": "a:1"}, {"name": "b", "image": "b:1"}, {"name": "c", "image": "c:1"}]);
+    let non_root = apply(&non_root, &patch_of(&response(Endpoint::Mutate, &create(V1, non_root.clone()))));
     let reviews = [
+        create(V1, non_root),
         update,
         create(V1, deployment),
         nameless,
