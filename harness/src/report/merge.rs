@@ -183,6 +183,15 @@ fn merge_worst(reports: &[(String, &Value)], key: &str, id: impl Fn(&Value) -> S
     grouped(reports, key, id).into_iter().map(|group| worst(&group).0.clone()).collect()
 }
 
+/// A flat finding's rule and subject, without the subject's place in its own report's records.
+fn finding_key(v: &Value) -> String {
+    let mut subject = v.get("subject").cloned().unwrap_or(Value::Null);
+    if let Some(s) = subject.as_object_mut() {
+        s.remove("index");
+    }
+    format!("{}\u{0}{subject}", text(v, "rule"))
+}
+
 fn unique_strings(reports: &[(String, &Value)], key: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for (_, v) in reports {
@@ -234,6 +243,12 @@ pub(crate) fn merge(reports: &[(String, &Value)]) -> Result<Value, String> {
         "cases".into(),
         json!(merge_worst(reports, "cases", |v| format!("{}\u{0}{}", text(v, "case"), text(v, "file")))),
     );
+    // The flat list, when every report has one (else the renderers read the per-kind sections).
+    if reports.iter().all(|(_, v)| v.get("findings").is_some_and(Value::is_array)) {
+        merged.insert("findings".into(), json!(merge_worst(reports, "findings", finding_key)));
+    } else {
+        merged.remove("findings");
+    }
     merged.insert("shard".into(), Value::Null);
     merged.insert("merged".into(), json!(reports.len()));
     merged.insert(
@@ -333,6 +348,40 @@ mod tests {
         assert_eq!(r["outcome"], "fail");
         assert_eq!(r["counts"], json!({"pass": 20, "fail": 7, "warn": 0, "skip": 2}));
         assert_eq!(r["breaches"].as_array().unwrap().len(), 5);
+    }
+
+    #[test]
+    fn flat_findings_keep_the_worst_outcome_per_rule_and_subject() {
+        let finding = |rule: &str, index: u64, request: &str, outcome: &str| {
+            json!({"rule": rule, "outcome": outcome, "subject": {"kind": "exchange", "index": index,
+                "webhook": "a", "request": request, "version": "v1"}})
+        };
+        let one = json!({"verdict": "pass", "findings": [
+            finding("response.uid", 0, "CREATE pods", "pass"),
+            finding("response.uid", 1, "UPDATE pods", "pass"),
+            {"rule": "manifest.timeout", "outcome": "warn", "subject": {"kind": "manifest", "webhook": "a"}},
+        ]});
+        let two = json!({"verdict": "fail", "findings": [
+            finding("response.uid", 5, "CREATE pods", "fail"),
+            finding("response.uid", 6, "DELETE pods", "pass"),
+            {"rule": "manifest.timeout", "outcome": "pass", "subject": {"kind": "manifest", "webhook": "a"}},
+        ]});
+        let m = merge(&named(&[one.clone(), two])).unwrap();
+        let flat = m["findings"].as_array().unwrap();
+        let of = |rule: &str, request: Option<&str>| {
+            let found: Vec<&Value> =
+                flat.iter().filter(|f| f["rule"] == rule && f["subject"]["request"].as_str() == request).collect();
+            assert_eq!(found.len(), 1, "one {rule} {request:?} in {flat:?}");
+            found[0]["outcome"].as_str().unwrap().to_string()
+        };
+        assert_eq!(flat.len(), 4, "{flat:?}");
+        assert_eq!(of("response.uid", Some("CREATE pods")), "fail");
+        assert_eq!(of("response.uid", Some("UPDATE pods")), "pass");
+        assert_eq!(of("response.uid", Some("DELETE pods")), "pass");
+        assert_eq!(of("manifest.timeout", None), "warn");
+        // A report without the list: the merge has none, its renderers read the sections.
+        let old = json!({"verdict": "pass", "results": []});
+        assert!(merge(&named(&[one, old])).unwrap().get("findings").is_none());
     }
 
     #[test]
