@@ -55,9 +55,92 @@ pub enum Error {
     /// Something the suite needs from the machine failed (a TLS key, a runtime, a free port).
     #[error("{0}")]
     Setup(String),
+    /// A JSON report cannot be read back or merged (`at`: the file it was read from).
+    #[error("{}{source}", at.as_ref().map(|p| format!("{}: ", p.display())).unwrap_or_default())]
+    Report {
+        /// The report's file, when it was read from one.
+        at: Option<PathBuf>,
+        /// What is wrong with it.
+        #[source]
+        source: ReportError,
+    },
     /// The run was cancelled (see `Cancel`) before it finished; its target was stopped.
     #[error("the run was interrupted")]
     Interrupted,
+}
+
+/// Why JSON reports cannot be read back or merged into one.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReportError {
+    /// The file is not JSON.
+    #[error("not JSON: {0}")]
+    NotJson(#[source] serde_json::Error),
+    /// The JSON is not a report of this suite.
+    #[error("not a webhook-conformance JSON report (no \"verdict\")")]
+    NotAReport,
+    /// One of the reports to merge is not a report of this suite.
+    #[error("{name}: not a webhook-conformance JSON report (no \"verdict\")")]
+    NotAReportNamed {
+        /// The report's name (its file).
+        name: String,
+    },
+    /// A field of the report does not have the layout this version reads.
+    #[error("{0}")]
+    Layout(#[source] serde_json::Error),
+    /// Nothing to merge.
+    #[error("no reports to merge")]
+    NoReports,
+    /// Shards mixed with a report that is not one.
+    #[error("{name} is not a shard (no \"shard\" in it), the others are")]
+    NotAShard {
+        /// The report that is not a shard.
+        name: String,
+    },
+    /// Shards of campaigns of different sizes.
+    #[error("{name} is shard {index}/{count}, {first} is of {first_count} shards")]
+    ShardCount {
+        /// The shard that differs.
+        name: String,
+        /// Its index.
+        index: u64,
+        /// Its campaign's size.
+        count: u64,
+        /// The first report.
+        first: String,
+        /// The first report's campaign size.
+        first_count: u64,
+    },
+    /// Shards of different seeds.
+    #[error("{name} has seed {seed}, {first} has seed {first_seed}: the shards of one campaign share --seed")]
+    Seed {
+        /// The shard that differs.
+        name: String,
+        /// Its seed (JSON).
+        seed: String,
+        /// The first report.
+        first: String,
+        /// The first report's seed (JSON).
+        first_seed: String,
+    },
+    /// A shard of the campaign is not among the reports.
+    #[error("shard {index}/{count} is missing: every shard of the campaign is needed for its verdict")]
+    MissingShard {
+        /// The missing shard.
+        index: u64,
+        /// The campaign's size.
+        count: u64,
+    },
+    /// A shard is among the reports more than once.
+    #[error("shard {index}/{count} is given twice ({})", names.join(", "))]
+    ShardTwice {
+        /// The shard.
+        index: u64,
+        /// The campaign's size.
+        count: u64,
+        /// The reports that are this shard.
+        names: Vec<String>,
+    },
 }
 
 impl Error {

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::error::ReportError;
 use crate::rules::{rule, RuleKind};
 use crate::verdict::{Outcome, Verdict};
 
@@ -277,11 +278,11 @@ fn kind_of(rule_id: &str, otherwise: RuleKind) -> RuleKind {
 
 impl Document {
     /// Read the JSON report `value`.
-    pub fn from_value(value: &Value) -> Result<Document, String> {
+    pub fn from_value(value: &Value) -> Result<Document, ReportError> {
         if !value.get("verdict").is_some_and(Value::is_string) {
-            return Err("not a webhook-conformance JSON report (no \"verdict\")".into());
+            return Err(ReportError::NotAReport);
         }
-        serde_json::from_value(value.clone()).map_err(|e| e.to_string())
+        serde_json::from_value(value.clone()).map_err(ReportError::Layout)
     }
 
     /// FAIL when the report says so.
