@@ -50,11 +50,23 @@ pub enum Error {
         source: std::io::Error,
     },
     /// A certificate or key could not be made, read or trusted.
-    #[error("{0}")]
-    Tls(String),
+    #[error("{}", joined(what, source.as_deref()))]
+    Tls {
+        /// What could not be done (empty when the cause says it all).
+        what: String,
+        /// Why, when an error says it.
+        #[source]
+        source: Option<Cause>,
+    },
     /// Something the suite needs from the machine failed (a TLS key, a runtime, a free port).
-    #[error("{0}")]
-    Setup(String),
+    #[error("{}", joined(what, source.as_deref()))]
+    Setup {
+        /// What could not be done (empty when the cause says it all).
+        what: String,
+        /// Why, when an error says it.
+        #[source]
+        source: Option<Cause>,
+    },
     /// A JSON report cannot be read back or merged (`at`: the file it was read from).
     #[error("{}{source}", at.as_ref().map(|p| format!("{}: ", p.display())).unwrap_or_default())]
     Report {
@@ -143,7 +155,29 @@ pub enum ReportError {
     },
 }
 
+/// The cause of an [`Error`] that some other library reported.
+pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// `what: cause`, or either alone.
+fn joined(what: &str, cause: Option<&(dyn std::error::Error + Send + Sync + 'static)>) -> String {
+    match cause {
+        Some(cause) if what.is_empty() => cause.to_string(),
+        Some(cause) => format!("{what}: {cause}"),
+        None => what.to_string(),
+    }
+}
+
 impl Error {
+    /// A certificate or key could not be made, read or trusted: `what`, because of `source`.
+    pub fn tls(what: impl Into<String>, source: impl Into<Cause>) -> Error {
+        Error::Tls { what: what.into(), source: Some(source.into()) }
+    }
+
+    /// Something the suite needs from the machine failed: `what`, because of `source`.
+    pub fn setup(what: impl Into<String>, source: impl Into<Cause>) -> Error {
+        Error::Setup { what: what.into(), source: Some(source.into()) }
+    }
+
     /// The exit code of a CLI that could not run: 2.
     pub const EXIT_CODE: i32 = 2;
 
@@ -242,3 +276,24 @@ impl fmt::Display for CaseError {
 }
 
 impl std::error::Error for CaseError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn tls_and_setup_errors_keep_their_cause() {
+        let io = || std::io::Error::new(std::io::ErrorKind::AddrInUse, "address in use");
+        let e = Error::setup("the case writer", io());
+        assert_eq!(e.to_string(), "the case writer: address in use");
+        let cause = e.source().expect("a cause").downcast_ref::<std::io::Error>().expect("the io::Error");
+        assert_eq!(cause.kind(), std::io::ErrorKind::AddrInUse);
+        assert_eq!(Error::tls("", io()).to_string(), "address in use");
+        let plain = Error::Tls { what: "no PEM certificate found".into(), source: None };
+        assert_eq!((plain.to_string().as_str(), plain.source().is_none()), ("no PEM certificate found", true));
+        let report = Error::Report { at: Some("r.json".into()), source: ReportError::NotAReport };
+        assert_eq!(report.to_string(), "r.json: not a webhook-conformance JSON report (no \"verdict\")");
+        assert!(report.source().is_some_and(|s| s.is::<ReportError>()));
+    }
+}
