@@ -50,17 +50,134 @@ pub enum Error {
         source: std::io::Error,
     },
     /// A certificate or key could not be made, read or trusted.
-    #[error("{0}")]
-    Tls(String),
+    #[error("{}", joined(what, source.as_deref()))]
+    Tls {
+        /// What could not be done (empty when the cause says it all).
+        what: String,
+        /// Why, when an error says it.
+        #[source]
+        source: Option<Cause>,
+    },
     /// Something the suite needs from the machine failed (a TLS key, a runtime, a free port).
-    #[error("{0}")]
-    Setup(String),
+    #[error("{}", joined(what, source.as_deref()))]
+    Setup {
+        /// What could not be done (empty when the cause says it all).
+        what: String,
+        /// Why, when an error says it.
+        #[source]
+        source: Option<Cause>,
+    },
+    /// A JSON report cannot be read back or merged (`at`: the file it was read from).
+    #[error("{}{source}", at.as_ref().map(|p| format!("{}: ", p.display())).unwrap_or_default())]
+    Report {
+        /// The report's file, when it was read from one.
+        at: Option<PathBuf>,
+        /// What is wrong with it.
+        #[source]
+        source: ReportError,
+    },
     /// The run was cancelled (see `Cancel`) before it finished; its target was stopped.
     #[error("the run was interrupted")]
     Interrupted,
 }
 
+/// Why JSON reports cannot be read back or merged into one.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReportError {
+    /// The file is not JSON.
+    #[error("not JSON: {0}")]
+    NotJson(#[source] serde_json::Error),
+    /// The JSON is not a report of this suite.
+    #[error("not a webhook-conformance JSON report (no \"verdict\")")]
+    NotAReport,
+    /// One of the reports to merge is not a report of this suite.
+    #[error("{name}: not a webhook-conformance JSON report (no \"verdict\")")]
+    NotAReportNamed {
+        /// The report's name (its file).
+        name: String,
+    },
+    /// A field of the report does not have the layout this version reads.
+    #[error("{0}")]
+    Layout(#[source] serde_json::Error),
+    /// Nothing to merge.
+    #[error("no reports to merge")]
+    NoReports,
+    /// Shards mixed with a report that is not one.
+    #[error("{name} is not a shard (no \"shard\" in it), the others are")]
+    NotAShard {
+        /// The report that is not a shard.
+        name: String,
+    },
+    /// Shards of campaigns of different sizes.
+    #[error("{name} is shard {index}/{count}, {first} is of {first_count} shards")]
+    ShardCount {
+        /// The shard that differs.
+        name: String,
+        /// Its index.
+        index: u64,
+        /// Its campaign's size.
+        count: u64,
+        /// The first report.
+        first: String,
+        /// The first report's campaign size.
+        first_count: u64,
+    },
+    /// Shards of different seeds.
+    #[error("{name} has seed {seed}, {first} has seed {first_seed}: the shards of one campaign share --seed")]
+    Seed {
+        /// The shard that differs.
+        name: String,
+        /// Its seed (JSON).
+        seed: String,
+        /// The first report.
+        first: String,
+        /// The first report's seed (JSON).
+        first_seed: String,
+    },
+    /// A shard of the campaign is not among the reports.
+    #[error("shard {index}/{count} is missing: every shard of the campaign is needed for its verdict")]
+    MissingShard {
+        /// The missing shard.
+        index: u64,
+        /// The campaign's size.
+        count: u64,
+    },
+    /// A shard is among the reports more than once.
+    #[error("shard {index}/{count} is given twice ({})", names.join(", "))]
+    ShardTwice {
+        /// The shard.
+        index: u64,
+        /// The campaign's size.
+        count: u64,
+        /// The reports that are this shard.
+        names: Vec<String>,
+    },
+}
+
+/// The cause of an [`Error`] that some other library reported.
+pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// `what: cause`, or either alone.
+fn joined(what: &str, cause: Option<&(dyn std::error::Error + Send + Sync + 'static)>) -> String {
+    match cause {
+        Some(cause) if what.is_empty() => cause.to_string(),
+        Some(cause) => format!("{what}: {cause}"),
+        None => what.to_string(),
+    }
+}
+
 impl Error {
+    /// A certificate or key could not be made, read or trusted: `what`, because of `source`.
+    pub fn tls(what: impl Into<String>, source: impl Into<Cause>) -> Error {
+        Error::Tls { what: what.into(), source: Some(source.into()) }
+    }
+
+    /// Something the suite needs from the machine failed: `what`, because of `source`.
+    pub fn setup(what: impl Into<String>, source: impl Into<Cause>) -> Error {
+        Error::Setup { what: what.into(), source: Some(source.into()) }
+    }
+
     /// The exit code of a CLI that could not run: 2.
     pub const EXIT_CODE: i32 = 2;
 
@@ -159,3 +276,24 @@ impl fmt::Display for CaseError {
 }
 
 impl std::error::Error for CaseError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn tls_and_setup_errors_keep_their_cause() {
+        let io = || std::io::Error::new(std::io::ErrorKind::AddrInUse, "address in use");
+        let e = Error::setup("the case writer", io());
+        assert_eq!(e.to_string(), "the case writer: address in use");
+        let cause = e.source().expect("a cause").downcast_ref::<std::io::Error>().expect("the io::Error");
+        assert_eq!(cause.kind(), std::io::ErrorKind::AddrInUse);
+        assert_eq!(Error::tls("", io()).to_string(), "address in use");
+        let plain = Error::Tls { what: "no PEM certificate found".into(), source: None };
+        assert_eq!((plain.to_string().as_str(), plain.source().is_none()), ("no PEM certificate found", true));
+        let report = Error::Report { at: Some("r.json".into()), source: ReportError::NotAReport };
+        assert_eq!(report.to_string(), "r.json: not a webhook-conformance JSON report (no \"verdict\")");
+        assert!(report.source().is_some_and(|s| s.is::<ReportError>()));
+    }
+}

@@ -19,11 +19,23 @@ use serde_json::Value;
 
 use crate::admission::Gvk;
 
+/// Why a value does not decode as a kind's type (serde's message, as the apiserver's `json:` error
+/// reads close to it).
+#[derive(Debug, thiserror::Error)]
+pub enum DecodeError {
+    /// The value does not decode into the kind's type.
+    #[error("{0}")]
+    Decode(#[source] serde_json::Error),
+    /// The decoded value does not encode back to JSON.
+    #[error("{0}")]
+    Encode(#[source] serde_json::Error),
+}
+
 /// Decoding with one kind's type: into the type and back to JSON, or into the type only.
 #[derive(Clone, Copy, Debug)]
 struct Codec {
-    round_trip: fn(&Value) -> Result<Value, String>,
-    decodes: fn(&Value) -> Result<(), String>,
+    round_trip: fn(&Value) -> Result<Value, DecodeError>,
+    decodes: fn(&Value) -> Result<(), DecodeError>,
 }
 
 impl Codec {
@@ -32,13 +44,13 @@ impl Codec {
     }
 }
 
-fn round_trip_as<T: serde::de::DeserializeOwned + serde::Serialize>(value: &Value) -> Result<Value, String> {
-    let typed = T::deserialize(value).map_err(|e| e.to_string())?;
-    serde_json::to_value(typed).map_err(|e| e.to_string())
+fn round_trip_as<T: serde::de::DeserializeOwned + serde::Serialize>(value: &Value) -> Result<Value, DecodeError> {
+    let typed = T::deserialize(value).map_err(DecodeError::Decode)?;
+    serde_json::to_value(typed).map_err(DecodeError::Encode)
 }
 
-fn decodes_into<T: serde::de::DeserializeOwned>(value: &Value) -> Result<(), String> {
-    T::deserialize(value).map(drop).map_err(|e| e.to_string())
+fn decodes_into<T: serde::de::DeserializeOwned>(value: &Value) -> Result<(), DecodeError> {
+    T::deserialize(value).map(drop).map_err(DecodeError::Decode)
 }
 
 /// Whether a k8s-openapi scope is namespaced.
@@ -273,14 +285,14 @@ fn codec(gvk: &Gvk) -> Option<Codec> {
 
 /// Decode `value` as the built-in kind `gvk` and re-encode it. `None` when the suite has no typed
 /// model of that kind (custom resources): such objects are checked as plain JSON.
-pub fn round_trip(gvk: &Gvk, value: &Value) -> Option<Result<Value, String>> {
+pub fn round_trip(gvk: &Gvk, value: &Value) -> Option<Result<Value, DecodeError>> {
     codec(gvk).map(|c| (c.round_trip)(value))
 }
 
 /// Check that `value` decodes as `gvk` the way the apiserver decodes a patched object. Go's decoder
 /// leaves a field at its zero value when the JSON holds `null`; members that are `null` are dropped
 /// first so that they do not count against the object.
-pub fn decodes_as(gvk: &Gvk, value: &Value) -> Option<Result<(), String>> {
+pub fn decodes_as(gvk: &Gvk, value: &Value) -> Option<Result<(), DecodeError>> {
     let decodes = codec(gvk)?.decodes;
     if !has_null_member(value) {
         return Some(decodes(value));
@@ -292,7 +304,7 @@ pub fn decodes_as(gvk: &Gvk, value: &Value) -> Option<Result<(), String>> {
 
 /// `metadata` as `ObjectMeta` holds it: unknown fields dropped (what the apiserver's decoding does to
 /// the metadata of every object, custom resources included).
-pub fn object_meta(value: &Value) -> Result<Value, String> {
+pub fn object_meta(value: &Value) -> Result<Value, DecodeError> {
     round_trip_as::<k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>(value)
 }
 
@@ -325,11 +337,11 @@ mod tests {
         let gvk = Gvk::new("", "v1", "Pod");
         let ok = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "extra": 1},
                         "spec": {"containers": [{"name": "a", "image": "x", "unknownField": true}]}});
-        assert_eq!(decodes_as(&gvk, &ok), Some(Ok(())));
+        assert_eq!(decodes_as(&gvk, &ok).map(|r| r.map_err(|e| e.to_string())), Some(Ok(())));
         let bad = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "annotations": {"a": 1}}});
         assert!(decodes_as(&gvk, &bad).unwrap().is_err());
         let nulls = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": null, "labels": null}});
-        assert_eq!(decodes_as(&gvk, &nulls), Some(Ok(())));
+        assert_eq!(decodes_as(&gvk, &nulls).map(|r| r.map_err(|e| e.to_string())), Some(Ok(())));
     }
 
     #[test]
@@ -337,7 +349,7 @@ mod tests {
         let gvk = Gvk::new("", "v1", "Pod");
         let v = json!({"apiVersion": "v1", "kind": "Pod", "spec": {"containers": [{"name": "a",
                        "resources": {"limits": {"cpu": 1, "memory": "64Mi"}}}]}});
-        assert_eq!(decodes_as(&gvk, &v), Some(Ok(())));
+        assert_eq!(decodes_as(&gvk, &v).map(|r| r.map_err(|e| e.to_string())), Some(Ok(())));
     }
 
     #[test]
@@ -349,7 +361,7 @@ mod tests {
     fn connect_options_have_their_go_types() {
         let gvk = Gvk::new("", "v1", "PodExecOptions");
         let ok = json!({"apiVersion": "v1", "kind": "PodExecOptions", "stdin": true, "command": ["sh"]});
-        assert_eq!(round_trip(&gvk, &ok), Some(Ok(ok.clone())));
+        assert_eq!(round_trip(&gvk, &ok).map(|r| r.map_err(|e| e.to_string())), Some(Ok(ok.clone())));
         let bad = json!({"apiVersion": "v1", "kind": "PodExecOptions", "command": "sh"});
         assert!(decodes_as(&gvk, &bad).unwrap().is_err());
         let ports = json!({"kind": "PodPortForwardOptions", "ports": ["http"]});

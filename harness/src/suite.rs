@@ -302,7 +302,7 @@ impl Suite {
                     let runtime = tokio::runtime::Builder::new_multi_thread()
                         .enable_all()
                         .build()
-                        .map_err(|e| Error::Setup(format!("a tokio runtime: {e}")))?;
+                        .map_err(|e| Error::setup("a tokio runtime", e))?;
                     let report = runtime.block_on(self.run());
                     runtime.shutdown_timeout(Duration::from_secs(5));
                     report

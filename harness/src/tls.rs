@@ -64,7 +64,7 @@ pub struct TlsMaterial {
 pub const CLIENT_COMMON_NAME: &str = "webhook-conformance kube-apiserver client";
 
 fn rcgen_error(e: rcgen::Error) -> Error {
-    Error::Tls(format!("generating a certificate: {e}"))
+    Error::tls("generating a certificate", e)
 }
 
 impl TlsMaterial {
@@ -112,12 +112,15 @@ impl TlsMaterial {
         let dir = match keep_in {
             Some(path) => {
                 fs::create_dir_all(path)
-                    .map_err(|e| Error::Tls(format!("creating TLS directory {}: {e}", path.display())))?;
+                    .map_err(|e| Error::tls(format!("creating TLS directory {}", path.display()), e))?;
                 Dir::Kept(path.to_path_buf())
             }
-            None => Dir::Temp(tempfile::Builder::new().prefix("webhook-conformance-tls-").tempdir().map_err(|e| {
-                Error::Tls(format!("creating a temporary directory for the generated certificates: {e}"))
-            })?),
+            None => Dir::Temp(
+                tempfile::Builder::new()
+                    .prefix("webhook-conformance-tls-")
+                    .tempdir()
+                    .map_err(|e| Error::tls("creating a temporary directory for the generated certificates", e))?,
+            ),
         };
         let material =
             TlsMaterial { ca_pem: ca_cert.pem(), cert_pem: cert.pem(), key_pem: key.serialize_pem(), client, dir };
@@ -183,7 +186,7 @@ fn serving_sans(names: &ServingNames) -> Result<Vec<SanType>, Error> {
     }
     for name in &names.dns {
         sans.push(SanType::DnsName(
-            name.as_str().try_into().map_err(|e| Error::Tls(format!("{name:?} is not a DNS name: {e}")))?,
+            name.as_str().try_into().map_err(|e| Error::tls(format!("{name:?} is not a DNS name"), e))?,
         ));
     }
     Ok(sans)
@@ -206,9 +209,9 @@ fn write_private(path: &Path, contents: &str) -> Result<(), Error> {
 pub fn parse_certificates(pem: &[u8]) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, Error> {
     let certs = rustls_pemfile::certs(&mut &pem[..])
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| Error::Tls(format!("reading PEM certificates: {e}")))?;
+        .map_err(|e| Error::tls("reading PEM certificates", e))?;
     if certs.is_empty() {
-        return Err(Error::Tls("no PEM certificate found".into()));
+        return Err(Error::Tls { what: "no PEM certificate found".into(), source: None });
     }
     Ok(certs)
 }
@@ -217,7 +220,7 @@ pub fn parse_certificates(pem: &[u8]) -> Result<Vec<rustls::pki_types::Certifica
 pub fn root_store(ca_pem: &[u8]) -> Result<rustls::RootCertStore, Error> {
     let mut roots = rustls::RootCertStore::empty();
     for cert in parse_certificates(ca_pem)? {
-        roots.add(cert).map_err(|e| Error::Tls(format!("adding a CA certificate to the trust store: {e}")))?;
+        roots.add(cert).map_err(|e| Error::tls("adding a CA certificate to the trust store", e))?;
     }
     Ok(roots)
 }
@@ -240,15 +243,15 @@ impl CertificateNames {
     /// The names of the DER certificate `der`.
     pub fn of(der: &[u8]) -> Result<CertificateNames, Error> {
         use x509_parser::extensions::GeneralName;
-        let (_, cert) = x509_parser::parse_x509_certificate(der)
-            .map_err(|e| Error::Tls(format!("reading the served certificate: {e}")))?;
+        let (_, cert) =
+            x509_parser::parse_x509_certificate(der).map_err(|e| Error::tls("reading the served certificate", e))?;
         let mut names = CertificateNames {
             common_name: cert.subject().iter_common_name().next().and_then(|cn| cn.as_str().ok()).map(str::to_string),
             ..CertificateNames::default()
         };
         let san = cert
             .subject_alternative_name()
-            .map_err(|e| Error::Tls(format!("reading the served certificate's subjectAltName: {e}")))?;
+            .map_err(|e| Error::tls("reading the served certificate's subjectAltName", e))?;
         if let Some(san) = san {
             names.has_san_extension = true;
             for name in &san.value.general_names {

@@ -2,7 +2,7 @@
 //! The webhook is the bundled reference webhook, served in this process with the suite's TLS.
 
 use reference_webhook::{Defect, Options};
-use webhook_harness::{Budget, Manifest, Outcome, Served, ServingTls, Suite, Target, Verdict};
+use webhook_harness::{Budget, JsonReport, Manifest, Outcome, Served, ServingTls, Suite, Target, Verdict};
 
 fn manifest() -> Manifest {
     Manifest::parse("reference.yaml".as_ref(), reference_webhook::MANIFEST).unwrap()
@@ -51,6 +51,25 @@ fn the_report_says_what_was_judged() {
     assert!(report.exchanges().len() > 50 && report.requests() > report.exchanges().len() as u64);
     let json = report.to_json();
     assert_eq!(json["verdict"], "fail");
+    // Every finding is in the one flat list, with what it judged.
+    let flat = json["findings"].as_array().expect("a flat findings list");
+    assert_eq!(flat.len(), report.findings().len());
+    let kinds: std::collections::BTreeSet<&str> = flat.iter().filter_map(|f| f["subject"]["kind"].as_str()).collect();
+    for kind in ["manifest", "sent", "exchange", "property"] {
+        assert!(kinds.contains(kind), "{kind} in {kinds:?}");
+    }
+    let fails = |f: &&serde_json::Value| f["outcome"] == "fail";
+    let failing: std::collections::BTreeSet<&str> =
+        flat.iter().filter(fails).filter_map(|f| f["rule"].as_str()).collect();
+    assert_eq!(failing, report.failed_rules().into_iter().collect());
+    // The renderers read the flat list as they read the per-kind sections of an older report.
+    let mut older = json.clone();
+    older.as_object_mut().unwrap().remove("findings");
+    let (new, old) = (JsonReport::from_value(json).unwrap(), JsonReport::from_value(older).unwrap());
+    let verdict_line = |r: &JsonReport| r.render_summary().lines().last().unwrap_or_default().to_string();
+    assert_eq!(verdict_line(&new), verdict_line(&old));
+    assert!(verdict_line(&new).contains("property.idempotent"), "{}", new.render_summary());
+    assert!(new.to_markdown().contains("property.idempotent"));
     assert!(report.to_junit().contains("name=\"property.idempotent\""));
 }
 

@@ -211,10 +211,50 @@ pub enum CasesArg {
     Dir(PathBuf),
 }
 
-fn parse_cases(s: &str) -> Result<CasesArg, String> {
+/// A value of an option that does not parse.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    /// `--cases ""`.
+    #[error("expected a number of generated cases or a directory of case files")]
+    NoCases,
+    /// `--cmd ""`.
+    #[error("the command is empty: give the command line that starts the webhook")]
+    EmptyCommand,
+    /// `--startup-timeout 0`.
+    #[error("must be at least 1 second: a started target needs time to listen")]
+    ZeroStartupTimeout,
+    /// `--startup-timeout` that is not a number.
+    #[error("{text:?} is not a whole number of seconds")]
+    NotSeconds {
+        /// The value given.
+        text: String,
+        /// Why it is not a number.
+        #[source]
+        source: std::num::ParseIntError,
+    },
+    /// A duration without a number.
+    #[error("{text:?}: expected e.g. 90s, 10m, 1h")]
+    NotADuration {
+        /// The value given.
+        text: String,
+        /// Why its number does not parse.
+        #[source]
+        source: std::num::ParseIntError,
+    },
+    /// A duration of an unknown unit.
+    #[error("{text:?}: unknown unit {unit:?} (s, m, h)")]
+    DurationUnit {
+        /// The value given.
+        text: String,
+        /// Its unit.
+        unit: String,
+    },
+}
+
+fn parse_cases(s: &str) -> Result<CasesArg, ValueError> {
     match s.parse::<u32>() {
         Ok(n) => Ok(CasesArg::Count(n)),
-        Err(_) if s.is_empty() => Err("expected a number of generated cases or a directory of case files".into()),
+        Err(_) if s.is_empty() => Err(ValueError::NoCases),
         Err(_) => Ok(CasesArg::Dir(PathBuf::from(s))),
     }
 }
@@ -395,32 +435,32 @@ pub struct ReferenceArgs {
 }
 
 /// `--cmd`: a command line with something to run.
-fn parse_command(s: &str) -> Result<String, String> {
+fn parse_command(s: &str) -> Result<String, ValueError> {
     if s.trim().is_empty() {
-        return Err("the command is empty: give the command line that starts the webhook".into());
+        return Err(ValueError::EmptyCommand);
     }
     Ok(s.to_string())
 }
 
 /// `--startup-timeout`: whole seconds, at least one (no target is ready the moment it starts).
-fn parse_startup_timeout(s: &str) -> Result<u64, String> {
+fn parse_startup_timeout(s: &str) -> Result<u64, ValueError> {
     match s.trim().parse::<u64>() {
-        Ok(0) => Err("must be at least 1 second: a started target needs time to listen".into()),
+        Ok(0) => Err(ValueError::ZeroStartupTimeout),
         Ok(n) => Ok(n),
-        Err(_) => Err(format!("{s:?} is not a whole number of seconds")),
+        Err(source) => Err(ValueError::NotSeconds { text: s.to_string(), source }),
     }
 }
 
 /// `90s`, `10m`, `1h`, or plain seconds.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
+pub fn parse_duration(s: &str) -> Result<Duration, ValueError> {
     let s = s.trim();
     let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
-    let n: u64 = num.parse().map_err(|_| format!("{s:?}: expected e.g. 90s, 10m, 1h"))?;
+    let n: u64 = num.parse().map_err(|source| ValueError::NotADuration { text: s.to_string(), source })?;
     let secs = match unit {
         "" | "s" => n,
         "m" => n * 60,
         "h" => n * 3600,
-        _ => return Err(format!("{s:?}: unknown unit {unit:?} (s, m, h)")),
+        _ => return Err(ValueError::DurationUnit { text: s.to_string(), unit: unit.to_string() }),
     };
     Ok(Duration::from_secs(secs))
 }
@@ -747,6 +787,7 @@ mod tests {
         assert_eq!(parse_duration("10m"), Ok(Duration::from_secs(600)));
         assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
         assert_eq!(parse_duration("2"), Ok(Duration::from_secs(2)));
-        assert!(parse_duration("5d").is_err());
+        assert_eq!(parse_duration("5d").unwrap_err().to_string(), "\"5d\": unknown unit \"d\" (s, m, h)");
+        assert_eq!(parse_duration("m").unwrap_err().to_string(), "\"m\": expected e.g. 90s, 10m, 1h");
     }
 }

@@ -74,17 +74,17 @@ impl ClientIdentity {
     }
 
     /// That the certificate and key parse and that not both a token and basic credentials are set.
-    pub(crate) fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), IdentityError> {
         if let Some((cert, key)) = &self.certificate {
-            crate::tls::parse_certificates(cert.as_bytes()).map_err(|e| format!("the client certificate: {e}"))?;
+            crate::tls::parse_certificates(cert.as_bytes()).map_err(IdentityError::Certificate)?;
             match rustls_pemfile::private_key(&mut key.as_bytes()) {
                 Ok(Some(_)) => {}
-                Ok(None) => return Err("the client key: no PEM private key found".into()),
-                Err(e) => return Err(format!("the client key: {e}")),
+                Ok(None) => return Err(IdentityError::NoKey),
+                Err(e) => return Err(IdentityError::Key(e)),
             }
         }
         if self.bearer_token.is_some() && self.basic.is_some() {
-            return Err("username/password or bearer token may be set, but not both".into());
+            return Err(IdentityError::TokenAndBasic);
         }
         Ok(())
     }
@@ -120,4 +120,21 @@ impl ClientIdentity {
             format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}")))
         })
     }
+}
+
+/// Why a client identity cannot be presented.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum IdentityError {
+    /// The client certificate does not parse.
+    #[error("the client certificate: {0}")]
+    Certificate(#[source] Error),
+    /// The client key file holds no key.
+    #[error("the client key: no PEM private key found")]
+    NoKey,
+    /// The client key file does not parse.
+    #[error("the client key: {0}")]
+    Key(#[source] std::io::Error),
+    /// Two kinds of credentials at once.
+    #[error("username/password or bearer token may be set, but not both")]
+    TokenAndBasic,
 }

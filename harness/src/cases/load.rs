@@ -259,8 +259,10 @@ pub fn parse(file: &Path, text: &str) -> Result<Case, CaseError> {
     }
 
     let resource = match (&request_resource, &raw.resource) {
-        (Some(r), _) => resolve_named(&r.group, &r.version, &r.resource).map_err(|m| err(Some("resource"), m))?,
-        (None, Some(r)) => resolve_resource(r).map_err(|m| err(Some("resource"), m))?,
+        (Some(r), _) => {
+            resolve_named(&r.group, &r.version, &r.resource).map_err(|m| err(Some("resource"), m.to_string()))?
+        }
+        (None, Some(r)) => resolve_resource(r).map_err(|m| err(Some("resource"), m.to_string()))?,
         (None, None) => {
             let source = if object.is_null() { &old_object } else { &object };
             if source.is_null() {
@@ -270,7 +272,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Case, CaseError> {
                         .into(),
                 ));
             }
-            resolve_by_kind(source).map_err(|m| err(Some("object"), m))?
+            resolve_by_kind(source).map_err(|m| err(Some("object"), m.to_string()))?
         }
     };
     let subresource = match &raw.subresource {
@@ -353,11 +355,11 @@ pub fn parse(file: &Path, text: &str) -> Result<Case, CaseError> {
                     RawHas::Path(p) => (p, None),
                     RawHas::Value { path, value } => (path, Some(value)),
                 };
-                check_pointer(&path).map_err(|m| err(Some("expect.patched.has"), m))?;
+                check_pointer(&path).map_err(|m| err(Some("expect.patched.has"), m.to_string()))?;
                 expect.has.push((path, value));
             }
             for path in p.lacks {
-                check_pointer(&path).map_err(|m| err(Some("expect.patched.lacks"), m))?;
+                check_pointer(&path).map_err(|m| err(Some("expect.patched.lacks"), m.to_string()))?;
                 expect.lacks.push(path);
             }
         }
@@ -381,9 +383,30 @@ pub fn parse(file: &Path, text: &str) -> Result<Case, CaseError> {
     })
 }
 
-fn check_pointer(p: &str) -> Result<(), String> {
+/// Why a field of a case file that names a resource, a kind or a place in the object is unusable.
+#[derive(Debug, thiserror::Error)]
+enum FieldError {
+    #[error("{0:?} is not a JSON pointer (it starts with `/`; escape `/` in keys as `~1`)")]
+    NotAPointer(String),
+    #[error("{0:?} is not a built-in resource the suite knows; write group/version/plural for others (e.g. example.com/v1/widgets)")]
+    UnknownPlural(String),
+    #[error("{0:?} is ambiguous; write group/version/plural")]
+    AmbiguousPlural(String),
+    #[error("{0:?}: expected plural or group/version/plural")]
+    ResourceShape(String),
+    #[error("the resource's plural name is empty")]
+    EmptyPlural,
+    #[error("{group}/{version}/{plural}: not a resource the suite can present")]
+    NotPresentable { group: String, version: String, plural: String },
+    #[error("has no apiVersion/kind: give them or `resource:`")]
+    NoKind,
+    #[error("{api_version} {kind} is not a built-in kind the suite knows: give `resource:` as group/version/plural")]
+    UnknownKind { api_version: String, kind: String },
+}
+
+fn check_pointer(p: &str) -> Result<(), FieldError> {
     if !p.starts_with('/') {
-        return Err(format!("{p:?} is not a JSON pointer (it starts with `/`; escape `/` in keys as `~1`)"));
+        return Err(FieldError::NotAPointer(p.to_string()));
     }
     Ok(())
 }
@@ -407,7 +430,7 @@ fn version_priority(version: &str) -> (u8, u32, u32) {
 
 /// `pods`, `deployments` (a built-in plural: its preferred version; the core group first) or
 /// `group/version/plural` (`v1/pods`, `example.com/v1/widgets`).
-fn resolve_resource(text: &str) -> Result<Resource, String> {
+fn resolve_resource(text: &str) -> Result<Resource, FieldError> {
     let parts: Vec<&str> = text.split('/').collect();
     match parts.as_slice() {
         [plural] => {
@@ -417,22 +440,22 @@ fn resolve_resource(text: &str) -> Result<Resource, String> {
             }
             found.sort_by_key(|r| std::cmp::Reverse(version_priority(&r.version)));
             match found.first() {
-                None => Err(format!("{plural:?} is not a built-in resource the suite knows; write group/version/plural for others (e.g. example.com/v1/widgets)")),
+                None => Err(FieldError::UnknownPlural(plural.to_string())),
                 Some(first) if found.iter().any(|r| r.group != first.group) => {
-                    Err(format!("{plural:?} is ambiguous; write group/version/plural"))
+                    Err(FieldError::AmbiguousPlural(plural.to_string()))
                 }
                 Some(first) => Ok((*first).clone()),
             }
         }
         [version, plural] => resolve_named("", version, plural),
         [group, version, plural] => resolve_named(group, version, plural),
-        _ => Err(format!("{text:?}: expected plural or group/version/plural")),
+        _ => Err(FieldError::ResourceShape(text.to_string())),
     }
 }
 
-fn resolve_named(group: &str, version: &str, plural: &str) -> Result<Resource, String> {
+fn resolve_named(group: &str, version: &str, plural: &str) -> Result<Resource, FieldError> {
     if plural.is_empty() {
-        return Err("the resource's plural name is empty".into());
+        return Err(FieldError::EmptyPlural);
     }
     let api = ApiResources::built_in();
     if let Some(r) = api.find(group, version, plural) {
@@ -454,19 +477,24 @@ fn resolve_named(group: &str, version: &str, plural: &str) -> Result<Resource, S
         .into_iter()
         .map(|t| t.resource)
         .find(|r| r.plural == plural && r.group == group)
-        .ok_or_else(|| format!("{group}/{version}/{plural}: not a resource the suite can present"))
+        .ok_or_else(|| FieldError::NotPresentable {
+            group: group.to_string(),
+            version: version.to_string(),
+            plural: plural.to_string(),
+        })
 }
 
-fn resolve_by_kind(object: &Value) -> Result<Resource, String> {
+fn resolve_by_kind(object: &Value) -> Result<Resource, FieldError> {
     let api_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
     let kind = object.get("kind").and_then(Value::as_str).unwrap_or_default();
     if kind.is_empty() || api_version.is_empty() {
-        return Err("has no apiVersion/kind: give them or `resource:`".into());
+        return Err(FieldError::NoKind);
     }
     let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
     let mut found: Vec<&Resource> = built_ins().iter().filter(|r| r.group == group && r.kind == kind).collect();
     found.sort_by_key(|r| (r.version != version, std::cmp::Reverse(version_priority(&r.version))));
-    found.first().map(|r| Resource { version: version.to_string(), ..(*r).clone() }).ok_or_else(|| {
-        format!("{api_version} {kind} is not a built-in kind the suite knows: give `resource:` as group/version/plural")
-    })
+    found
+        .first()
+        .map(|r| Resource { version: version.to_string(), ..(*r).clone() })
+        .ok_or_else(|| FieldError::UnknownKind { api_version: api_version.to_string(), kind: kind.to_string() })
 }

@@ -47,29 +47,52 @@ fn consume_param(v: &str) -> Option<(String, &str)> {
     Some((param.to_ascii_lowercase(), rest))
 }
 
-fn check_media_type(media_type: &str) -> Result<(), String> {
+/// Why a Content-Type does not parse: Go's `mime.ParseMediaType` errors, in its words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MediaTypeError {
+    /// Nothing before the slash.
+    #[error("mime: no media type")]
+    NoMediaType,
+    /// A type without a slash and a subtype.
+    #[error("mime: expected slash after first token")]
+    NoSlash,
+    /// Nothing after the slash.
+    #[error("mime: expected token after slash")]
+    NoSubtype,
+    /// More after the subtype.
+    #[error("mime: unexpected content after media subtype")]
+    AfterSubtype,
+    /// A parameter twice.
+    #[error("mime: duplicate parameter name")]
+    DuplicateParameter,
+    /// A parameter that does not parse.
+    #[error("mime: invalid media parameter")]
+    InvalidParameter,
+}
+
+fn check_media_type(media_type: &str) -> Result<(), MediaTypeError> {
     let (typ, rest) = consume_token(media_type);
     if typ.is_empty() {
-        return Err("mime: no media type".into());
+        return Err(MediaTypeError::NoMediaType);
     }
     if rest.is_empty() {
         return Ok(());
     }
     let Some(rest) = rest.strip_prefix('/') else {
-        return Err("mime: expected slash after first token".into());
+        return Err(MediaTypeError::NoSlash);
     };
     let (subtype, rest) = consume_token(rest);
     if subtype.is_empty() {
-        return Err("mime: expected token after slash".into());
+        return Err(MediaTypeError::NoSubtype);
     }
     if !rest.is_empty() {
-        return Err("mime: unexpected content after media subtype".into());
+        return Err(MediaTypeError::AfterSubtype);
     }
     Ok(())
 }
 
 /// Parse like Go's `mime.ParseMediaType`; returns the lower-cased media type.
-pub fn parse_media_type(value: &str) -> Result<String, String> {
+pub fn parse_media_type(value: &str) -> Result<String, MediaTypeError> {
     let base = value.split(';').next().unwrap_or_default();
     let media_type = base.trim().to_ascii_lowercase();
     check_media_type(&media_type)?;
@@ -83,12 +106,12 @@ pub fn parse_media_type(value: &str) -> Result<String, String> {
         match consume_param(v) {
             Some((key, rest)) => {
                 if !seen.insert(key) {
-                    return Err("mime: duplicate parameter name".into());
+                    return Err(MediaTypeError::DuplicateParameter);
                 }
                 v = rest;
             }
             None if v.trim() == ";" => break,
-            None => return Err("mime: invalid media parameter".into()),
+            None => return Err(MediaTypeError::InvalidParameter),
         }
     }
     Ok(media_type)
@@ -123,7 +146,7 @@ mod tests {
             ("application/json; a=1; a=2", "mime: duplicate parameter name"),
             ("application/json/x", "mime: unexpected content after media subtype"),
         ] {
-            assert_eq!(parse_media_type(bad).unwrap_err(), why, "{bad}");
+            assert_eq!(parse_media_type(bad).unwrap_err().to_string(), why, "{bad}");
         }
     }
 }

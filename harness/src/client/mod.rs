@@ -451,7 +451,7 @@ impl Client {
 
 /// A rustls client config trusting only `ca_pem`, presenting `identity`'s certificate if it has one.
 fn tls_config(ca_pem: &[u8], identity: &ClientIdentity) -> Result<rustls::ClientConfig, Error> {
-    let builder = verify::verifying(ca_pem).map_err(|e| Error::Tls(format!("reading the CA bundle to trust: {e}")))?;
+    let builder = verify::verifying(ca_pem).map_err(|e| Error::tls("reading the CA bundle to trust", e))?;
     Ok(match &identity.certificate {
         None => builder.with_no_client_auth(),
         Some((cert, key)) => {
@@ -500,7 +500,7 @@ fn http_client(
             builder = builder.resolve(host, addr);
         }
     }
-    builder.build().map_err(|e| Error::Setup(format!("the HTTPS client: {e}")))
+    builder.build().map_err(|e| Error::setup("the HTTPS client", e))
 }
 
 /// True when the TLS error is rustls finding a record that is not TLS at all.

@@ -126,10 +126,10 @@ pub(crate) fn verifying(
     let roots = crate::tls::root_store(ca_pem)?;
     let webpki = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
         .build()
-        .map_err(|e| Error::Tls(format!("the CA bundle to trust: {e}")))?;
+        .map_err(|e| Error::tls("the CA bundle to trust", e))?;
     Ok(rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
-        .map_err(|e| Error::Tls(e.to_string()))?
+        .map_err(|e| Error::tls("", e))?
         .dangerous()
         .with_custom_certificate_verifier(Arc::new(NamingVerifier { webpki })))
 }

@@ -76,14 +76,14 @@ pub struct ProxyConfig {
 pub fn serving_config(cert_pem: &[u8], key_pem: &[u8]) -> Result<Arc<rustls::ServerConfig>, Error> {
     let certs = crate::tls::parse_certificates(cert_pem)?;
     let key = rustls_pemfile::private_key(&mut &key_pem[..])
-        .map_err(|e| Error::Tls(format!("the serving key: {e}")))?
-        .ok_or_else(|| Error::Tls("the serving key: no PEM private key found".into()))?;
+        .map_err(|e| Error::tls("the serving key", e))?
+        .ok_or_else(|| Error::Tls { what: "the serving key: no PEM private key found".into(), source: None })?;
     let mut config = rustls::ServerConfig::builder_with_provider(crate::tls::provider())
         .with_safe_default_protocol_versions()
-        .map_err(|e| Error::Tls(e.to_string()))?
+        .map_err(|e| Error::tls("", e))?
         .with_no_client_auth()
         .with_single_cert(certs, key)
-        .map_err(|e| Error::Tls(format!("the serving certificate and key: {e}")))?;
+        .map_err(|e| Error::tls("the serving certificate and key", e))?;
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     Ok(Arc::new(config))
 }
@@ -168,11 +168,11 @@ pub async fn start(
         .connect_timeout(CONNECT_TIMEOUT)
         .pool_max_idle_per_host(16)
         .build()
-        .map_err(|e| Error::Setup(format!("the HTTPS client: {e}")))?;
+        .map_err(|e| Error::setup("the HTTPS client", e))?;
     let listener = TcpListener::bind(config.listen)
         .await
         .map_err(|e| Error::Option(format!("--listen {}: {e}", config.listen)))?;
-    let addr = listener.local_addr().map_err(|e| Error::Setup(e.to_string()))?;
+    let addr = listener.local_addr().map_err(|e| Error::setup("", e))?;
     let (sink, queue) = std::sync::mpsc::channel::<(String, Bytes, Answer)>();
     let writer = std::thread::Builder::new()
         .name("record-writer".into())
@@ -194,7 +194,7 @@ pub async fn start(
             }
             recorder
         })
-        .map_err(|e| Error::Setup(format!("the case writer: {e}")))?;
+        .map_err(|e| Error::setup("the case writer", e))?;
     let token = config.identity.bearer_token.clone();
     let upstream = Arc::new(Upstream { base: config.upstream, http, token, deadline: config.deadline, sink });
     let acceptor = TlsAcceptor::from(config.serving);

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::error::ReportError;
 use crate::rules::{rule, RuleKind};
 use crate::verdict::{Outcome, Verdict};
 
@@ -120,6 +121,71 @@ pub(crate) struct CoverageRow {
     pub sent: u64,
 }
 
+/// What a finding of the flat list judged: its kind (`target`, `manifest`, `sent`, `calls`,
+/// `exchange`, `case`, `property`, or one a later version adds) and whichever of the rest it has.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct FlatSubject {
+    pub kind: String,
+    pub webhook: Option<String>,
+    pub case: Option<String>,
+    pub file: Option<String>,
+    pub request: Option<String>,
+    pub version: Option<String>,
+}
+
+impl FlatSubject {
+    /// What an issue names: the webhook, or the case.
+    fn label(&self) -> Option<String> {
+        self.webhook.clone().or_else(|| self.case.clone())
+    }
+
+    /// What the renderers group by: the subject without the one request it may be about.
+    fn group(&self) -> SubjectGroup {
+        (self.kind.clone(), self.webhook.clone(), self.case.clone().or_else(|| self.file.clone()))
+    }
+
+    /// The rule kind a rule the catalog does not know is taken for.
+    fn rule_kind(&self) -> RuleKind {
+        match self.kind.as_str() {
+            "target" => RuleKind::Target,
+            "manifest" => RuleKind::Manifest,
+            "sent" => RuleKind::Coverage,
+            "calls" => RuleKind::SideEffects,
+            "case" => RuleKind::Case,
+            "property" => RuleKind::Property,
+            _ => RuleKind::Exchange,
+        }
+    }
+}
+
+/// A subject's kind, webhook and case (or file): what findings about several requests share.
+type SubjectGroup = (String, Option<String>, Option<String>);
+
+/// Something a flat finding carries to reproduce it: a shell command or a JSON request.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct FlatEvidence {
+    pub title: String,
+    pub language: String,
+    pub content: Value,
+}
+
+/// One finding of the report's flat `findings` list.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct FlatFinding {
+    pub rule: String,
+    pub outcome: Option<Outcome>,
+    pub detail: Option<String>,
+    pub apiserver_message: Option<String>,
+    pub subject: FlatSubject,
+    pub location: Option<Location>,
+    pub note: Option<String>,
+    pub extent: Option<String>,
+    pub evidence: Vec<FlatEvidence>,
+}
+
 /// Which shard of a campaign a report is.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
 pub(crate) struct ShardOf {
@@ -151,6 +217,9 @@ pub(crate) struct Document {
     /// In a merged report: how many shard reports it merges.
     pub merged: Option<u64>,
     pub suite_version: Option<String>,
+    /// Every finding, whatever it judged (reports of format 2 and later; older ones have only the
+    /// per-kind sections).
+    pub findings: Option<Vec<FlatFinding>>,
 }
 
 /// Something shown with a finding: a replay command or a request.
@@ -209,11 +278,11 @@ fn kind_of(rule_id: &str, otherwise: RuleKind) -> RuleKind {
 
 impl Document {
     /// Read the JSON report `value`.
-    pub fn from_value(value: &Value) -> Result<Document, String> {
+    pub fn from_value(value: &Value) -> Result<Document, ReportError> {
         if !value.get("verdict").is_some_and(Value::is_string) {
-            return Err("not a webhook-conformance JSON report (no \"verdict\")".into());
+            return Err(ReportError::NotAReport);
         }
-        serde_json::from_value(value.clone()).map_err(|e| e.to_string())
+        serde_json::from_value(value.clone()).map_err(ReportError::Layout)
     }
 
     /// FAIL when the report says so.
@@ -228,6 +297,17 @@ impl Document {
     /// Every FAIL and WARN: FAILs first, then by what judged them (target, manifest, exchanges,
     /// properties, cases), in report order within each.
     pub fn issues(&self) -> Vec<Issue> {
+        let mut out = match &self.findings {
+            Some(flat) => flat_issues(flat),
+            None => self.section_issues(),
+        };
+        // FAILs first; the order within each outcome is the report's.
+        out.sort_by_key(|i| std::cmp::Reverse(i.outcome));
+        out
+    }
+
+    /// The issues of a report written before the flat list: from its per-kind sections.
+    fn section_issues(&self) -> Vec<Issue> {
         let mut out = Vec::new();
         for r in self.results.iter().filter(|r| is_breach(r.outcome)) {
             let outcome = r.outcome.unwrap_or(Outcome::Fail);
@@ -355,8 +435,6 @@ impl Document {
                 });
             }
         }
-        // FAILs first; the order within each outcome is the report's.
-        out.sort_by_key(|i| std::cmp::Reverse(i.outcome));
         out
     }
 
@@ -365,6 +443,108 @@ impl Document {
         let lint = self.lint.iter().filter_map(|l| l.location.as_ref());
         let results = self.results.iter().filter_map(|r| r.location.as_ref());
         let properties = self.properties.iter().filter_map(|p| p.location.as_ref());
-        lint.chain(results).chain(properties).map(|l| l.file.as_str()).next()
+        let flat =
+            self.findings.iter().flatten().filter(|f| f.subject.webhook.is_some()).filter_map(|f| f.location.as_ref());
+        lint.chain(results).chain(properties).chain(flat).map(|l| l.file.as_str()).next()
+    }
+}
+
+/// The issues of the flat list: its findings grouped by rule and subject (the requests to one
+/// webhook together), one issue per group with a FAIL or WARN, in first-seen order. Nothing here
+/// depends on the kind of rule: a new kind renders as the others do.
+fn flat_issues(flat: &[FlatFinding]) -> Vec<Issue> {
+    let mut keys: Vec<(&str, SubjectGroup)> = Vec::new();
+    let mut groups: Vec<Vec<&FlatFinding>> = Vec::new();
+    for f in flat {
+        let key = (f.rule.as_str(), f.subject.group());
+        match keys.iter().position(|k| *k == key) {
+            Some(i) => groups[i].push(f),
+            None => {
+                keys.push(key);
+                groups.push(vec![f]);
+            }
+        }
+    }
+    groups
+        .into_iter()
+        .filter_map(|group| {
+            let breaches: Vec<&FlatFinding> = group.iter().copied().filter(|f| is_breach(f.outcome)).collect();
+            let outcome = Outcome::worst(breaches.iter().filter_map(|f| f.outcome));
+            let first = *breaches.iter().find(|f| f.outcome == Some(outcome))?;
+            let mut found = match (&first.subject.request, &first.subject.version) {
+                (Some(request), Some(version)) => format!("{request} [{version}]: "),
+                (Some(request), None) => format!("{request}: "),
+                _ => String::new(),
+            };
+            found.push_str(first.detail.as_deref().unwrap_or_default());
+            if let Some(note) = &first.note {
+                found.push_str(&format!(" ({note})"));
+            }
+            let per_request = group.iter().any(|f| f.subject.version.is_some());
+            let extent = first
+                .extent
+                .clone()
+                .or_else(|| per_request.then(|| format!("{} of {} requests", breaches.len(), group.len())));
+            let evidence = breaches
+                .iter()
+                .flat_map(|f| &f.evidence)
+                .take(3)
+                .map(|e| Evidence {
+                    title: e.title.clone(),
+                    language: if e.language == "json" { "json" } else { "sh" },
+                    text: match &e.content {
+                        Value::String(command) => super::abbreviate::replay(command),
+                        other => super::abbreviate::json(other).0,
+                    },
+                })
+                .collect();
+            Some(Issue {
+                rule: first.rule.clone(),
+                kind: kind_of(&first.rule, first.subject.rule_kind()),
+                outcome,
+                subject: first.subject.label(),
+                found,
+                apiserver: first.apiserver_message.clone(),
+                extent,
+                location: first.location.clone(),
+                evidence,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_flat_list_renders_whatever_judged_a_finding() {
+        let doc = Document::from_value(&json!({"verdict": "fail", "findings": [
+            {"rule": "response.uid", "outcome": "pass", "subject": {"kind": "exchange", "webhook": "a", "request": "CREATE pods", "version": "v1"}},
+            {"rule": "response.uid", "outcome": "fail", "detail": "uid differs", "apiserver_message": "said",
+             "subject": {"kind": "exchange", "webhook": "a", "request": "UPDATE pods", "version": "v1"},
+             "evidence": [{"title": "replay: UPDATE pods [v1]", "language": "sh", "content": "curl x"}]},
+            {"rule": "later.kind", "outcome": "warn", "detail": "seen", "subject": {"kind": "later", "webhook": "b"},
+             "location": {"file": "m.yaml", "line": 3}},
+            {"rule": "manifest.timeout", "outcome": "pass", "subject": {"kind": "manifest", "webhook": "a"}},
+        ],
+        // Sections a reader ignores once the flat list is there.
+        "lint": [{"rule": "manifest.timeout", "webhook": "a", "outcome": "fail"}]}))
+        .unwrap();
+        let issues = doc.issues();
+        assert_eq!(issues.len(), 2, "{issues:?}");
+        let uid = &issues[0];
+        assert_eq!(
+            (uid.rule.as_str(), uid.outcome, uid.subject.as_deref()),
+            ("response.uid", Outcome::Fail, Some("a"))
+        );
+        assert_eq!(uid.found, "UPDATE pods [v1]: uid differs");
+        assert_eq!(uid.extent.as_deref(), Some("1 of 2 requests"));
+        assert_eq!((uid.apiserver.as_deref(), uid.evidence.len()), (Some("said"), 1));
+        let later = &issues[1];
+        assert_eq!((later.rule.as_str(), later.outcome, later.found.as_str()), ("later.kind", Outcome::Warn, "seen"));
+        assert_eq!(later.location, Some(Location { file: "m.yaml".into(), line: 3 }));
+        assert_eq!(doc.manifest_file(), Some("m.yaml"));
     }
 }

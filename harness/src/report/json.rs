@@ -139,7 +139,118 @@ pub fn render(report: &Report) -> Value {
         "cases": render_cases(report, &cases),
         "shard": report.records().shard,
         "suite_version": env!("CARGO_PKG_VERSION"),
+        "format": FORMAT,
+        "findings": flat_findings(report),
     })
+}
+
+/// The version of the report's layout. 2: every finding also in one flat `findings` list, each
+/// with what it judged (`subject`); the per-kind sections stay as they were.
+pub const FORMAT: u64 = 2;
+
+/// How many replays a breached finding carries.
+const MAX_EVIDENCE: usize = 3;
+
+/// Every finding of the run, in the records' order: its rule, severity, outcome, detail, what the
+/// apiserver would say, what it judged (`subject`), where that is written and, for a breach, what
+/// reproduces it (`evidence`: `{title, language, content}`).
+fn flat_findings(report: &Report) -> Vec<Value> {
+    report
+        .findings()
+        .iter()
+        .map(|f| {
+            let (subject, location, extra) = subject_of(report, f);
+            let mut entry = json!({
+                "rule": f.rule,
+                "severity": crate::rules::rule(f.rule).map(|r| r.severity),
+                "outcome": f.outcome(),
+                "detail": f.detail,
+                "apiserver_message": f.apiserver_message,
+                "subject": subject,
+                "location": location,
+            });
+            if let (Some(obj), Value::Object(more)) = (entry.as_object_mut(), extra) {
+                obj.extend(more);
+            }
+            if !f.is_breach() {
+                if let Some(obj) = entry.as_object_mut() {
+                    obj.remove("evidence");
+                }
+            }
+            entry
+        })
+        .collect()
+}
+
+/// A finding's subject as JSON, its location, and fields it adds to the entry (`note`, `extent`,
+/// `evidence`).
+fn subject_of(report: &Report, f: &Finding) -> (Value, Value, Value) {
+    let records = report.records();
+    let on =
+        |kind: &str, webhook: &str| (json!({"kind": kind, "webhook": webhook}), location(report, webhook), json!({}));
+    match &f.subject {
+        Subject::Target => (json!({"kind": "target"}), Value::Null, json!({})),
+        Subject::Manifest { webhook } => on("manifest", webhook),
+        Subject::Sent { webhook } => on("sent", webhook),
+        Subject::Calls { webhook } => on("calls", webhook),
+        Subject::Exchange { index } => match records.exchanges.get(*index) {
+            Some(r) => (
+                json!({"kind": "exchange", "index": index, "webhook": r.webhook.name,
+                    "request": r.case.label, "version": r.case.version()}),
+                location(report, &r.webhook.name),
+                match f.is_breach() {
+                    true => json!({"evidence": [{"title": format!("replay: {} [{}]", r.case.label, r.case.version()),
+                        "language": "sh", "content": report.curl(r)}]}),
+                    false => json!({}),
+                },
+            ),
+            None => (json!({"kind": "exchange", "index": index}), Value::Null, json!({})),
+        },
+        Subject::Case { index } => match records.cases.get(*index) {
+            Some(c) => {
+                let evidence: Vec<Value> = records
+                    .case_calls(*index)
+                    .filter(|_| f.is_breach())
+                    .take(MAX_EVIDENCE)
+                    .map(|(r, _)| {
+                        json!({"title": format!("replay the call to {}", r.webhook.name),
+                        "language": "sh", "content": report.curl(r)})
+                    })
+                    .collect();
+                let file = c.file.display().to_string();
+                (
+                    json!({"kind": "case", "index": index, "case": c.name, "file": file, "request": c.what}),
+                    json!({"file": file, "line": 1}),
+                    json!({"evidence": evidence}),
+                )
+            }
+            None => (json!({"kind": "case", "index": index}), Value::Null, json!({})),
+        },
+        Subject::Property { index } => match records.properties.get(*index) {
+            Some(p) => {
+                let on_a_case = p.note.as_deref().is_some_and(|n| n.starts_with("on case "));
+                let mut evidence = Vec::new();
+                if let Some(failure) = p.failure.as_ref().filter(|_| f.is_breach()) {
+                    if let Some(input) = &failure.observation.input {
+                        let title = if on_a_case { "the case's request" } else { "minimal request" };
+                        evidence.push(json!({"title": title, "language": "json", "content": input.review.to_value()}));
+                    }
+                    for c in &failure.observation.calls {
+                        evidence.push(json!({"title": format!("replay the {} call", c.role), "language": "sh",
+                            "content": report.curl(&c.record)}));
+                    }
+                }
+                let extent = if on_a_case { format!("{} of the run's cases", p.cases) } else { p.rule.extent(p.cases) };
+                (
+                    json!({"kind": "property", "index": index, "webhook": p.webhook}),
+                    location(report, &p.webhook),
+                    json!({"note": p.note, "extent": extent, "evidence": evidence}),
+                )
+            }
+            None => (json!({"kind": "property", "index": index}), Value::Null, json!({})),
+        },
+        _ => (json!({"kind": "unplaced"}), Value::Null, json!({})),
+    }
 }
 
 /// Where the webhook is written in the manifest: `{"file", "line"}`, or null.

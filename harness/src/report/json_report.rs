@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::document::Document;
 use super::{annotations, markdown, merge, sarif};
-use crate::error::Error;
+use crate::error::{Error, ReportError};
 use crate::verdict::Verdict;
 
 /// A JSON report as `--report-json` writes it, read back: to render it as Markdown, GitHub
@@ -23,16 +23,17 @@ pub struct JsonReport {
 impl JsonReport {
     /// A report from its JSON value; an error when it is not a webhook-conformance report.
     pub fn from_value(value: Value) -> Result<JsonReport, Error> {
-        let document = Document::from_value(&value).map_err(Error::Option)?;
+        let document = Document::from_value(&value).map_err(|source| Error::Report { at: None, source })?;
         Ok(JsonReport { value, document, name: None })
     }
 
     /// Read the report file `path`.
     pub fn read(path: &Path) -> Result<JsonReport, Error> {
         let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+        let at = || Some(path.to_path_buf());
         let value: Value =
-            serde_json::from_str(&text).map_err(|e| Error::Option(format!("{}: not JSON: {e}", path.display())))?;
-        let document = Document::from_value(&value).map_err(|e| Error::Option(format!("{}: {e}", path.display())))?;
+            serde_json::from_str(&text).map_err(|e| Error::Report { at: at(), source: ReportError::NotJson(e) })?;
+        let document = Document::from_value(&value).map_err(|source| Error::Report { at: at(), source })?;
         Ok(JsonReport { value, document, name: Some(path.display().to_string()) })
     }
 
@@ -44,7 +45,7 @@ impl JsonReport {
             .enumerate()
             .map(|(i, r)| (r.name.clone().unwrap_or_else(|| format!("report {}", i + 1)), &r.value))
             .collect();
-        JsonReport::from_value(merge::merge(&named).map_err(Error::Option)?)
+        JsonReport::from_value(merge::merge(&named).map_err(|source| Error::Report { at: None, source })?)
     }
 
     /// PASS or FAIL.

@@ -10,6 +10,7 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::error::ReportError;
 use crate::verdict::Outcome;
 
 fn outcome(v: &Value) -> Outcome {
@@ -26,28 +27,34 @@ fn shard_of(v: &Value) -> Option<(u64, u64)> {
 }
 
 /// Check that the reports are either all unsharded, or every shard of one campaign exactly once.
-fn check_shards(reports: &[(String, &Value)]) -> Result<(), String> {
+fn check_shards(reports: &[(String, &Value)]) -> Result<(), ReportError> {
     let shards: Vec<Option<(u64, u64)>> = reports.iter().map(|(_, v)| shard_of(v)).collect();
     if shards.iter().all(Option::is_none) {
         return Ok(());
     }
     if let Some(i) = shards.iter().position(Option::is_none) {
-        return Err(format!("{} is not a shard (no \"shard\" in it), the others are", reports[i].0));
+        return Err(ReportError::NotAShard { name: reports[i].0.clone() });
     }
     let count = shards[0].map(|(_, n)| n).unwrap_or_default();
     let seed = reports[0].1.get("seed");
     for ((name, v), shard) in reports.iter().zip(&shards) {
         let (index, n) = shard.expect("checked above");
         if n != count {
-            return Err(format!("{name} is shard {index}/{n}, {} is of {count} shards", reports[0].0));
+            return Err(ReportError::ShardCount {
+                name: name.clone(),
+                index,
+                count: n,
+                first: reports[0].0.clone(),
+                first_count: count,
+            });
         }
         if v.get("seed") != seed {
-            return Err(format!(
-                "{name} has seed {}, {} has seed {}: the shards of one campaign share --seed",
-                v.get("seed").cloned().unwrap_or(Value::Null),
-                reports[0].0,
-                seed.cloned().unwrap_or(Value::Null)
-            ));
+            return Err(ReportError::Seed {
+                name: name.clone(),
+                seed: v.get("seed").cloned().unwrap_or(Value::Null).to_string(),
+                first: reports[0].0.clone(),
+                first_seed: seed.cloned().unwrap_or(Value::Null).to_string(),
+            });
         }
     }
     for index in 1..=count {
@@ -58,13 +65,12 @@ fn check_shards(reports: &[(String, &Value)]) -> Result<(), String> {
             .map(|((name, _), _)| name.as_str())
             .collect();
         match with.len() {
-            0 => {
-                return Err(format!(
-                    "shard {index}/{count} is missing: every shard of the campaign is needed for its verdict"
-                ))
-            }
+            0 => return Err(ReportError::MissingShard { index, count }),
             1 => {}
-            _ => return Err(format!("shard {index}/{count} is given twice ({})", with.join(", "))),
+            _ => {
+                let names = with.into_iter().map(str::to_string).collect();
+                return Err(ReportError::ShardTwice { index, count, names });
+            }
         }
     }
     Ok(())
@@ -183,6 +189,15 @@ fn merge_worst(reports: &[(String, &Value)], key: &str, id: impl Fn(&Value) -> S
     grouped(reports, key, id).into_iter().map(|group| worst(&group).0.clone()).collect()
 }
 
+/// A flat finding's rule and subject, without the subject's place in its own report's records.
+fn finding_key(v: &Value) -> String {
+    let mut subject = v.get("subject").cloned().unwrap_or(Value::Null);
+    if let Some(s) = subject.as_object_mut() {
+        s.remove("index");
+    }
+    format!("{}\u{0}{subject}", text(v, "rule"))
+}
+
 fn unique_strings(reports: &[(String, &Value)], key: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for (_, v) in reports {
@@ -201,13 +216,13 @@ fn unique_strings(reports: &[(String, &Value)], key: &str) -> Vec<String> {
 }
 
 /// One report of `reports` (each with the name errors use, e.g. its file).
-pub(crate) fn merge(reports: &[(String, &Value)]) -> Result<Value, String> {
+pub(crate) fn merge(reports: &[(String, &Value)]) -> Result<Value, ReportError> {
     if reports.is_empty() {
-        return Err("no reports to merge".into());
+        return Err(ReportError::NoReports);
     }
     for (name, v) in reports {
         if !v.get("verdict").is_some_and(Value::is_string) {
-            return Err(format!("{name}: not a webhook-conformance JSON report (no \"verdict\")"));
+            return Err(ReportError::NotAReportNamed { name: name.clone() });
         }
     }
     check_shards(reports)?;
@@ -234,6 +249,12 @@ pub(crate) fn merge(reports: &[(String, &Value)]) -> Result<Value, String> {
         "cases".into(),
         json!(merge_worst(reports, "cases", |v| format!("{}\u{0}{}", text(v, "case"), text(v, "file")))),
     );
+    // The flat list, when every report has one (else the renderers read the per-kind sections).
+    if reports.iter().all(|(_, v)| v.get("findings").is_some_and(Value::is_array)) {
+        merged.insert("findings".into(), json!(merge_worst(reports, "findings", finding_key)));
+    } else {
+        merged.remove("findings");
+    }
     merged.insert("shard".into(), Value::Null);
     merged.insert("merged".into(), json!(reports.len()));
     merged.insert(
@@ -302,21 +323,28 @@ mod tests {
     #[test]
     fn a_campaign_needs_every_shard_once_and_one_seed() {
         let missing = vec![shard(1, 3, "pass", 1, "pass"), shard(3, 3, "pass", 1, "pass")];
-        assert!(merge(&named(&missing)).unwrap_err().contains("shard 2/3 is missing"));
+        assert!(merge(&named(&missing)).unwrap_err().to_string().contains("shard 2/3 is missing"));
         let twice =
             vec![shard(1, 2, "pass", 1, "pass"), shard(1, 2, "pass", 1, "pass"), shard(2, 2, "pass", 1, "pass")];
-        let e = merge(&named(&twice)).unwrap_err();
+        let e = merge(&named(&twice)).unwrap_err().to_string();
         assert!(e.contains("shard 1/2 is given twice (r1.json, r2.json)"), "{e}");
         let mut other_seed = shard(2, 2, "pass", 1, "pass");
         other_seed["seed"] = json!(8);
-        let e = merge(&named(&[shard(1, 2, "pass", 1, "pass"), other_seed])).unwrap_err();
+        let e = merge(&named(&[shard(1, 2, "pass", 1, "pass"), other_seed])).unwrap_err().to_string();
         assert!(e.contains("share --seed"), "{e}");
-        let e = merge(&named(&[shard(1, 2, "pass", 1, "pass"), shard(2, 3, "pass", 1, "pass")])).unwrap_err();
+        let e =
+            merge(&named(&[shard(1, 2, "pass", 1, "pass"), shard(2, 3, "pass", 1, "pass")])).unwrap_err().to_string();
         assert!(e.contains("of 2 shards"), "{e}");
         let mut plain = shard(2, 2, "pass", 1, "pass");
         plain["shard"] = Value::Null;
-        assert!(merge(&named(&[shard(1, 2, "pass", 1, "pass"), plain])).unwrap_err().contains("not a shard"));
-        assert!(merge(&named(&[json!({"something": "else"})])).unwrap_err().contains("not a webhook-conformance"));
+        assert!(merge(&named(&[shard(1, 2, "pass", 1, "pass"), plain]))
+            .unwrap_err()
+            .to_string()
+            .contains("not a shard"));
+        assert!(merge(&named(&[json!({"something": "else"})]))
+            .unwrap_err()
+            .to_string()
+            .contains("not a webhook-conformance"));
     }
 
     #[test]
@@ -333,6 +361,40 @@ mod tests {
         assert_eq!(r["outcome"], "fail");
         assert_eq!(r["counts"], json!({"pass": 20, "fail": 7, "warn": 0, "skip": 2}));
         assert_eq!(r["breaches"].as_array().unwrap().len(), 5);
+    }
+
+    #[test]
+    fn flat_findings_keep_the_worst_outcome_per_rule_and_subject() {
+        let finding = |rule: &str, index: u64, request: &str, outcome: &str| {
+            json!({"rule": rule, "outcome": outcome, "subject": {"kind": "exchange", "index": index,
+                "webhook": "a", "request": request, "version": "v1"}})
+        };
+        let one = json!({"verdict": "pass", "findings": [
+            finding("response.uid", 0, "CREATE pods", "pass"),
+            finding("response.uid", 1, "UPDATE pods", "pass"),
+            {"rule": "manifest.timeout", "outcome": "warn", "subject": {"kind": "manifest", "webhook": "a"}},
+        ]});
+        let two = json!({"verdict": "fail", "findings": [
+            finding("response.uid", 5, "CREATE pods", "fail"),
+            finding("response.uid", 6, "DELETE pods", "pass"),
+            {"rule": "manifest.timeout", "outcome": "pass", "subject": {"kind": "manifest", "webhook": "a"}},
+        ]});
+        let m = merge(&named(&[one.clone(), two])).unwrap();
+        let flat = m["findings"].as_array().unwrap();
+        let of = |rule: &str, request: Option<&str>| {
+            let found: Vec<&Value> =
+                flat.iter().filter(|f| f["rule"] == rule && f["subject"]["request"].as_str() == request).collect();
+            assert_eq!(found.len(), 1, "one {rule} {request:?} in {flat:?}");
+            found[0]["outcome"].as_str().unwrap().to_string()
+        };
+        assert_eq!(flat.len(), 4, "{flat:?}");
+        assert_eq!(of("response.uid", Some("CREATE pods")), "fail");
+        assert_eq!(of("response.uid", Some("UPDATE pods")), "pass");
+        assert_eq!(of("response.uid", Some("DELETE pods")), "pass");
+        assert_eq!(of("manifest.timeout", None), "warn");
+        // A report without the list: the merge has none, its renderers read the sections.
+        let old = json!({"verdict": "pass", "results": []});
+        assert!(merge(&named(&[one, old])).unwrap().get("findings").is_none());
     }
 
     #[test]

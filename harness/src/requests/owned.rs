@@ -221,7 +221,7 @@ mod tests {
             assert!(!Maker::of(r).is_empty(), "{kind}");
             for &maker in Maker::of(r) {
                 let o = maker.object(r);
-                let back = crate::kinds::round_trip(&r.gvk(), &o).unwrap();
+                let back = crate::kinds::round_trip(&r.gvk(), &o).unwrap().map_err(|e| e.to_string());
                 assert_eq!(back.as_ref(), Ok(&o), "{kind} {maker:?}");
                 let meta = metadata(&o).unwrap();
                 let owner = &meta["ownerReferences"][0];

@@ -453,7 +453,7 @@ pub async fn run(
         let step =
             properties::run_properties(&shared, calls, &seeds, &options.properties, progress.clone(), &options.api)
                 .await
-                .map_err(|e| Error::Setup(format!("a property runner failed: {e}")))?;
+                .map_err(|e| Error::setup("a property runner failed", e))?;
         interrupted()?;
         for (record, finding) in step.records {
             records.add_property(record, finding);

@@ -115,6 +115,9 @@ pub enum ContainerError {
     /// Docker or the image is not there, or the container could not be created: the suite cannot run.
     #[error("{0}")]
     Setup(String),
+    /// No Docker engine answers.
+    #[error("{0}")]
+    NoDocker(#[from] DockerUnavailable),
     #[error("the container of {image} exited before it became ready ({status}); last output:\n{tail}")]
     ExitedEarly { image: String, status: String, tail: String },
     #[error("the container of {image} did not accept a TLS handshake on {addr} (container port {port}) within {seconds} s (last attempt: {last}); last output:\n{tail}")]
@@ -366,12 +369,17 @@ impl Drop for PendingCreate {
     }
 }
 
+/// No Docker engine answers `docker version`.
+#[derive(Debug, thiserror::Error)]
+#[error("Docker is not reachable (needed for --image): {0}")]
+pub struct DockerUnavailable(#[source] pub ProcessError);
+
 /// Is a Docker engine reachable? `Ok(server version)` or why not.
-pub async fn docker_available() -> Result<String, String> {
+pub async fn docker_available() -> Result<String, DockerUnavailable> {
     docker(&["version".into(), "--format".into(), "{{.Server.Version}}".into()])
         .await
         .map(|v| v.trim().to_string())
-        .map_err(|e| format!("Docker is not reachable (needed for --image): {e}"))
+        .map_err(DockerUnavailable)
 }
 
 /// Copy the TLS files into a directory the container's user can read, whatever its uid.
@@ -411,7 +419,7 @@ pub async fn start(
             spec.cert_dir
         )));
     }
-    docker_available().await.map_err(ContainerError::Setup)?;
+    docker_available().await?;
     docker(&["image".into(), "inspect".into(), "--format".into(), "{{.Id}}".into(), spec.image.clone()])
         .await
         .map_err(|e| {

@@ -186,6 +186,7 @@ pub(crate) async fn start(
         Target::Image(spec) => match container::start(&spec, webhooks, tls_dir, client_certificate).await {
             Ok(t) => Ok(t),
             Err(ContainerError::Setup(e)) => Err(Error::target(format!("--image {}", spec.image), e).into()),
+            Err(ContainerError::NoDocker(e)) => Err(Error::target(format!("--image {}", spec.image), e).into()),
             Err(e) => Err(StartFailure::NotReady(e.to_string())),
         },
         Target::InProcess { description, serve } => {

@@ -242,11 +242,22 @@ fn apiserver_host(w: &WebhookSpec) -> Option<String> {
     url.host_str().map(str::to_ascii_lowercase)
 }
 
-async fn tcp_reachable(addr: SocketAddr) -> Result<(), String> {
+/// Why a TCP connection to the target failed.
+#[derive(Debug, thiserror::Error)]
+enum ConnectError {
+    /// The connection was refused or failed.
+    #[error("{0}")]
+    Failed(#[source] std::io::Error),
+    /// Nothing answered in time.
+    #[error("no answer within 5 s")]
+    Timeout,
+}
+
+async fn tcp_reachable(addr: SocketAddr) -> Result<(), ConnectError> {
     match tokio::time::timeout(Duration::from_secs(5), tokio::net::TcpStream::connect(addr)).await {
         Ok(Ok(_)) => Ok(()),
-        Ok(Err(e)) => Err(e.to_string()),
-        Err(_) => Err("no answer within 5 s".into()),
+        Ok(Err(e)) => Err(ConnectError::Failed(e)),
+        Err(_) => Err(ConnectError::Timeout),
     }
 }
 

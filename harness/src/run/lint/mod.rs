@@ -71,7 +71,25 @@ async fn ca_bundle_served(webhooks: &[WebhookSpec], endpoint: Option<&Endpoint>)
     out
 }
 
-async fn served_addr(endpoint: &Endpoint) -> Result<SocketAddr, String> {
+/// Why the address a webhook is served at is unknown.
+#[derive(Debug, thiserror::Error)]
+enum AddrError {
+    /// The name resolves to nothing.
+    #[error("{host} has no address")]
+    NoAddress { host: String },
+    /// The name does not resolve.
+    #[error("cannot resolve {host}: {source}")]
+    Lookup {
+        host: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The lookup took too long.
+    #[error("resolving {host}: no answer within 5 s")]
+    Timeout { host: String },
+}
+
+async fn served_addr(endpoint: &Endpoint) -> Result<SocketAddr, AddrError> {
     if let Some(a) = endpoint.resolve_to {
         return Ok(a);
     }
@@ -79,9 +97,9 @@ async fn served_addr(endpoint: &Endpoint) -> Result<SocketAddr, String> {
     let port = endpoint.base.port_or_known_default().unwrap_or(443);
     let lookup = tokio::time::timeout(Duration::from_secs(5), tokio::net::lookup_host((host.as_str(), port)));
     let result = match lookup.await {
-        Ok(Ok(mut addrs)) => addrs.next().ok_or_else(|| format!("{host} has no address")),
-        Ok(Err(e)) => Err(format!("cannot resolve {host}: {e}")),
-        Err(_) => Err(format!("resolving {host}: no answer within 5 s")),
+        Ok(Ok(mut addrs)) => addrs.next().ok_or_else(|| AddrError::NoAddress { host: host.clone() }),
+        Ok(Err(source)) => Err(AddrError::Lookup { host: host.clone(), source }),
+        Err(_) => Err(AddrError::Timeout { host: host.clone() }),
     };
     result
 }
