@@ -37,8 +37,14 @@ fn round_trip_as<T: serde::de::DeserializeOwned + serde::Serialize>(value: &Valu
     serde_json::to_value(typed).map_err(|e| e.to_string())
 }
 
+/// Decode as `T` the way the apiserver does, which also refuses every `Quantity` that `ParseQuantity`
+/// refuses (k8s-openapi keeps any string): the quantity's path and Go's error, or serde's error.
 fn decodes_into<T: serde::de::DeserializeOwned>(value: &Value) -> Result<(), String> {
-    T::deserialize(value).map(drop).map_err(|e| e.to_string())
+    match crate::quantity_fields::decode::<T>(value) {
+        Ok(_) => Ok(()),
+        Err(e) if e.is_quantity() => Err(e.to_string()),
+        Err(_) => T::deserialize(value).map(drop).map_err(|e| e.to_string()),
+    }
 }
 
 /// Whether a k8s-openapi scope is namespaced.

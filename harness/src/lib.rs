@@ -65,6 +65,7 @@ mod diff;
 mod error;
 mod exchange;
 mod kinds;
+mod quantity_fields;
 pub mod record;
 mod report;
 mod requests;
