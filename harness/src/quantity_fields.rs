@@ -180,8 +180,7 @@ mod tests {
 
     use super::*;
 
-    const FORMAT: &str =
-        "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+    const FORMAT: &str = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 
     #[test]
     fn refuses_the_quantities_parse_quantity_refuses_wherever_the_type_has_one() {
@@ -193,7 +192,10 @@ mod tests {
         assert_eq!(e.to_string(), format!("spec.containers[1].resources.limits.cpu: {FORMAT}"));
 
         let cases = [
-            (json!({"spec": {"overhead": {"memory": "1ki"}}}), "spec.overhead.memory: unable to parse quantity's suffix"),
+            (
+                json!({"spec": {"overhead": {"memory": "1ki"}}}),
+                "spec.overhead.memory: unable to parse quantity's suffix",
+            ),
             (
                 json!({"spec": {"containers": [], "volumes": [{"name": "v", "emptyDir": {"sizeLimit": "Ei"}}]}}),
                 "spec.volumes[0].emptyDir.sizeLimit: unable to parse numeric part of quantity",
