@@ -346,6 +346,30 @@ mod tests {
         assert_eq!(decodes_as(&gvk, &v), Some(Ok(())));
     }
 
+    /// `Quantity.UnmarshalJSON` → `ParseQuantity` (apimachinery pkg/api/resource/quantity.go): the
+    /// decode of a kind refuses a quantity Go refuses, with Go's error, wherever the kind holds one.
+    #[test]
+    fn quantities_that_parse_quantity_refuses_fail_the_decode() {
+        let pod = json!({"apiVersion": "v1", "kind": "Pod", "spec": {"containers": [{"name": "a",
+                         "resources": {"limits": {"cpu": "lots"}}}]}});
+        assert_eq!(
+            decodes_as(&Gvk::new("", "v1", "Pod"), &pod),
+            Some(Err("spec.containers[0].resources.limits.cpu: quantities must match the regular expression \
+                      '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+                .to_string()))
+        );
+        let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"selector": {},
+            "template": {"spec": {"containers": [{"name": "a", "resources": {"requests": {"memory": "1ki"}}}]}}}});
+        assert_eq!(
+            decodes_as(&Gvk::new("apps", "v1", "Deployment"), &deployment),
+            Some(Err("spec.template.spec.containers[0].resources.requests.memory: unable to parse quantity's suffix"
+                .to_string()))
+        );
+        // The wrong type keeps serde's message.
+        let wrong = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"annotations": {"a": 1}}});
+        assert!(decodes_as(&Gvk::new("", "v1", "Pod"), &wrong).unwrap().unwrap_err().starts_with("invalid type"));
+    }
+
     #[test]
     fn unknown_kinds_are_untyped() {
         assert!(decodes_as(&Gvk::new("example.com", "v1", "Widget"), &json!({})).is_none());
