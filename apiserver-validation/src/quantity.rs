@@ -127,6 +127,126 @@ pub fn parse(text: &str) -> Option<Quantity> {
     Some(Quantity { milli: if negative { -milli } else { milli }, format })
 }
 
+/// Why `ParseQuantity` refuses a text: its three errors, with Go's texts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// `ErrFormatWrong`.
+    #[error("quantities must match the regular expression '{QUANTITY_REGEX}'")]
+    Format,
+    /// `ErrSuffix`.
+    #[error("unable to parse quantity's suffix")]
+    Suffix,
+    /// `ErrNumeric`.
+    #[error("unable to parse numeric part of quantity")]
+    Numeric,
+}
+
+/// `Quantity.UnmarshalJSON` of a JSON string: `ParseQuantity(strings.TrimSpace(s))`, accepting exactly
+/// what Go accepts (`"1.G"`, `"-"`, `"Ki"` and `"1e100"` included, the last capped) and refusing with
+/// Go's error otherwise. Follows `parseQuantityString`, `suffixHandler.interpret` and the fast and
+/// `inf.Dec` paths of `ParseQuantity`.
+pub fn accepts(text: &str) -> Result<(), ParseError> {
+    let s = text.trim();
+    if s.is_empty() {
+        return Err(ParseError::Format);
+    }
+    if s == "0" {
+        return Ok(());
+    }
+    let b = s.as_bytes();
+    let end = b.len();
+    let mut pos = usize::from(matches!(b[0], b'-' | b'+'));
+    // Leading zeros; a text that is only a sign and zeros is 0.
+    while pos < end && b[pos] == b'0' {
+        pos += 1;
+    }
+    if pos >= end {
+        return Ok(());
+    }
+    let num_start = pos;
+    while pos < end && b[pos].is_ascii_digit() {
+        pos += 1;
+    }
+    if pos >= end {
+        return Ok(());
+    }
+    let num_len = (pos - num_start).max(1);
+    let mut denom_len = 0;
+    if b[pos] == b'.' {
+        pos += 1;
+        let denom_start = pos;
+        while pos < end && b[pos].is_ascii_digit() {
+            pos += 1;
+        }
+        if pos >= end {
+            return Ok(());
+        }
+        denom_len = pos - denom_start;
+    }
+    let value = &s[..pos];
+    let suffix_start = pos;
+    while pos < end && b"eEinumkKMGTP".contains(&b[pos]) {
+        pos += 1;
+    }
+    if pos < end && matches!(b[pos], b'-' | b'+') {
+        pos += 1;
+    }
+    while pos < end && b[pos].is_ascii_digit() {
+        pos += 1;
+    }
+    if pos < end {
+        return Err(ParseError::Format);
+    }
+    let suffix = &s[suffix_start..];
+    // suffixHandler.interpret: (base, exponent, binary?).
+    let (exponent, binary): (i64, bool) = match suffix {
+        "n" => (-9, false),
+        "u" => (-6, false),
+        "m" => (-3, false),
+        "" => (0, false),
+        "k" => (3, false),
+        "M" => (6, false),
+        "G" => (9, false),
+        "T" => (12, false),
+        "P" => (15, false),
+        "E" => (18, false),
+        "Ki" => (10, true),
+        "Mi" => (20, true),
+        "Gi" => (30, true),
+        "Ti" => (40, true),
+        "Pi" => (50, true),
+        "Ei" => (60, true),
+        other if other.len() > 1 && other.starts_with(['e', 'E']) => {
+            // strconv.ParseInt(suffix[1:], 10, 64), then int32(parsed).
+            let parsed: i64 = other[1..].parse().map_err(|_| ParseError::Suffix)?;
+            (i64::from(parsed as i32), false)
+        }
+        _ => return Err(ParseError::Suffix),
+    };
+    // The fast path (int64 arithmetic) needs neither a digit in `value` nor `inf.Dec`; the slow
+    // path's `inf.Dec.SetString(value)` fails when `value` holds no digit.
+    let digits = (num_len + denom_len) as i64;
+    let (precision, scale) = if binary {
+        if denom_len == 0 {
+            (15 - num_len as i64 - exponent * 3 / 10 - 1, 0)
+        } else {
+            (-1, 0)
+        }
+    } else {
+        (18 - digits, exponent)
+    };
+    let fast = precision >= 0 && scale - denom_len as i64 >= -9 && {
+        // strconv.ParseInt(num+denom) fits (precision ≥ 0 keeps it under 19 digits); int64Multiply
+        // by the binary mantissa must not overflow.
+        let shifted: i64 = s[num_start..suffix_start].replace('.', "").parse().unwrap_or(0);
+        !binary || shifted.checked_mul(1i64 << exponent).is_some()
+    };
+    if !fast && !value.bytes().any(|c| c.is_ascii_digit()) {
+        return Err(ParseError::Numeric);
+    }
+    Ok(())
+}
+
 impl Quantity {
     /// `Quantity.Cmp`.
     pub fn cmp_value(&self, other: &Quantity) -> Ordering {
@@ -223,5 +343,73 @@ mod tests {
         }
         assert_eq!(parse("1Gi").unwrap().cmp_value(&parse("1073741824").unwrap()), Ordering::Equal);
         assert_eq!(parse("500m").unwrap().cmp_value(&parse("1").unwrap()), Ordering::Less);
+    }
+
+    /// Vectors of `ParseQuantity` (k8s.io/apimachinery/pkg/api/resource/quantity.go, and its
+    /// quantity_test.go `TestQuantityParse` / `TestQuantityParseZero` / invalid inputs).
+    #[test]
+    fn accepts_what_go_parse_quantity_accepts() {
+        for ok in [
+            "0",
+            "1",
+            "100m",
+            "1.5",
+            "1.G",
+            ".5",
+            "5.",
+            "+1",
+            "-1",
+            "-",
+            "+",
+            "00",
+            "-00",
+            "1Ki",
+            "1Ei",
+            "Ki",
+            "m",
+            "1e3",
+            "1E-6",
+            "1e+3",
+            "1e100",
+            "1n",
+            "1u",
+            "9223372036854775807",
+            "99999999999999999999999Ei",
+            "0.1m",
+            " 1Gi ",
+            "1.5Gi",
+            "5e-20",
+        ] {
+            assert_eq!(accepts(ok), Ok(()), "{ok:?}");
+        }
+        for (bad, err) in [
+            ("", ParseError::Format),
+            ("   ", ParseError::Format),
+            ("lots", ParseError::Format),
+            ("1.1.M", ParseError::Format),
+            ("1+1.0M", ParseError::Format),
+            ("0.1mi", ParseError::Suffix),
+            ("0.1am", ParseError::Format),
+            ("aoeu", ParseError::Format),
+            (".5i", ParseError::Suffix),
+            ("1i", ParseError::Suffix),
+            ("-3.01i", ParseError::Suffix),
+            ("-3.01e-", ParseError::Suffix),
+            ("1ki", ParseError::Suffix),
+            ("1 Gi", ParseError::Format),
+            ("1e", ParseError::Suffix),
+            ("1e3k", ParseError::Format),
+            ("Ei", ParseError::Numeric),
+            ("e-20", ParseError::Numeric),
+            ("1Q", ParseError::Format),
+        ] {
+            assert_eq!(accepts(bad), Err(err), "{bad:?}");
+        }
+        assert_eq!(
+            ParseError::Format.to_string(),
+            "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+        );
+        assert_eq!(ParseError::Suffix.to_string(), "unable to parse quantity's suffix");
+        assert_eq!(ParseError::Numeric.to_string(), "unable to parse numeric part of quantity");
     }
 }

@@ -29,6 +29,10 @@ pub enum DecodeError {
     /// The decoded value does not encode back to JSON.
     #[error("{0}")]
     Encode(#[source] serde_json::Error),
+    /// A `Quantity` field holds a string that `ParseQuantity` refuses: the field's path and Go's
+    /// message.
+    #[error("{0}")]
+    Quantity(String),
 }
 
 /// Decoding with one kind's type: into the type and back to JSON, or into the type only.
@@ -49,8 +53,14 @@ fn round_trip_as<T: serde::de::DeserializeOwned + serde::Serialize>(value: &Valu
     serde_json::to_value(typed).map_err(DecodeError::Encode)
 }
 
+/// Decode as `T` the way the apiserver does, which also refuses every `Quantity` that `ParseQuantity`
+/// refuses (k8s-openapi keeps any string): the quantity's path and Go's error, or serde's error.
 fn decodes_into<T: serde::de::DeserializeOwned>(value: &Value) -> Result<(), DecodeError> {
-    T::deserialize(value).map(drop).map_err(DecodeError::Decode)
+    match crate::quantity_fields::decode::<T>(value) {
+        Ok(_) => Ok(()),
+        Err(e) if e.is_quantity() => Err(DecodeError::Quantity(e.to_string())),
+        Err(_) => T::deserialize(value).map(drop).map_err(DecodeError::Decode),
+    }
 }
 
 /// Whether a k8s-openapi scope is namespaced.
@@ -350,6 +360,34 @@ mod tests {
         let v = json!({"apiVersion": "v1", "kind": "Pod", "spec": {"containers": [{"name": "a",
                        "resources": {"limits": {"cpu": 1, "memory": "64Mi"}}}]}});
         assert_eq!(decodes_as(&gvk, &v).map(|r| r.map_err(|e| e.to_string())), Some(Ok(())));
+    }
+
+    /// `Quantity.UnmarshalJSON` → `ParseQuantity` (apimachinery pkg/api/resource/quantity.go): the
+    /// decode of a kind refuses a quantity Go refuses, with Go's error, wherever the kind holds one.
+    #[test]
+    fn quantities_that_parse_quantity_refuses_fail_the_decode() {
+        let pod = json!({"apiVersion": "v1", "kind": "Pod", "spec": {"containers": [{"name": "a",
+                         "resources": {"limits": {"cpu": "lots"}}}]}});
+        assert_eq!(
+            decodes_as(&Gvk::new("", "v1", "Pod"), &pod).map(|r| r.map_err(|e| e.to_string())),
+            Some(Err("spec.containers[0].resources.limits.cpu: quantities must match the regular expression \
+                      '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+                .to_string()))
+        );
+        let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"selector": {},
+            "template": {"spec": {"containers": [{"name": "a", "resources": {"requests": {"memory": "1ki"}}}]}}}});
+        assert_eq!(
+            decodes_as(&Gvk::new("apps", "v1", "Deployment"), &deployment).map(|r| r.map_err(|e| e.to_string())),
+            Some(Err("spec.template.spec.containers[0].resources.requests.memory: unable to parse quantity's suffix"
+                .to_string()))
+        );
+        // The wrong type keeps serde's message.
+        let wrong = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"annotations": {"a": 1}}});
+        assert!(decodes_as(&Gvk::new("", "v1", "Pod"), &wrong)
+            .unwrap()
+            .unwrap_err()
+            .to_string()
+            .starts_with("invalid type"));
     }
 
     #[test]

@@ -65,6 +65,7 @@ mod diff;
 mod error;
 mod exchange;
 mod kinds;
+mod quantity_fields;
 pub mod record;
 mod report;
 mod requests;
@@ -104,7 +105,7 @@ pub mod lowlevel {
     pub use crate::exchange::Exchange;
     pub use crate::requests::generated::{containers_of, map_len, Sampler, Scope, LARGE_ANNOTATION};
     pub use crate::requests::{plan, RequestCase};
-    pub use crate::run::{evaluate, exchange};
+    pub use crate::run::{evaluate, evaluate_rule, exchange};
     pub use crate::targets::container::{docker_blocking as docker, wait_with_deadline, ProcessError};
 }
 

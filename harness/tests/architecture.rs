@@ -308,7 +308,7 @@ fn nothing_below_imports_what_is_above_it() {
     // The layers of ARCHITECTURE.md's table, low to high.
     let layers: [&[&str]; 12] = [
         &["verdict", "error", "admission", "text", "diff", "cancel"],
-        &["config", "conditions", "auth", "tls", "kinds"],
+        &["config", "conditions", "auth", "tls", "kinds", "quantity_fields"],
         &["client", "targets"],
         &["requests"],
         &["decoder"],

@@ -99,6 +99,8 @@ defects! {
         "mutate: injects its sidecar on pod UPDATE too, which the apiserver refuses (pod updates may not add or remove containers)";
     BadContainerName = "bad-container-name", "object.valid",
         "mutate: names its sidecar `Conformance_Sidecar`, not a DNS-1123 label as a container name must be";
+    UnparseableQuantity = "unparseable-quantity", "patch.kind-decode",
+        "mutate: gives its sidecar the CPU limit `lots`, a quantity the apiserver's decoder refuses (ParseQuantity)";
     WorkloadSelectorMismatch = "workload-selector-mismatch", "object.valid",
         "mutate: adds its label to a Deployment's selector but not to its pod template, so the selector no longer matches the template's labels";
     // WARN level.

@@ -29,6 +29,8 @@ pub const OVERFLOW_ANNOTATION: &str = "conformance.example/overflow";
 
 /// The sidecar's name under the `bad-container-name` defect (upper case and `_`: not a DNS label).
 pub const BAD_SIDECAR_NAME: &str = "Conformance_Sidecar";
+/// The sidecar's CPU limit under the `unparseable-quantity` defect: no `resource.Quantity`.
+pub const UNPARSEABLE_CPU: &str = "lots";
 
 /// The annotation counting calls under the `counter-annotation` defect.
 pub const CALLS_ANNOTATION: &str = "conformance.example/calls";
@@ -197,11 +199,11 @@ pub fn patch_ops(request: &Value, defect: Option<Defect>) -> Vec<Value> {
                 _ => containers.iter().any(is_sidecar),
             };
             if !has_sidecar {
-                ops.push(json!({
-                    "op": "add",
-                    "path": "/spec/containers/-",
-                    "value": {"name": name, "image": SIDECAR_IMAGE},
-                }));
+                let mut sidecar = json!({"name": name, "image": SIDECAR_IMAGE});
+                if defect == Some(Defect::UnparseableQuantity) {
+                    sidecar["resources"] = json!({"limits": {"cpu": UNPARSEABLE_CPU}});
+                }
+                ops.push(json!({"op": "add", "path": "/spec/containers/-", "value": sidecar}));
             }
         }
     }

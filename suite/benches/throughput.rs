@@ -3,7 +3,9 @@
 //! for keep-alive HTTP/1.1 with a connection pool (how the apiserver calls a service webhook) and for
 //! one multiplexed HTTP/2 connection (`--http2`). Prints both rates and their ratio for each, the
 //! CPU time per request of each loop, the per-stage cost of one request (generate / send / check,
-//! one at a time on one task), the suite's own CPU per request (checked minus bare) and the peak RSS.
+//! one at a time on one task, and within the check the typed decode of the patched object and the
+//! apiserver's validation of it), the suite's own CPU per request (checked minus bare) and the peak
+//! RSS.
 //!
 //!     cargo bench -p webhook-conformance --bench throughput
 //!
@@ -15,7 +17,7 @@ use std::time::{Duration, Instant};
 use reference_webhook::Style;
 use webhook_conformance::embedded;
 use webhook_harness::lowlevel::{
-    evaluate, exchange, Client, Endpoint, Exchange, HttpVersions, Sampler, Scope, Transport,
+    evaluate, evaluate_rule, exchange, Client, Endpoint, Exchange, HttpVersions, Sampler, Scope, Transport,
 };
 use webhook_harness::{Outcome, Suite, WebhookKind, WebhookSpec};
 
@@ -128,12 +130,14 @@ async fn bare(setup: &Setup, client: &Arc<Client>, payloads: &[Arc<Vec<Vec<u8>>>
 }
 
 /// One request at a time on one task: how long generating (drawing and serializing), sending
-/// (the call, the webhook's work included) and checking (every exchange rule) take on average.
-async fn stages(setup: &Setup, client: &Client, requests: usize) -> [Duration; 3] {
+/// (the call, the webhook's work included) and checking (every exchange rule) take on average, and
+/// two rules of the check timed alone on the same exchange: the typed decode of the patched object
+/// (`patch.kind-decode`) and the apiserver's validation of it (`object.valid`).
+async fn stages(setup: &Setup, client: &Client, requests: usize) -> [Duration; 5] {
     let mut sampler = Sampler::new(&setup.webhook, Scope::All, 7).expect("requests");
     let path = setup.webhook.path();
     let url = client.endpoint().call_url(&path, setup.webhook.timeout_seconds).to_string();
-    let mut spent = [Duration::ZERO; 3];
+    let mut spent = [Duration::ZERO; 5];
     for _ in 0..requests {
         let t0 = Instant::now();
         let case = sampler.draw();
@@ -146,9 +150,15 @@ async fn stages(setup: &Setup, client: &Client, requests: usize) -> [Duration; 3
         let admission = view.admission(&findings);
         std::hint::black_box(admission);
         let t3 = Instant::now();
+        std::hint::black_box(evaluate_rule("patch.kind-decode", &view).expect("an exchange rule"));
+        let t4 = Instant::now();
+        std::hint::black_box(evaluate_rule("object.valid", &view).expect("an exchange rule"));
+        let t5 = Instant::now();
         spent[0] += t1 - t0;
         spent[1] += t2 - t1;
         spent[2] += t3 - t2;
+        spent[3] += t4 - t3;
+        spent[4] += t5 - t4;
     }
     spent.map(|d| d / requests as u32)
 }
@@ -218,15 +228,17 @@ fn main() {
                 checked.cpu_per_request_us(total) - bare.cpu_per_request_us(total),
                 bare.cpu_per_request_us(total)
             );
+            let n = (total / 4).max(1);
+            let [generate, send, check, decode, validate] = stages(&setup, &client, n).await;
+            let us = |d: Duration| d.as_secs_f64() * 1e6;
+            println!("  per stage, one request at a time ({n} requests):");
+            println!("    generate (draw + serialize)          : {:>7.1} µs", us(generate));
+            println!("    send (the call, webhook incl.)       : {:>7.1} µs", us(send));
+            println!("    check (every exchange rule)          : {:>7.1} µs", us(check));
+            println!("      of which typed decode (patch.kind-decode): {:>7.1} µs", us(decode));
+            println!("      of which validation (object.valid)       : {:>7.1} µs", us(validate));
         }
 
-        let client = Client::new(endpoint.clone(), HttpVersions::Http1).expect("client");
-        let n = (total / 4).max(1);
-        let [generate, send, check] = stages(&setup, &client, n).await;
-        println!("per stage, one request at a time ({n} requests, HTTP/1.1):");
-        println!("  generate (draw + serialize) : {:>7.1} µs", generate.as_secs_f64() * 1e6);
-        println!("  send (the call, webhook incl.): {:>5.1} µs", send.as_secs_f64() * 1e6);
-        println!("  check (every exchange rule) : {:>7.1} µs", check.as_secs_f64() * 1e6);
         println!("peak RSS: {} MiB", peak_rss_kib() / 1024);
         drop(session);
     });

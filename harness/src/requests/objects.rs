@@ -428,6 +428,10 @@ mod tests {
                 if back != raw {
                     problems.push(format!("{gvk:?} ({variant:?}):\n  fixture {raw}\n  typed   {back}"));
                 }
+                // Its quantities parse as ParseQuantity parses them.
+                if let Err(e) = crate::kinds::decodes_as(&gvk, &raw).unwrap() {
+                    problems.push(format!("{gvk:?} ({variant:?}): {e}"));
+                }
             }
             let old = stored(new_object(resource, Variant::Bare, "demo"), "u", "7");
             for sub in resource.subresources.iter().filter(|s| s.object == super::super::resources::SubObject::Parent) {
@@ -438,6 +442,9 @@ mod tests {
                 let back = crate::kinds::round_trip(&gvk, &raw).unwrap().unwrap();
                 if back != raw {
                     problems.push(format!("{gvk:?} /{}:\n  fixture {raw}\n  typed   {back}", sub.name));
+                }
+                if let Err(e) = crate::kinds::decodes_as(&gvk, &raw).unwrap() {
+                    problems.push(format!("{gvk:?} /{}: {e}", sub.name));
                 }
             }
         }

@@ -24,7 +24,7 @@ pub use coverage::{Counts, Coverage};
 #[cfg(test)]
 pub(crate) use lint::lint;
 pub use properties::{Budget, Failure, Progress, PropertyOptions, PropertyRecord, DEFAULT_CASES};
-pub use send::{evaluate, exchange};
+pub use send::{evaluate, evaluate_rule, exchange};
 pub use shard::{Shard, ShardError};
 
 use std::collections::BTreeMap;

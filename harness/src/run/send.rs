@@ -7,7 +7,7 @@ use crate::client::{Client, FailureKind, Transport};
 use crate::config::WebhookSpec;
 use crate::exchange::{Exchange, ExchangeRecord, Stages};
 use crate::requests::RequestCase;
-use crate::rules::{Judges, CATALOG};
+use crate::rules::{judge, rule, Judges, CATALOG};
 use crate::verdict::{Finding, Outcome, Severity, Softened};
 
 /// Send `case` to `webhook` and judge the answer.
@@ -23,6 +23,14 @@ pub async fn exchange(client: &Client, webhook: Arc<WebhookSpec>, case: RequestC
     let admission = view.admission(&findings);
     drop(view);
     ExchangeRecord { webhook, case, url, transport, findings, admission, stages }
+}
+
+/// The one exchange rule `id` on `x`, alone (none skipped before it, nothing softened): what that
+/// rule costs, for benchmarks. `None` when `id` is no exchange rule.
+pub fn evaluate_rule(id: &str, x: &Exchange) -> Option<Finding> {
+    let rule = rule(id)?;
+    let Judges::Exchange { check, .. } = rule.judges else { return None };
+    Some(judge(rule, check(x)))
 }
 
 /// Every exchange rule of the catalog on `x`, in the apiserver's order. Once the apiserver would

@@ -153,3 +153,17 @@ fn defect_patch_with_denial() {
         assert!(!patch.as_array().unwrap().is_empty());
     }
 }
+
+#[test]
+fn defect_unparseable_quantity() {
+    let object = bare_pod();
+    let a = defect_answer(Endpoint::Mutate, &create(V1, object.clone()), Defect::UnparseableQuantity);
+    let patched = apply(&object, &patch_of(&a["response"]));
+    let sidecar = patched["spec"]["containers"].as_array().unwrap().last().unwrap();
+    assert_eq!(sidecar["name"], crate::mutate::SIDECAR_NAME);
+    assert_eq!(sidecar["resources"]["limits"]["cpu"], crate::mutate::UNPARSEABLE_CPU);
+    // Without the defect the sidecar has no resources.
+    let a = super::response(Endpoint::Mutate, &create(V1, object.clone()));
+    let patched = apply(&object, &patch_of(&a));
+    assert!(patched["spec"]["containers"].as_array().unwrap().last().unwrap().get("resources").is_none());
+}
