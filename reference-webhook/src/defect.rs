@@ -226,7 +226,7 @@ mod tests {
                 "{d} is not kebab-case"
             );
         }
-        assert_eq!(Defect::ALL.len(), 50);
+        assert_eq!(Defect::ALL.len(), 51);
     }
 
     #[test]
