@@ -101,7 +101,11 @@ async fn files_and_environment_point_at_the_server_and_go_with_it() {
     let addr = server.addr();
     drop(server);
     assert!(!dir.exists(), "the files outlived the server");
-    // The listener is gone (the task is aborted; give the runtime a moment to drop it).
-    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    assert!(tokio::net::TcpStream::connect(addr).await.is_err(), "still listening");
+    // The listener is gone: the task is aborted, and the runtime drops it when the task next
+    // runs; poll for that with a deadline rather than sleeping a fixed time.
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+    while tokio::net::TcpStream::connect(addr).await.is_ok() {
+        assert!(tokio::time::Instant::now() < deadline, "still listening 5 s after the server was dropped");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
 }
