@@ -2,7 +2,7 @@
 //!
 //! | kind | module | judges |
 //! |---|---|---|
-//! | exchange | [`transport`], [`review`], [`patch`], [`denial`], [`object`], [`custom_resource`] | one [`Exchange`] |
+//! | exchange | [`transport`], [`review`], [`patch`], [`denial`], [`object`], [`custom_resource`] (kubectl's line: [`kubectl`]) | one [`Exchange`] |
 //! | property | [`property`] | the [`Observation`] of one request's calls |
 //! | manifest | [`manifest`] | one webhook's configuration |
 //! | case | [`case`] | a case's outcome |
