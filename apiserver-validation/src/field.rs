@@ -53,6 +53,8 @@ pub enum BadValue {
     Int(i64),
     /// Anything else: printed as `json.Marshal` writes it.
     Json(String),
+    /// `field.OmitValueType{}`: no value printed.
+    Omit,
 }
 
 /// `field.Error`.
@@ -137,7 +139,9 @@ impl FieldError {
     /// `ErrorBody`: the type, the value for the types that print it, the detail.
     pub fn body(&self) -> String {
         let mut s = match (self.kind, &self.bad_value) {
-            (ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong, _) => self.kind.as_str().to_string(),
+            (ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong, _) | (_, BadValue::Omit) => {
+                self.kind.as_str().to_string()
+            }
             (_, BadValue::Str(v)) => format!("{}: {}", self.kind.as_str(), go_quote(v)),
             (_, BadValue::Int(v)) => format!("{}: {v}", self.kind.as_str()),
             (_, BadValue::Json(v)) => format!("{}: {v}", self.kind.as_str()),

@@ -105,6 +105,8 @@ defects! {
         "mutate: adds its label to a Deployment's selector but not to its pod template, so the selector no longer matches the template's labels";
     CustomResourceOutOfRange = "custom-resource-out-of-range", "object.valid",
         "mutate: on a custom resource whose spec has an integer `replicas`, sets it to 1000, beyond the maximum its CRD's schema allows";
+    CustomResourceBreaksRule = "custom-resource-breaks-rule", "object.valid",
+        "mutate: on a custom resource whose spec has an integer `replicas`, sets `mode: fast` and `replicas: 8`, each within its CRD's schema but together against its x-kubernetes-validations rule (a fast widget runs at most 5 replicas)";
     // WARN level.
     TextPlain = "text-plain", "transport.content-type-json",
         "answers with `Content-Type: text/plain`";
@@ -184,7 +186,10 @@ impl Defect {
     /// not register for: a run whose manifest adds a CRD's resource (and gives the CRD, `--crd`)
     /// catches them.
     pub fn needs_custom_resource(&self) -> bool {
-        matches!(self, Defect::CustomResourceOutOfRange | Defect::CustomResourcePrunedField)
+        matches!(
+            self,
+            Defect::CustomResourceOutOfRange | Defect::CustomResourceBreaksRule | Defect::CustomResourcePrunedField
+        )
     }
 }
 
@@ -238,7 +243,7 @@ mod tests {
                 "{d} is not kebab-case"
             );
         }
-        assert_eq!(Defect::ALL.len(), 53);
+        assert_eq!(Defect::ALL.len(), 54);
     }
 
     #[test]

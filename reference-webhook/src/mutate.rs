@@ -108,6 +108,9 @@ fn map_ops(meta: &Map<String, Value>, field: &str, entries: &[(&str, Value)], st
 /// The `spec.replicas` the `custom-resource-out-of-range` defect writes.
 const OUT_OF_RANGE_REPLICAS: i64 = 1000;
 
+/// The `spec.replicas` the `custom-resource-breaks-rule` defect writes, with `mode: fast`.
+const RULE_BREAKING_REPLICAS: i64 = 8;
+
 /// True when the request is about a custom resource: its group is neither the core group, nor one
 /// without a dot (`apps`, `batch`, …), nor one of Kubernetes' own (`*.k8s.io`).
 fn is_custom_resource(request: &Value) -> bool {
@@ -199,6 +202,13 @@ pub fn patch_ops(request: &Value, defect: Option<Defect>) -> Vec<Value> {
             && object.pointer("/spec/replicas") != Some(&json!(OUT_OF_RANGE_REPLICAS))
         {
             ops.push(json!({"op": "replace", "path": "/spec/replicas", "value": OUT_OF_RANGE_REPLICAS}));
+        }
+        if defect == Some(Defect::CustomResourceBreaksRule)
+            && object.pointer("/spec/replicas").is_some_and(Value::is_i64)
+            && object.pointer("/spec/replicas") != Some(&json!(RULE_BREAKING_REPLICAS))
+        {
+            ops.push(json!({"op": "replace", "path": "/spec/replicas", "value": RULE_BREAKING_REPLICAS}));
+            ops.push(json!({"op": "add", "path": "/spec/mode", "value": "fast"}));
         }
         if defect == Some(Defect::CustomResourcePrunedField)
             && object.get("spec").is_some_and(Value::is_object)

@@ -110,7 +110,7 @@ async fn run_with_widgets(defect: Option<Defect>) -> Report {
 }
 
 /// With a CRD given, the reference webhook's mutations of a custom resource pass; a defect that
-/// breaks the CRD's schema FAILs `object.valid`, one whose field the apiserver prunes WARNs
+/// breaks the CRD's schema or its CEL rule FAILs `object.valid`, one whose field the apiserver prunes WARNs
 /// `object.pruned`, and nothing else.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn custom_resource_defects_are_caught_by_their_rule_only() {
@@ -146,6 +146,7 @@ async fn custom_resource_defects_are_caught_by_their_rule_only() {
             .collect();
         let expected = match defect {
             Defect::CustomResourceOutOfRange => "Widget.example.com \"",
+            Defect::CustomResourceBreaksRule => "spec: Invalid value: a fast widget runs at most 5 replicas",
             _ => "/spec/conformanceInjected",
         };
         assert!(!said.is_empty() && said.iter().all(|s| s.contains(expected)), "{defect}: {said:?}");

@@ -4,15 +4,18 @@
 //! (`apiextensions-apiserver/pkg/apiserver/customresource_handler.go`: `schemaCoercingConverter`,
 //! `unstructuredSchemaCoercer.apply`, `unstructuredDefaulter`; `schema/pruning/algorithm.go`), then
 //! the registry validates it (`pkg/registry/customresource/strategy.go` `Validate`,
-//! `ValidateUpdate`: metadata, then the structural schema), modelled in `apiserver_validation::crd`.
+//! `ValidateUpdate`: metadata, then the structural schema, modelled in `apiserver_validation::crd`;
+//! then the CRD's `x-kubernetes-validations` CEL rules, `crate::conditions::validation_rules`).
 
 use apiserver_validation::crd;
+use apiserver_validation::field::{BadValue, ErrorType, FieldError};
 use apiserver_validation::{Refusal, Scope};
 use serde_json::Value;
 
 use super::kubectl::kubectl_line;
 use super::{Check, Exchange};
 use crate::admission::Operation;
+use crate::conditions::validation_rules;
 use crate::requests::admit_custom_resource;
 
 /// `object` as the apiextensions-apiserver holds it: pruned, nulls dropped, defaulted.
@@ -92,11 +95,59 @@ pub fn pruned(x: &Exchange) -> Check {
     ))
 }
 
-/// The registry's refusal of the custom resource `object` (after `old` on UPDATE).
-fn refusal(scope: &Scope, schema: &Value, operation: Operation, object: &Value, old: &Value) -> Option<Refusal> {
-    match operation {
-        Operation::Create => crd::validate_create(scope, schema, object).err(),
-        _ => crd::validate_update(scope, schema, object, old).err(),
+/// `strategy.go` `hasBlockingErr`: a type, required, enum or size error means the object lacks the
+/// shape the CEL rules were written for; they are not evaluated.
+fn blocking(errs: &[FieldError]) -> bool {
+    errs.iter().any(|e| {
+        matches!(
+            e.kind,
+            ErrorType::NotSupported
+                | ErrorType::Required
+                | ErrorType::TooLong
+                | ErrorType::TooMany
+                | ErrorType::TypeInvalid
+        )
+    })
+}
+
+/// The registry's refusal of the custom resource `object` (after `old` on UPDATE): metadata and
+/// schema, then the CRD's `x-kubernetes-validations` when nothing blocks them
+/// (`customResourceStrategy.Validate`); with the rules the suite could not evaluate.
+fn refusal(
+    scope: &Scope,
+    schema: &Value,
+    operation: Operation,
+    object: &Value,
+    old: &Value,
+) -> (Option<Refusal>, Vec<String>) {
+    let base = match operation {
+        Operation::Create => crd::validate_create(scope, schema, object),
+        _ => crd::validate_update(scope, schema, object, old),
+    };
+    // `cel.NewValidator` is nil for a schema without rules: nothing is added then.
+    if !validation_rules::has_rules(schema) {
+        return (base.err(), Vec::new());
+    }
+    let run_rules = || validation_rules::validate(schema, object, (operation == Operation::Update).then_some(old));
+    match base {
+        Err(Refusal::Invalid(mut errs)) if blocking(&errs) => {
+            errs.push(FieldError::invalid(
+                "<nil>",
+                BadValue::Str("null".into()),
+                "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+            ));
+            (Some(Refusal::Invalid(errs)), Vec::new())
+        }
+        Err(Refusal::Invalid(mut errs)) => {
+            let rules = run_rules();
+            errs.extend(rules.errors);
+            (Some(Refusal::Invalid(errs)), rules.unevaluable)
+        }
+        Err(other) => (Some(other), Vec::new()),
+        Ok(()) => {
+            let rules = run_rules();
+            ((!rules.errors.is_empty()).then_some(Refusal::Invalid(rules.errors)), rules.unevaluable)
+        }
     }
 }
 
@@ -108,10 +159,26 @@ pub fn valid(x: &Exchange, scope: &Scope, patched: &Value) -> Check {
     let spec = &x.case.spec;
     let old = if spec.old_object.is_null() { Value::Null } else { admitted(schema, &spec.old_object) };
     let after = admitted(schema, patched);
-    let Some(refused) = refusal(scope, schema, spec.operation, &after, &old) else { return Check::Pass };
+    let (refused, unevaluable) = refusal(scope, schema, spec.operation, &after, &old);
+    let not_evaluated = if unevaluable.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (rules of the CRD the suite could not evaluate, neither passed nor failed: {})",
+            unevaluable.join("; ")
+        )
+    };
+    let Some(refused) = refused else {
+        if unevaluable.is_empty() {
+            return Check::Pass;
+        }
+        return Check::na(format!(
+            "the patched custom resource passes its schema and the rules the suite evaluates, but not every x-kubernetes-validations rule could be evaluated{not_evaluated}"
+        ));
+    };
     let name_of = |o: &Value| o.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string();
     let before = admitted(schema, x.case.object());
-    if let Some(earlier) = refusal(scope, schema, spec.operation, &before, &old) {
+    if let (Some(earlier), _) = refusal(scope, schema, spec.operation, &before, &old) {
         return Check::na(format!(
             "the request was invalid before the webhook: {}",
             earlier.message(scope, &name_of(&before))
@@ -130,7 +197,7 @@ pub fn valid(x: &Exchange, scope: &Scope, patched: &Value) -> Check {
     let verb = if spec.operation == Operation::Create { "create" } else { "update" };
     Check::violated(
         format!(
-            "the patched custom resource, pruned and defaulted, fails the apiextensions-apiserver's validation against its CRD's schema (HTTP {}: {what}): every {verb} of such an object is refused; kubectl prints: {}",
+            "the patched custom resource, pruned and defaulted, fails the apiextensions-apiserver's validation against its CRD's schema and rules (HTTP {}: {what}): every {verb} of such an object is refused; kubectl prints: {}{not_evaluated}",
             refused.code(),
             kubectl_line(scope.kind, &name, &refused, &said)
         ),
@@ -171,6 +238,10 @@ mod tests {
     }
 
     fn case(op: Operation, object: Value, old: Value) -> RequestCase {
+        case_with(op, object, old, schema())
+    }
+
+    fn case_with(op: Operation, object: Value, old: Value, schema: Value) -> RequestCase {
         let spec = AdmissionSpec {
             operation: op,
             kind: Gvk::new("example.com", "v1", "Widget"),
@@ -186,7 +257,7 @@ mod tests {
             user: default_user(),
             deletion: Default::default(),
         };
-        RequestCase::new("test".into(), ReviewVersion::V1, true, spec).with_schema(Some(Arc::new(schema())))
+        RequestCase::new("test".into(), ReviewVersion::V1, true, spec).with_schema(Some(Arc::new(schema)))
     }
 
     /// What `check` says of an allow carrying `ops` as its patch.
@@ -290,5 +361,43 @@ mod tests {
         c.schema = None;
         let check = judge(pruned, &c, json!([{"op": "add", "path": "/spec/injected", "value": true}]));
         assert!(matches!(check, Check::NotApplicable(_)), "{check:?}");
+    }
+
+    #[test]
+    fn a_broken_cel_rule_fails_and_a_rule_the_suite_cannot_evaluate_is_named_not_judged() {
+        let mut s = schema();
+        s["properties"]["spec"]["x-kubernetes-validations"] = json!([
+            {"rule": "self.size <= 5 || self.mode == 'fast'", "message": "a widget larger than 5 must be fast"},
+            {"rule": "!has(oldSelf.mode) || self.mode == oldSelf.mode", "message": "mode is immutable", "reason": "FieldValueForbidden", "fieldPath": ".mode"}
+        ]);
+        let c = case_with(Operation::Create, widget(json!({"size": 3, "mode": "safe"})), Value::Null, s.clone());
+        let check = judge(super::super::object_valid, &c, json!([{"op": "replace", "path": "/spec/size", "value": 8}]));
+        assert_eq!(
+            said(&check),
+            "Widget.example.com \"w\" is invalid: spec: Invalid value: a widget larger than 5 must be fast"
+        );
+        assert_eq!(
+            judge(super::super::object_valid, &c, json!([{"op": "replace", "path": "/spec/size", "value": 5}])),
+            Check::Pass
+        );
+        // A schema error blocks the rules: the apiserver says they were not checked.
+        let check =
+            judge(super::super::object_valid, &c, json!([{"op": "replace", "path": "/spec/size", "value": "8"}]));
+        assert!(said(&check).ends_with("<nil>: Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]"), "{check:?}");
+        // A transition rule on UPDATE.
+        let old = widget(json!({"size": 3, "mode": "safe"}));
+        let c = case_with(Operation::Update, old.clone(), old, s.clone());
+        let check =
+            judge(super::super::object_valid, &c, json!([{"op": "replace", "path": "/spec/mode", "value": "fast"}]));
+        assert_eq!(said(&check), "Widget.example.com \"w\" is invalid: spec.mode: Forbidden: mode is immutable");
+        // A rule calling a function the suite's interpreter lacks: named, neither passed nor failed.
+        s["properties"]["spec"]["x-kubernetes-validations"] =
+            json!([{"rule": "self.size < 9 && self.mode.someLibraryFunction()"}]);
+        let c = case_with(Operation::Create, widget(json!({"size": 3, "mode": "safe"})), Value::Null, s);
+        let check = judge(super::super::object_valid, &c, json!([{"op": "replace", "path": "/spec/size", "value": 4}]));
+        assert!(
+            matches!(&check, Check::NotApplicable(why) if why.contains("spec: 'self.size < 9 && self.mode.someLibraryFunction()'")),
+            "{check:?}"
+        );
     }
 }
