@@ -21,6 +21,10 @@ pub enum ErrorType {
     NotFound,
     /// `FieldValueNotSupported`.
     NotSupported,
+    /// `FieldValueTypeInvalid` (printed as `Invalid value`).
+    TypeInvalid,
+    /// `FieldValueTooMany`.
+    TooMany,
 }
 
 impl ErrorType {
@@ -34,6 +38,8 @@ impl ErrorType {
             ErrorType::Duplicate => "Duplicate value",
             ErrorType::NotFound => "Not found",
             ErrorType::NotSupported => "Unsupported value",
+            ErrorType::TypeInvalid => "Invalid value",
+            ErrorType::TooMany => "Too many",
         }
     }
 }
@@ -47,6 +53,8 @@ pub enum BadValue {
     Int(i64),
     /// Anything else: printed as `json.Marshal` writes it.
     Json(String),
+    /// `field.OmitValueType{}`: no value printed.
+    Omit,
 }
 
 /// `field.Error`.
@@ -103,6 +111,20 @@ impl FieldError {
         };
         FieldError { kind: ErrorType::NotSupported, field: field.into(), bad_value, detail }
     }
+    /// `field.TypeInvalid`.
+    pub fn type_invalid(field: &str, bad_value: BadValue, detail: impl Into<String>) -> Self {
+        FieldError { kind: ErrorType::TypeInvalid, field: field.into(), bad_value, detail: detail.into() }
+    }
+    /// `field.TooMany`: `must have at most N items` (`item` for one), the actual count as the value.
+    pub fn too_many(field: &str, actual: i64, max: i64) -> Self {
+        let unit = if max == 1 { "item" } else { "items" };
+        FieldError {
+            kind: ErrorType::TooMany,
+            field: field.into(),
+            bad_value: BadValue::Int(actual),
+            detail: format!("must have at most {max} {unit}"),
+        }
+    }
     /// `field.TooLong` (the value is never printed; the detail says the limit in bytes).
     pub fn too_long(field: &str, max_length: usize) -> Self {
         let unit = if max_length == 1 { "byte" } else { "bytes" };
@@ -117,7 +139,9 @@ impl FieldError {
     /// `ErrorBody`: the type, the value for the types that print it, the detail.
     pub fn body(&self) -> String {
         let mut s = match (self.kind, &self.bad_value) {
-            (ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong, _) => self.kind.as_str().to_string(),
+            (ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong, _) | (_, BadValue::Omit) => {
+                self.kind.as_str().to_string()
+            }
             (_, BadValue::Str(v)) => format!("{}: {}", self.kind.as_str(), go_quote(v)),
             (_, BadValue::Int(v)) => format!("{}: {v}", self.kind.as_str()),
             (_, BadValue::Json(v)) => format!("{}: {v}", self.kind.as_str()),

@@ -13,14 +13,17 @@
 //! | [`pod_update`] | `core/validation`: `ValidatePodUpdate` (containers neither added nor removed, only images, deadlines and tolerations change) |
 //! | [`workloads`] | `apps/validation` and `batch/validation`: selectors matching templates, immutable selectors and Job templates, templates as pods |
 //! | [`configdata`] | `core/validation`: `ValidateConfigMap`, `ValidateSecret` and their updates (keys, 1 MiB) |
+//! | [`crd`] | `apiextensions-apiserver`: a custom resource held to its version's structural schema (kube-openapi's `SchemaValidator`, `kubeOpenAPIResultToFieldErrors`) |
 //! | [`object`] | all of it in the order the registry runs it, for one kind and operation |
 //!
-//! The spec of the kinds outside [`object::SPEC_MODELLED`] is not validated: only their metadata.
+//! The spec of the built-in kinds outside [`object::SPEC_MODELLED`] is not validated: only their
+//! metadata. A custom resource's body is validated by [`crd`] against the schema its caller gives.
 
 #![warn(unreachable_pub)]
 
 pub mod configdata;
 pub mod content;
+pub mod crd;
 pub mod defaults;
 pub mod field;
 pub mod kinds;

@@ -62,7 +62,9 @@ fn spec_errors_update(group: &str, kind: &str, object: &Value, old: &Value) -> V
     }
 }
 
-fn join(meta: Result<(), Refusal>, spec: Vec<FieldError>) -> Result<(), Refusal> {
+/// The metadata's refusal and the spec's errors in one 422 (metadata errors first); a 400 or 409
+/// of the metadata alone.
+pub(crate) fn join(meta: Result<(), Refusal>, spec: Vec<FieldError>) -> Result<(), Refusal> {
     match meta {
         Err(Refusal::Invalid(mut errs)) => {
             errs.extend(spec);

@@ -103,6 +103,10 @@ defects! {
         "mutate: gives its sidecar the CPU limit `lots`, a quantity the apiserver's decoder refuses (ParseQuantity)";
     WorkloadSelectorMismatch = "workload-selector-mismatch", "object.valid",
         "mutate: adds its label to a Deployment's selector but not to its pod template, so the selector no longer matches the template's labels";
+    CustomResourceOutOfRange = "custom-resource-out-of-range", "object.valid",
+        "mutate: on a custom resource whose spec has an integer `replicas`, sets it to 1000, beyond the maximum its CRD's schema allows";
+    CustomResourceBreaksRule = "custom-resource-breaks-rule", "object.valid",
+        "mutate: on a custom resource whose spec has an integer `replicas`, sets `mode: fast` and `replicas: 8`, each within its CRD's schema but together against its x-kubernetes-validations rule (a fast widget runs at most 5 replicas)";
     // WARN level.
     TextPlain = "text-plain", "transport.content-type-json",
         "answers with `Content-Type: text/plain`";
@@ -124,6 +128,8 @@ defects! {
         "validate: audit annotation key `bad/key` (contains `/`)";
     PatchWithDenial = "patch-with-denial", "denial.no-patch",
         "mutate: denies CREATE/UPDATE requests and still includes a patch";
+    CustomResourcePrunedField = "custom-resource-pruned-field", "object.pruned",
+        "mutate: writes `spec.conformanceInjected: true` into a custom resource, a field its CRD's schema does not specify: the apiserver prunes it and the mutation is lost";
     // Properties over generated requests (`webhook-conformance fuzz`): every single answer is
     // valid; the defect only shows across calls.
     SidecarEveryCall = "sidecar-every-call", "property.idempotent",
@@ -156,6 +162,7 @@ impl Defect {
             | Defect::BadWarning
             | Defect::BadAuditKey
             | Defect::PatchWithDenial
+            | Defect::CustomResourcePrunedField
             | Defect::RandomAnnotation
             | Defect::NoMutationOnDryRun => "WARN",
             _ => "FAIL",
@@ -173,6 +180,16 @@ impl Defect {
     /// (`fuzz --seed-cases DIR`): a default run's few generated requests do not find them.
     pub fn needs_recorded_shapes(&self) -> bool {
         matches!(self, Defect::NonRootSidecarScan)
+    }
+
+    /// True for the defects that show only on a custom resource, which the bundled manifest does
+    /// not register for: a run whose manifest adds a CRD's resource (and gives the CRD, `--crd`)
+    /// catches them.
+    pub fn needs_custom_resource(&self) -> bool {
+        matches!(
+            self,
+            Defect::CustomResourceOutOfRange | Defect::CustomResourceBreaksRule | Defect::CustomResourcePrunedField
+        )
     }
 }
 
@@ -226,7 +243,7 @@ mod tests {
                 "{d} is not kebab-case"
             );
         }
-        assert_eq!(Defect::ALL.len(), 51);
+        assert_eq!(Defect::ALL.len(), 54);
     }
 
     #[test]

@@ -105,6 +105,19 @@ fn map_ops(meta: &Map<String, Value>, field: &str, entries: &[(&str, Value)], st
     ops
 }
 
+/// The `spec.replicas` the `custom-resource-out-of-range` defect writes.
+const OUT_OF_RANGE_REPLICAS: i64 = 1000;
+
+/// The `spec.replicas` the `custom-resource-breaks-rule` defect writes, with `mode: fast`.
+const RULE_BREAKING_REPLICAS: i64 = 8;
+
+/// True when the request is about a custom resource: its group is neither the core group, nor one
+/// without a dot (`apps`, `batch`, …), nor one of Kubernetes' own (`*.k8s.io`).
+fn is_custom_resource(request: &Value) -> bool {
+    let group = request.pointer("/kind/group").and_then(Value::as_str).unwrap_or("");
+    group.contains('.') && !group.ends_with("k8s.io")
+}
+
 /// True when a pod's spec asks its containers to run as non-root (`securityContext.runAsNonRoot`).
 fn runs_as_non_root(pod: &Value) -> bool {
     pod.pointer("/spec/securityContext/runAsNonRoot").and_then(Value::as_bool) == Some(true)
@@ -180,6 +193,28 @@ pub fn patch_ops(request: &Value, defect: Option<Defect>) -> Vec<Value> {
                 "path": format!("/spec/selector/matchLabels/{}", escape_token(MUTATED_LABEL)),
                 "value": "true",
             }));
+        }
+    }
+
+    if is_custom_resource(request) {
+        if defect == Some(Defect::CustomResourceOutOfRange)
+            && object.pointer("/spec/replicas").is_some_and(Value::is_i64)
+            && object.pointer("/spec/replicas") != Some(&json!(OUT_OF_RANGE_REPLICAS))
+        {
+            ops.push(json!({"op": "replace", "path": "/spec/replicas", "value": OUT_OF_RANGE_REPLICAS}));
+        }
+        if defect == Some(Defect::CustomResourceBreaksRule)
+            && object.pointer("/spec/replicas").is_some_and(Value::is_i64)
+            && object.pointer("/spec/replicas") != Some(&json!(RULE_BREAKING_REPLICAS))
+        {
+            ops.push(json!({"op": "replace", "path": "/spec/replicas", "value": RULE_BREAKING_REPLICAS}));
+            ops.push(json!({"op": "add", "path": "/spec/mode", "value": "fast"}));
+        }
+        if defect == Some(Defect::CustomResourcePrunedField)
+            && object.get("spec").is_some_and(Value::is_object)
+            && object.pointer("/spec/conformanceInjected").is_none()
+        {
+            ops.push(json!({"op": "add", "path": "/spec/conformanceInjected", "value": true}));
         }
     }
 

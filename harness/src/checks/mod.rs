@@ -2,7 +2,7 @@
 //!
 //! | kind | module | judges |
 //! |---|---|---|
-//! | exchange | [`transport`], [`review`], [`patch`], [`denial`], [`object`] | one [`Exchange`] |
+//! | exchange | [`transport`], [`review`], [`patch`], [`denial`], [`object`], [`custom_resource`] (kubectl's line: [`kubectl`]) | one [`Exchange`] |
 //! | property | [`property`] | the [`Observation`] of one request's calls |
 //! | manifest | [`manifest`] | one webhook's configuration |
 //! | case | [`case`] | a case's outcome |
@@ -11,8 +11,10 @@
 
 pub mod case;
 pub mod coverage;
+mod custom_resource;
 mod denial;
 mod http_status;
+mod kubectl;
 pub mod manifest;
 mod media_type;
 mod object;
@@ -25,6 +27,7 @@ mod transport;
 pub use crate::exchange::Exchange;
 pub use property::{Observation, Procedure};
 
+pub(crate) use custom_resource::pruned as object_pruned;
 pub(crate) use denial::{
     audit_keys, code as denial_code, message as denial_message, no_patch as denial_no_patch, warnings,
 };

@@ -3,13 +3,15 @@
 //! `BeforeUpdate`, then the kind's `Validate<Kind>` / `Validate<Kind>Update`), on the object
 //! defaulted as the dispatcher defaults it: modelled in the `apiserver-validation` crate. The
 //! metadata of every kind is validated; the spec of the kinds in
-//! `apiserver_validation::object::SPEC_MODELLED` (Pod, the workloads, ConfigMap, Secret) too; for
-//! the others the check's detail and [`unmodelled_note`] say so.
+//! `apiserver_validation::object::SPEC_MODELLED` (Pod, the workloads, ConfigMap, Secret) too, and the
+//! whole of a custom resource of a CRD given (`super::custom_resource`); for the others the check's
+//! detail and [`unmodelled_note`] say so.
 
 use apiserver_validation::defaults::defaulted;
 use apiserver_validation::{kinds, spec_modelled, validate_object_create, validate_object_update, Refusal, Scope};
 use serde_json::Value;
 
+use super::kubectl::kubectl_line;
 use super::{Check, Exchange};
 use crate::admission::Operation;
 use crate::config::{WebhookKind, WebhookSpec};
@@ -20,23 +22,6 @@ fn refusal(scope: &Scope, operation: Operation, object: &Value, old: &Value) -> 
     match operation {
         Operation::Create => validate_object_create(scope, object).err(),
         _ => validate_object_update(scope, object, old).err(),
-    }
-}
-
-/// The line kubectl prints for a 422 (`cmdutil.checkErr`: `The <Kind> "<name>" is invalid: `
-/// then the causes, one alone on the same line, several each on a line of their own after `* `).
-pub fn kubectl_line(kind: &str, name: &str, refusal: &Refusal, apiserver_says: &str) -> String {
-    match refusal {
-        Refusal::Invalid(errs) => {
-            let prefix = format!("The {kind} {name:?} is invalid: ");
-            let causes: Vec<String> = errs.iter().map(ToString::to_string).collect();
-            match causes.as_slice() {
-                [one] => format!("{prefix}{one}"),
-                many => format!("{prefix}\n* {}", many.join("\n* ")),
-            }
-        }
-        Refusal::BadRequest(_) => format!("Error from server (BadRequest): {apiserver_says}"),
-        Refusal::Conflict(_) => format!("Error from server (Conflict): {apiserver_says}"),
     }
 }
 
@@ -72,6 +57,9 @@ pub fn valid(x: &Exchange) -> Check {
     let before = defaulted(&gvk.group, &gvk.kind, x.case.object());
     let patched =
         x.nonempty_patch().and_then(|p| apiserver_jsonpatch::apply(&before, p).ok()).unwrap_or_else(|| patched.clone());
+    if x.case.schema.is_some() {
+        return super::custom_resource::valid(x, &scope, &patched);
+    }
     let Some(after) = refusal(&scope, spec.operation, &patched, &spec.old_object) else { return Check::Pass };
     let name_of = |o: &Value| o.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string();
     if let Some(refused) = refusal(&scope, spec.operation, &before, &spec.old_object) {
@@ -120,7 +108,8 @@ pub fn unmodelled_note(webhook: &WebhookSpec, api: &ApiResources) -> Option<Stri
         let r = &t.resource;
         let writes = matches!(t.operation, Operation::Create | Operation::Update) && t.subresource.is_none();
         let label = if r.group.is_empty() { r.kind.clone() } else { format!("{}.{}", r.kind, r.group) };
-        if writes && !r.review && !spec_modelled(&r.group, &r.kind) && !kinds.contains(&label) {
+        let modelled = spec_modelled(&r.group, &r.kind) || r.crd_schema().is_some();
+        if writes && !r.review && !modelled && !kinds.contains(&label) {
             kinds.push(label);
         }
     }

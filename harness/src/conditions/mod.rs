@@ -18,6 +18,7 @@
 mod authorizer;
 mod library;
 mod typecheck;
+pub mod validation_rules;
 mod value;
 
 pub use authorizer::{Attributes, Authorizer, Grant, Policy, PolicyError, PolicyRule};

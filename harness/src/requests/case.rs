@@ -1,5 +1,7 @@
 //! One request to send, with what the checks need to know about it.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::review::{admission_review, fresh_uid, AdmissionSpec};
@@ -16,13 +18,17 @@ pub struct RequestCase {
     pub spec: AdmissionSpec,
     /// The AdmissionReview as sent.
     pub review: AdmissionReview,
+    /// The structural schema (`openAPIV3Schema`) of the object's version when it is a custom
+    /// resource of a CustomResourceDefinition given (`--crd`): what the apiextensions-apiserver
+    /// prunes, defaults and validates the object by.
+    pub schema: Option<Arc<Value>>,
 }
 
 impl RequestCase {
     /// A request for `spec` in `version`, with a fresh uid.
     pub fn new(label: String, version: ReviewVersion, primary: bool, spec: AdmissionSpec) -> Self {
         let review = admission_review(version, &spec, &fresh_uid());
-        RequestCase { label, primary, spec, review }
+        RequestCase { label, primary, spec, review, schema: None }
     }
     /// The AdmissionReview version sent.
     pub fn version(&self) -> ReviewVersion {
@@ -40,21 +46,28 @@ impl RequestCase {
     pub fn object_kind(&self) -> &Gvk {
         &self.spec.kind
     }
+    /// The same request, knowing the custom resource's structural schema (`None`: not a custom
+    /// resource of a CRD given).
+    pub fn with_schema(mut self, schema: Option<Arc<Value>>) -> Self {
+        self.schema = schema;
+        self
+    }
     /// The same request with a fresh uid, as a second call of the apiserver would carry.
     pub fn with_fresh_uid(&self) -> Self {
         RequestCase::new(self.label.clone(), self.version(), self.primary, self.spec.clone())
+            .with_schema(self.schema.clone())
     }
     /// The same request about another object (a fresh uid).
     pub fn with_object(&self, object: Value) -> Self {
         let mut spec = self.spec.clone();
         spec.object = object;
-        RequestCase::new(self.label.clone(), self.version(), self.primary, spec)
+        RequestCase::new(self.label.clone(), self.version(), self.primary, spec).with_schema(self.schema.clone())
     }
     /// The same request with `dryRun` set so (a fresh uid).
     pub fn with_dry_run(&self, dry_run: bool) -> Self {
         let mut spec = self.spec.clone();
         spec.dry_run = dry_run;
-        RequestCase::new(self.label.clone(), self.version(), self.primary, spec)
+        RequestCase::new(self.label.clone(), self.version(), self.primary, spec).with_schema(self.schema.clone())
     }
     /// A request read back from an AdmissionReview as sent (a saved regression): its spec, version and
     /// a fresh uid.

@@ -506,7 +506,10 @@ fn build_from(
         return None;
     }
     super::managed_fields::record(&mut spec);
-    Some(RequestCase::new(format!("{} (generated)", target.describe()), version, primary, spec))
+    Some(
+        RequestCase::new(format!("{} (generated)", target.describe()), version, primary, spec)
+            .with_schema(target.resource.crd_schema()),
+    )
 }
 
 /// Generated requests for `webhook` within `scope`, among the built-in resources; `None` when its
@@ -1175,6 +1178,13 @@ spec:
                             let checked = super::super::schema::conforms(&schema, object);
                             prop_assert!(checked.is_ok(), "{}: {checked:?}\n{object:#}", case.label);
                             prop_assert!(object["spec"]["color"].is_string(), "defaults are filled");
+                            let refused = apiserver_validation::crd::validate_custom_resource(&schema, object);
+                            prop_assert!(
+                                refused.is_empty(),
+                                "{}: the apiserver refuses {refused:?}\n{object:#}",
+                                case.label
+                            );
+                            prop_assert!(case.schema.is_some(), "{}: the request knows its CRD's schema", case.label);
                         }
                     }
                     Ok(())

@@ -35,6 +35,7 @@ pub use resources::{built_ins, selected, selected_by_rules, ApiResources, Origin
 #[cfg(test)]
 pub use review::admission_review;
 pub use review::{default_user, AdmissionSpec};
+pub use schema::admit as admit_custom_resource;
 pub use schema::summary as schema_summary;
 
 /// What the apiserver's validation says of the object `spec` sends, as it is: `None` when it

@@ -168,7 +168,9 @@ pub fn plan_in(webhook: &WebhookSpec, api: &ApiResources) -> Vec<RequestCase> {
             managed_fields::record(&mut spec);
             for (i, version) in versions.iter().enumerate() {
                 let label = format!("{what} ({})", variant.as_str());
-                cases.push(RequestCase::new(label, *version, i == 0, spec.clone()));
+                cases.push(
+                    RequestCase::new(label, *version, i == 0, spec.clone()).with_schema(target.resource.crd_schema()),
+                );
             }
         }
         // Objects as the cluster's controllers make them, for every target a rule names.
@@ -181,7 +183,10 @@ pub fn plan_in(webhook: &WebhookSpec, api: &ApiResources) -> Vec<RequestCase> {
                 continue;
             }
             for (i, version) in versions.iter().enumerate() {
-                cases.push(RequestCase::new(format!("{what} ({})", maker.label()), *version, i == 0, spec.clone()));
+                cases.push(
+                    RequestCase::new(format!("{what} ({})", maker.label()), *version, i == 0, spec.clone())
+                        .with_schema(target.resource.crd_schema()),
+                );
             }
         }
     }
@@ -193,7 +198,7 @@ pub fn plan_in(webhook: &WebhookSpec, api: &ApiResources) -> Vec<RequestCase> {
             continue;
         }
         let label = format!("{} ({})", target.describe(), limit.label());
-        cases.push(RequestCase::new(label, versions[0], true, spec));
+        cases.push(RequestCase::new(label, versions[0], true, spec).with_schema(target.resource.crd_schema()));
     }
     cases
 }

@@ -66,6 +66,14 @@ impl Resource {
         matches!(self.origin, Origin::BuiltIn)
     }
 
+    /// The structural schema of this version, for a custom resource of a CRD given.
+    pub fn crd_schema(&self) -> Option<Arc<serde_json::Value>> {
+        match &self.origin {
+            Origin::Crd(schema) => Some(schema.clone()),
+            _ => None,
+        }
+    }
+
     /// Same resource (group and plural), whatever the version.
     fn same_as(&self, other: &Resource) -> bool {
         self.group == other.group && self.plural == other.plural

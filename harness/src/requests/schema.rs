@@ -233,8 +233,9 @@ fn varied_value(schema: &Value, draw: &mut Draw, depth: usize) -> Value {
     }
 }
 
-/// [`distinct`], keeping each string within its `maxLength`: the index replaces the string's last
-/// characters rather than lengthening it.
+/// Array items after the first differ (for lists that are sets or maps keyed by a string), each
+/// string within its `maxLength`: the index replaces the string's last characters rather than
+/// lengthening it. Enum values are kept as they are.
 fn distinct_within(mut item: Value, index: usize, schema: &Value) -> Value {
     if index == 0 || schema.get("enum").is_some() {
         return item;
@@ -334,7 +335,7 @@ fn value(schema: &Value, full: bool, depth: usize) -> Value {
             let max = count(schema, "maxItems").unwrap_or(usize::MAX);
             let n = min.max(usize::from(full_here)).min(max);
             let items = schema.get("items").cloned().unwrap_or(Value::Null);
-            Value::Array((0..n).map(|i| distinct(value(&items, full, depth + 1), i)).collect())
+            Value::Array((0..n).map(|i| distinct_within(value(&items, full, depth + 1), i, &items)).collect())
         }
         Some("string") => string(schema),
         Some("integer") => {
@@ -364,25 +365,6 @@ fn within(n: f64, highest: Option<f64>) -> f64 {
         Some(h) if n > h => h,
         _ => n,
     }
-}
-
-/// Array items after the first differ, for lists that are sets or maps keyed by a string.
-fn distinct(mut item: Value, index: usize) -> Value {
-    if index == 0 {
-        return item;
-    }
-    match &mut item {
-        Value::String(s) => s.push_str(&index.to_string()),
-        Value::Object(map) => {
-            for v in map.values_mut() {
-                if let Value::String(s) = v {
-                    s.push_str(&index.to_string());
-                }
-            }
-        }
-        _ => {}
-    }
-    item
 }
 
 fn object(schema: &Value, full: bool, depth: usize) -> Value {
@@ -733,6 +715,8 @@ mod tests {
             let mut o = object(varied(&s, seed));
             admit(&s, &mut o);
             assert_eq!(conforms(&s, &o), Ok(()), "seed {seed}: {o}");
+            let refused = apiserver_validation::crd::validate_custom_resource(&s, &o);
+            assert!(refused.is_empty(), "seed {seed}: the apiserver refuses {refused:?}: {o}");
             assert_eq!(object(varied(&s, seed)), object(varied(&s, seed)), "the same seed, the same object");
             let spec = &o["spec"];
             let size = spec["size"].as_i64().unwrap();
@@ -789,6 +773,7 @@ mod tests {
         let mut bare = object(instance(&s, false));
         admit(&s, &mut bare);
         assert_eq!(conforms(&s, &bare), Ok(()));
+        assert_eq!(apiserver_validation::crd::validate_custom_resource(&s, &bare), vec![]);
         assert_eq!(bare["spec"]["size"], 3, "the minimum is respected");
         assert_eq!(bare["spec"]["mode"], "fast");
         assert!(bare["spec"].get("tags").is_none(), "optional fields are left out of a bare object");
@@ -799,6 +784,7 @@ mod tests {
         let mut full = object(instance(&s, true));
         admit(&s, &mut full);
         assert_eq!(conforms(&s, &full), Ok(()));
+        assert_eq!(apiserver_validation::crd::validate_custom_resource(&s, &full), vec![]);
         assert_eq!(full["spec"]["tags"].as_array().unwrap().len(), 2, "minItems");
         assert!(full["spec"]["tags"][0].as_str().unwrap().len() <= 4);
         assert_eq!(full["spec"]["template"]["kind"], "ConfigMap");

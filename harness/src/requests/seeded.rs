@@ -137,7 +137,7 @@ pub fn from_seeds(webhook: &WebhookSpec, seeds: Vec<RequestCase>) -> Option<SBox
                     return seed.clone();
                 }
                 let label = format!("{} (mutated: {} change(s))", seed.label, mutations.len());
-                RequestCase::new(label, seed.version(), seed.primary, spec)
+                RequestCase::new(label, seed.version(), seed.primary, spec).with_schema(seed.schema.clone())
             })
             .sboxed(),
     )

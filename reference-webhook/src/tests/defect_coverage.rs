@@ -34,7 +34,14 @@ fn every_defect_changes_something_or_is_transport_level() {
     non_root["spec"]["containers"] =
         json!([{"name": "a", "image": "a:1"}, {"name": "b", "image": "b:1"}, {"name": "c", "image": "c:1"}]);
     let non_root = apply(&non_root, &patch_of(&response(Endpoint::Mutate, &create(V1, non_root.clone()))));
+    // A custom resource whose spec has an integer `replicas`.
+    let mut widget = create(
+        V1,
+        json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"replicas": 1}}),
+    );
+    widget["request"]["kind"] = json!({"group": "example.com", "version": "v1", "kind": "Widget"});
     let reviews = [
+        widget,
         create(V1, non_root),
         update,
         create(V1, deployment),

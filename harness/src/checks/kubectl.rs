@@ -1,0 +1,21 @@
+//! What kubectl prints of the apiserver's refusal of an object (`kubectl/pkg/cmd/util/helpers.go`
+//! `checkErr`).
+
+use apiserver_validation::Refusal;
+
+/// The line kubectl prints for a 422 (`cmdutil.checkErr`: `The <Kind> "<name>" is invalid: `
+/// then the causes, one alone on the same line, several each on a line of their own after `* `).
+pub fn kubectl_line(kind: &str, name: &str, refusal: &Refusal, apiserver_says: &str) -> String {
+    match refusal {
+        Refusal::Invalid(errs) => {
+            let prefix = format!("The {kind} {name:?} is invalid: ");
+            let causes: Vec<String> = errs.iter().map(ToString::to_string).collect();
+            match causes.as_slice() {
+                [one] => format!("{prefix}{one}"),
+                many => format!("{prefix}\n* {}", many.join("\n* ")),
+            }
+        }
+        Refusal::BadRequest(_) => format!("Error from server (BadRequest): {apiserver_says}"),
+        Refusal::Conflict(_) => format!("Error from server (Conflict): {apiserver_says}"),
+    }
+}
