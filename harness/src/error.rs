@@ -156,7 +156,7 @@ pub enum ReportError {
 }
 
 /// The cause of an [`Error`] that some other library reported.
-pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
+pub(crate) type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// `what: cause`, or either alone.
 fn joined(what: &str, cause: Option<&(dyn std::error::Error + Send + Sync + 'static)>) -> String {

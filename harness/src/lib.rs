@@ -51,6 +51,8 @@
 //! # Ok::<(), webhook_harness::Error>(())
 //! ```
 
+#![warn(unreachable_pub)]
+
 mod admission;
 mod apiserver;
 pub mod auth;

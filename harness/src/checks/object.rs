@@ -25,7 +25,7 @@ fn refusal(scope: &Scope, operation: Operation, object: &Value, old: &Value) -> 
 
 /// The line kubectl prints for a 422 (`cmdutil.checkErr`: `The <Kind> "<name>" is invalid: `
 /// then the causes, one alone on the same line, several each on a line of their own after `* `).
-pub fn kubectl_line(kind: &str, name: &str, refusal: &Refusal, apiserver_says: &str) -> String {
+pub(crate) fn kubectl_line(kind: &str, name: &str, refusal: &Refusal, apiserver_says: &str) -> String {
     match refusal {
         Refusal::Invalid(errs) => {
             let prefix = format!("The {kind} {name:?} is invalid: ");
@@ -41,7 +41,7 @@ pub fn kubectl_line(kind: &str, name: &str, refusal: &Refusal, apiserver_says: &
 }
 
 /// object.valid
-pub fn valid(x: &Exchange) -> Check {
+pub(crate) fn valid(x: &Exchange) -> Check {
     let Some(Ok(patched)) = x.patched() else { return Check::na("no applied patch") };
     let spec = &x.case.spec;
     if !matches!(spec.operation, Operation::Create | Operation::Update) {
@@ -111,7 +111,7 @@ pub fn valid(x: &Exchange) -> Check {
 
 /// For a mutating webhook whose requests include kinds whose spec validation is not modelled, a
 /// note naming them: `object.valid` judges only their metadata.
-pub fn unmodelled_note(webhook: &WebhookSpec, api: &ApiResources) -> Option<String> {
+pub(crate) fn unmodelled_note(webhook: &WebhookSpec, api: &ApiResources) -> Option<String> {
     if webhook.kind != WebhookKind::Mutating {
         return None;
     }

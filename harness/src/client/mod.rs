@@ -12,10 +12,10 @@ mod breaker;
 mod handshake;
 mod verify;
 
-pub use admissions::{Admission, AdmissionLog};
-pub use breaker::Unsent;
-pub use handshake::{handshake, HandshakeError};
-pub use verify::NameMismatch;
+pub(crate) use admissions::{Admission, AdmissionLog};
+pub(crate) use breaker::Unsent;
+pub(crate) use handshake::{handshake, HandshakeError};
+pub(crate) use verify::NameMismatch;
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
@@ -145,9 +145,9 @@ pub struct TransportFailure {
 }
 
 /// The apiserver's request headers.
-pub const USER_AGENT: &str = "kube-apiserver-admission";
-pub const ACCEPT: &str = "application/json, */*";
-pub const CONTENT_TYPE: &str = "application/json";
+pub(crate) const USER_AGENT: &str = "kube-apiserver-admission";
+pub(crate) const ACCEPT: &str = "application/json, */*";
+pub(crate) const CONTENT_TYPE: &str = "application/json";
 
 /// One way of calling: an HTTPS client presenting one identity.
 #[derive(Clone)]

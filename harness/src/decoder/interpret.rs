@@ -121,7 +121,7 @@ pub(crate) struct SchemaGvk {
 impl SchemaGvk {
     /// `schema.ParseGroupVersion`: `""` and `"/"` are empty, no `/` is a version, one `/` separates
     /// group and version, more is an error.
-    pub fn parse(api_version: &str, kind: &str) -> Result<SchemaGvk, ParseGroupVersionError> {
+    pub(crate) fn parse(api_version: &str, kind: &str) -> Result<SchemaGvk, ParseGroupVersionError> {
         let kind = kind.to_string();
         if api_version.is_empty() || api_version == "/" {
             return Ok(SchemaGvk { kind, ..SchemaGvk::default() });
@@ -138,13 +138,13 @@ impl SchemaGvk {
 
     /// `schema.FromAPIVersionAndKind`: what `VerifyAdmissionResponse` compares (an apiVersion that
     /// does not parse leaves group and version empty).
-    pub fn of(meta: &TypeMeta) -> SchemaGvk {
+    pub(crate) fn of(meta: &TypeMeta) -> SchemaGvk {
         SchemaGvk::parse(&meta.api_version, &meta.kind)
             .unwrap_or(SchemaGvk { kind: meta.kind.clone(), ..SchemaGvk::default() })
     }
 
     /// `gvkWithDefaults`: a missing kind, or group and version, come from the type decoded into.
-    pub fn with_defaults(mut self, sent: ReviewVersion) -> SchemaGvk {
+    pub(crate) fn with_defaults(mut self, sent: ReviewVersion) -> SchemaGvk {
         if self.kind.is_empty() {
             self.kind = "AdmissionReview".into();
         }
@@ -156,7 +156,7 @@ impl SchemaGvk {
     }
 
     /// `schema.GroupVersion.String()`: `group/version`, or the version alone without a group.
-    pub fn group_version(&self) -> String {
+    pub(crate) fn group_version(&self) -> String {
         if self.group.is_empty() {
             self.version.clone()
         } else {
@@ -165,7 +165,7 @@ impl SchemaGvk {
     }
 
     /// The AdmissionReview version this names, if it names one the apiserver's scheme registers.
-    pub fn review_version(&self) -> Option<ReviewVersion> {
+    pub(crate) fn review_version(&self) -> Option<ReviewVersion> {
         if self.group != "admission.k8s.io" || self.kind != "AdmissionReview" {
             return None;
         }

@@ -91,12 +91,12 @@ pub(crate) struct Decoded {
 impl Decoded {
     /// The error the apiserver reports for the decode (after apiVersion and kind were read and a
     /// type chosen), if any.
-    pub fn first_error(&self) -> Option<&TypeError> {
+    pub(crate) fn first_error(&self) -> Option<&TypeError> {
         self.errors.first()
     }
 
     /// apiVersion and kind as the typed decode set them (case-sensitive keys).
-    pub fn type_meta(&self) -> TypeMeta {
+    pub(crate) fn type_meta(&self) -> TypeMeta {
         let text = |k: &str| self.review.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
         TypeMeta { api_version: text("apiVersion"), kind: text("kind") }
     }

@@ -49,7 +49,7 @@ fn member_schema<'a>(schema: &'a Value, key: &str) -> Option<Option<&'a Value>> 
 /// The fields of a valid object of the custom resource other than apiVersion, kind and metadata
 /// (and status, which clients do not send): `spec` and what the schema requires, every optional
 /// field too when `full`.
-pub fn instance(schema: &Value, full: bool) -> Map<String, Value> {
+pub(crate) fn instance(schema: &Value, full: bool) -> Map<String, Value> {
     let mut out = Map::new();
     let required = required(schema);
     if let Some(props) = properties(schema) {
@@ -70,7 +70,7 @@ pub fn instance(schema: &Value, full: bool) -> Map<String, Value> {
 /// `minLength` up to `maxLength`, optional fields present or absent, arrays and maps of several
 /// sizes within `minItems`/`maxItems` and `minProperties`/`maxProperties`. A `pattern` or `format`
 /// keeps the string [`instance`] gives (which the suite does not vary).
-pub fn varied(schema: &Value, seed: u64) -> Map<String, Value> {
+pub(crate) fn varied(schema: &Value, seed: u64) -> Map<String, Value> {
     let mut draw = Draw(seed ^ 0x9e37_79b9_7f4a_7c15);
     let mut out = Map::new();
     let required = required(schema);
@@ -89,7 +89,7 @@ pub fn varied(schema: &Value, seed: u64) -> Map<String, Value> {
 
 /// What [`varied`] draws from `schema`, in a line: each leaf field of the resource (below
 /// `spec` and the other top-level fields, at most `limit` of them) and the values it takes.
-pub fn summary(schema: &Value, limit: usize) -> String {
+pub(crate) fn summary(schema: &Value, limit: usize) -> String {
     fn walk(schema: &Value, path: &str, required: bool, out: &mut Vec<String>, depth: usize) {
         let optional = if required { "" } else { ", or absent" };
         if let Some(values) = schema.get("enum").and_then(Value::as_array) {
@@ -294,7 +294,7 @@ fn varied_object(schema: &Value, draw: &mut Draw, depth: usize) -> Value {
 }
 
 /// A status as the controller writes it through `/status`, when the schema has one.
-pub fn status_instance(schema: &Value) -> Option<Value> {
+pub(crate) fn status_instance(schema: &Value) -> Option<Value> {
     properties(schema)?.get("status").map(|s| value(s, true, 1))
 }
 
@@ -454,7 +454,7 @@ fn string(schema: &Value) -> Value {
 
 /// What the apiserver does to an object of the custom resource when decoding it (steps 1–5 of the
 /// module documentation), in place.
-pub fn admit(schema: &Value, object: &mut Value) {
+pub(crate) fn admit(schema: &Value, object: &mut Value) {
     coerce_metadata(object);
     prune(object, Some(schema), true);
     drop_non_nullable_nulls(object, Some(schema));
