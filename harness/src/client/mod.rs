@@ -26,7 +26,7 @@ use reqwest::Url;
 
 use crate::auth::ClientIdentity;
 use crate::cancel::{Cancel, INTERRUPTED};
-use crate::error::Error;
+use crate::error::{Error, InputError};
 use breaker::Breaker;
 
 /// Which HTTP versions the client offers in ALPN.
@@ -455,12 +455,13 @@ fn tls_config(ca_pem: &[u8], identity: &ClientIdentity) -> Result<rustls::Client
     Ok(match &identity.certificate {
         None => builder.with_no_client_auth(),
         Some((cert, key)) => {
-            let what = |e: String| Error::input(format!("the client certificate of {}", identity.source), e);
-            let certs = crate::tls::parse_certificates(cert.as_bytes()).map_err(|e| what(e.to_string()))?;
+            let what = |e: InputError| Error::input(format!("the client certificate of {}", identity.source), e);
+            let certs =
+                crate::tls::parse_certificates(cert.as_bytes()).map_err(|e| what(InputError::Invalid(Box::new(e))))?;
             let key = rustls_pemfile::private_key(&mut key.as_bytes())
-                .map_err(|e| what(e.to_string()))?
-                .ok_or_else(|| what("no PEM private key found".into()))?;
-            builder.with_client_auth_cert(certs, key).map_err(|e| what(e.to_string()))?
+                .map_err(|e| what(InputError::Read(e)))?
+                .ok_or_else(|| what(InputError::NoPrivateKey))?;
+            builder.with_client_auth_cert(certs, key).map_err(|e| what(InputError::Invalid(Box::new(e))))?
         }
     })
 }

@@ -35,7 +35,7 @@ use cel::{Context, ExecutionError, FunctionContext, Value};
 use serde::Deserialize;
 
 use super::value::{get, get_str, map, string, with};
-use crate::error::Error;
+use crate::error::{Error, InputError};
 
 /// What the cluster's authorizer answers.
 #[derive(Clone, Debug, Default)]
@@ -194,7 +194,7 @@ impl Policy {
     pub fn load(file: &Path) -> Result<Policy, Error> {
         let what = format!("--authorizer {}", file.display());
         let text = std::fs::read_to_string(file).map_err(|e| Error::input(&what, e))?;
-        Policy::parse(&text).map_err(|e| Error::input(&what, e))
+        Policy::parse(&text).map_err(|e| Error::input(&what, InputError::Invalid(e.into())))
     }
 
     /// Parse a description.

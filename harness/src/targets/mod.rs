@@ -26,7 +26,7 @@ use port::free_port;
 use crate::apiserver::{ApiServer, Recording};
 use crate::client::Endpoint;
 use crate::config::WebhookSpec;
-use crate::error::Error;
+use crate::error::{Error, TargetError};
 use crate::tls::{ServingNames, TlsMaterial};
 
 /// The serving certificate and key an in-process server is to use (PEM), issued by the run's CA.
@@ -179,14 +179,15 @@ pub(crate) async fn start(
         Target::Command { command, startup_timeout } => {
             match command::start(&command, webhooks, tls_dir, client_certificate, startup_timeout).await {
                 Ok(t) => Ok(t),
-                Err(StartError::Spawn(e)) => Err(Error::target("--cmd", e).into()),
+                Err(e @ StartError::Spawn(_)) => Err(Error::target("--cmd", TargetError::Start(e.into())).into()),
                 Err(e) => Err(StartFailure::NotReady(e.to_string())),
             }
         }
         Target::Image(spec) => match container::start(&spec, webhooks, tls_dir, client_certificate).await {
             Ok(t) => Ok(t),
-            Err(ContainerError::Setup(e)) => Err(Error::target(format!("--image {}", spec.image), e).into()),
-            Err(ContainerError::NoDocker(e)) => Err(Error::target(format!("--image {}", spec.image), e).into()),
+            Err(e @ (ContainerError::Setup(_) | ContainerError::NoDocker(_))) => {
+                Err(Error::target(format!("--image {}", spec.image), TargetError::Start(e.into())).into())
+            }
             Err(e) => Err(StartFailure::NotReady(e.to_string())),
         },
         Target::InProcess { description, serve } => {
