@@ -136,7 +136,7 @@ pub struct GroupVersionKind {
 }
 
 /// Short name of [`GroupVersionKind`].
-pub type Gvk = GroupVersionKind;
+pub(crate) type Gvk = GroupVersionKind;
 
 impl GroupVersionKind {
     /// The kind `kind` of `group`/`version`.

@@ -4,7 +4,7 @@ use serde_json::Value;
 
 /// One difference: the JSON pointer, and the value on each side (`None`: absent).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Change {
+pub(crate) struct Change {
     pub pointer: String,
     pub before: Option<Value>,
     pub after: Option<Value>,
@@ -41,7 +41,7 @@ fn walk(path: &str, a: Option<&Value>, b: Option<&Value>, out: &mut Vec<Change>)
 }
 
 /// Every leaf-level difference between `a` and `b`.
-pub fn diff(a: &Value, b: &Value) -> Vec<Change> {
+pub(crate) fn diff(a: &Value, b: &Value) -> Vec<Change> {
     let mut out = Vec::new();
     walk("", Some(a), Some(b), &mut out);
     out
@@ -55,7 +55,7 @@ fn short(v: &Option<Value>) -> String {
 }
 
 /// The diff as text, one line per change (at most `limit` lines).
-pub fn render(changes: &[Change], limit: usize) -> String {
+pub(crate) fn render(changes: &[Change], limit: usize) -> String {
     let mut s = String::new();
     for c in changes.iter().take(limit) {
         s.push_str(&format!("  {}: {} → {}\n", c.pointer, short(&c.before), short(&c.after)));

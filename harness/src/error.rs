@@ -22,21 +22,23 @@ pub enum Error {
     Case(#[from] CaseError),
     /// The target given cannot be used as given (a URL that does not parse or answer, a CA that is
     /// not PEM, a command that cannot be spawned, an image that is not on the Docker engine, …).
-    #[error("{what}: {message}")]
+    #[error("{what}: {source}")]
     Target {
         /// Which input: `--url "https://…"`, `--cmd`, `--image NAME`, …
         what: String,
         /// What is wrong with it.
-        message: String,
+        #[source]
+        source: TargetError,
     },
     /// A file describing the cluster cannot be used (an authorizer description, credentials, an
     /// AdmissionConfiguration or its kubeconfig, …).
-    #[error("{what}: {message}")]
+    #[error("{what}: {source}")]
     Input {
         /// Which input: `--authorizer FILE`, `--admission-config FILE`, …
         what: String,
         /// What is wrong with it.
-        message: String,
+        #[source]
+        source: InputError,
     },
     /// An option of the run is invalid (a zero budget, an unknown property, …).
     #[error("{0}")]
@@ -155,8 +157,172 @@ pub enum ReportError {
     },
 }
 
+/// Why a file describing the cluster cannot be used ([`Error::Input`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum InputError {
+    /// It cannot be read.
+    #[error("{0}")]
+    Read(#[from] std::io::Error),
+    /// It cannot be read (said so).
+    #[error("cannot be read: {0}")]
+    Unreadable(#[source] std::io::Error),
+    /// A YAML document that does not decode into its type: where (the field path) and why.
+    #[error("{}{message}", path.as_ref().map(|p| format!("{p}: ")).unwrap_or_default())]
+    Decode {
+        /// The field path, e.g. `plugins[0].configuration`, when not the top.
+        path: Option<String>,
+        /// What is wrong there.
+        message: String,
+    },
+    /// A YAML value that does not decode into its type.
+    #[error("{0}")]
+    Yaml(#[from] serde_yaml::Error),
+    /// Another kind than the one expected.
+    #[error("kind {found:?}: expected {expected}")]
+    Kind {
+        /// The kind found (empty when absent).
+        found: String,
+        /// The kind expected.
+        expected: &'static str,
+    },
+    /// An apiVersion not among those expected.
+    #[error("apiVersion {found:?}: expected {expected}")]
+    ApiVersion {
+        /// The apiVersion found (empty when absent).
+        found: String,
+        /// The apiVersions expected, in words.
+        expected: String,
+    },
+    /// A required field is missing.
+    #[error("{0} is required")]
+    Missing(&'static str),
+    /// A kubeconfig path that is not absolute (webhook/config/kubeconfig.go `LoadConfig`).
+    #[error("kubeConfigFile {0:?} must be an absolute file path (the apiserver refuses a relative one)")]
+    RelativeKubeconfig(String),
+    /// A kubeconfig user with an auth provider.
+    #[error("auth provider not supported (the apiserver refuses it too)")]
+    AuthProvider,
+    /// A kubeconfig user with an exec credential plugin.
+    #[error("exec credential plugins are not supported by the suite")]
+    ExecPlugin,
+    /// A `…-data` field that is not base64.
+    #[error("{field}: not base64: {source}")]
+    NotBase64 {
+        /// The field.
+        field: &'static str,
+        /// Why.
+        source: base64::DecodeError,
+    },
+    /// A `…-data` field whose bytes are not text.
+    #[error("{field}: not PEM text")]
+    NotPemText {
+        /// The field.
+        field: &'static str,
+    },
+    /// A client certificate without its key.
+    #[error("a client certificate without client-key or client-key-data")]
+    KeyMissing,
+    /// No private key in the PEM given.
+    #[error("no PEM private key found")]
+    NoPrivateKey,
+    /// Credentials or a description that the suite's own reading refuses (its error says why).
+    #[error("{0}")]
+    Invalid(#[source] Cause),
+}
+
+/// Why a target cannot be used as given ([`Error::Target`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TargetError {
+    /// A file it names cannot be read.
+    #[error("{0}")]
+    Read(#[from] std::io::Error),
+    /// The URL does not parse, or a host cannot be set on it.
+    #[error("{0}")]
+    Url(#[source] Cause),
+    /// The text given is not a URL.
+    #[error("not a URL: {0}")]
+    NotAUrl(#[source] Cause),
+    /// The URL is not `https`.
+    #[error("the apiserver calls webhooks over https only")]
+    NotHttps,
+    /// The URL has no host.
+    #[error("no host")]
+    NoHost,
+    /// The CA bundle given does not hold certificates to trust.
+    #[error("{0}")]
+    Ca(#[source] Box<Error>),
+    /// A webhook's `clientConfig.caBundle` cannot be used.
+    #[error("webhook {webhook}: {reason} (give --ca FILE instead)")]
+    CaBundle {
+        /// The webhook's name.
+        webhook: String,
+        /// Why.
+        reason: String,
+    },
+    /// The manifest's caBundles, together, do not hold certificates to trust.
+    #[error("the manifest's caBundle: {0}")]
+    ManifestCa(#[source] Box<Error>),
+    /// No CA to trust at all.
+    #[error("no --ca, and the manifest has no clientConfig.caBundle to trust: give --ca FILE, the CA that signed the webhook's serving certificate")]
+    NoCa,
+    /// The host does not resolve.
+    #[error("cannot resolve {host}: {source} (give --resolve {host}:{port}:ADDR to connect to ADDR)")]
+    Resolve {
+        /// The host.
+        host: String,
+        /// The port called.
+        port: u16,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// DNS does not answer in time.
+    #[error("cannot resolve {host}: no answer within {seconds} s")]
+    ResolveTimeout {
+        /// The host.
+        host: String,
+        /// The deadline.
+        seconds: u64,
+    },
+    /// DNS answers with no address.
+    #[error("{host} has no address")]
+    NoAddress {
+        /// The host.
+        host: String,
+    },
+    /// Nothing accepts a TCP connection at the address.
+    #[error("cannot connect to {addr}: {source}")]
+    Connect {
+        /// The address.
+        addr: std::net::SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Nothing answers a TCP connection at the address in time.
+    #[error("cannot connect to {addr}: no answer within {seconds} s")]
+    ConnectTimeout {
+        /// The address.
+        addr: std::net::SocketAddr,
+        /// The deadline.
+        seconds: u64,
+    },
+    /// The TLS handshake with the webhook fails.
+    #[error("the webhook cannot be reached over TLS: {0}")]
+    Tls(#[source] std::io::Error),
+    /// The TLS handshake does not finish in time.
+    #[error("no TLS handshake within {seconds} s")]
+    HandshakeTimeout {
+        /// The deadline.
+        seconds: u64,
+    },
+    /// The command or the container cannot be started (the suite's own error says why).
+    #[error("{0}")]
+    Start(#[source] Cause),
+}
+
 /// The cause of an [`Error`] that some other library reported.
-pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
+pub(crate) type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// `what: cause`, or either alone.
 fn joined(what: &str, cause: Option<&(dyn std::error::Error + Send + Sync + 'static)>) -> String {
@@ -182,13 +348,13 @@ impl Error {
     pub const EXIT_CODE: i32 = 2;
 
     /// An error of the input file `what`.
-    pub fn input(what: impl Into<String>, message: impl fmt::Display) -> Error {
-        Error::Input { what: what.into(), message: message.to_string() }
+    pub fn input(what: impl Into<String>, source: impl Into<InputError>) -> Error {
+        Error::Input { what: what.into(), source: source.into() }
     }
 
     /// An error of the target input `what`.
-    pub fn target(what: impl Into<String>, message: impl fmt::Display) -> Error {
-        Error::Target { what: what.into(), message: message.to_string() }
+    pub fn target(what: impl Into<String>, source: impl Into<TargetError>) -> Error {
+        Error::Target { what: what.into(), source: source.into() }
     }
 }
 
@@ -293,6 +459,13 @@ mod tests {
         let plain = Error::Tls { what: "no PEM certificate found".into(), source: None };
         assert_eq!((plain.to_string().as_str(), plain.source().is_none()), ("no PEM certificate found", true));
         let report = Error::Report { at: Some("r.json".into()), source: ReportError::NotAReport };
+        let input = Error::input("--admission-config a.yaml", InputError::Missing("kubeConfigFile"));
+        assert_eq!(input.to_string(), "--admission-config a.yaml: kubeConfigFile is required");
+        let decode = InputError::Decode { path: Some("plugins[0]".into()), message: "unknown field".into() };
+        assert_eq!(decode.to_string(), "plugins[0]: unknown field");
+        let target = Error::target("--url \"https://x\"", TargetError::NotHttps);
+        assert_eq!(target.to_string(), "--url \"https://x\": the apiserver calls webhooks over https only");
+        assert!(target.source().is_some_and(|s| matches!(s.downcast_ref(), Some(TargetError::NotHttps))));
         assert_eq!(report.to_string(), "r.json: not a webhook-conformance JSON report (no \"verdict\")");
         assert!(report.source().is_some_and(|s| s.is::<ReportError>()));
     }

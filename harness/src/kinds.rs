@@ -22,7 +22,7 @@ use crate::admission::Gvk;
 /// Why a value does not decode as a kind's type (serde's message, as the apiserver's `json:` error
 /// reads close to it).
 #[derive(Debug, thiserror::Error)]
-pub enum DecodeError {
+pub(crate) enum DecodeError {
     /// The value does not decode into the kind's type.
     #[error("{0}")]
     Decode(#[source] serde_json::Error),
@@ -79,7 +79,7 @@ impl Scope for k8s_openapi::SubResourceScope {
 
 /// A kind of the targeted version, as its k8s-openapi type describes it.
 #[derive(Clone, Copy, Debug)]
-pub struct KindInfo {
+pub(crate) struct KindInfo {
     /// API group (`""` for core).
     pub group: &'static str,
     /// API version.
@@ -111,7 +111,7 @@ impl KindInfo {
 
     /// Its group/version/kind.
     #[cfg(test)]
-    pub fn gvk(&self) -> Gvk {
+    pub(crate) fn gvk(&self) -> Gvk {
         Gvk::new(self.group, self.version, self.kind)
     }
 }
@@ -123,7 +123,7 @@ macro_rules! kinds {
 /// Every kind of the targeted version that is a resource of the apiserver (k8s-openapi's types with a
 /// namespaced or cluster scope and a URL path segment), whether or not the apiserver ever sends it to
 /// a webhook (see `requests::resources` for that).
-pub static RESOURCES: &[KindInfo] = kinds![
+pub(crate) static RESOURCES: &[KindInfo] = kinds![
     core::v1::Binding,
     core::v1::ComponentStatus,
     core::v1::ConfigMap,
@@ -295,14 +295,14 @@ fn codec(gvk: &Gvk) -> Option<Codec> {
 
 /// Decode `value` as the built-in kind `gvk` and re-encode it. `None` when the suite has no typed
 /// model of that kind (custom resources): such objects are checked as plain JSON.
-pub fn round_trip(gvk: &Gvk, value: &Value) -> Option<Result<Value, DecodeError>> {
+pub(crate) fn round_trip(gvk: &Gvk, value: &Value) -> Option<Result<Value, DecodeError>> {
     codec(gvk).map(|c| (c.round_trip)(value))
 }
 
 /// Check that `value` decodes as `gvk` the way the apiserver decodes a patched object. Go's decoder
 /// leaves a field at its zero value when the JSON holds `null`; members that are `null` are dropped
 /// first so that they do not count against the object.
-pub fn decodes_as(gvk: &Gvk, value: &Value) -> Option<Result<(), DecodeError>> {
+pub(crate) fn decodes_as(gvk: &Gvk, value: &Value) -> Option<Result<(), DecodeError>> {
     let decodes = codec(gvk)?.decodes;
     if !has_null_member(value) {
         return Some(decodes(value));
@@ -314,7 +314,7 @@ pub fn decodes_as(gvk: &Gvk, value: &Value) -> Option<Result<(), DecodeError>> {
 
 /// `metadata` as `ObjectMeta` holds it: unknown fields dropped (what the apiserver's decoding does to
 /// the metadata of every object, custom resources included).
-pub fn object_meta(value: &Value) -> Result<Value, DecodeError> {
+pub(crate) fn object_meta(value: &Value) -> Result<Value, DecodeError> {
     round_trip_as::<k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>(value)
 }
 

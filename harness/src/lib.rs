@@ -51,6 +51,8 @@
 //! # Ok::<(), webhook_harness::Error>(())
 //! ```
 
+#![warn(unreachable_pub)]
+
 mod admission;
 mod apiserver;
 pub mod auth;
@@ -83,7 +85,7 @@ pub use admission::{
 pub use cancel::Cancel;
 pub use cases::{load_dir as load_cases, load_file as load_case, Case, Decision, GoldenMode};
 pub use config::{ConfigVersion, Manifest, ManifestLocation, WebhookKind, WebhookSpec};
-pub use error::{CaseError, Error, ManifestError, ReportError};
+pub use error::{CaseError, Error, InputError, ManifestError, ReportError, TargetError};
 pub use exchange::ExchangeRecord;
 pub use report::{JsonReport, Report, RuleSummary, TextOptions, SARIF_SCHEMA};
 pub use rules::{Rule, RuleKind};

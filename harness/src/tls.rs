@@ -21,6 +21,8 @@ use rcgen::{
     KeyUsagePurpose, SanType, PKCS_ECDSA_P256_SHA256,
 };
 
+mod der;
+
 /// Names the serving certificate is valid for, beyond the loopback names it always carries.
 #[derive(Clone, Debug, Default)]
 pub struct ServingNames {
@@ -242,33 +244,12 @@ pub struct CertificateNames {
 impl CertificateNames {
     /// The names of the DER certificate `der`.
     pub fn of(der: &[u8]) -> Result<CertificateNames, Error> {
-        use x509_parser::extensions::GeneralName;
-        let (_, cert) =
-            x509_parser::parse_x509_certificate(der).map_err(|e| Error::tls("reading the served certificate", e))?;
-        let mut names = CertificateNames {
-            common_name: cert.subject().iter_common_name().next().and_then(|cn| cn.as_str().ok()).map(str::to_string),
-            ..CertificateNames::default()
+        let read = der::names(der).map_err(|e| Error::tls("reading the served certificate", e))?;
+        let (has_san_extension, (dns, ips)) = match read.san {
+            Some(san) => (true, san),
+            None => (false, Default::default()),
         };
-        let san = cert
-            .subject_alternative_name()
-            .map_err(|e| Error::tls("reading the served certificate's subjectAltName", e))?;
-        if let Some(san) = san {
-            names.has_san_extension = true;
-            for name in &san.value.general_names {
-                match name {
-                    GeneralName::DNSName(dns) => names.dns.push(dns.to_string()),
-                    GeneralName::IPAddress(bytes) => {
-                        if let Ok(v4) = <[u8; 4]>::try_from(*bytes) {
-                            names.ips.push(IpAddr::from(v4));
-                        } else if let Ok(v6) = <[u8; 16]>::try_from(*bytes) {
-                            names.ips.push(IpAddr::from(v6));
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-        Ok(names)
+        Ok(CertificateNames { dns, ips, has_san_extension, common_name: read.common_name })
     }
 
     /// The names, in words: `DNS names a, b; IP addresses 127.0.0.1` (or that it has none).

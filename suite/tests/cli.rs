@@ -710,3 +710,89 @@ fn an_authorizer_description_answers_the_authorization_checks_of_match_condition
     assert_eq!(out.status.code(), Some(2), "{t}");
     assert!(t.contains("authz.yaml") && t.contains("unknown field"), "{t}");
 }
+
+/// A child process killed and reaped when the test ends, however it ends.
+struct Reaped(std::process::Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `cmd`'s exit status and output, the process killed after `deadline`.
+fn output_within(cmd: &mut Command, deadline: Duration, dir: &Path) -> (Option<i32>, String) {
+    let out = tempfile::NamedTempFile::new_in(dir).unwrap();
+    let file = out.reopen().unwrap();
+    let mut child = Reaped(cmd.stdout(file.try_clone().unwrap()).stderr(file).spawn().unwrap());
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            break status.code();
+        }
+        assert!(started.elapsed() < deadline, "{cmd:?} still runs after {deadline:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    (status, std::fs::read_to_string(out.path()).unwrap())
+}
+
+#[test]
+fn the_replay_written_to_artifacts_reproduces_a_failing_answer_of_a_url_target() {
+    if Command::new("curl").arg("--version").output().is_err() {
+        println!("skipped: curl is not installed, and this test runs the replay command with it");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = reference_manifest(dir.path());
+    let names = webhook_harness::tls::ServingNames::for_service("reference-webhook", "conformance");
+    let tls = webhook_harness::tls::TlsMaterial::generate(&names, Some(&dir.path().join("tls"))).unwrap();
+    // A webhook the user runs: the reference with a defect, served over TLS on a port of its own.
+    let mut server = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
+        .args(["reference-webhook", "--defect", "wrong-uid", "--port", "0"])
+        .arg("--cert")
+        .arg(tls.cert_path())
+        .arg("--key")
+        .arg(tls.key_path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = server.stdout.take().unwrap();
+    let server = Reaped(server);
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line).unwrap();
+    let port = line.trim().strip_prefix("listening on https://").and_then(|a| a.rsplit(':').next());
+    let port = port.unwrap_or_else(|| panic!("{line}")).to_string();
+    let artifacts = dir.path().join("artifacts");
+    let (code, t) = output_within(
+        bin()
+            .arg("--config")
+            .arg(&manifest)
+            .arg("--url")
+            .arg(format!("https://localhost:{port}"))
+            .arg("--ca")
+            .arg(tls.ca_path())
+            .arg("--artifacts")
+            .arg(&artifacts),
+        Duration::from_secs(300),
+        dir.path(),
+    );
+    assert_eq!(code, Some(1), "{t}");
+    // The first example of response.uid's breaches: its uid, and the replay printed under it.
+    let section = t.split("FAIL  response.uid").nth(1).unwrap_or_else(|| panic!("{t}"));
+    let uid = section.split(" uid ").nth(1).and_then(|s| s.lines().next()).unwrap().trim().to_string();
+    let curl = section.split("replay:\n").nth(1).and_then(|s| s.lines().next()).unwrap().trim().to_string();
+    let body_file = curl.split("--data-binary '@").nth(1).and_then(|s| s.split('\'').next()).unwrap();
+    assert!(Path::new(body_file).starts_with(&artifacts), "{curl}");
+    let sent: serde_json::Value = serde_json::from_slice(&std::fs::read(body_file).unwrap()).unwrap();
+    assert_eq!(sent["request"]["uid"], uid.as_str(), "the file holds the request of the breach: {curl}");
+    // Run the replay as printed (curl told to stop after 10 s and to fail loudly).
+    let replay = curl.replacen("curl ", "curl -sS --max-time 10 ", 1);
+    let (code, answer) = output_within(Command::new("sh").arg("-c").arg(&replay), Duration::from_secs(30), dir.path());
+    drop(server);
+    assert_eq!(code, Some(0), "{replay}\n{answer}");
+    let answer: serde_json::Value = serde_json::from_str(&answer).unwrap_or_else(|e| panic!("{e}: {answer}"));
+    assert_eq!(answer["kind"], "AdmissionReview", "{answer}");
+    assert!(answer["response"]["uid"].is_string(), "{answer}");
+    assert_ne!(answer["response"]["uid"], sent["request"]["uid"], "the replay gets the wrong uid again: {answer}");
+}

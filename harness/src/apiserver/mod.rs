@@ -17,9 +17,9 @@
 //! (also while a panic unwinds). Calls to anything but this API (other services, files, clouds)
 //! are outside what the suite sees.
 
-pub mod record;
+pub(crate) mod record;
 mod server;
-pub mod store;
+pub(crate) mod store;
 
 use std::io::Write;
 use std::net::{IpAddr, SocketAddr};
@@ -29,16 +29,16 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::json;
 
-pub use record::{ApiCall, Recording};
+pub(crate) use record::{ApiCall, Recording};
 
 use crate::tls::{ServingNames, TlsMaterial};
 
 /// Where a container finds the service-account files.
-pub const SERVICE_ACCOUNT_MOUNT: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
+pub(crate) const SERVICE_ACCOUNT_MOUNT: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 /// Why the recording API could not be served.
 #[derive(Debug, thiserror::Error)]
-pub enum ApiServerError {
+pub(crate) enum ApiServerError {
     /// Its certificate could not be made.
     #[error("the recording Kubernetes API's certificate: {0}")]
     Tls(String),
@@ -51,7 +51,7 @@ pub enum ApiServerError {
 }
 
 /// The recording API, serving until dropped.
-pub struct ApiServer {
+pub(crate) struct ApiServer {
     addr: SocketAddr,
     token: String,
     ca_pem: String,
@@ -81,7 +81,7 @@ fn write_file(path: &Path, contents: &str, mode: u32) -> std::io::Result<()> {
 impl ApiServer {
     /// Serve on `bind` (port chosen by the system), with a fresh CA, certificate and token. Must be
     /// called inside a tokio runtime.
-    pub async fn start(bind: IpAddr) -> Result<ApiServer, ApiServerError> {
+    pub(crate) async fn start(bind: IpAddr) -> Result<ApiServer, ApiServerError> {
         let names = ServingNames {
             dns: ["kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"]
                 .map(String::from)
@@ -128,7 +128,7 @@ impl ApiServer {
     }
 
     /// A kubeconfig (JSON) reaching the API at `server`.
-    pub fn kubeconfig(&self, server: &str) -> String {
+    pub(crate) fn kubeconfig(&self, server: &str) -> String {
         use base64::Engine as _;
         let ca = base64::engine::general_purpose::STANDARD.encode(&self.ca_pem);
         let config = json!({
@@ -142,32 +142,32 @@ impl ApiServer {
     }
 
     /// `https://ADDR:PORT`.
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("https://{}", self.addr)
     }
 
     /// Where it listens.
-    pub fn addr(&self) -> SocketAddr {
+    pub(crate) fn addr(&self) -> SocketAddr {
         self.addr
     }
 
     /// The kubeconfig file.
-    pub fn kubeconfig_path(&self) -> PathBuf {
+    pub(crate) fn kubeconfig_path(&self) -> PathBuf {
         self.files.path().join("kubeconfig")
     }
 
     /// The directory holding `token`, `ca.crt` and `namespace`.
-    pub fn service_account_dir(&self) -> PathBuf {
+    pub(crate) fn service_account_dir(&self) -> PathBuf {
         self.files.path().join("serviceaccount")
     }
 
     /// The calls recorded so far.
-    pub fn recording(&self) -> &Arc<Recording> {
+    pub(crate) fn recording(&self) -> &Arc<Recording> {
         &self.recording
     }
 
     /// The environment a command gets.
-    pub fn command_env(&self) -> Vec<(String, String)> {
+    pub(crate) fn command_env(&self) -> Vec<(String, String)> {
         vec![
             ("KUBECONFIG".into(), self.kubeconfig_path().display().to_string()),
             ("KUBERNETES_SERVICE_HOST".into(), self.addr.ip().to_string()),
@@ -179,7 +179,7 @@ impl ApiServer {
 
     /// The environment a container gets (its kubeconfig and service-account files mounted at
     /// `kubeconfig_in` and [`SERVICE_ACCOUNT_MOUNT`]).
-    pub fn container_env(&self, kubeconfig_in: &str) -> Vec<(String, String)> {
+    pub(crate) fn container_env(&self, kubeconfig_in: &str) -> Vec<(String, String)> {
         vec![
             ("KUBECONFIG".into(), kubeconfig_in.to_string()),
             ("KUBERNETES_SERVICE_HOST".into(), self.addr.ip().to_string()),
@@ -191,7 +191,7 @@ impl ApiServer {
 
     /// The directory of its files (the kubeconfig and `serviceaccount/`).
     #[cfg(test)]
-    pub fn files_dir(&self) -> &Path {
+    pub(crate) fn files_dir(&self) -> &Path {
         self.files.path()
     }
 }

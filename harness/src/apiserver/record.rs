@@ -7,11 +7,11 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 /// How much of a body is kept.
-pub const BODY_LIMIT: usize = 4096;
+pub(crate) const BODY_LIMIT: usize = 4096;
 
 /// One call to the API.
 #[derive(Clone, Debug)]
-pub struct ApiCall {
+pub(crate) struct ApiCall {
     /// When it arrived.
     pub at: Instant,
     /// `GET`, `POST`, …
@@ -34,18 +34,18 @@ pub struct ApiCall {
 
 impl ApiCall {
     /// A write: POST, PUT, PATCH or DELETE (reads are GET, HEAD, OPTIONS).
-    pub fn is_write(&self) -> bool {
+    pub(crate) fn is_write(&self) -> bool {
         matches!(self.method.as_str(), "POST" | "PUT" | "PATCH" | "DELETE")
     }
 
     /// A write that changes the cluster: authenticated, not a dry run, and carried out (a 2xx
     /// answer; a refused write changes nothing).
-    pub fn changes_state(&self) -> bool {
+    pub(crate) fn changes_state(&self) -> bool {
         self.is_write() && self.authenticated && !self.dry_run && (200..300).contains(&self.status)
     }
 
     /// `POST /api/v1/namespaces/ns/configmaps?x=y → 201`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let query = if self.query.is_empty() { String::new() } else { format!("?{}", self.query) };
         let body = if self.body.is_empty() { String::new() } else { format!(" {}", crate::text::snippet(&self.body)) };
         format!("{} {}{query} → {}{body}", self.method, self.path, self.status)
@@ -54,34 +54,34 @@ impl ApiCall {
 
 /// Every call, in arrival order.
 #[derive(Debug, Default)]
-pub struct Recording {
+pub(crate) struct Recording {
     calls: Mutex<Vec<ApiCall>>,
 }
 
 impl Recording {
     /// Keep `call`.
-    pub fn push(&self, call: ApiCall) {
+    pub(crate) fn push(&self, call: ApiCall) {
         self.calls.lock().unwrap_or_else(|e| e.into_inner()).push(call);
     }
 
     /// The calls so far.
-    pub fn calls(&self) -> Vec<ApiCall> {
+    pub(crate) fn calls(&self) -> Vec<ApiCall> {
         self.calls.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// How many calls so far.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.calls.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
     /// No call so far.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 }
 
 /// Every UUID (8-4-4-4-12 hex digits, as an admission request's uid is written) in `text`.
-pub fn uuids(text: &str) -> Vec<String> {
+pub(crate) fn uuids(text: &str) -> Vec<String> {
     let bytes = text.as_bytes();
     let mut out: Vec<String> = Vec::new();
     let mut i = 0;

@@ -25,7 +25,7 @@ const NAMESPACES: [&str; 4] = ["default", "kube-system", "kube-public", "kube-no
 
 /// What the server answers: a status and a JSON body, or a watch stream's first events.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Answer {
+pub(crate) enum Answer {
     /// A JSON document.
     Json { status: u16, body: Value },
     /// A watch: these events (one JSON document each), then nothing until the deadline.
@@ -36,7 +36,7 @@ pub enum Answer {
 
 impl Answer {
     /// The HTTP status.
-    pub fn status(&self) -> u16 {
+    pub(crate) fn status(&self) -> u16 {
         match self {
             Answer::Json { status, .. } | Answer::Text { status, .. } => *status,
             Answer::Watch { .. } => 200,
@@ -46,7 +46,7 @@ impl Answer {
 
 /// A call as the store sees it.
 #[derive(Clone, Debug, Default)]
-pub struct Call<'a> {
+pub(crate) struct Call<'a> {
     pub method: &'a str,
     pub path: &'a str,
     pub query: &'a str,
@@ -55,7 +55,7 @@ pub struct Call<'a> {
 }
 
 /// The apiserver's `Status` of a failure.
-pub fn status(code: u16, reason: &str, message: impl Into<String>, details: Option<Value>) -> Answer {
+pub(crate) fn status(code: u16, reason: &str, message: impl Into<String>, details: Option<Value>) -> Answer {
     let mut body = json!({
         "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
         "message": message.into(), "reason": reason, "code": code,
@@ -87,7 +87,7 @@ type Key = (String, String, &'static str, String, String);
 
 /// The objects written so far, and the resourceVersion counter.
 #[derive(Debug)]
-pub struct Store {
+pub(crate) struct Store {
     objects: BTreeMap<Key, Value>,
     deleted_namespaces: BTreeSet<String>,
     version: u64,
@@ -141,7 +141,7 @@ fn percent_decode(s: &str) -> String {
 
 /// Whether the call asks for a dry run: `Ok(true)` for `dryRun=All`, an error Status for any other
 /// value (`rest.go` `DryRun` validation: only `All`).
-pub fn dry_run(query: &str) -> Result<bool, Answer> {
+pub(crate) fn dry_run(query: &str) -> Result<bool, Answer> {
     match query_value(query, "dryRun").map(percent_decode) {
         None => Ok(false),
         Some(v) if v == "All" => Ok(true),
@@ -157,7 +157,7 @@ pub fn dry_run(query: &str) -> Result<bool, Answer> {
 
 impl Store {
     /// Answer one (authenticated) call.
-    pub fn answer(&mut self, call: &Call<'_>) -> Answer {
+    pub(crate) fn answer(&mut self, call: &Call<'_>) -> Answer {
         let path = call.path.trim_end_matches('/');
         match path {
             "/version" => return self.version_info(),

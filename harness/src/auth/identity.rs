@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 
-use crate::error::Error;
+use crate::error::{Error, InputError};
 
 /// Who the suite is to a webhook. The default is anonymous.
 #[derive(Clone, Default, PartialEq, Eq)]
@@ -58,9 +58,10 @@ impl ClientIdentity {
             source: format!("--client-cert {}", cert.display()),
             ..ClientIdentity::default()
         };
-        identity
-            .check()
-            .map_err(|e| Error::input(format!("--client-cert {} --client-key {}", cert.display(), key.display()), e))?;
+        identity.check().map_err(|e| {
+            let what = format!("--client-cert {} --client-key {}", cert.display(), key.display());
+            Error::input(what, InputError::Invalid(e.into()))
+        })?;
         Ok(identity)
     }
 

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::admission::{GroupVersionResource, Operation, UserInfo};
 use crate::requests::{built_ins, selected_by_rules, ApiResources, Resource, SubObject, Subresource};
 
-pub use crate::error::CaseError;
+pub(crate) use crate::error::CaseError;
 
 /// What a case expects of the apiserver's outcome.
 #[derive(Clone, Debug, Default)]
@@ -203,7 +203,7 @@ pub fn load_file(file: &Path) -> Result<Case, CaseError> {
 }
 
 /// Parse one case; `file` names it (its stem is the case's name).
-pub fn parse(file: &Path, text: &str) -> Result<Case, CaseError> {
+pub(crate) fn parse(file: &Path, text: &str) -> Result<Case, CaseError> {
     let err = |field: Option<&str>, message: String| CaseError {
         file: file.to_path_buf(),
         line: field.and_then(|f| line_of(text, f.rsplit('.').next().unwrap_or(f))),

@@ -11,13 +11,15 @@
 
 mod load;
 mod request;
-pub mod snapshot;
+pub(crate) mod snapshot;
 
-pub use load::{load_dir, load_file, parse, Case};
+pub(crate) use load::parse;
+pub use load::{load_dir, load_file, Case};
 #[cfg(test)]
-pub use request::admission_spec;
-pub use request::{request_case, selected_by, webhooks_for, CaseRun, Decision};
-pub use snapshot::Golden;
+pub(crate) use request::admission_spec;
+pub use request::Decision;
+pub(crate) use request::{request_case, selected_by, webhooks_for, CaseRun};
+pub(crate) use snapshot::Golden;
 
 use std::path::PathBuf;
 
@@ -37,7 +39,7 @@ pub enum GoldenMode {
 }
 
 /// Check every case's `webhook:` names before a run: an unknown name is an error of the case file.
-pub fn validate_webhooks(cases: &[Case], webhooks: &[WebhookSpec]) -> Result<(), CaseError> {
+pub(crate) fn validate_webhooks(cases: &[Case], webhooks: &[WebhookSpec]) -> Result<(), CaseError> {
     for case in cases {
         webhooks_for(case, webhooks, &crate::requests::ApiResources::built_in()).map_err(|message| CaseError {
             file: case.file.clone(),

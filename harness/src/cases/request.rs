@@ -13,7 +13,7 @@ use crate::requests::{
 };
 
 /// The uid the registry gives a stored object in cases that do not give one.
-pub const CASE_UID: &str = "5d3e1c9a-6a8f-4c0e-9a6e-0000000000cc";
+pub(crate) const CASE_UID: &str = "5d3e1c9a-6a8f-4c0e-9a6e-0000000000cc";
 
 /// How the admission of one case ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,7 +45,7 @@ impl Decision {
 
 /// What happened to one case.
 #[derive(Clone, Debug)]
-pub struct CaseRun {
+pub(crate) struct CaseRun {
     pub records: Vec<ExchangeRecord>,
     pub decision: Decision,
     /// The object after every mutating webhook's patch (`Value::Null` when the request has none).
@@ -56,7 +56,7 @@ pub struct CaseRun {
 /// The webhooks of `webhooks` the case goes to: the one it names, or every one whose rules select
 /// its resource, subresource and operation among the resources of `api`. Mutating first, each kind
 /// in manifest order.
-pub fn webhooks_for<'a>(
+pub(crate) fn webhooks_for<'a>(
     case: &Case,
     webhooks: &'a [WebhookSpec],
     api: &ApiResources,
@@ -109,7 +109,7 @@ fn stored_form(object: Value) -> Value {
 
 /// The AdmissionSpec of `case` for a webhook of `kind`, around `current` (the case's object as
 /// the previous mutating webhooks left it), with the fields the apiserver fills.
-pub fn admission_spec(case: &Case, kind: WebhookKind, current: &Value) -> AdmissionSpec {
+pub(crate) fn admission_spec(case: &Case, kind: WebhookKind, current: &Value) -> AdmissionSpec {
     let resource = &case.resource;
     let sub = case.subresource.map(|s| s.object);
     let (gvk, object, old_object) = match sub {
@@ -179,13 +179,13 @@ pub fn admission_spec(case: &Case, kind: WebhookKind, current: &Value) -> Admiss
 }
 
 /// The request sent to `webhook` for `case` around `current`, in the version a cluster sends.
-pub fn request_case(case: &Case, webhook: &WebhookSpec, current: &Value) -> RequestCase {
+pub(crate) fn request_case(case: &Case, webhook: &WebhookSpec, current: &Value) -> RequestCase {
     let spec = admission_spec(case, webhook.kind, current);
     RequestCase::new(format!("case {}: {}", case.name, case.what()), webhook.primary_review_version(), true, spec)
 }
 
 /// Do the webhook's namespaceSelector and objectSelector select the case's request as it is?
-pub fn selected_by(webhook: &WebhookSpec, request: &RequestCase) -> bool {
+pub(crate) fn selected_by(webhook: &WebhookSpec, request: &RequestCase) -> bool {
     let selectors = Selectors::of(webhook);
     let mut fitted = request.spec.clone();
     fit_selectors(&selectors, &mut fitted)

@@ -13,7 +13,7 @@ use crate::exchange::ExchangeRecord;
 use crate::text::snippet;
 
 /// What replaces a request uid in snapshots.
-pub const REDACTED_UID: &str = "[request uid]";
+pub(crate) const REDACTED_UID: &str = "[request uid]";
 
 /// Replace every string equal to one of `uids` by [`REDACTED_UID`].
 fn redact(value: &mut Value, uids: &[String]) {
@@ -26,7 +26,7 @@ fn redact(value: &mut Value, uids: &[String]) {
 }
 
 /// The snapshot of one case's run, as YAML text.
-pub fn render(case: &Case, run: &CaseRun) -> String {
+pub(crate) fn render(case: &Case, run: &CaseRun) -> String {
     let uids: Vec<String> = run.records.iter().map(|r| r.case.uid().to_string()).collect();
     let mut top = Map::new();
     top.insert("case".into(), json!(case.name));
@@ -127,12 +127,12 @@ fn answer(record: &ExchangeRecord) -> Value {
 }
 
 /// Where the snapshot of case `name` lives in `dir` (insta's naming: `<name>.snap`).
-pub fn snap_path(dir: &Path, name: &str) -> PathBuf {
+pub(crate) fn snap_path(dir: &Path, name: &str) -> PathBuf {
     dir.join(format!("{name}.snap"))
 }
 
 /// The body of an insta `.snap` file: what follows the `---` header.
-pub fn snap_body(text: &str) -> &str {
+pub(crate) fn snap_body(text: &str) -> &str {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if let Some(rest) = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n")) {
         if let Some(end) = rest.find("\n---\n") {
@@ -152,13 +152,13 @@ fn normalize(text: &str) -> String {
 }
 
 /// An insta-compatible `.snap` file holding `body`.
-pub fn snap_file(body: &str) -> String {
+pub(crate) fn snap_file(body: &str) -> String {
     format!("---\nsource: suite/tests/cases.rs\nexpression: snapshot\n---\n{}", normalize(body))
 }
 
 /// Comparison with a stored snapshot.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Golden {
+pub(crate) enum Golden {
     Unchanged,
     /// No snapshot stored yet.
     Missing(PathBuf),
@@ -167,7 +167,7 @@ pub enum Golden {
 }
 
 /// Compare `body` with the stored snapshot of `name` in `dir`.
-pub fn compare(dir: &Path, name: &str, body: &str) -> Golden {
+pub(crate) fn compare(dir: &Path, name: &str, body: &str) -> Golden {
     let path = snap_path(dir, name);
     let Ok(stored) = std::fs::read_to_string(&path) else { return Golden::Missing(path) };
     let old = normalize(snap_body(&stored));
@@ -180,7 +180,7 @@ pub fn compare(dir: &Path, name: &str, body: &str) -> Golden {
 }
 
 /// A unified line diff, `old` → `new`.
-pub fn diff(old: &str, new: &str, name: &str) -> String {
+pub(crate) fn diff(old: &str, new: &str, name: &str) -> String {
     similar::TextDiff::from_lines(old, new)
         .unified_diff()
         .context_radius(3)
@@ -189,7 +189,7 @@ pub fn diff(old: &str, new: &str, name: &str) -> String {
 }
 
 /// Write the snapshot of `name` to `dir` (created when missing).
-pub fn write(dir: &Path, name: &str, body: &str) -> std::io::Result<PathBuf> {
+pub(crate) fn write(dir: &Path, name: &str, body: &str) -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(dir)?;
     let path = snap_path(dir, name);
     std::fs::write(&path, snap_file(body))?;

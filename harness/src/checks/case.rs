@@ -4,7 +4,7 @@ use crate::cases::{Case, CaseRun, Decision};
 use crate::verdict::Check;
 
 /// The case's `expect:` held against what happened: a pass, or every breach, one per line.
-pub fn check_expectations(case: &Case, run: &CaseRun) -> Check {
+pub(crate) fn check_expectations(case: &Case, run: &CaseRun) -> Check {
     let e = &case.expect;
     let mut breaches = Vec::new();
     if let Some(allowed) = e.allowed {

@@ -6,7 +6,7 @@ use crate::requests::{selected_by_rules, ApiResources};
 use crate::verdict::Check;
 
 /// The webhook's rules in one line: `CREATE,UPDATE pods,pods/status in ""/v1; …`.
-pub fn rules_text(webhook: &WebhookSpec) -> String {
+pub(crate) fn rules_text(webhook: &WebhookSpec) -> String {
     let rules: Vec<String> = webhook
         .rules
         .iter()
@@ -28,7 +28,7 @@ pub fn rules_text(webhook: &WebhookSpec) -> String {
 }
 
 /// `sent` requests reached `webhook` in the whole run: none is a FAIL that says why.
-pub fn requests_sent(webhook: &WebhookSpec, sent: u64) -> Check {
+pub(crate) fn requests_sent(webhook: &WebhookSpec, sent: u64) -> Check {
     if sent > 0 {
         return Check::Pass;
     }

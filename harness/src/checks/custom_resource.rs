@@ -74,7 +74,7 @@ fn subject<'a>(x: &'a Exchange) -> Result<(&'a Value, &'a Value), Check> {
 }
 
 /// object.pruned
-pub fn pruned(x: &Exchange) -> Check {
+pub(crate) fn pruned(x: &Exchange) -> Check {
     let (schema, patched) = match subject(x) {
         Ok(s) => s,
         Err(na) => return na,
@@ -154,7 +154,7 @@ fn refusal(
 /// object.valid for a custom resource of a CRD given: the patched object, pruned and defaulted,
 /// against the metadata rules and the version's structural schema. Only a refusal the patch brings
 /// FAILs.
-pub fn valid(x: &Exchange, scope: &Scope, patched: &Value) -> Check {
+pub(crate) fn valid(x: &Exchange, scope: &Scope, patched: &Value) -> Check {
     let Some(schema) = x.case.schema.as_deref() else { return Check::na("no schema") };
     let spec = &x.case.spec;
     let old = if spec.old_object.is_null() { Value::Null } else { admitted(schema, &spec.old_object) };

@@ -18,7 +18,7 @@ fn denied<'x>(x: &'x Exchange) -> Result<&'x serde_json::Map<String, Value>, &'s
 }
 
 /// denial.message
-pub fn message(x: &Exchange) -> Check {
+pub(crate) fn message(x: &Exchange) -> Check {
     let response = match denied(x) {
         Ok(r) => r,
         Err(why) => return Check::na(why),
@@ -35,7 +35,7 @@ pub fn message(x: &Exchange) -> Check {
 }
 
 /// denial.code
-pub fn code(x: &Exchange) -> Check {
+pub(crate) fn code(x: &Exchange) -> Check {
     let response = match denied(x) {
         Ok(r) => r,
         Err(why) => return Check::na(why),
@@ -51,7 +51,7 @@ pub fn code(x: &Exchange) -> Check {
 }
 
 /// denial.no-patch
-pub fn no_patch(x: &Exchange) -> Check {
+pub(crate) fn no_patch(x: &Exchange) -> Check {
     if !x.mutating() {
         return Check::na("validating webhook");
     }
@@ -65,7 +65,7 @@ pub fn no_patch(x: &Exchange) -> Check {
 }
 
 /// warnings.valid
-pub fn warnings(x: &Exchange) -> Check {
+pub(crate) fn warnings(x: &Exchange) -> Check {
     let Some(response) = x.response() else { return Check::na("no response") };
     let Some(list) = response.get("warnings").and_then(Value::as_array) else { return Check::Pass };
     let mut problems = Vec::new();
@@ -90,7 +90,7 @@ pub fn warnings(x: &Exchange) -> Check {
 }
 
 /// A qualified-name part: `[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?`, at most 63 characters.
-pub fn is_qualified_name_part(key: &str) -> bool {
+pub(crate) fn is_qualified_name_part(key: &str) -> bool {
     let bytes = key.as_bytes();
     !bytes.is_empty()
         && bytes.len() <= 63
@@ -100,7 +100,7 @@ pub fn is_qualified_name_part(key: &str) -> bool {
 }
 
 /// audit.keys
-pub fn audit_keys(x: &Exchange) -> Check {
+pub(crate) fn audit_keys(x: &Exchange) -> Check {
     let Some(response) = x.response() else { return Check::na("no response") };
     let Some(map) = response.get("auditAnnotations").and_then(Value::as_object) else { return Check::Pass };
     let bad: Vec<&String> = map.keys().filter(|k| !is_qualified_name_part(k)).collect();

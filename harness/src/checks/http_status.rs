@@ -94,7 +94,7 @@ const TABLE: &[Row] = &[
 
 /// The server's message as client-go reads it (`newUnstructuredResponseError`): the body, cut to
 /// 2048 bytes and trimmed, when it is text; `unknown` otherwise.
-pub fn server_message(body: &[u8], content_type: Option<&str>) -> String {
+pub(crate) fn server_message(body: &[u8], content_type: Option<&str>) -> String {
     let text = match content_type {
         None | Some("") => true,
         Some(ct) => parse_media_type(ct).is_ok_and(|m| m.starts_with("text/")),
@@ -108,7 +108,7 @@ pub fn server_message(body: &[u8], content_type: Option<&str>) -> String {
 
 /// The StatusReason and message the apiserver's webhook client makes of an answer with status
 /// `code` and server message `server` (from [`server_message`]).
-pub fn error_for(code: u16, server: &str) -> (&'static str, String) {
+pub(crate) fn error_for(code: u16, server: &str) -> (&'static str, String) {
     if let Some(row) = TABLE.iter().find(|r| r.code == code) {
         let message = match row.words {
             Words::Fixed(m) => m.to_string(),
@@ -169,7 +169,7 @@ fn failed_status(body: &[u8], content_type: Option<&str>) -> Option<Status> {
 /// prefers a failed `metav1.Status` the body decodes to: the error is then
 /// `errors.FromObject(status)`, whose message is the Status's own (empty if it has none) and whose
 /// reason is the Status's. Any other body gives [`error_for`]'s words.
-pub fn webhook_error(code: u16, body: &[u8], content_type: Option<&str>) -> (String, String) {
+pub(crate) fn webhook_error(code: u16, body: &[u8], content_type: Option<&str>) -> (String, String) {
     if let Some(status) = failed_status(body, content_type) {
         return (status.reason.unwrap_or_default(), status.message.unwrap_or_default());
     }

@@ -5,7 +5,7 @@ use apiserver_validation::Refusal;
 
 /// The line kubectl prints for a 422 (`cmdutil.checkErr`: `The <Kind> "<name>" is invalid: `
 /// then the causes, one alone on the same line, several each on a line of their own after `* `).
-pub fn kubectl_line(kind: &str, name: &str, refusal: &Refusal, apiserver_says: &str) -> String {
+pub(crate) fn kubectl_line(kind: &str, name: &str, refusal: &Refusal, apiserver_says: &str) -> String {
     match refusal {
         Refusal::Invalid(errs) => {
             let prefix = format!("The {kind} {name:?} is invalid: ");

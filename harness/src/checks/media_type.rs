@@ -49,7 +49,7 @@ fn consume_param(v: &str) -> Option<(String, &str)> {
 
 /// Why a Content-Type does not parse: Go's `mime.ParseMediaType` errors, in its words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum MediaTypeError {
+pub(crate) enum MediaTypeError {
     /// Nothing before the slash.
     #[error("mime: no media type")]
     NoMediaType,
@@ -92,7 +92,7 @@ fn check_media_type(media_type: &str) -> Result<(), MediaTypeError> {
 }
 
 /// Parse like Go's `mime.ParseMediaType`; returns the lower-cased media type.
-pub fn parse_media_type(value: &str) -> Result<String, MediaTypeError> {
+pub(crate) fn parse_media_type(value: &str) -> Result<String, MediaTypeError> {
     let base = value.split(';').next().unwrap_or_default();
     let media_type = base.trim().to_ascii_lowercase();
     check_media_type(&media_type)?;

@@ -9,23 +9,24 @@
 //! | coverage | [`coverage`] | what the run reached of a webhook |
 //! | side effects | [`side_effects`] | what a webhook wrote to the recording API while admitting |
 
-pub mod case;
-pub mod coverage;
+pub(crate) mod case;
+pub(crate) mod coverage;
 mod custom_resource;
 mod denial;
 mod http_status;
 mod kubectl;
-pub mod manifest;
+pub(crate) mod manifest;
 mod media_type;
 mod object;
 mod patch;
-pub mod property;
+pub(crate) mod property;
 mod review;
-pub mod side_effects;
+pub(crate) mod side_effects;
 mod transport;
 
-pub use crate::exchange::Exchange;
-pub use property::{Observation, Procedure};
+pub(crate) use crate::exchange::Exchange;
+pub(crate) use property::Observation;
+pub(crate) use property::Procedure;
 
 pub(crate) use custom_resource::pruned as object_pruned;
 pub(crate) use denial::{
@@ -39,20 +40,20 @@ pub(crate) use patch::{
 pub(crate) use review::{allowed_present, decode, gvk, gvk_present, present, uid};
 pub(crate) use transport::{answer, body, connect, content_type, content_type_json, deadline, json_framing, status};
 
-pub use crate::text::snippet;
-pub use crate::verdict::Check;
+pub(crate) use crate::text::snippet;
+pub(crate) use crate::verdict::Check;
 
 /// The apiserver's wording for an error of calling a webhook.
-pub fn calling_error(webhook: &str, reason: &str) -> String {
+pub(crate) fn calling_error(webhook: &str, reason: &str) -> String {
     format!("Internal error occurred: failed calling webhook {webhook:?}: {reason}")
 }
 
 /// The apiserver's wording for a response that fails VerifyAdmissionResponse.
-pub fn invalid_response(webhook: &str, reason: &str) -> String {
+pub(crate) fn invalid_response(webhook: &str, reason: &str) -> String {
     calling_error(webhook, &format!("received invalid webhook response: {reason}"))
 }
 
 /// The apiserver's wording for an internal error (patch decode/apply, typed decode).
-pub fn internal_error(reason: &str) -> String {
+pub(crate) fn internal_error(reason: &str) -> String {
     format!("Internal error occurred: {reason}")
 }

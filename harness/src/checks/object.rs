@@ -26,7 +26,7 @@ fn refusal(scope: &Scope, operation: Operation, object: &Value, old: &Value) -> 
 }
 
 /// object.valid
-pub fn valid(x: &Exchange) -> Check {
+pub(crate) fn valid(x: &Exchange) -> Check {
     let Some(Ok(patched)) = x.patched() else { return Check::na("no applied patch") };
     let spec = &x.case.spec;
     if !matches!(spec.operation, Operation::Create | Operation::Update) {
@@ -99,7 +99,7 @@ pub fn valid(x: &Exchange) -> Check {
 
 /// For a mutating webhook whose requests include kinds whose spec validation is not modelled, a
 /// note naming them: `object.valid` judges only their metadata.
-pub fn unmodelled_note(webhook: &WebhookSpec, api: &ApiResources) -> Option<String> {
+pub(crate) fn unmodelled_note(webhook: &WebhookSpec, api: &ApiResources) -> Option<String> {
     if webhook.kind != WebhookKind::Mutating {
         return None;
     }

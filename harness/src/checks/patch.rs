@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::{calling_error, internal_error, invalid_response, Check, Exchange};
 
 /// patch.base64
-pub fn base64(x: &Exchange) -> Check {
+pub(crate) fn base64(x: &Exchange) -> Check {
     let e = match x.patch_bytes() {
         None => return Check::na("no patch"),
         Some(Ok(_)) => return Check::Pass,
@@ -35,7 +35,7 @@ pub fn base64(x: &Exchange) -> Check {
 }
 
 /// patch.base64-string
-pub fn base64_string(x: &Exchange) -> Check {
+pub(crate) fn base64_string(x: &Exchange) -> Check {
     match x.patch_bytes() {
         Some(Ok(p)) if p.form == FieldForm::ByteArray => Check::violated_plain(
             "response.patch is a JSON array of byte values; the apiserver's decoder takes it, the API documents a base64 string",
@@ -46,7 +46,7 @@ pub fn base64_string(x: &Exchange) -> Check {
 }
 
 /// patch.pairing (mutating): patch and patchType come together.
-pub fn pairing(x: &Exchange) -> Check {
+pub(crate) fn pairing(x: &Exchange) -> Check {
     if !x.mutating() {
         return Check::na("validating webhook");
     }
@@ -78,7 +78,7 @@ pub fn pairing(x: &Exchange) -> Check {
 }
 
 /// validating.no-patch
-pub fn validating_no_patch(x: &Exchange) -> Check {
+pub(crate) fn validating_no_patch(x: &Exchange) -> Check {
     if x.mutating() {
         return Check::na("mutating webhook");
     }
@@ -117,7 +117,7 @@ fn patch_reaches_dispatcher(x: &Exchange) -> Result<(), &'static str> {
 }
 
 /// patch.json
-pub fn json(x: &Exchange) -> Check {
+pub(crate) fn json(x: &Exchange) -> Check {
     if let Err(why) = patch_reaches_dispatcher(x) {
         return Check::na(why);
     }
@@ -134,7 +134,7 @@ pub fn json(x: &Exchange) -> Check {
 }
 
 /// patch.no-object
-pub fn no_object(x: &Exchange) -> Check {
+pub(crate) fn no_object(x: &Exchange) -> Check {
     if let Err(why) = patch_reaches_dispatcher(x) {
         return Check::na(why);
     }
@@ -152,7 +152,7 @@ pub fn no_object(x: &Exchange) -> Check {
 }
 
 /// patch.type
-pub fn patch_type(x: &Exchange) -> Check {
+pub(crate) fn patch_type(x: &Exchange) -> Check {
     if let Err(why) = patch_reaches_dispatcher(x) {
         return Check::na(why);
     }
@@ -174,7 +174,7 @@ pub fn patch_type(x: &Exchange) -> Check {
 }
 
 /// patch.applies
-pub fn applies(x: &Exchange) -> Check {
+pub(crate) fn applies(x: &Exchange) -> Check {
     match x.patched() {
         None => Check::na("no patch to apply"),
         Some(Ok(_)) => Check::Pass,
@@ -185,7 +185,7 @@ pub fn applies(x: &Exchange) -> Check {
 }
 
 /// patch.rfc6902: the patch means the same under RFC 6902 as under the apiserver's library.
-pub fn rfc6902(x: &Exchange) -> Check {
+pub(crate) fn rfc6902(x: &Exchange) -> Check {
     let (Some(Ok(result)), Some(patch)) = (x.patched(), x.nonempty_patch()) else {
         return Check::na("no applied patch");
     };
@@ -214,7 +214,7 @@ pub fn rfc6902(x: &Exchange) -> Check {
 }
 
 /// patch.kind-decode
-pub fn kind_decode(x: &Exchange) -> Check {
+pub(crate) fn kind_decode(x: &Exchange) -> Check {
     let Some(Ok(patched)) = x.patched() else { return Check::na("no applied patch") };
     let gvk = x.case.object_kind();
     match crate::kinds::decodes_as(gvk, patched) {

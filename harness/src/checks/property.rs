@@ -14,7 +14,7 @@ use crate::verdict::{Check, Outcome};
 
 /// Which calls a property makes for one request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Procedure {
+pub(crate) enum Procedure {
     /// One call.
     Once,
     /// The same request twice, each with a fresh uid.
@@ -77,7 +77,7 @@ impl Observation {
 /// The first call of `obs` that got no answer at all (the connection closed, the deadline passed,
 /// …). That is its transport rule's finding, reported under that rule whichever request the call
 /// carried; the property is not judged on this case.
-pub fn unanswered(obs: &Observation) -> Option<&Call> {
+pub(crate) fn unanswered(obs: &Observation) -> Option<&Call> {
     obs.calls.iter().find(|c| matches!(c.record.transport, Transport::Failed(_)))
 }
 
@@ -119,11 +119,11 @@ fn attributed(obs: &Observation) -> Option<Check> {
     no_answer(obs).or_else(|| request_breach(obs)).or_else(|| derived_breach(obs))
 }
 
-pub fn same(a: &Call, b: &Call) -> bool {
+pub(crate) fn same(a: &Call, b: &Call) -> bool {
     a.allowed() == b.allowed() && a.resulting() == b.resulting()
 }
 
-pub fn difference(a: &Call, b: &Call) -> String {
+pub(crate) fn difference(a: &Call, b: &Call) -> String {
     if a.allowed() != b.allowed() {
         return format!("decision {:?} on the {} call, {:?} on the {} call", a.allowed(), a.role, b.allowed(), b.role);
     }
@@ -154,7 +154,7 @@ fn mutating_first(obs: &Observation) -> Result<&Call, Check> {
     Ok(first)
 }
 
-pub fn check_idempotent(obs: &Observation) -> Check {
+pub(crate) fn check_idempotent(obs: &Observation) -> Check {
     let first = match mutating_first(obs) {
         Ok(f) => f,
         Err(c) => return c,
@@ -198,7 +198,7 @@ fn duplicated_names(value: &Value, path: &str, out: &mut Vec<String>) {
     }
 }
 
-pub fn check_reinvocation(obs: &Observation) -> Check {
+pub(crate) fn check_reinvocation(obs: &Observation) -> Check {
     let first = match mutating_first(obs) {
         Ok(f) => f,
         Err(c) => return c,
@@ -233,7 +233,7 @@ pub fn check_reinvocation(obs: &Observation) -> Check {
     Check::Pass
 }
 
-pub fn check_deterministic(obs: &Observation) -> Check {
+pub(crate) fn check_deterministic(obs: &Observation) -> Check {
     if let Some(c) = attributed(obs) {
         return c;
     }
@@ -245,11 +245,11 @@ pub fn check_deterministic(obs: &Observation) -> Check {
     }
 }
 
-pub fn dry_run_supported(w: &WebhookSpec) -> bool {
+pub(crate) fn dry_run_supported(w: &WebhookSpec) -> bool {
     matches!(w.side_effects.as_deref(), Some("None") | Some("NoneOnDryRun"))
 }
 
-pub fn check_dry_run(obs: &Observation) -> Check {
+pub(crate) fn check_dry_run(obs: &Observation) -> Check {
     if !dry_run_supported(&obs.webhook) {
         return Check::na("the apiserver sends it no dry-run request (see property.dry-run-config)");
     }
@@ -270,7 +270,7 @@ pub fn check_dry_run(obs: &Observation) -> Check {
     Check::violated_plain(format!("dryRun: true is answered differently from dryRun: false: {}", difference(real, dry)))
 }
 
-pub fn check_dry_run_config(obs: &Observation) -> Check {
+pub(crate) fn check_dry_run_config(obs: &Observation) -> Check {
     match obs.webhook.side_effects.as_deref() {
         Some("None") | Some("NoneOnDryRun") => Check::Pass,
         other => Check::violated(

@@ -7,7 +7,7 @@ use super::{calling_error, invalid_response, Check, Exchange};
 use crate::decoder::{SchemaGvk, TypeMeta};
 
 /// review.decode: every field has its Go type; apiVersion and kind are strings.
-pub fn decode(x: &Exchange) -> Check {
+pub(crate) fn decode(x: &Exchange) -> Check {
     let Some(d) = x.decoded() else { return Check::na("no decoded body") };
     if let Err(e) = &d.interpreted {
         return Check::violated(
@@ -37,7 +37,7 @@ fn sent_api_version(x: &Exchange) -> String {
 
 /// review.gvk: the group, version and kind the apiserver reads (case-insensitively, missing parts
 /// defaulted) choose the AdmissionReview of the version sent.
-pub fn gvk(x: &Exchange) -> Check {
+pub(crate) fn gvk(x: &Exchange) -> Check {
     let Some(d) = x.decoded() else { return Check::na("no decoded body") };
     let Ok(meta) = &d.interpreted else { return Check::na("apiVersion or kind does not decode (review.decode)") };
     let said = || format!("apiVersion {:?}, kind {:?}", meta.api_version, meta.kind);
@@ -69,7 +69,7 @@ pub fn gvk(x: &Exchange) -> Check {
 
 /// review.gvk-present: apiVersion and kind, exactly as written (case-sensitive keys), are
 /// admission.k8s.io/<sent version> and AdmissionReview (v1 verifies them; v1beta1 does not).
-pub fn gvk_present(x: &Exchange) -> Check {
+pub(crate) fn gvk_present(x: &Exchange) -> Check {
     let Some(d) = x.decoded() else { return Check::na("no decoded body") };
     if d.selected != Ok(x.case.version()) {
         return Check::na("the apiserver stops before it verifies the answer (review.gvk)");
@@ -101,7 +101,7 @@ pub fn gvk_present(x: &Exchange) -> Check {
 }
 
 /// response.present
-pub fn present(x: &Exchange) -> Check {
+pub(crate) fn present(x: &Exchange) -> Check {
     let Some(review) = x.review() else { return Check::na("no JSON object body") };
     match review.get("response") {
         Some(Value::Object(_)) => Check::Pass,
@@ -113,7 +113,7 @@ pub fn present(x: &Exchange) -> Check {
 }
 
 /// response.uid
-pub fn uid(x: &Exchange) -> Check {
+pub(crate) fn uid(x: &Exchange) -> Check {
     let Some(response) = x.response() else { return Check::na("no response") };
     let got = response.get("uid").and_then(Value::as_str).unwrap_or("");
     let want = x.case.uid();
@@ -128,7 +128,7 @@ pub fn uid(x: &Exchange) -> Check {
 }
 
 /// response.allowed-present
-pub fn allowed_present(x: &Exchange) -> Check {
+pub(crate) fn allowed_present(x: &Exchange) -> Check {
     let Some(response) = x.response() else { return Check::na("no response") };
     match response.get("allowed") {
         Some(Value::Bool(_)) => Check::Pass,

@@ -15,7 +15,7 @@ use crate::verdict::Check;
 
 /// A call to the API and the admission request it is attributed to.
 #[derive(Clone, Debug)]
-pub struct AttributedCall {
+pub(crate) struct AttributedCall {
     /// The call.
     pub call: ApiCall,
     /// The admission request being admitted when it was made (uid, summary), or by its uid.
@@ -26,7 +26,7 @@ pub struct AttributedCall {
 
 /// What one webhook did to the API while the suite's requests to it were being admitted.
 #[derive(Clone, Debug, Default)]
-pub struct Activity {
+pub(crate) struct Activity {
     /// The target was given the recording API (a command or an image).
     pub observed: bool,
     /// Dry-run admission requests sent to it.
@@ -40,7 +40,7 @@ pub struct Activity {
 impl Activity {
     /// Writes that change the cluster (authenticated, without `dryRun=All`) made during dry runs
     /// (`true`) or during other requests (`false`).
-    pub fn writes(&self, during_dry_run: bool) -> Vec<&AttributedCall> {
+    pub(crate) fn writes(&self, during_dry_run: bool) -> Vec<&AttributedCall> {
         self.calls.iter().filter(|c| c.during_dry_run == during_dry_run && c.call.changes_state()).collect()
     }
 }
@@ -54,7 +54,7 @@ fn first_writes(writes: &[&AttributedCall]) -> String {
 }
 
 /// `side-effects.dry-run`: no write without `dryRun=All` while a dry-run request is admitted.
-pub fn dry_run(w: &WebhookSpec, activity: &Activity) -> Check {
+pub(crate) fn dry_run(w: &WebhookSpec, activity: &Activity) -> Check {
     if !dry_run_supported(w) {
         return Check::na(
             "the apiserver sends it no dry-run request (sideEffects Some or Unknown; see property.dry-run-config)",
@@ -79,7 +79,7 @@ pub fn dry_run(w: &WebhookSpec, activity: &Activity) -> Check {
 }
 
 /// `side-effects.declared`: a webhook that declares `None` writes nothing, dry run or not.
-pub fn declared(w: &WebhookSpec, activity: &Activity) -> Check {
+pub(crate) fn declared(w: &WebhookSpec, activity: &Activity) -> Check {
     if w.side_effects.as_deref() != Some("None") {
         return Check::na(format!(
             "sideEffects {} allows side effects on requests that are not dry runs",

@@ -32,22 +32,22 @@ fn go_transport_text(kind: FailureKind, message: &str) -> String {
 }
 
 /// transport.connect
-pub fn connect(x: &Exchange) -> Check {
+pub(crate) fn connect(x: &Exchange) -> Check {
     failure_check(x, &[FailureKind::Connect, FailureKind::Tls, FailureKind::PlainHttp])
 }
 
 /// transport.answer
-pub fn answer(x: &Exchange) -> Check {
+pub(crate) fn answer(x: &Exchange) -> Check {
     failure_check(x, &[FailureKind::Closed])
 }
 
 /// transport.deadline
-pub fn deadline(x: &Exchange) -> Check {
+pub(crate) fn deadline(x: &Exchange) -> Check {
     failure_check(x, &[FailureKind::Deadline])
 }
 
 /// transport.status
-pub fn status(x: &Exchange) -> Check {
+pub(crate) fn status(x: &Exchange) -> Check {
     let Some(a) = x.answer() else { return Check::na("no HTTP answer") };
     if (200..=206).contains(&a.status) {
         return Check::Pass;
@@ -69,7 +69,7 @@ pub fn status(x: &Exchange) -> Check {
 }
 
 /// transport.content-type
-pub fn content_type(x: &Exchange) -> Check {
+pub(crate) fn content_type(x: &Exchange) -> Check {
     let Some(a) = x.answer() else { return Check::na("no HTTP answer") };
     match a.content_type.as_deref() {
         None | Some("") => Check::Pass,
@@ -84,7 +84,7 @@ pub fn content_type(x: &Exchange) -> Check {
 }
 
 /// transport.content-type-json
-pub fn content_type_json(x: &Exchange) -> Check {
+pub(crate) fn content_type_json(x: &Exchange) -> Check {
     let Some(a) = x.answer() else { return Check::na("no HTTP answer") };
     match a.content_type.as_deref() {
         None | Some("") => Check::violated_plain("no Content-Type header; send application/json"),
@@ -99,7 +99,7 @@ pub fn content_type_json(x: &Exchange) -> Check {
 }
 
 /// review.body
-pub fn body(x: &Exchange) -> Check {
+pub(crate) fn body(x: &Exchange) -> Check {
     let Some(a) = x.answer() else { return Check::na("no HTTP answer") };
     let Some(reading) = x.reading() else { return Check::na("status not decoded") };
     let fail = |detail: String, reason: String| {
@@ -145,7 +145,7 @@ pub fn body(x: &Exchange) -> Check {
 }
 
 /// review.json: the body is JSON, not something the apiserver's YAML or protobuf decoder takes.
-pub fn json_framing(x: &Exchange) -> Check {
+pub(crate) fn json_framing(x: &Exchange) -> Check {
     let Some(reading) = x.reading() else { return Check::na("status not decoded") };
     let what = match (&reading.framing, &reading.result) {
         (Framing::Json, _) => return Check::Pass,

@@ -66,7 +66,7 @@ pub(crate) struct Admission<'a> {
 impl Admission<'_> {
     /// Record what the request got; a missed deadline of a request that does not count (one whose
     /// breach is only a WARN) neither extends nor ends a streak.
-    pub fn record(mut self, transport: &Transport, timeout_seconds: u32) {
+    pub(crate) fn record(mut self, transport: &Transport, timeout_seconds: u32) {
         self.settled = true;
         self.breaker.settle(&self.path, Some((transport, timeout_seconds)), self.count);
     }
@@ -100,7 +100,7 @@ impl Breaker {
     /// one counted as not sent). A request whose missed deadline would `count` waits while a streak
     /// is being settled by requests already in flight; one that would not waits while requests
     /// that count are in flight to a path that has not answered since its last miss.
-    pub async fn admit(&self, path: &str, count: bool) -> Result<Admission<'_>, String> {
+    pub(crate) async fn admit(&self, path: &str, count: bool) -> Result<Admission<'_>, String> {
         loop {
             let settled = self.settled.notified();
             tokio::pin!(settled);
@@ -156,7 +156,7 @@ impl Breaker {
     }
 
     /// Every path with requests not sent.
-    pub fn unsent(&self) -> Vec<Unsent> {
+    pub(crate) fn unsent(&self) -> Vec<Unsent> {
         let paths = self.paths.lock().unwrap_or_else(|e| e.into_inner());
         paths
             .iter()
@@ -310,7 +310,7 @@ mod tests {
         use super::*;
 
         /// `n` requests to `/a` let through at once.
-        pub async fn join_all_admit(b: &Breaker, n: usize) -> Vec<Admission<'_>> {
+        pub(crate) async fn join_all_admit(b: &Breaker, n: usize) -> Vec<Admission<'_>> {
             let mut out = Vec::new();
             for _ in 0..n {
                 out.push(b.admit("/a", true).await.expect("admitted"));

@@ -14,7 +14,7 @@ use super::Endpoint;
 
 /// Why a handshake failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum HandshakeError {
+pub(crate) enum HandshakeError {
     /// The peer answered the ClientHello with something that is not TLS; the text says what
     /// (`the target speaks HTTP, not TLS …`). Trying again will not help.
     NotTls(String),
@@ -86,7 +86,7 @@ pub(crate) fn not_tls(first: &[u8]) -> Option<String> {
 
 /// One TLS handshake with `addr`, verifying the certificate for `endpoint`'s host against its CA
 /// only, within `deadline`.
-pub async fn handshake(endpoint: &Endpoint, addr: SocketAddr, deadline: Duration) -> Result<(), HandshakeError> {
+pub(crate) async fn handshake(endpoint: &Endpoint, addr: SocketAddr, deadline: Duration) -> Result<(), HandshakeError> {
     let failed = |e: String| HandshakeError::Failed(e);
     let config = super::verify::verifying(&endpoint.ca_pem).map_err(|e| failed(e.to_string()))?.with_no_client_auth();
     let connector = tokio_rustls::TlsConnector::from(Arc::new(config));

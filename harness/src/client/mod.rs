@@ -12,10 +12,10 @@ mod breaker;
 mod handshake;
 mod verify;
 
-pub use admissions::{Admission, AdmissionLog};
-pub use breaker::Unsent;
-pub use handshake::{handshake, HandshakeError};
-pub use verify::NameMismatch;
+pub(crate) use admissions::{Admission, AdmissionLog};
+pub(crate) use breaker::Unsent;
+pub(crate) use handshake::{handshake, HandshakeError};
+pub(crate) use verify::NameMismatch;
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
@@ -26,7 +26,7 @@ use reqwest::Url;
 
 use crate::auth::ClientIdentity;
 use crate::cancel::{Cancel, INTERRUPTED};
-use crate::error::Error;
+use crate::error::{Error, InputError};
 use breaker::Breaker;
 
 /// Which HTTP versions the client offers in ALPN.
@@ -145,9 +145,9 @@ pub struct TransportFailure {
 }
 
 /// The apiserver's request headers.
-pub const USER_AGENT: &str = "kube-apiserver-admission";
-pub const ACCEPT: &str = "application/json, */*";
-pub const CONTENT_TYPE: &str = "application/json";
+pub(crate) const USER_AGENT: &str = "kube-apiserver-admission";
+pub(crate) const ACCEPT: &str = "application/json, */*";
+pub(crate) const CONTENT_TYPE: &str = "application/json";
 
 /// One way of calling: an HTTPS client presenting one identity.
 #[derive(Clone)]
@@ -455,12 +455,13 @@ fn tls_config(ca_pem: &[u8], identity: &ClientIdentity) -> Result<rustls::Client
     Ok(match &identity.certificate {
         None => builder.with_no_client_auth(),
         Some((cert, key)) => {
-            let what = |e: String| Error::input(format!("the client certificate of {}", identity.source), e);
-            let certs = crate::tls::parse_certificates(cert.as_bytes()).map_err(|e| what(e.to_string()))?;
+            let what = |e: InputError| Error::input(format!("the client certificate of {}", identity.source), e);
+            let certs =
+                crate::tls::parse_certificates(cert.as_bytes()).map_err(|e| what(InputError::Invalid(Box::new(e))))?;
             let key = rustls_pemfile::private_key(&mut key.as_bytes())
-                .map_err(|e| what(e.to_string()))?
-                .ok_or_else(|| what("no PEM private key found".into()))?;
-            builder.with_client_auth_cert(certs, key).map_err(|e| what(e.to_string()))?
+                .map_err(|e| what(InputError::Read(e)))?
+                .ok_or_else(|| what(InputError::NoPrivateKey))?;
+            builder.with_client_auth_cert(certs, key).map_err(|e| what(InputError::Invalid(Box::new(e))))?
         }
     })
 }

@@ -18,7 +18,7 @@ use crate::tls::CertificateNames;
 
 /// The served certificate is trusted but not valid for the name called.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NameMismatch {
+pub(crate) struct NameMismatch {
     /// The name the client called (the TLS server name): a host name or an IP address.
     pub called: String,
     /// The names the certificate is valid for.
@@ -48,7 +48,7 @@ impl std::error::Error for NameMismatch {}
 impl NameMismatch {
     /// What the apiserver's Go client reports for it (crypto/tls `CertificateVerificationError`
     /// around crypto/x509 `HostnameError`).
-    pub fn go_error(&self) -> String {
+    pub(crate) fn go_error(&self) -> String {
         format!("tls: failed to verify certificate: {}", self.names.go_hostname_error(&self.called))
     }
 }

@@ -35,7 +35,7 @@ use cel::{Context, ExecutionError, FunctionContext, Value};
 use serde::Deserialize;
 
 use super::value::{get, get_str, map, string, with};
-use crate::error::Error;
+use crate::error::{Error, InputError};
 
 /// What the cluster's authorizer answers.
 #[derive(Clone, Debug, Default)]
@@ -194,7 +194,7 @@ impl Policy {
     pub fn load(file: &Path) -> Result<Policy, Error> {
         let what = format!("--authorizer {}", file.display());
         let text = std::fs::read_to_string(file).map_err(|e| Error::input(&what, e))?;
-        Policy::parse(&text).map_err(|e| Error::input(&what, e))
+        Policy::parse(&text).map_err(|e| Error::input(&what, InputError::Invalid(e.into())))
     }
 
     /// Parse a description.
@@ -226,7 +226,7 @@ impl Policy {
 }
 
 /// The message of the error a check raises when the authorizer is not described.
-pub const UNKNOWN: &str = "the cluster's authorizer is not described (give --authorizer FILE)";
+pub(crate) const UNKNOWN: &str = "the cluster's authorizer is not described (give --authorizer FILE)";
 
 const TAG: &str = "__authz";
 
@@ -257,7 +257,7 @@ fn strings(value: Option<Value>) -> Vec<String> {
 
 /// The `authorizer` value for a request from `user` in `groups`; `request_resource` is the
 /// ResourceCheck of the request itself (group, resource, subresource, namespace, name).
-pub fn variable(user: &str, groups: &[String], request_resource: [&str; 5]) -> Value {
+pub(crate) fn variable(user: &str, groups: &[String], request_resource: [&str; 5]) -> Value {
     let groups = Value::List(Arc::new(groups.iter().map(|g| string(g)).collect()));
     let principal = map(vec![(TAG, string("authorizer")), ("user", string(user)), ("groups", groups)]);
     let [group, resource, subresource, namespace, name] = request_resource;
@@ -292,7 +292,7 @@ fn attributes(principal: &Value, verb: &str) -> Attributes {
 }
 
 /// Register the library's functions on `context`, answering checks with `authorizer`.
-pub fn register(context: &mut Context<'_, '_>, authorizer: &Authorizer) -> Result<(), cel::DeclarationError> {
+pub(crate) fn register(context: &mut Context<'_, '_>, authorizer: &Authorizer) -> Result<(), cel::DeclarationError> {
     let answer = authorizer.clone();
     let check = move |ftx: &FunctionContext, a: Attributes| -> Result<Value, ExecutionError> {
         match &answer {

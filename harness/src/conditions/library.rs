@@ -15,7 +15,7 @@ use cel::extractors::{Arguments, This};
 use cel::{Context, ExecutionError, ResolveResult, Value};
 
 /// Register the functions on `context`.
-pub fn register(context: &mut Context<'_, '_>) -> Result<(), cel::DeclarationError> {
+pub(crate) fn register(context: &mut Context<'_, '_>) -> Result<(), cel::DeclarationError> {
     context.add_function("sets.contains", sets_contains)?;
     context.add_function("sets.equivalent", sets_equivalent)?;
     context.add_function("sets.intersects", sets_intersects)?;

@@ -64,6 +64,21 @@ const DECLARED: &[&str] = &[
 /// Macros whose two-variable form (Kubernetes 1.32+) the interpreter does not know.
 const COMPREHENSIONS: &[&str] = &["all", "exists", "exists_one", "existsOne", "map", "filter"];
 
+/// Why the suite cannot evaluate a matchCondition.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Unevaluable {
+    /// The CEL interpreter does not parse it.
+    #[error("the suite's CEL interpreter cannot parse it: {0}")]
+    Parse(#[source] cel::ParseErrors),
+    /// It uses a construct the CEL interpreter does not support (named).
+    #[error("it uses {0}, which the suite's CEL interpreter does not support")]
+    Unsupported(String),
+    /// The apiserver's type check refuses it.
+    #[error("the apiserver refuses to compile it: {}", .0.apiserver)]
+    Refused(Refusal),
+}
+
 /// One matchCondition, compiled.
 #[derive(Debug)]
 pub struct Condition {
@@ -71,7 +86,7 @@ pub struct Condition {
     pub name: String,
     /// Its expression, as written.
     pub expression: String,
-    program: Result<Program, String>,
+    program: Result<Program, Unevaluable>,
     /// Identifiers the expression uses that no matchCondition declares (the apiserver refuses it).
     pub undeclared: Vec<String>,
     /// The string literals of the expression (values requests can be steered to).
@@ -87,24 +102,19 @@ impl Condition {
         let trimmed = expression.trim();
         let mut refused = None;
         let (program, undeclared, literals) = match env.compile(trimmed) {
-            Err(e) => (Err(format!("the suite's CEL interpreter cannot parse it: {e}")), Vec::new(), Vec::new()),
+            Err(e) => (Err(Unevaluable::Parse(e)), Vec::new(), Vec::new()),
             Ok(program) => {
                 let mut walk = Walk::default();
                 walk.visit(program.expression(), &mut Vec::new());
                 match walk.unsupported {
                     // The construct binds names of its own: which identifiers are unbound is unknown.
-                    Some(what) => (
-                        Err(format!("it uses {what}, which the suite's CEL interpreter does not support")),
-                        Vec::new(),
-                        walk.literals,
-                    ),
+                    Some(what) => (Err(Unevaluable::Unsupported(what)), Vec::new(), walk.literals),
                     None if !walk.undeclared.is_empty() => (Ok(program), walk.undeclared, walk.literals),
                     None => match typecheck::check(&program, trimmed) {
                         Ok(()) => (Ok(program), walk.undeclared, walk.literals),
                         Err(why) => {
-                            let unevaluable = format!("the apiserver refuses to compile it: {}", why.apiserver);
-                            refused = Some(why);
-                            (Err(unevaluable), walk.undeclared, walk.literals)
+                            refused = Some(why.clone());
+                            (Err(Unevaluable::Refused(why)), walk.undeclared, walk.literals)
                         }
                     },
                 }
@@ -114,8 +124,8 @@ impl Condition {
     }
 
     /// Why the suite cannot evaluate this condition at all, if it cannot.
-    pub fn unevaluable(&self) -> Option<&str> {
-        self.program.as_ref().err().map(String::as_str)
+    pub fn unevaluable(&self) -> Option<&Unevaluable> {
+        self.program.as_ref().err()
     }
 }
 
@@ -222,7 +232,7 @@ impl MatchConditions {
         self.conditions
             .iter()
             .map(|c| match &c.program {
-                Err(why) => Outcome::Unevaluable(why.clone()),
+                Err(why) => Outcome::Unevaluable(why.to_string()),
                 Ok(program) => match program.execute(&context) {
                     Ok(Value::Bool(true)) => Outcome::True,
                     Ok(Value::Bool(false)) => Outcome::False,

@@ -512,7 +512,7 @@ pub struct Refusal {
 }
 
 /// Type-check `program`, parsed from `source` (the expression trimmed, as the apiserver compiles it).
-pub fn check(program: &Program, source: &str) -> Result<(), Refusal> {
+pub(crate) fn check(program: &Program, source: &str) -> Result<(), Refusal> {
     let mut checker = Checker { info: program.source_info(), issues: Vec::new(), scopes: Vec::new() };
     let result = checker.check(program.expression());
     if !checker.issues.is_empty() {

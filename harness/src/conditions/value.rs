@@ -9,7 +9,7 @@ use cel::objects::{Key, Map};
 use cel::Value;
 
 /// `value` as a CEL value.
-pub fn to_cel(value: &serde_json::Value) -> Value {
+pub(crate) fn to_cel(value: &serde_json::Value) -> Value {
     match value {
         serde_json::Value::Null => Value::Null,
         serde_json::Value::Bool(b) => Value::Bool(*b),
@@ -29,19 +29,19 @@ pub fn to_cel(value: &serde_json::Value) -> Value {
 }
 
 /// A CEL map of string keys.
-pub fn map(entries: Vec<(&str, Value)>) -> Value {
+pub(crate) fn map(entries: Vec<(&str, Value)>) -> Value {
     let map: HashMap<Key, Value> =
         entries.into_iter().map(|(k, v)| (Key::String(Arc::new(k.to_string())), v)).collect();
     Value::Map(Map { map: Arc::new(map) })
 }
 
 /// A CEL string.
-pub fn string(s: &str) -> Value {
+pub(crate) fn string(s: &str) -> Value {
     Value::String(Arc::new(s.to_string()))
 }
 
 /// The member `key` of a CEL map.
-pub fn get(value: &Value, key: &str) -> Option<Value> {
+pub(crate) fn get(value: &Value, key: &str) -> Option<Value> {
     match value {
         Value::Map(m) => m.map.get(&Key::String(Arc::new(key.to_string()))).cloned(),
         _ => None,
@@ -49,7 +49,7 @@ pub fn get(value: &Value, key: &str) -> Option<Value> {
 }
 
 /// The string member `key` of a CEL map ("" when absent or not a string).
-pub fn get_str(value: &Value, key: &str) -> String {
+pub(crate) fn get_str(value: &Value, key: &str) -> String {
     match get(value, key) {
         Some(Value::String(s)) => s.to_string(),
         _ => String::new(),
@@ -57,7 +57,7 @@ pub fn get_str(value: &Value, key: &str) -> String {
 }
 
 /// `value` (a map) with `key` set to `member`.
-pub fn with(value: &Value, key: &str, member: Value) -> Value {
+pub(crate) fn with(value: &Value, key: &str, member: Value) -> Value {
     let mut entries = match value {
         Value::Map(m) => (*m.map).clone(),
         _ => HashMap::new(),

@@ -227,7 +227,7 @@ pub(crate) struct ObjectUnknownFields {
 
 impl ObjectUnknownFields {
     /// What the apiserver answers `kubectl apply` for this object.
-    pub fn apiserver_message(&self) -> String {
+    pub(crate) fn apiserver_message(&self) -> String {
         let fields: Vec<String> = self.fields.iter().map(|f| format!("unknown field {:?}", f.path)).collect();
         format!(
             "{kind} in version {version:?} cannot be handled as a {kind}: strict decoding error: {}",

@@ -11,7 +11,7 @@ use super::version::{ConfigVersion, Defaultable};
 use super::LabelSelector;
 use crate::admission::ReviewVersion;
 use crate::conditions::MatchConditions;
-pub use crate::error::ManifestError;
+pub(crate) use crate::error::ManifestError;
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]

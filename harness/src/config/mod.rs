@@ -11,8 +11,9 @@ mod select;
 mod selector;
 mod version;
 
-pub use crd::Crd;
-pub use manifest::{Manifest, ManifestLocation, RuleWithOperations, WebhookKind, WebhookSpec};
-pub use select::select_webhooks;
-pub use selector::{LabelSelector, NAMESPACE_NAME_LABEL};
+pub(crate) use crd::Crd;
+pub(crate) use manifest::RuleWithOperations;
+pub use manifest::{Manifest, ManifestLocation, WebhookKind, WebhookSpec};
+pub(crate) use select::select_webhooks;
+pub(crate) use selector::{LabelSelector, NAMESPACE_NAME_LABEL};
 pub use version::ConfigVersion;

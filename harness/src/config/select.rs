@@ -5,7 +5,7 @@ use crate::error::ManifestError;
 
 /// The webhooks named, or all of them when no name is given. An unknown name is an error that lists
 /// the names the manifest holds.
-pub fn select_webhooks(manifest: &Manifest, names: &[String]) -> Result<Vec<WebhookSpec>, ManifestError> {
+pub(crate) fn select_webhooks(manifest: &Manifest, names: &[String]) -> Result<Vec<WebhookSpec>, ManifestError> {
     if names.is_empty() {
         return Ok(manifest.webhooks.clone());
     }

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 /// The label every namespace carries with its own name.
-pub const NAMESPACE_NAME_LABEL: &str = "kubernetes.io/metadata.name";
+pub(crate) const NAMESPACE_NAME_LABEL: &str = "kubernetes.io/metadata.name";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Requirement {
@@ -18,14 +18,14 @@ enum Requirement {
 /// A parsed metav1.LabelSelector. `None` from [`LabelSelector::parse`] for an empty selector (it
 /// selects everything).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LabelSelector {
+pub(crate) struct LabelSelector {
     requirements: Vec<Requirement>,
 }
 
 impl LabelSelector {
     /// Parse a selector; `Ok(None)` for an absent or empty one (it selects everything), an error
     /// for an operator the apiserver does not know.
-    pub fn parse(value: Option<&Value>) -> Result<Option<LabelSelector>, String> {
+    pub(crate) fn parse(value: Option<&Value>) -> Result<Option<LabelSelector>, String> {
         let Some(value) = value.filter(|v| !v.is_null()) else { return Ok(None) };
         let mut requirements = Vec::new();
         if let Some(labels) = value.get("matchLabels").and_then(Value::as_object) {
@@ -57,7 +57,7 @@ impl LabelSelector {
     }
 
     /// Does the selector select these labels?
-    pub fn matches(&self, labels: &Map<String, Value>) -> bool {
+    pub(crate) fn matches(&self, labels: &Map<String, Value>) -> bool {
         let get = |k: &str| labels.get(k).and_then(Value::as_str);
         self.requirements.iter().all(|r| match r {
             Requirement::In(k, vs) => get(k).is_some_and(|v| vs.iter().any(|x| x == v)),
@@ -69,7 +69,7 @@ impl LabelSelector {
 
     /// Change `labels` as little as needed so that the selector selects them (it may still not, when
     /// requirements contradict each other).
-    pub fn satisfy(&self, labels: &mut Map<String, Value>) {
+    pub(crate) fn satisfy(&self, labels: &mut Map<String, Value>) {
         for r in &self.requirements {
             match r {
                 Requirement::In(k, vs) => {
@@ -98,7 +98,7 @@ impl LabelSelector {
     }
 
     /// The values an In requirement on `key` allows, if any.
-    pub fn allowed_values(&self, key: &str) -> Option<&[String]> {
+    pub(crate) fn allowed_values(&self, key: &str) -> Option<&[String]> {
         self.requirements.iter().find_map(|r| match r {
             Requirement::In(k, vs) if k == key => Some(vs.as_slice()),
             _ => None,

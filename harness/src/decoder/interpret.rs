@@ -35,16 +35,54 @@ fn fold(key: &str) -> String {
         .collect()
 }
 
+/// Why `Interpret` cannot read apiVersion and kind: the `*json.UnmarshalTypeError` `encoding/json`
+/// returns, worded as Go words it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum InterpretError {
+    /// The top-level value is not an object (`found`: `array`, `string`, `number`, `bool`).
+    #[error("json: cannot unmarshal {found} into Go value of type {}", FIND_KIND)]
+    NotAnObject {
+        /// What the value is, in Go's words.
+        found: &'static str,
+    },
+    /// `apiVersion` or `kind` is not a string.
+    #[error("json: cannot unmarshal {found} into Go struct field .{field} of type string")]
+    NotAString {
+        /// `apiVersion` or `kind`.
+        field: &'static str,
+        /// What the value is, in Go's words.
+        found: &'static str,
+    },
+}
+
+/// `schema.ParseGroupVersion`'s error: an apiVersion with more than one `/`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unexpected GroupVersion string: {0}")]
+pub(crate) struct ParseGroupVersionError(pub String);
+
+/// Why the apiserver has no AdmissionReview type to decode an answer into.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum SelectError {
+    /// The apiVersion does not parse.
+    #[error(transparent)]
+    GroupVersion(#[from] ParseGroupVersionError),
+    /// The scheme has no type for this group, version and kind (`runtime.notRegisteredErr`).
+    #[error("no kind {kind:?} is registered for version {group_version:?} in scheme")]
+    NotRegistered {
+        /// The kind.
+        kind: String,
+        /// The group and version, `group/version`.
+        group_version: String,
+    },
+}
+
 /// `Interpret` on the (valid) top-level value `top`: apiVersion and kind, or the
 /// `encoding/json` error it stops at.
-pub(crate) fn interpret(top: &[u8]) -> Result<TypeMeta, String> {
+pub(crate) fn interpret(top: &[u8]) -> Result<TypeMeta, InterpretError> {
     match top.first() {
         Some(b'{') => {}
         Some(b'n') | None => return Ok(TypeMeta::default()),
-        Some(_) => {
-            let what = super::typed::what(top);
-            return Err(format!("json: cannot unmarshal {what} into Go value of type {FIND_KIND}"));
-        }
+        Some(_) => return Err(InterpretError::NotAnObject { found: super::typed::what(top) }),
     }
     let mut meta = TypeMeta::default();
     let mut first_error = None;
@@ -62,10 +100,7 @@ pub(crate) fn interpret(top: &[u8]) -> Result<TypeMeta, String> {
             Some(b'"') => *slot = unquote(value),
             Some(b'n') => {}
             _ => {
-                let what = super::typed::what(value);
-                first_error.get_or_insert(format!(
-                    "json: cannot unmarshal {what} into Go struct field .{name} of type string"
-                ));
+                first_error.get_or_insert(InterpretError::NotAString { field: name, found: super::typed::what(value) });
             }
         }
     }
@@ -86,7 +121,7 @@ pub(crate) struct SchemaGvk {
 impl SchemaGvk {
     /// `schema.ParseGroupVersion`: `""` and `"/"` are empty, no `/` is a version, one `/` separates
     /// group and version, more is an error.
-    pub fn parse(api_version: &str, kind: &str) -> Result<SchemaGvk, String> {
+    pub(crate) fn parse(api_version: &str, kind: &str) -> Result<SchemaGvk, ParseGroupVersionError> {
         let kind = kind.to_string();
         if api_version.is_empty() || api_version == "/" {
             return Ok(SchemaGvk { kind, ..SchemaGvk::default() });
@@ -97,19 +132,19 @@ impl SchemaGvk {
                 let (group, version) = api_version.split_once('/').unwrap_or_default();
                 Ok(SchemaGvk { group: group.to_string(), version: version.to_string(), kind })
             }
-            _ => Err(format!("unexpected GroupVersion string: {api_version}")),
+            _ => Err(ParseGroupVersionError(api_version.to_string())),
         }
     }
 
     /// `schema.FromAPIVersionAndKind`: what `VerifyAdmissionResponse` compares (an apiVersion that
     /// does not parse leaves group and version empty).
-    pub fn of(meta: &TypeMeta) -> SchemaGvk {
+    pub(crate) fn of(meta: &TypeMeta) -> SchemaGvk {
         SchemaGvk::parse(&meta.api_version, &meta.kind)
             .unwrap_or(SchemaGvk { kind: meta.kind.clone(), ..SchemaGvk::default() })
     }
 
     /// `gvkWithDefaults`: a missing kind, or group and version, come from the type decoded into.
-    pub fn with_defaults(mut self, sent: ReviewVersion) -> SchemaGvk {
+    pub(crate) fn with_defaults(mut self, sent: ReviewVersion) -> SchemaGvk {
         if self.kind.is_empty() {
             self.kind = "AdmissionReview".into();
         }
@@ -121,7 +156,7 @@ impl SchemaGvk {
     }
 
     /// `schema.GroupVersion.String()`: `group/version`, or the version alone without a group.
-    pub fn group_version(&self) -> String {
+    pub(crate) fn group_version(&self) -> String {
         if self.group.is_empty() {
             self.version.clone()
         } else {
@@ -130,7 +165,7 @@ impl SchemaGvk {
     }
 
     /// The AdmissionReview version this names, if it names one the apiserver's scheme registers.
-    pub fn review_version(&self) -> Option<ReviewVersion> {
+    pub(crate) fn review_version(&self) -> Option<ReviewVersion> {
         if self.group != "admission.k8s.io" || self.kind != "AdmissionReview" {
             return None;
         }

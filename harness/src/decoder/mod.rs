@@ -34,8 +34,9 @@ use apiserver_jsonpatch::{FieldError, FieldForm, PatchBytes};
 use serde_json::{Map, Value};
 
 use crate::admission::ReviewVersion;
-pub(crate) use interpret::{SchemaGvk, TypeMeta};
+pub(crate) use interpret::{InterpretError, SchemaGvk, SelectError, TypeMeta};
 pub(crate) use typed::TypeError;
+pub(crate) use yaml::YamlError;
 
 /// Which of the apiserver's serializers takes a body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,11 +56,11 @@ pub(crate) enum Rejected {
     Empty,
     /// Go's scanner rejects it (the message after `json parse error: `).
     Syntax(String),
-    /// It is a scalar or an array, not an object: `Interpret`'s message.
-    NotAnObject(String),
+    /// It is a scalar or an array, not an object: `Interpret`'s error.
+    NotAnObject(InterpretError),
     /// Read as YAML, and the suite's YAML reader rejects it (the apiserver's likely does too: both
     /// descend from libyaml).
-    Yaml(String),
+    Yaml(YamlError),
     /// Read as YAML, it nests collections past go-yaml's limit: go-yaml's message (`yaml:
     /// exceeded max depth of 10000`), which the apiserver reports as it is.
     TooDeep(String),
@@ -73,10 +74,10 @@ pub(crate) enum Rejected {
 #[derive(Clone, Debug)]
 pub(crate) struct Decoded {
     /// apiVersion and kind as `Interpret` reads them, or its error.
-    pub interpreted: Result<TypeMeta, String>,
+    pub interpreted: Result<TypeMeta, InterpretError>,
     /// The AdmissionReview version the apiserver decodes into, or why there is none (the
     /// apiserver's message: `unexpected GroupVersion string: …`, `no kind … is registered …`).
-    pub selected: Result<ReviewVersion, String>,
+    pub selected: Result<ReviewVersion, SelectError>,
     /// The group, version and kind after `gvkWithDefaults`, when apiVersion parsed.
     pub gvk: Option<SchemaGvk>,
     /// The decoded AdmissionReview: the fields the decode set (case-sensitive, merged, null-aware).
@@ -90,12 +91,12 @@ pub(crate) struct Decoded {
 impl Decoded {
     /// The error the apiserver reports for the decode (after apiVersion and kind were read and a
     /// type chosen), if any.
-    pub fn first_error(&self) -> Option<&TypeError> {
+    pub(crate) fn first_error(&self) -> Option<&TypeError> {
         self.errors.first()
     }
 
     /// apiVersion and kind as the typed decode set them (case-sensitive keys).
-    pub fn type_meta(&self) -> TypeMeta {
+    pub(crate) fn type_meta(&self) -> TypeMeta {
         let text = |k: &str| self.review.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
         TypeMeta { api_version: text("apiVersion"), kind: text("kind") }
     }
@@ -154,18 +155,19 @@ pub(crate) fn read_json(body: &[u8], sent: ReviewVersion) -> Result<Decoded, Rej
     validate(body).map_err(|e| Rejected::Syntax(e.message))?;
     let top = top_value(body);
     let interpreted = interpret::interpret(top);
-    if let Err(message) = &interpreted {
+    if let Err(e) = &interpreted {
         if !top.starts_with(b"{") {
-            return Err(Rejected::NotAnObject(message.clone()));
+            return Err(Rejected::NotAnObject(e.clone()));
         }
     }
     let meta = interpreted.clone().unwrap_or_default();
     let (gvk, selected) = match SchemaGvk::parse(&meta.api_version, &meta.kind) {
-        Err(message) => (None, Err(message)),
+        Err(e) => (None, Err(SelectError::from(e))),
         Ok(gvk) => {
             let gvk = gvk.with_defaults(sent);
-            let selected = gvk.review_version().ok_or_else(|| {
-                format!("no kind {:?} is registered for version {:?} in scheme", gvk.kind, gvk.group_version())
+            let selected = gvk.review_version().ok_or_else(|| SelectError::NotRegistered {
+                kind: gvk.kind.clone(),
+                group_version: gvk.group_version(),
             });
             (Some(gvk), selected)
         }

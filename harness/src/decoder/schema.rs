@@ -38,14 +38,14 @@ pub(crate) struct Struct {
 
 impl Struct {
     /// The field with exactly this JSON name (the apiserver's decoder is case-sensitive).
-    pub fn field(&self, name: &str) -> Option<&(&'static str, Ty)> {
+    pub(crate) fn field(&self, name: &str) -> Option<&(&'static str, Ty)> {
         self.fields.iter().find(|(n, _)| *n == name)
     }
 }
 
 impl Ty {
     /// The type's name as Go's `reflect.Type.String()` prints it in `UnmarshalTypeError`.
-    pub fn go_name(&self) -> String {
+    pub(crate) fn go_name(&self) -> String {
         match self {
             Ty::Str(name) => name.to_string(),
             Ty::Bool => "bool".into(),

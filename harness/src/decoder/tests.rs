@@ -3,6 +3,7 @@
 
 use serde_json::{json, Value};
 
+use super::interpret::ParseGroupVersionError;
 use super::*;
 
 const V1: ReviewVersion = ReviewVersion::V1;
@@ -87,7 +88,10 @@ fn field_names_are_case_sensitive_but_interpret_is_not() {
     assert_eq!(d.type_meta(), TypeMeta::default());
     // The last of the keys that fold together wins; the Kelvin sign folds to K.
     let d = decoded(br#"{"kind":"AdmissionReview","Kind":"Foo"}"#);
-    assert_eq!(d.selected, Err("no kind \"Foo\" is registered for version \"admission.k8s.io/v1\" in scheme".into()));
+    assert_eq!(
+        d.selected.unwrap_err().to_string(),
+        "no kind \"Foo\" is registered for version \"admission.k8s.io/v1\" in scheme"
+    );
     let d = decoded("{\"\u{212A}ind\":\"X\",\"apiVerſion\":\"v9\"}".as_bytes());
     assert_eq!(d.interpreted, Ok(TypeMeta { api_version: "v9".into(), kind: "X".into() }));
 }
@@ -238,15 +242,21 @@ fn other_types_name_the_go_type() {
 #[test]
 fn interpret_errors_and_group_versions() {
     let d = decoded(br#"{"kind":5}"#);
-    assert_eq!(d.interpreted, Err("json: cannot unmarshal number into Go struct field .kind of type string".into()));
+    let e = d.interpreted.unwrap_err();
+    assert_eq!(e, InterpretError::NotAString { field: "kind", found: "number" });
+    assert_eq!(e.to_string(), "json: cannot unmarshal number into Go struct field .kind of type string");
     let d = decoded(br#"{"apiVersion":{}}"#);
     assert_eq!(
-        d.interpreted,
-        Err("json: cannot unmarshal object into Go struct field .apiVersion of type string".into())
+        d.interpreted.unwrap_err().to_string(),
+        "json: cannot unmarshal object into Go struct field .apiVersion of type string"
     );
-    assert_eq!(decoded(br#"{"apiVersion":"a/b/c"}"#).selected, Err("unexpected GroupVersion string: a/b/c".into()));
+    let e = decoded(br#"{"apiVersion":"a/b/c"}"#).selected.unwrap_err();
+    assert_eq!(e, SelectError::GroupVersion(ParseGroupVersionError("a/b/c".into())));
+    assert_eq!(e.to_string(), "unexpected GroupVersion string: a/b/c");
     let d = decoded(br#"{"apiVersion":"v1","kind":"AdmissionReview"}"#);
-    assert_eq!(d.selected, Err("no kind \"AdmissionReview\" is registered for version \"v1\" in scheme".into()));
+    let e = d.selected.clone().unwrap_err();
+    assert_eq!(e, SelectError::NotRegistered { kind: "AdmissionReview".into(), group_version: "v1".into() });
+    assert_eq!(e.to_string(), "no kind \"AdmissionReview\" is registered for version \"v1\" in scheme");
     assert_eq!(SchemaGvk::of(&d.type_meta()).to_string(), "/v1, Kind=AdmissionReview");
     let d = decoded(br#"{"apiVersion":"admission.k8s.io/v1"}"#);
     assert_eq!(d.selected, Ok(V1));
@@ -255,7 +265,7 @@ fn interpret_errors_and_group_versions() {
     assert_eq!(d.selected, Ok(V1));
     assert_eq!(SchemaGvk::of(&d.type_meta()).to_string(), "/, Kind=");
     let d = decoded("{\"kind\":\"Admission\u{fffd}Review\"}".as_bytes());
-    assert!(d.selected.unwrap_err().starts_with("no kind \"Admission\u{fffd}Review\""));
+    assert!(d.selected.unwrap_err().to_string().starts_with("no kind \"Admission\u{fffd}Review\""));
 }
 
 #[test]
@@ -298,13 +308,13 @@ fn a_body_not_starting_with_a_brace_is_read_as_yaml() {
     // Sure: a scalar or a sequence is no object; nothing at all decodes to no response.
     let r = yaml(b"<html>oops</html>");
     assert!(r.unsure.is_none());
+    let Err(Rejected::NotAnObject(e)) = r.result else { panic!("{:?}", r.result) };
+    assert_eq!(e, InterpretError::NotAnObject { found: "string" });
     assert_eq!(
-        r.result.unwrap_err(),
-        Rejected::NotAnObject(
-            r#"json: cannot unmarshal string into Go value of type struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" }"#.into()
-        )
+        e.to_string(),
+        r#"json: cannot unmarshal string into Go value of type struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" }"#
     );
-    assert!(matches!(yaml(b"[{}]").result, Err(Rejected::NotAnObject(m)) if m.contains("unmarshal array")));
+    assert!(matches!(yaml(b"[{}]").result, Err(Rejected::NotAnObject(m)) if m.to_string().contains("unmarshal array")));
     for nothing in [&b"null"[..], b"   ", b"# a comment\n", b"~"] {
         let r = yaml(nothing);
         assert!(r.unsure.is_none(), "{nothing:?}");
@@ -326,7 +336,9 @@ fn a_yaml_sequence_is_no_review_however_deep_and_go_yamls_depth_limit_is_its_own
         let r = read(body, V1);
         assert!(r.unsure.is_none(), "{:?}", &String::from_utf8_lossy(body)[..40.min(body.len())]);
         match r.result {
-            Err(Rejected::NotAnObject(m)) => assert!(m.contains("cannot unmarshal array into Go value of type struct")),
+            Err(Rejected::NotAnObject(m)) => {
+                assert!(m.to_string().contains("cannot unmarshal array into Go value of type struct"))
+            }
             other => panic!("{other:?}"),
         }
     };

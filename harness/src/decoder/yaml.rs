@@ -15,6 +15,8 @@
 //! body the pass finds shallow is handed to serde_yaml, whose reader stops at 128 levels and spends
 //! time proportional to the flow depth on every token.
 
+use std::sync::Arc;
+
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -30,15 +32,42 @@ const UNSURE: &str = "the apiserver reads this body with its YAML decoder (it do
 /// pass does not count, hence half of that.
 const READ_DEPTH: usize = 64;
 
+/// Why the suite's YAML reading of a body stops: serde_yaml refuses it, or `YAMLToJSON` would.
+#[derive(Clone, Debug, thiserror::Error)]
+pub(crate) enum YamlError {
+    /// serde_yaml does not read the first document.
+    #[error("{0}")]
+    Read(#[source] Arc<serde_yaml::Error>),
+    /// A float JSON cannot hold (`json.Marshal`'s `UnsupportedValueError`).
+    #[error("json: unsupported value: {0}")]
+    Unsupported(f64),
+    /// A mapping key that is a collection.
+    #[error("yaml: invalid map key: {0}")]
+    MapKey(String),
+}
+
+impl PartialEq for YamlError {
+    fn eq(&self, other: &YamlError) -> bool {
+        match (self, other) {
+            (YamlError::Read(a), YamlError::Read(b)) => a.to_string() == b.to_string(),
+            (YamlError::Unsupported(a), YamlError::Unsupported(b)) => a.to_bits() == b.to_bits(),
+            (YamlError::MapKey(a), YamlError::MapKey(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for YamlError {}
+
 /// The first YAML document of `body`, as JSON; `Null` when there is none.
-fn first_document(body: &[u8]) -> Result<Value, String> {
+fn first_document(body: &[u8]) -> Result<Value, YamlError> {
     let Some(document) = serde_yaml::Deserializer::from_slice(body).next() else { return Ok(Value::Null) };
-    let value = serde_yaml::Value::deserialize(document).map_err(|e| e.to_string())?;
+    let value = serde_yaml::Value::deserialize(document).map_err(|e| YamlError::Read(Arc::new(e)))?;
     to_json(value)
 }
 
 /// `YAMLToJSON`'s conversion: keys become strings, integral floats integers.
-fn to_json(value: serde_yaml::Value) -> Result<Value, String> {
+fn to_json(value: serde_yaml::Value) -> Result<Value, YamlError> {
     Ok(match value {
         serde_yaml::Value::Null => Value::Null,
         serde_yaml::Value::Bool(b) => Value::Bool(b),
@@ -52,7 +81,7 @@ fn to_json(value: serde_yaml::Value) -> Result<Value, String> {
                 if f.fract() == 0.0 && f.abs() < 9.0e15 {
                     Value::from(f as i64)
                 } else {
-                    serde_json::Number::from_f64(f).map(Value::Number).ok_or(format!("json: unsupported value: {f}"))?
+                    serde_json::Number::from_f64(f).map(Value::Number).ok_or(YamlError::Unsupported(f))?
                 }
             }
         }
@@ -66,7 +95,7 @@ fn to_json(value: serde_yaml::Value) -> Result<Value, String> {
                     serde_yaml::Value::Bool(b) => b.to_string(),
                     serde_yaml::Value::Number(n) => n.to_string(),
                     serde_yaml::Value::Null => "null".to_string(),
-                    other => return Err(format!("yaml: invalid map key: {other:?}")),
+                    other => return Err(YamlError::MapKey(format!("{other:?}"))),
                 };
                 out.insert(key, to_json(v)?);
             }
@@ -85,8 +114,8 @@ pub(super) fn read(body: &[u8], sent: ReviewVersion) -> Reading {
         return reading(Err(Rejected::TooDeep(message)), None);
     }
     if shape.top == Top::Sequence {
-        let message = interpret::interpret(b"[]").err().unwrap_or_default();
-        return reading(Err(Rejected::NotAnObject(message)), None);
+        let e = interpret::InterpretError::NotAnObject { found: "array" };
+        return reading(Err(Rejected::NotAnObject(e)), None);
     }
     // Past where the pass stopped, every `[` and `{` may open a flow level.
     let openers = || body.iter().filter(|&&c| c == b'[' || c == b'{').count();

@@ -26,7 +26,7 @@ use tokio_rustls::TlsAcceptor;
 
 use super::{Answer, Outcome, Recorded, Recorder};
 use crate::auth::ClientIdentity;
-use crate::error::Error;
+use crate::error::{Error, TargetError};
 
 /// The largest request body forwarded (the apiserver's own limit on a request is 3 MiB; an
 /// AdmissionReview holds the object twice).
@@ -127,20 +127,18 @@ impl Drop for RunningProxy {
 /// deadline; what fails is said with the URL.
 async fn probe(base: &Url, tls: rustls::ClientConfig) -> Result<(), Error> {
     let what = format!("--to {base}");
-    let host = base.host_str().ok_or_else(|| Error::Target { what: what.clone(), message: "no host".into() })?;
+    let host = base.host_str().ok_or_else(|| Error::target(what.clone(), TargetError::NoHost))?;
     let port = base.port_or_known_default().unwrap_or(443);
     let name = rustls::pki_types::ServerName::try_from(host.trim_matches(['[', ']']).to_string())
-        .map_err(|e| Error::Target { what: what.clone(), message: e.to_string() })?;
+        .map_err(|e| Error::target(what.clone(), TargetError::Url(e.into())))?;
     let connect = async {
         let tcp = tokio::net::TcpStream::connect((host.trim_matches(['[', ']']), port)).await?;
         tokio_rustls::TlsConnector::from(Arc::new(tls)).connect(name, tcp).await.map(|_| ())
     };
     match tokio::time::timeout(CONNECT_TIMEOUT, connect).await {
         Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) => Err(Error::Target { what, message: format!("the webhook cannot be reached over TLS: {e}") }),
-        Err(_) => {
-            Err(Error::Target { what, message: format!("no TLS handshake within {} s", CONNECT_TIMEOUT.as_secs()) })
-        }
+        Ok(Err(e)) => Err(Error::target(what, TargetError::Tls(e))),
+        Err(_) => Err(Error::target(what, TargetError::HandshakeTimeout { seconds: CONNECT_TIMEOUT.as_secs() })),
     }
 }
 
@@ -152,10 +150,7 @@ pub async fn start(
     mut on_outcome: impl FnMut(&Result<Outcome, Error>) + Send + 'static,
 ) -> Result<RunningProxy, Error> {
     if config.upstream.scheme() != "https" {
-        return Err(Error::Target {
-            what: format!("--to {}", config.upstream),
-            message: "the apiserver calls webhooks over https only".into(),
-        });
+        return Err(Error::target(format!("--to {}", config.upstream), TargetError::NotHttps));
     }
     let tls = crate::client::upstream_tls(&config.upstream_ca_pem, &config.identity)?;
     probe(&config.upstream, tls.clone()).await?;

@@ -27,7 +27,7 @@ fn connect_option(host: &str, port: u16, addr: SocketAddr) -> String {
 /// `curl` with the apiserver's method, headers and body, trusting the run's CA (a placeholder path
 /// when the generated CA was temporary: keep it with `--tls-dir`) and presenting what the run
 /// presented to the webhook (a bearer token is read from `$WEBHOOK_TOKEN`, never written out).
-pub fn curl_command(
+pub(crate) fn curl_command(
     record: &ExchangeRecord,
     ca_file: Option<&Path>,
     resolve_to: Option<SocketAddr>,

@@ -253,17 +253,17 @@ pub(crate) struct Issue {
 
 impl Issue {
     /// The rule's statement (from the catalog).
-    pub fn statement(&self) -> Option<&'static str> {
+    pub(crate) fn statement(&self) -> Option<&'static str> {
         rule(&self.rule).map(|r| r.statement)
     }
 
     /// The rule's source (from the catalog).
-    pub fn source(&self) -> Option<&'static str> {
+    pub(crate) fn source(&self) -> Option<&'static str> {
         rule(&self.rule).map(|r| r.source)
     }
 
     /// The first line of what was found.
-    pub fn headline(&self) -> &str {
+    pub(crate) fn headline(&self) -> &str {
         self.found.lines().next().unwrap_or_default()
     }
 }
@@ -278,7 +278,7 @@ fn kind_of(rule_id: &str, otherwise: RuleKind) -> RuleKind {
 
 impl Document {
     /// Read the JSON report `value`.
-    pub fn from_value(value: &Value) -> Result<Document, ReportError> {
+    pub(crate) fn from_value(value: &Value) -> Result<Document, ReportError> {
         if !value.get("verdict").is_some_and(Value::is_string) {
             return Err(ReportError::NotAReport);
         }
@@ -286,7 +286,7 @@ impl Document {
     }
 
     /// FAIL when the report says so.
-    pub fn verdict(&self) -> Verdict {
+    pub(crate) fn verdict(&self) -> Verdict {
         if self.verdict == "fail" {
             Verdict::Fail
         } else {
@@ -296,7 +296,7 @@ impl Document {
 
     /// Every FAIL and WARN: FAILs first, then by what judged them (target, manifest, exchanges,
     /// properties, cases), in report order within each.
-    pub fn issues(&self) -> Vec<Issue> {
+    pub(crate) fn issues(&self) -> Vec<Issue> {
         let mut out = match &self.findings {
             Some(flat) => flat_issues(flat),
             None => self.section_issues(),
@@ -439,7 +439,7 @@ impl Document {
     }
 
     /// The manifest file the report's locations point into, if any.
-    pub fn manifest_file(&self) -> Option<&str> {
+    pub(crate) fn manifest_file(&self) -> Option<&str> {
         let lint = self.lint.iter().filter_map(|l| l.location.as_ref());
         let results = self.results.iter().filter_map(|r| r.location.as_ref());
         let properties = self.properties.iter().filter_map(|p| p.location.as_ref());

@@ -28,7 +28,7 @@ fn render_held(mine: &[&super::RuleSummary], out: &mut String) {
 
 /// The text report; `verbose` lists the exchange rules that held one by one, where by default they
 /// are one line per webhook.
-pub fn render(report: &Report, options: &TextOptions) -> String {
+pub(crate) fn render(report: &Report, options: &TextOptions) -> String {
     let verbose = options.verbose;
     let mut out = String::new();
     let _ = writeln!(

@@ -9,7 +9,7 @@ use crate::verdict::{Finding, Outcome, Subject};
 
 const MAX_EXAMPLES: usize = 5;
 
-pub fn render(report: &Report) -> Value {
+pub(crate) fn render(report: &Report) -> Value {
     // One walk of the findings: each goes to the part of the report that shows what it judged
     // (the exchanges' are summed per rule and webhook by `summaries`, from the same list).
     let records = report.records();
@@ -146,7 +146,7 @@ pub fn render(report: &Report) -> Value {
 
 /// The version of the report's layout. 2: every finding also in one flat `findings` list, each
 /// with what it judged (`subject`); the per-kind sections stay as they were.
-pub const FORMAT: u64 = 2;
+pub(crate) const FORMAT: u64 = 2;
 
 /// How many replays a breached finding carries.
 const MAX_EVIDENCE: usize = 3;

@@ -10,7 +10,7 @@ use crate::run::PropertyRecord;
 use crate::verdict::{Finding, Outcome, Subject};
 
 /// Escape text for XML content and attributes; drop characters XML 1.0 cannot hold.
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -121,7 +121,7 @@ fn property_test(report: &Report, p: &PropertyRecord, finding: &Finding) -> Test
     }
 }
 
-pub fn render(report: &Report) -> String {
+pub(crate) fn render(report: &Report) -> String {
     let mut suites: Vec<TestSuite> = Vec::new();
     // The rule catalog, per webhook.
     let summaries = report.summaries();

@@ -15,7 +15,7 @@ mod merge;
 mod property;
 mod sarif;
 
-pub use curl::curl_command;
+pub(crate) use curl::curl_command;
 pub use json_report::JsonReport;
 pub use sarif::SARIF_SCHEMA;
 

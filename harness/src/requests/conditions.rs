@@ -25,7 +25,7 @@ fn decide(conditions: &MatchConditions, spec: &AdmissionSpec) -> Dispatch {
 }
 
 /// Each condition's outcome on `spec` as it stands.
-pub fn outcomes(conditions: &MatchConditions, spec: &AdmissionSpec) -> Vec<Outcome> {
+pub(crate) fn outcomes(conditions: &MatchConditions, spec: &AdmissionSpec) -> Vec<Outcome> {
     conditions.evaluate(&admission_review(ReviewVersion::V1, spec, "").request)
 }
 
@@ -218,7 +218,7 @@ fn edit_map(spec: &mut AdmissionSpec, field: &str, key: &str, value: Option<&Str
 
 /// Steer `spec` to satisfy the conditions (keeping it inside the selectors); false when neither it
 /// nor any variation does (then it is not sent).
-pub fn steer(conditions: &MatchConditions, selectors: &Selectors, spec: &mut AdmissionSpec) -> bool {
+pub(crate) fn steer(conditions: &MatchConditions, selectors: &Selectors, spec: &mut AdmissionSpec) -> bool {
     if conditions.is_empty() || decide(conditions, spec).calls() {
         return true;
     }
@@ -259,7 +259,7 @@ pub fn steer(conditions: &MatchConditions, selectors: &Selectors, spec: &mut Adm
 
 /// What a webhook's matchConditions did to the requests of the default run.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Tally {
+pub(crate) struct Tally {
     /// Requests the rules and selectors select (one per object variant).
     pub planned: usize,
     /// Sent as built: every condition held.
@@ -276,7 +276,7 @@ pub struct Tally {
 }
 
 /// The [`Tally`] of `webhook`'s matchConditions over `planned` (the default run's requests as built).
-pub fn tally(webhook: &WebhookSpec, planned: Vec<AdmissionSpec>) -> Tally {
+pub(crate) fn tally(webhook: &WebhookSpec, planned: Vec<AdmissionSpec>) -> Tally {
     let selectors = Selectors::of(webhook);
     let mut t = Tally { planned: planned.len(), ..Tally::default() };
     for mut spec in planned {

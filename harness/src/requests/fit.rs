@@ -12,14 +12,14 @@ use crate::config::{LabelSelector, WebhookSpec, NAMESPACE_NAME_LABEL};
 
 /// A webhook's selectors.
 #[derive(Clone, Debug, Default)]
-pub struct Selectors {
+pub(crate) struct Selectors {
     pub object: Option<LabelSelector>,
     pub namespace: Option<LabelSelector>,
 }
 
 impl Selectors {
     /// The webhook's selectors (manifest loading has checked that they parse).
-    pub fn of(webhook: &WebhookSpec) -> Selectors {
+    pub(crate) fn of(webhook: &WebhookSpec) -> Selectors {
         let parse = |v: &Option<Value>| LabelSelector::parse(v.as_ref()).ok().flatten();
         Selectors { object: parse(&webhook.object_selector), namespace: parse(&webhook.namespace_selector) }
     }
@@ -57,7 +57,7 @@ fn selects_either(selector: &LabelSelector, spec: &AdmissionSpec) -> bool {
 
 /// Fit `spec` to the webhook's selectors; false when the apiserver would not call the webhook for
 /// any object of this shape (then the request is not sent).
-pub fn fit(selectors: &Selectors, spec: &mut AdmissionSpec) -> bool {
+pub(crate) fn fit(selectors: &Selectors, spec: &mut AdmissionSpec) -> bool {
     let free = labels_are_free(spec);
     if let Some(selector) = &selectors.object {
         if free {
@@ -105,7 +105,7 @@ pub fn fit(selectors: &Selectors, spec: &mut AdmissionSpec) -> bool {
 }
 
 /// The same request in namespace `name` (a namespaced request's objects move with it).
-pub fn move_to_namespace(spec: &mut AdmissionSpec, name: &str) {
+pub(crate) fn move_to_namespace(spec: &mut AdmissionSpec, name: &str) {
     if spec.namespace.is_none() {
         return;
     }

@@ -23,7 +23,7 @@ fn selector() -> Value {
 
 /// The fields of an ordinary object of `gvk` other than apiVersion, kind and metadata; `None` for a
 /// kind the suite has no fixture of (custom resources).
-pub fn body(gvk: &Gvk) -> Option<Value> {
+pub(crate) fn body(gvk: &Gvk) -> Option<Value> {
     let (g, v, k) = (gvk.group.as_str(), gvk.version.as_str(), gvk.kind.as_str());
     Some(match (g, v, k) {
         ("", "v1", "Pod") => json!({"spec": {}}),
@@ -277,7 +277,7 @@ fn condition(kind: &str, status: &str, reason: &str) -> Value {
 
 /// The status its controller writes through `/status` for an object of `gvk` (`None`: the kind has no
 /// status the suite knows).
-pub fn status(gvk: &Gvk) -> Option<Value> {
+pub(crate) fn status(gvk: &Gvk) -> Option<Value> {
     let (g, v, k) = (gvk.group.as_str(), gvk.version.as_str(), gvk.kind.as_str());
     Some(match (g, v, k) {
         ("", "v1", "Pod") => json!({
@@ -379,7 +379,7 @@ pub fn status(gvk: &Gvk) -> Option<Value> {
 
 /// What a subresource request creates: an Eviction, a Binding or a TokenRequest, named like the
 /// object it is about.
-pub fn created_body(gvk: &Gvk) -> Value {
+pub(crate) fn created_body(gvk: &Gvk) -> Value {
     match (gvk.group.as_str(), gvk.kind.as_str()) {
         ("policy", "Eviction") => json!({"deleteOptions": {"gracePeriodSeconds": 30}}),
         ("", "Binding") => json!({"target": {"apiVersion": "v1", "kind": "Node", "name": "node-1"}}),

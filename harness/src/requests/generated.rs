@@ -18,7 +18,7 @@ use serde_json::{json, Map, Value};
 use super::case::RequestCase;
 use super::conditions::steer;
 use super::fit::{fit as fit_selectors, move_to_namespace, Selectors};
-pub use super::objects::pod_spec_path;
+pub(crate) use super::objects::pod_spec_path;
 use super::objects::{conform, new_object, pod_spec_mut, varied_object, Variant};
 use super::one_of::{one_of, weighted};
 use super::owned::{self, Maker};
@@ -65,7 +65,7 @@ impl Scope {
 
 /// One container as generated.
 #[derive(Clone, Debug)]
-pub struct ContainerShape {
+pub(crate) struct ContainerShape {
     pub image: String,
     pub env: Vec<(String, String)>,
     pub unknown_field: bool,
@@ -77,7 +77,7 @@ pub struct ContainerShape {
 
 /// What a pod may ask of its node: what policies judge at pod level.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct HostAccess {
+pub(crate) struct HostAccess {
     pub host_network: bool,
     pub host_pid: bool,
     pub host_ipc: bool,
@@ -89,7 +89,7 @@ pub struct HostAccess {
 
 /// How a fixture object is varied.
 #[derive(Clone, Debug)]
-pub struct Shape {
+pub(crate) struct Shape {
     /// `None`: no labels map; `Some(empty)`: `labels: {}`.
     pub labels: Option<BTreeMap<String, String>>,
     pub annotations: Option<BTreeMap<String, String>>,
@@ -262,7 +262,7 @@ fn namespace() -> impl Strategy<Value = Option<&'static str>> {
 }
 
 /// The strategy of object variations.
-pub fn shapes() -> impl Strategy<Value = Shape> {
+pub(crate) fn shapes() -> impl Strategy<Value = Shape> {
     (
         string_map(label_value),
         string_map(value),
@@ -360,7 +360,7 @@ fn containers_json(prefix: &str, shapes: &[ContainerShape], unknown_fields: bool
 }
 
 /// Vary `object` (a fixture of `kind`) by `shape`.
-pub fn apply_shape(object: &mut Value, kind: &str, shape: &Shape) {
+pub(crate) fn apply_shape(object: &mut Value, kind: &str, shape: &Shape) {
     apply_shape_with(object, kind, shape, true);
 }
 
@@ -515,7 +515,7 @@ fn build_from(
 /// Generated requests for `webhook` within `scope`, among the built-in resources; `None` when its
 /// rules select no such target.
 #[cfg(test)]
-pub fn requests(webhook: &WebhookSpec, scope: Scope) -> Option<SBoxedStrategy<RequestCase>> {
+pub(crate) fn requests(webhook: &WebhookSpec, scope: Scope) -> Option<SBoxedStrategy<RequestCase>> {
     requests_in(webhook, scope, &ApiResources::built_in())
 }
 
@@ -557,7 +557,7 @@ impl Strategy for Recipe {
 }
 
 /// The tree of a [`Recipe`]: the draw's tree and the request built from its current value.
-pub struct Built {
+pub(crate) struct Built {
     source: Box<dyn proptest::strategy::ValueTree<Value = Draw>>,
     build: Build,
     current: RequestCase,
@@ -612,7 +612,11 @@ const LEFT_OUT: &str = "the webhook's selectors or matchConditions leave this re
 
 /// Generated requests for `webhook` within `scope`, among the resources of `api`; `None` when its
 /// rules select no such target.
-pub fn requests_in(webhook: &WebhookSpec, scope: Scope, api: &ApiResources) -> Option<SBoxedStrategy<RequestCase>> {
+pub(crate) fn requests_in(
+    webhook: &WebhookSpec,
+    scope: Scope,
+    api: &ApiResources,
+) -> Option<SBoxedStrategy<RequestCase>> {
     Some(recipe(webhook, scope, api)?.sboxed())
 }
 

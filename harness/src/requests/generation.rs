@@ -73,7 +73,7 @@ fn group_of(api_version: &str) -> &str {
 /// Does the registry set `metadata.generation` to 1 when it creates `object` (read by its
 /// apiVersion and kind)? Built-in kinds as [`SETS_GENERATION`] lists; any kind the targeted
 /// version does not build in is a custom resource, which always gets it.
-pub fn set_on_create(object: &Value) -> bool {
+pub(crate) fn set_on_create(object: &Value) -> bool {
     let api_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
     let kind = object.get("kind").and_then(Value::as_str).unwrap_or_default();
     let group = group_of(api_version);

@@ -60,7 +60,7 @@ fn zero(kind: &str) -> Option<Value> {
 /// UPDATE's new object. Objects of another kind than the resource's (Scale, options, a Binding)
 /// and kinds not described here are left alone; an UPDATE through a subresource keeps the stored
 /// entries without adding the subresource writer's.
-pub fn record(spec: &mut AdmissionSpec) {
+pub(crate) fn record(spec: &mut AdmissionSpec) {
     if zero(&spec.kind.kind).is_none() {
         return;
     }

@@ -7,7 +7,7 @@ mod case;
 mod conditions;
 mod fit;
 mod fixtures;
-pub mod generated;
+pub(crate) mod generated;
 mod generation;
 mod managed_fields;
 mod objects;
@@ -17,26 +17,29 @@ mod plan;
 mod resources;
 mod review;
 mod schema;
-pub mod seeded;
+pub(crate) mod seeded;
 mod strings;
 
 pub use case::RequestCase;
-pub use conditions::{outcomes as condition_outcomes, tally as tally_conditions};
-pub use fit::{fit as fit_selectors, Selectors};
+pub(crate) use conditions::{outcomes as condition_outcomes, tally as tally_conditions};
+pub(crate) use fit::{fit as fit_selectors, Selectors};
 #[cfg(test)]
-pub use objects::Variant;
-pub use objects::{connect_options, created, scale, stored, NAMESPACE};
+pub(crate) use objects::Variant;
+pub(crate) use objects::{connect_options, created, scale, stored, NAMESPACE};
 #[cfg(test)]
-pub use plan::admission_spec;
-pub use plan::{candidates, plan, plan_in};
+pub(crate) use plan::admission_spec;
+pub use plan::plan;
+pub(crate) use plan::{candidates, plan_in};
 #[cfg(test)]
-pub use resources::Selected;
-pub use resources::{built_ins, selected, selected_by_rules, ApiResources, Origin, Resource, SubObject, Subresource};
+pub(crate) use resources::Selected;
+pub(crate) use resources::{
+    built_ins, selected, selected_by_rules, ApiResources, Origin, Resource, SubObject, Subresource,
+};
 #[cfg(test)]
-pub use review::admission_review;
-pub use review::{default_user, AdmissionSpec};
-pub use schema::admit as admit_custom_resource;
-pub use schema::summary as schema_summary;
+pub(crate) use review::admission_review;
+pub(crate) use review::{default_user, AdmissionSpec};
+pub(crate) use schema::admit as admit_custom_resource;
+pub(crate) use schema::summary as schema_summary;
 
 /// What the apiserver's validation says of the object `spec` sends, as it is: `None` when it
 /// accepts it (the tests hold the suite's own objects to it).

@@ -14,7 +14,7 @@ use crate::admission::Gvk;
 /// Which flavour of an object: the shapes that most often break webhooks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Variant {
+pub(crate) enum Variant {
     /// No labels, no annotations: maps a webhook may wrongly assume exist; only the required fields
     /// of a custom resource.
     Bare,
@@ -27,8 +27,8 @@ pub enum Variant {
 }
 
 impl Variant {
-    pub const ALL: [Variant; 3] = [Variant::Bare, Variant::Labelled, Variant::Risky];
-    pub fn as_str(self) -> &'static str {
+    pub(crate) const ALL: [Variant; 3] = [Variant::Bare, Variant::Labelled, Variant::Risky];
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Variant::Bare => "bare",
             Variant::Labelled => "labelled",
@@ -37,10 +37,10 @@ impl Variant {
     }
 }
 
-pub const NAMESPACE: &str = "conformance-test";
+pub(crate) const NAMESPACE: &str = "conformance-test";
 
 /// The JSON path of the pod spec inside an object of `kind`, for every built-in kind that holds one.
-pub fn pod_spec_path(kind: &str) -> Option<&'static [&'static str]> {
+pub(crate) fn pod_spec_path(kind: &str) -> Option<&'static [&'static str]> {
     Some(match kind {
         "Pod" => &["spec"],
         "PodTemplate" => &["template", "spec"],
@@ -53,7 +53,7 @@ pub fn pod_spec_path(kind: &str) -> Option<&'static [&'static str]> {
 }
 
 /// Does this kind hold a pod spec (so that the risky variant means something)?
-pub fn holds_pod_spec(kind: &str) -> bool {
+pub(crate) fn holds_pod_spec(kind: &str) -> bool {
     pod_spec_path(kind).is_some()
 }
 
@@ -82,7 +82,7 @@ fn pod_spec(variant: Variant) -> Value {
 }
 
 /// The pod spec of `object` (of `kind`), if it holds one.
-pub fn pod_spec_mut<'a>(object: &'a mut Value, kind: &str) -> Option<&'a mut Map<String, Value>> {
+pub(crate) fn pod_spec_mut<'a>(object: &'a mut Value, kind: &str) -> Option<&'a mut Map<String, Value>> {
     let mut at = object;
     for step in pod_spec_path(kind)? {
         at = at.get_mut(*step)?;
@@ -140,13 +140,13 @@ fn body(resource: &Resource, variant: Variant) -> Map<String, Value> {
 
 /// An object of `resource` as a client sends it on CREATE: no uid, creationTimestamp, generation or
 /// resourceVersion yet. Reviews carry no name.
-pub fn new_object(resource: &Resource, variant: Variant, name: &str) -> Value {
+pub(crate) fn new_object(resource: &Resource, variant: Variant, name: &str) -> Value {
     assemble(resource, variant, name, body(resource, variant))
 }
 
 /// [`new_object`] for a custom resource of a CRD, its fields varied by `seed` over the schema
 /// ([`schema::varied`]); any other resource's object as [`new_object`] builds it.
-pub fn varied_object(resource: &Resource, variant: Variant, name: &str, seed: u64) -> Value {
+pub(crate) fn varied_object(resource: &Resource, variant: Variant, name: &str, seed: u64) -> Value {
     match &resource.origin {
         Origin::Crd(s) => assemble(resource, variant, name, schema::varied(s, seed)),
         _ => new_object(resource, variant, name),
@@ -187,7 +187,7 @@ fn assemble(resource: &Resource, variant: Variant, name: &str, body: Map<String,
 }
 
 /// The annotation `kubectl apply` keeps the applied configuration in.
-pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+pub(crate) const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 /// `object` as `kubectl apply` sends it: the object as applied, in JSON, in its
 /// `kubectl.kubernetes.io/last-applied-configuration` annotation
@@ -215,7 +215,7 @@ fn name_label(object: &mut Value, name: &str) {
 /// What the apiserver's decoding makes of `object` before any webhook sees it: a built-in kind
 /// through its type (unknown fields dropped), a custom resource of a CRD pruned and defaulted by
 /// its schema; other custom resources as they are.
-pub fn conform(resource: &Resource, object: &mut Value) {
+pub(crate) fn conform(resource: &Resource, object: &mut Value) {
     match &resource.origin {
         Origin::BuiltIn => {
             if let Some(Ok(decoded)) = crate::kinds::round_trip(&resource.gvk(), object) {
@@ -245,7 +245,7 @@ fn typed(gvk: &Gvk, value: Value) -> Value {
 /// resourceVersion yet, which only storage assigns (and refuses on a create). A mutating webhook
 /// sees a CREATE's object before all of this (`endpoints/handlers/create.go`: mutating admission
 /// runs before `r.Create`).
-pub fn created(mut object: Value, uid: &str) -> Value {
+pub(crate) fn created(mut object: Value, uid: &str) -> Value {
     let object_kind = json!({"apiVersion": object.get("apiVersion"), "kind": object.get("kind")});
     if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         meta.insert("uid".into(), json!(uid));
@@ -261,7 +261,7 @@ pub fn created(mut object: Value, uid: &str) -> Value {
 /// The object as the registry holds it once stored: what [`created`] fills, and the
 /// resourceVersion storage assigned. UPDATE and DELETE carry it as oldObject (an UPDATE's new
 /// object starts from it).
-pub fn stored(object: Value, uid: &str, resource_version: &str) -> Value {
+pub(crate) fn stored(object: Value, uid: &str, resource_version: &str) -> Value {
     let mut object = created(object, uid);
     if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         meta.insert("resourceVersion".into(), json!(resource_version));
@@ -270,7 +270,7 @@ pub fn stored(object: Value, uid: &str, resource_version: &str) -> Value {
 }
 
 /// The new object of an UPDATE: the stored object with one annotation changed by the user.
-pub fn updated(old: &Value) -> Value {
+pub(crate) fn updated(old: &Value) -> Value {
     let mut object = old.clone();
     if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         let annotations = meta.entry("annotations").or_insert_with(|| json!({}));
@@ -284,7 +284,7 @@ pub fn updated(old: &Value) -> Value {
 /// The new object of an UPDATE through subresource `sub` of `resource` (one that carries the parent
 /// kind), from `old`, the stored object: a status written by its controller, an approval, an
 /// ephemeral container added, a container resized, the finalizers cleared.
-pub fn updated_through(resource: &Resource, sub: &str, old: &Value) -> Value {
+pub(crate) fn updated_through(resource: &Resource, sub: &str, old: &Value) -> Value {
     let mut object = edited_through(resource, sub, old);
     conform(resource, &mut object);
     object
@@ -329,7 +329,7 @@ fn edited_through(resource: &Resource, sub: &str, old: &Value) -> Value {
 }
 
 /// An autoscaling/v1 Scale, as a `/scale` request carries it in place of the parent kind.
-pub fn scale(name: &str, namespace: Option<&str>, uid: &str, replicas: i32) -> Value {
+pub(crate) fn scale(name: &str, namespace: Option<&str>, uid: &str, replicas: i32) -> Value {
     let mut metadata =
         json!({"name": name, "uid": uid, "resourceVersion": "1001", "creationTimestamp": "2026-01-01T00:00:00Z"});
     if let Some(ns) = namespace {
@@ -346,7 +346,7 @@ pub fn scale(name: &str, namespace: Option<&str>, uid: &str, replicas: i32) -> V
 
 /// A connect options object (e.g. PodExecOptions) of core/v1: k8s-openapi has no types for them;
 /// their fields are `k8s.io/api/core/v1/types.go`'s.
-pub fn connect_options(kind: &str) -> Value {
+pub(crate) fn connect_options(kind: &str) -> Value {
     let mut v = json!({"apiVersion": "v1", "kind": kind});
     let extra = match kind {
         "PodExecOptions" => {
@@ -364,7 +364,7 @@ pub fn connect_options(kind: &str) -> Value {
 
 /// An object created through a subresource (an Eviction through `pods/eviction`, a Binding through
 /// `pods/binding`, a TokenRequest through `serviceaccounts/token`), named like its parent.
-pub fn created_through(gvk: &Gvk, name: &str, namespace: Option<&str>) -> Value {
+pub(crate) fn created_through(gvk: &Gvk, name: &str, namespace: Option<&str>) -> Value {
     let mut metadata = json!({"name": name});
     if let Some(ns) = namespace {
         metadata["namespace"] = json!(ns);

@@ -14,13 +14,13 @@ use rand::RngExt;
 
 /// One of `choices` (plain values), each as often as its weight says; shrinks towards the first.
 /// The same draw as a [`one_of`] of `Just`s, as a single `select`: no tree per branch at all.
-pub fn weighted<T: Clone + std::fmt::Debug + 'static>(choices: Vec<(usize, T)>) -> proptest::sample::Select<T> {
+pub(crate) fn weighted<T: Clone + std::fmt::Debug + 'static>(choices: Vec<(usize, T)>) -> proptest::sample::Select<T> {
     proptest::sample::select(choices.into_iter().flat_map(|(n, v)| std::iter::repeat_n(v, n)).collect::<Vec<T>>())
 }
 
 /// One of `branches`, each as often as its weight says.
 #[derive(Clone)]
-pub struct OneOf<T> {
+pub(crate) struct OneOf<T> {
     branches: Arc<[(u32, SBoxedStrategy<T>)]>,
     total: u32,
 }
@@ -32,7 +32,7 @@ impl<T> std::fmt::Debug for OneOf<T> {
 }
 
 /// A weighted choice between `branches` (weight, strategy); shrinks towards the first.
-pub fn one_of<T: std::fmt::Debug + 'static>(branches: Vec<(u32, SBoxedStrategy<T>)>) -> OneOf<T> {
+pub(crate) fn one_of<T: std::fmt::Debug + 'static>(branches: Vec<(u32, SBoxedStrategy<T>)>) -> OneOf<T> {
     let total = branches.iter().map(|b| b.0).sum();
     assert!(total > 0, "at least one branch with a weight");
     OneOf { branches: branches.into(), total }
@@ -64,7 +64,7 @@ impl<T: std::fmt::Debug + 'static> Strategy for OneOf<T> {
 }
 
 /// The value tree of [`OneOf`].
-pub struct OneOfTree<T> {
+pub(crate) struct OneOfTree<T> {
     branches: Arc<[(u32, SBoxedStrategy<T>)]>,
     /// The trees of the branches up to the one drawn; those before it are made when shrinking
     /// reaches them.

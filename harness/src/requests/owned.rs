@@ -28,7 +28,7 @@ use super::resources::{Origin, Resource};
 
 /// Which controller made an object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Maker {
+pub(crate) enum Maker {
     /// A Pod of ReplicaSet `web-7d4b9c6f5d` (itself of Deployment `web`).
     ReplicaSet,
     /// A Pod of Job `nightly-29380125`.
@@ -59,7 +59,7 @@ fn owner_uid(kind: &str) -> &'static str {
 
 impl Maker {
     /// The controllers that make objects of `resource` (a built-in kind in its served version).
-    pub fn of(resource: &Resource) -> &'static [Maker] {
+    pub(crate) fn of(resource: &Resource) -> &'static [Maker] {
         if !matches!(resource.origin, Origin::BuiltIn) || resource.version != "v1" {
             return &[];
         }
@@ -72,7 +72,7 @@ impl Maker {
     }
 
     /// How the plan labels a request about an object this controller made.
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Maker::ReplicaSet => "made by a ReplicaSet",
             Maker::Job => "made by a Job",
@@ -92,14 +92,14 @@ impl Maker {
     }
 
     /// The controller's `ownerReference` (`metav1.NewControllerRef`).
-    pub fn owner_reference(self) -> Value {
+    pub(crate) fn owner_reference(self) -> Value {
         let (api_version, kind, name) = self.owner();
         json!({"apiVersion": api_version, "kind": kind, "name": name, "uid": owner_uid(kind),
                "controller": true, "blockOwnerDeletion": true})
     }
 
     /// The `generateName` the controller sends, where it sends one instead of a name.
-    pub fn generate_name(self) -> Option<String> {
+    pub(crate) fn generate_name(self) -> Option<String> {
         match self {
             Maker::ReplicaSet | Maker::Job => Some(format!("{}-", self.owner().2)),
             Maker::Deployment | Maker::CronJob => None,
@@ -107,7 +107,7 @@ impl Maker {
     }
 
     /// The object's name once it has one: the generated name, or the name the controller chose.
-    pub fn name(self) -> String {
+    pub(crate) fn name(self) -> String {
         match self.generate_name() {
             Some(prefix) => format!("{prefix}{SUFFIX}"),
             None => match self {
@@ -133,7 +133,7 @@ impl Maker {
 
     /// The object of `resource` as this controller sends it on CREATE, named [`Maker::name`] (the
     /// plan takes the name away where the controller sends none).
-    pub fn object(self, resource: &Resource) -> Value {
+    pub(crate) fn object(self, resource: &Resource) -> Value {
         let mut object = objects::new_object(resource, Variant::Bare, &self.name());
         let labels = self.labels();
         if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
@@ -182,7 +182,7 @@ impl Maker {
 
 /// Remove the name of a controller-made object, as the controller sent it (before the apiserver
 /// generated one).
-pub fn without_name(object: &mut Value) {
+pub(crate) fn without_name(object: &mut Value) {
     if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         meta.remove("name");
     }

@@ -25,7 +25,7 @@ use crate::config::{WebhookKind, WebhookSpec};
 const STORED_UID: &str = "5d3e1c9a-6a8f-4c0e-9a6e-0000000000aa";
 
 /// The variants that mean something for a target.
-pub fn variants_for(target: &Selected) -> &'static [Variant] {
+pub(crate) fn variants_for(target: &Selected) -> &'static [Variant] {
     if target.resource.review {
         return &[Variant::Bare];
     }
@@ -37,7 +37,7 @@ pub fn variants_for(target: &Selected) -> &'static [Variant] {
 }
 
 /// The AdmissionSpec for one target and variant, as a webhook of `kind` would receive it.
-pub fn admission_spec(target: &Selected, variant: Variant, kind: WebhookKind) -> AdmissionSpec {
+pub(crate) fn admission_spec(target: &Selected, variant: Variant, kind: WebhookKind) -> AdmissionSpec {
     let name = format!("demo-{}", variant.as_str());
     let fresh = objects::new_object(&target.resource, variant, &name);
     let mut spec = admission_spec_from(target, fresh, &name, kind);
@@ -56,7 +56,7 @@ pub fn admission_spec(target: &Selected, variant: Variant, kind: WebhookKind) ->
 
 /// The AdmissionSpec for one target built around `fresh`, the object as a client sends it on CREATE
 /// (named `name`): the stored, updated and deleted forms are derived from it as the apiserver would.
-pub fn admission_spec_from(target: &Selected, fresh: Value, name: &str, kind: WebhookKind) -> AdmissionSpec {
+pub(crate) fn admission_spec_from(target: &Selected, fresh: Value, name: &str, kind: WebhookKind) -> AdmissionSpec {
     let resource = &target.resource;
     // Reviews are never stored and carry no name.
     let name = if resource.review { String::new() } else { name.to_string() };
@@ -125,7 +125,7 @@ pub fn plan(webhook: &WebhookSpec) -> Vec<RequestCase> {
 }
 
 /// Every request of the default run for `webhook`, among the resources of `api`.
-pub fn plan_in(webhook: &WebhookSpec, api: &ApiResources) -> Vec<RequestCase> {
+pub(crate) fn plan_in(webhook: &WebhookSpec, api: &ApiResources) -> Vec<RequestCase> {
     let versions = webhook.review_versions();
     let selectors = Selectors::of(webhook);
     let mut cases = Vec::new();
@@ -204,13 +204,13 @@ pub fn plan_in(webhook: &WebhookSpec, api: &ApiResources) -> Vec<RequestCase> {
 }
 
 /// The annotation that brings an object's annotations to their limit.
-pub const AT_LIMIT_ANNOTATION: &str = "suite.conformance.example/at-limit";
+pub(crate) const AT_LIMIT_ANNOTATION: &str = "suite.conformance.example/at-limit";
 /// The most all of an object's annotations may hold, keys and values
 /// (`apimachinery/pkg/api/validation/objectmeta.go` TotalAnnotationSizeLimitB).
-pub const ANNOTATIONS_LIMIT: usize = 256 * 1024;
+pub(crate) const ANNOTATIONS_LIMIT: usize = 256 * 1024;
 /// The most a ConfigMap's data and binaryData values may hold (`pkg/apis/core/validation/validation.go`
 /// ValidateConfigMap, `core.MaxSecretSize`).
-pub const CONFIG_MAP_LIMIT: usize = 1024 * 1024;
+pub(crate) const CONFIG_MAP_LIMIT: usize = 1024 * 1024;
 /// What a request to a mutating webhook leaves below a limit, for what the webhook itself adds
 /// (the apiserver validates the object once mutating admission is done).
 const MUTATOR_ROOM: usize = 1024;
@@ -275,7 +275,7 @@ fn controller_made(target: &Selected, maker: Maker, kind: WebhookKind) -> Option
 
 /// The requests of the default run for `webhook` as built, before its matchConditions: the label and
 /// spec of each request in the version a cluster sends.
-pub fn candidates(webhook: &WebhookSpec) -> Vec<(String, AdmissionSpec)> {
+pub(crate) fn candidates(webhook: &WebhookSpec) -> Vec<(String, AdmissionSpec)> {
     let unconditioned = WebhookSpec { conditions: MatchConditions::default(), ..webhook.clone() };
     plan(&unconditioned).into_iter().filter(|c| c.primary).map(|c| (c.label, c.spec)).collect()
 }

@@ -142,7 +142,7 @@ fn subresources_of(group: &str, plural: &str) -> Vec<Subresource> {
 }
 
 /// Why the apiserver never sends requests for a built-in kind to a webhook, if it never does.
-pub fn never_sent(kind: &KindInfo) -> Option<&'static str> {
+pub(crate) fn never_sent(kind: &KindInfo) -> Option<&'static str> {
     const EXEMPT: [&str; 6] = [
         "ValidatingWebhookConfiguration",
         "MutatingWebhookConfiguration",
@@ -187,7 +187,7 @@ fn from_kind(kind: &KindInfo) -> Resource {
 
 /// Every built-in resource of the targeted version the apiserver sends to webhooks, with its
 /// subresources.
-pub fn built_ins() -> &'static [Resource] {
+pub(crate) fn built_ins() -> &'static [Resource] {
     static ALL: OnceLock<Vec<Resource>> = OnceLock::new();
     ALL.get_or_init(|| RESOURCES.iter().filter(|k| never_sent(k).is_none()).map(from_kind).collect())
 }
@@ -267,7 +267,7 @@ impl ApiResources {
 
 /// One (resource, subresource, operation) the apiserver would send to a webhook with these rules.
 #[derive(Clone, Debug)]
-pub struct Selected {
+pub(crate) struct Selected {
     pub resource: Resource,
     pub subresource: Option<Subresource>,
     pub operation: Operation,
@@ -280,7 +280,7 @@ pub struct Selected {
 
 impl Selected {
     /// `CREATE pods`, `UPDATE deployments/scale`, `CREATE resourceclaims (from v1beta1)`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let what = match self.subresource {
             Some(s) => format!("{} {}/{}", self.operation, self.resource.plural, s.name),
             None => format!("{} {}", self.operation, self.resource.plural),
@@ -371,7 +371,7 @@ fn same_target(a: &Selected, b: &Selected) -> bool {
 }
 
 /// Every target these rules select exactly, without duplicates, in a stable order.
-pub fn selected_by_rules(rules: &[RuleWithOperations], api: &ApiResources) -> Vec<Selected> {
+pub(crate) fn selected_by_rules(rules: &[RuleWithOperations], api: &ApiResources) -> Vec<Selected> {
     let mut out: Vec<Selected> = Vec::new();
     for rule in rules {
         let ops = operations_of(rule);
@@ -442,7 +442,7 @@ pub fn selected_by_rules(rules: &[RuleWithOperations], api: &ApiResources) -> Ve
 /// `matchPolicy: Equivalent` (the default) requests made in an equivalent resource its rules do not
 /// select, converted to one they do (`generic/webhook.go` ShouldCallHook: the first rule-matching
 /// equivalent of the request's resource).
-pub fn selected(webhook: &WebhookSpec, api: &ApiResources) -> Vec<Selected> {
+pub(crate) fn selected(webhook: &WebhookSpec, api: &ApiResources) -> Vec<Selected> {
     let mut out = selected_by_rules(&webhook.rules, api);
     if webhook.match_policy.as_deref() == Some("Exact") {
         return out;

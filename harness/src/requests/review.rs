@@ -106,7 +106,7 @@ impl AdmissionSpec {
 }
 
 /// The user every generated request comes from unless a case says otherwise.
-pub fn default_user() -> UserInfo {
+pub(crate) fn default_user() -> UserInfo {
     UserInfo {
         username: "kubernetes-admin".into(),
         uid: Some("a1b2c3d4-0000-4000-8000-000000000001".into()),
@@ -131,7 +131,7 @@ fn options(spec: &AdmissionSpec) -> Value {
 }
 
 /// The full AdmissionReview of `version` for `spec`, with request uid `uid`.
-pub fn admission_review(version: ReviewVersion, spec: &AdmissionSpec, uid: &str) -> AdmissionReview {
+pub(crate) fn admission_review(version: ReviewVersion, spec: &AdmissionSpec, uid: &str) -> AdmissionReview {
     let request = AdmissionRequest {
         uid: uid.to_string(),
         kind: spec.kind.clone(),
@@ -153,7 +153,7 @@ pub fn admission_review(version: ReviewVersion, spec: &AdmissionSpec, uid: &str)
 }
 
 /// A fresh request uid, as the apiserver makes for every call.
-pub fn fresh_uid() -> String {
+pub(crate) fn fresh_uid() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 

@@ -49,7 +49,7 @@ fn member_schema<'a>(schema: &'a Value, key: &str) -> Option<Option<&'a Value>> 
 /// The fields of a valid object of the custom resource other than apiVersion, kind and metadata
 /// (and status, which clients do not send): `spec` and what the schema requires, every optional
 /// field too when `full`.
-pub fn instance(schema: &Value, full: bool) -> Map<String, Value> {
+pub(crate) fn instance(schema: &Value, full: bool) -> Map<String, Value> {
     let mut out = Map::new();
     let required = required(schema);
     if let Some(props) = properties(schema) {
@@ -70,7 +70,7 @@ pub fn instance(schema: &Value, full: bool) -> Map<String, Value> {
 /// `minLength` up to `maxLength`, optional fields present or absent, arrays and maps of several
 /// sizes within `minItems`/`maxItems` and `minProperties`/`maxProperties`. A `pattern` or `format`
 /// keeps the string [`instance`] gives (which the suite does not vary).
-pub fn varied(schema: &Value, seed: u64) -> Map<String, Value> {
+pub(crate) fn varied(schema: &Value, seed: u64) -> Map<String, Value> {
     let mut draw = Draw(seed ^ 0x9e37_79b9_7f4a_7c15);
     let mut out = Map::new();
     let required = required(schema);
@@ -89,7 +89,7 @@ pub fn varied(schema: &Value, seed: u64) -> Map<String, Value> {
 
 /// What [`varied`] draws from `schema`, in a line: each leaf field of the resource (below
 /// `spec` and the other top-level fields, at most `limit` of them) and the values it takes.
-pub fn summary(schema: &Value, limit: usize) -> String {
+pub(crate) fn summary(schema: &Value, limit: usize) -> String {
     fn walk(schema: &Value, path: &str, required: bool, out: &mut Vec<String>, depth: usize) {
         let optional = if required { "" } else { ", or absent" };
         if let Some(values) = schema.get("enum").and_then(Value::as_array) {
@@ -295,7 +295,7 @@ fn varied_object(schema: &Value, draw: &mut Draw, depth: usize) -> Value {
 }
 
 /// A status as the controller writes it through `/status`, when the schema has one.
-pub fn status_instance(schema: &Value) -> Option<Value> {
+pub(crate) fn status_instance(schema: &Value) -> Option<Value> {
     properties(schema)?.get("status").map(|s| value(s, true, 1))
 }
 
@@ -436,7 +436,7 @@ fn string(schema: &Value) -> Value {
 
 /// What the apiserver does to an object of the custom resource when decoding it (steps 1–5 of the
 /// module documentation), in place.
-pub fn admit(schema: &Value, object: &mut Value) {
+pub(crate) fn admit(schema: &Value, object: &mut Value) {
     coerce_metadata(object);
     prune(object, Some(schema), true);
     drop_non_nullable_nulls(object, Some(schema));
@@ -610,22 +610,63 @@ fn default(x: &mut Value, schema: Option<&Value>) {
     }
 }
 
+/// Where an object is not what the apiserver would accept for a schema, and why.
+#[cfg(test)]
+#[derive(Debug, PartialEq, thiserror::Error)]
+#[error("{path}: {why}")]
+pub(crate) struct Nonconformity {
+    /// The field path, e.g. `.spec.size`.
+    pub path: String,
+    /// What is wrong there.
+    pub why: Why,
+}
+
+/// What is wrong with a value for its schema.
+#[cfg(test)]
+#[derive(Debug, PartialEq, thiserror::Error)]
+pub(crate) enum Why {
+    /// `null` where the schema is not `nullable`.
+    #[error("null")]
+    Null,
+    /// A value outside `enum`.
+    #[error("{0} not in the enum")]
+    NotInEnum(Box<Value>),
+    /// Neither an integer nor a string for `x-kubernetes-int-or-string`.
+    #[error("not int-or-string")]
+    NotIntOrString,
+    /// A value of another `type`.
+    #[error("{value} is not of type {ty}")]
+    Type {
+        /// The value.
+        value: Box<Value>,
+        /// The schema's type.
+        ty: Box<Value>,
+    },
+    /// A `required` member is missing.
+    #[error("required")]
+    Required,
+    /// A member no schema describes or preserves.
+    #[error("not in the schema")]
+    Unknown,
+}
+
 /// Why `object` is not what the apiserver would accept for `schema` (types, required members,
 /// enums, unknown members where nothing preserves them), or `Ok`: what a strict validating webhook
 /// checks, for the suite's own tests.
 #[cfg(test)]
-pub fn conforms(schema: &Value, object: &Value) -> Result<(), String> {
-    fn check(s: &Value, x: &Value, path: &str, root: bool) -> Result<(), String> {
+pub(crate) fn conforms(schema: &Value, object: &Value) -> Result<(), Nonconformity> {
+    fn check(s: &Value, x: &Value, path: &str, root: bool) -> Result<(), Nonconformity> {
+        let at = |path: &str, why| Nonconformity { path: path.to_string(), why };
         if x.is_null() {
-            return if flag(s, "nullable") { Ok(()) } else { Err(format!("{path}: null")) };
+            return if flag(s, "nullable") { Ok(()) } else { Err(at(path, Why::Null)) };
         }
         if let Some(e) = s.get("enum").and_then(Value::as_array) {
             if !e.contains(x) {
-                return Err(format!("{path}: {x} not in the enum"));
+                return Err(at(path, Why::NotInEnum(Box::new(x.clone()))));
             }
         }
         if flag(s, "x-kubernetes-int-or-string") {
-            return if x.is_i64() || x.is_string() { Ok(()) } else { Err(format!("{path}: not int-or-string")) };
+            return if x.is_i64() || x.is_string() { Ok(()) } else { Err(at(path, Why::NotIntOrString)) };
         }
         let ok = match s.get("type").and_then(Value::as_str) {
             Some("object") => x.is_object(),
@@ -637,12 +678,12 @@ pub fn conforms(schema: &Value, object: &Value) -> Result<(), String> {
             _ => true,
         };
         if !ok {
-            return Err(format!("{path}: {x} is not of type {}", s["type"]));
+            return Err(at(path, Why::Type { value: Box::new(x.clone()), ty: Box::new(s["type"].clone()) }));
         }
         if let Some(map) = x.as_object() {
             for r in required(s) {
                 if !map.contains_key(r) {
-                    return Err(format!("{path}.{r}: required"));
+                    return Err(at(&format!("{path}.{r}"), Why::Required));
                 }
             }
             let embedded = root || flag(s, "x-kubernetes-embedded-resource");
@@ -654,7 +695,7 @@ pub fn conforms(schema: &Value, object: &Value) -> Result<(), String> {
                     Some(Some(sub)) => check(sub, v, &format!("{path}.{k}"), false)?,
                     Some(None) => {}
                     None if flag(s, "x-kubernetes-preserve-unknown-fields") => {}
-                    None => return Err(format!("{path}.{k}: not in the schema")),
+                    None => return Err(at(&format!("{path}.{k}"), Why::Unknown)),
                 }
             }
         }
@@ -845,12 +886,18 @@ mod tests {
         assert_eq!(conforms(&s, &ok), Ok(()));
         let mut extra = ok.clone();
         extra["spec"]["bogus"] = json!(1);
-        assert!(conforms(&s, &extra).unwrap_err().contains("spec.bogus"));
+        let e = conforms(&s, &extra).unwrap_err();
+        assert_eq!(e, Nonconformity { path: ".spec.bogus".into(), why: Why::Unknown });
+        assert_eq!(e.to_string(), ".spec.bogus: not in the schema");
         let mut wrong = ok.clone();
         wrong["spec"]["size"] = json!("3");
-        assert!(conforms(&s, &wrong).is_err());
+        let e = conforms(&s, &wrong).unwrap_err();
+        assert_eq!(
+            (e.path.as_str(), e.to_string()),
+            (".spec.size", r#".spec.size: "3" is not of type "integer""#.into())
+        );
         let mut missing = ok;
         missing["spec"].as_object_mut().unwrap().remove("mode");
-        assert!(conforms(&s, &missing).unwrap_err().contains("required"));
+        assert_eq!(conforms(&s, &missing), Err(Nonconformity { path: ".spec.mode".into(), why: Why::Required }));
     }
 }

@@ -114,7 +114,7 @@ fn apply(object: &mut Value, m: &Mutation) {
 /// Requests for `webhook` that start from `seeds` (the requests the run's cases sent it); `None`
 /// without seeds. A mutated request the webhook's selectors or matchConditions would not let
 /// through is drawn as its seed unchanged.
-pub fn from_seeds(webhook: &WebhookSpec, seeds: Vec<RequestCase>) -> Option<SBoxedStrategy<RequestCase>> {
+pub(crate) fn from_seeds(webhook: &WebhookSpec, seeds: Vec<RequestCase>) -> Option<SBoxedStrategy<RequestCase>> {
     if seeds.is_empty() {
         return None;
     }
@@ -145,7 +145,7 @@ pub fn from_seeds(webhook: &WebhookSpec, seeds: Vec<RequestCase>) -> Option<SBox
 
 /// `generated` (the generator's own requests, if the webhook's rules select any) with draws from
 /// `seeds` mixed in: three in four draws start from a seed.
-pub fn with_seeds(
+pub(crate) fn with_seeds(
     generated: Option<SBoxedStrategy<RequestCase>>,
     webhook: &WebhookSpec,
     seeds: Vec<RequestCase>,

@@ -11,20 +11,20 @@ use rand::RngExt;
 
 /// Characters of `ranges`, `len` of them.
 #[derive(Clone, Debug)]
-pub struct Chars {
+pub(crate) struct Chars {
     ranges: &'static [RangeInclusive<char>],
     len: RangeInclusive<usize>,
 }
 
 /// `len` characters of `ranges` (what the regex `[..]{lo,hi}` draws): a range chosen evenly, then
 /// a character of it evenly.
-pub fn chars(ranges: &'static [RangeInclusive<char>], len: RangeInclusive<usize>) -> Chars {
+pub(crate) fn chars(ranges: &'static [RangeInclusive<char>], len: RangeInclusive<usize>) -> Chars {
     assert!(!ranges.is_empty() && len.start() <= len.end(), "a non-empty alphabet and length range");
     Chars { ranges, len }
 }
 
 /// Printable characters (`\PC`: every character outside the Unicode "Other" categories).
-pub fn printable_ranges() -> &'static [RangeInclusive<char>] {
+pub(crate) fn printable_ranges() -> &'static [RangeInclusive<char>] {
     static PRINTABLE: OnceLock<Vec<RangeInclusive<char>>> = OnceLock::new();
     PRINTABLE.get_or_init(|| {
         let hir = regex_syntax::parse(r"\PC").expect("a valid class");
@@ -73,7 +73,7 @@ enum Step {
 
 /// The value tree of [`Chars`].
 #[derive(Clone, Debug)]
-pub struct CharsTree {
+pub(crate) struct CharsTree {
     chars: Vec<char>,
     /// Characters of `chars` in the current value.
     len: usize,

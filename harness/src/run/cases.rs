@@ -51,7 +51,7 @@ fn first_fail(findings: &[Finding]) -> Option<&Finding> {
 }
 
 /// Admit `case` through `webhooks` (already chosen by [`webhooks_for`]).
-pub async fn run_case(client: &Client, case: &Case, webhooks: &[&WebhookSpec]) -> CaseRun {
+pub(crate) async fn run_case(client: &Client, case: &Case, webhooks: &[&WebhookSpec]) -> CaseRun {
     let mut records = Vec::new();
     let mut warnings = Vec::new();
     let mut current = case.object.clone();

@@ -47,10 +47,10 @@ impl Counts {
 }
 
 /// Per webhook, per `OPERATION resource[/subresource]`.
-pub type Coverage = BTreeMap<String, BTreeMap<String, Counts>>;
+pub(crate) type Coverage = BTreeMap<String, BTreeMap<String, Counts>>;
 
 /// Requests sent in all, over every webhook and operation × resource.
-pub fn sent(coverage: &Coverage) -> u64 {
+pub(crate) fn sent(coverage: &Coverage) -> u64 {
     coverage.values().flat_map(|per| per.values()).map(|c| c.sent).sum()
 }
 
@@ -65,13 +65,13 @@ fn key(record: &ExchangeRecord) -> String {
 
 /// Counts calls as they are made, from any task.
 #[derive(Debug, Default)]
-pub struct Tally {
+pub(crate) struct Tally {
     coverage: Mutex<Coverage>,
 }
 
 impl Tally {
     /// Count one call (one that was not sent counts for nothing).
-    pub fn record(&self, record: &ExchangeRecord) {
+    pub(crate) fn record(&self, record: &ExchangeRecord) {
         if !record.sent() {
             return;
         }
@@ -80,7 +80,7 @@ impl Tally {
     }
 
     /// Everything counted so far.
-    pub fn snapshot(&self) -> Coverage {
+    pub(crate) fn snapshot(&self) -> Coverage {
         self.coverage.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }

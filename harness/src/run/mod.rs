@@ -20,10 +20,12 @@ mod stoppable;
 
 pub use cases::CaseRecord;
 use cases::JudgedCase;
-pub use coverage::{Counts, Coverage};
+pub(crate) use coverage::Counts;
+pub(crate) use coverage::Coverage;
 #[cfg(test)]
 pub(crate) use lint::lint;
-pub use properties::{Budget, Failure, Progress, PropertyOptions, PropertyRecord, DEFAULT_CASES};
+pub(crate) use properties::PropertyOptions;
+pub use properties::{Budget, Failure, Progress, PropertyRecord, DEFAULT_CASES};
 pub use send::{evaluate, evaluate_rule, exchange};
 pub use shard::{Shard, ShardError};
 
@@ -52,7 +54,7 @@ use properties::{Breaches, Calls, CaseRequest};
 
 /// What a run does, and how.
 #[derive(Clone, Debug)]
-pub struct RunOptions {
+pub(crate) struct RunOptions {
     /// Which HTTP versions the client offers.
     pub http: HttpVersions,
     /// Requests in flight at once.
@@ -386,7 +388,7 @@ async fn send_plan(
 }
 
 /// Run every step the options ask for against `target`.
-pub async fn run(
+pub(crate) async fn run(
     webhooks: &[WebhookSpec],
     target: &mut RunningTarget,
     options: &RunOptions,

@@ -29,20 +29,20 @@ use crate::tls::TlsMaterial;
 const LOG_LIMIT: usize = 64 * 1024;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ProcessStatus {
+pub(crate) enum ProcessStatus {
     Running,
     Exited(String),
 }
 
 /// A started command and its captured output.
-pub struct CommandTarget {
+pub(crate) struct CommandTarget {
     child: Child,
     log: Arc<Mutex<VecDeque<u8>>>,
     readers: Vec<std::thread::JoinHandle<()>>,
 }
 
 impl CommandTarget {
-    pub fn status(&mut self) -> ProcessStatus {
+    pub(crate) fn status(&mut self) -> ProcessStatus {
         match self.child.try_wait() {
             Ok(Some(status)) => ProcessStatus::Exited(status.to_string()),
             Ok(None) => ProcessStatus::Running,
@@ -51,7 +51,7 @@ impl CommandTarget {
     }
 
     /// The last lines the command wrote to stdout and stderr (stack traces folded).
-    pub fn log_tail(&self) -> String {
+    pub(crate) fn log_tail(&self) -> String {
         let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
         let bytes: Vec<u8> = log.iter().copied().collect();
         super::tail::tail(&String::from_utf8_lossy(&bytes))
@@ -114,7 +114,7 @@ fn capture(mut source: impl Read + Send + 'static, log: Arc<Mutex<VecDeque<u8>>>
 
 /// Substitute the placeholders of a command line (`{kubeconfig}` and `{serviceaccount}` when the
 /// recording API is served).
-pub fn substitute(command: &str, tls: &TlsMaterial, host: &str, port: u16, api: Option<&ApiServer>) -> String {
+pub(crate) fn substitute(command: &str, tls: &TlsMaterial, host: &str, port: u16, api: Option<&ApiServer>) -> String {
     let command = match api {
         Some(api) => command
             .replace("{kubeconfig}", &api.kubeconfig_path().display().to_string())
@@ -133,7 +133,7 @@ pub fn substitute(command: &str, tls: &TlsMaterial, host: &str, port: u16, api: 
 /// Why a started command did not become a usable target.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum StartError {
+pub(crate) enum StartError {
     #[error("the target command could not be started: {0}")]
     Spawn(String),
     #[error("the target command exited before it became ready ({status}); last output:\n{tail}")]
@@ -145,7 +145,7 @@ pub enum StartError {
 }
 
 /// Start `command` for `webhooks` and wait until it completes a TLS handshake.
-pub async fn start(
+pub(crate) async fn start(
     command: &str,
     webhooks: &[WebhookSpec],
     keep_tls_in: Option<&std::path::Path>,

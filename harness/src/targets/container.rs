@@ -39,7 +39,7 @@ use crate::tls::TlsMaterial;
 pub const RUN_LABEL: &str = "webhook-conformance.run";
 
 /// Where the recording API's kubeconfig is mounted in the container.
-pub const KUBECONFIG_IN_CONTAINER: &str = "/var/run/webhook-conformance/kubeconfig";
+pub(crate) const KUBECONFIG_IN_CONTAINER: &str = "/var/run/webhook-conformance/kubeconfig";
 
 /// Deadline of each `docker` call other than the readiness wait.
 const DOCKER_CALL_DEADLINE: Duration = Duration::from_secs(60);
@@ -111,7 +111,7 @@ impl ImageSpec {
 /// Why an image did not become a usable target.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum ContainerError {
+pub(crate) enum ContainerError {
     /// Docker or the image is not there, or the container could not be created: the suite cannot run.
     #[error("{0}")]
     Setup(String),
@@ -127,7 +127,7 @@ pub enum ContainerError {
 }
 
 /// A started container; removed (with its anonymous volumes) on drop.
-pub struct ContainerTarget {
+pub(crate) struct ContainerTarget {
     id: String,
     /// The read-only mount source: copies of the TLS files, readable by the container's user.
     _mount: tempfile::TempDir,
@@ -136,7 +136,7 @@ pub struct ContainerTarget {
 impl ContainerTarget {
     /// The last lines the container wrote (stdout, then stderr, as `docker logs` replays them), stack
     /// traces folded (enough lines are read for a long backtrace to fold into one line).
-    pub fn log_tail(&self) -> String {
+    pub(crate) fn log_tail(&self) -> String {
         match docker_blocking(&["logs", "--tail", "2000", &self.id]) {
             Ok(out) => super::tail::tail(out.trim_end()),
             Err(e) => format!("(no container logs: {e})"),
@@ -144,7 +144,7 @@ impl ContainerTarget {
     }
 
     /// `Some("exited, exit code N")` once the container has stopped.
-    pub fn exit_status(&self) -> Option<String> {
+    pub(crate) fn exit_status(&self) -> Option<String> {
         match docker_blocking(&["inspect", "--format", STATE_FORMAT, &self.id]) {
             Ok(s) => parse_state(&s),
             Err(e) => Some(format!("unknown ({e})")),
@@ -152,7 +152,7 @@ impl ContainerTarget {
     }
 
     /// [`Self::exit_status`] without blocking the runtime.
-    pub async fn exit_status_async(&self) -> Option<String> {
+    pub(crate) async fn exit_status_async(&self) -> Option<String> {
         match docker(&["inspect".into(), "--format".into(), STATE_FORMAT.into(), self.id.clone()]).await {
             Ok(s) => parse_state(&s),
             Err(e) => Some(format!("unknown ({e})")),
@@ -372,10 +372,10 @@ impl Drop for PendingCreate {
 /// No Docker engine answers `docker version`.
 #[derive(Debug, thiserror::Error)]
 #[error("Docker is not reachable (needed for --image): {0}")]
-pub struct DockerUnavailable(#[source] pub ProcessError);
+pub(crate) struct DockerUnavailable(#[source] pub ProcessError);
 
 /// Is a Docker engine reachable? `Ok(server version)` or why not.
-pub async fn docker_available() -> Result<String, DockerUnavailable> {
+pub(crate) async fn docker_available() -> Result<String, DockerUnavailable> {
     docker(&["version".into(), "--format".into(), "{{.Server.Version}}".into()])
         .await
         .map(|v| v.trim().to_string())
@@ -404,7 +404,7 @@ fn check_file_name(what: &str, name: &str) -> Result<(), ContainerError> {
 }
 
 /// Start `spec.image` for `webhooks` and wait until it completes a TLS handshake.
-pub async fn start(
+pub(crate) async fn start(
     spec: &ImageSpec,
     webhooks: &[WebhookSpec],
     keep_tls_in: Option<&Path>,

@@ -3,7 +3,7 @@
 //! into a [`RunningTarget`] the client can call, and stops it when that is dropped.
 
 mod command;
-pub mod container;
+pub(crate) mod container;
 mod port;
 mod ready;
 mod tail;
@@ -26,7 +26,7 @@ use port::free_port;
 use crate::apiserver::{ApiServer, Recording};
 use crate::client::Endpoint;
 use crate::config::WebhookSpec;
-use crate::error::Error;
+use crate::error::{Error, TargetError};
 use crate::tls::{ServingNames, TlsMaterial};
 
 /// The serving certificate and key an in-process server is to use (PEM), issued by the run's CA.
@@ -54,10 +54,10 @@ pub struct Served {
 pub type ServeError = Box<dyn std::error::Error + Send + Sync>;
 
 /// A future of an in-process server's start.
-pub type ServeFuture = Pin<Box<dyn Future<Output = Result<Served, ServeError>> + Send>>;
+pub(crate) type ServeFuture = Pin<Box<dyn Future<Output = Result<Served, ServeError>> + Send>>;
 
 /// Starts an in-process server with the given TLS.
-pub type ServeFn = Box<dyn FnOnce(ServingTls) -> ServeFuture + Send>;
+pub(crate) type ServeFn = Box<dyn FnOnce(ServingTls) -> ServeFuture + Send>;
 
 /// Where the webhook under test runs.
 pub enum Target {
@@ -179,14 +179,15 @@ pub(crate) async fn start(
         Target::Command { command, startup_timeout } => {
             match command::start(&command, webhooks, tls_dir, client_certificate, startup_timeout).await {
                 Ok(t) => Ok(t),
-                Err(StartError::Spawn(e)) => Err(Error::target("--cmd", e).into()),
+                Err(e @ StartError::Spawn(_)) => Err(Error::target("--cmd", TargetError::Start(e.into())).into()),
                 Err(e) => Err(StartFailure::NotReady(e.to_string())),
             }
         }
         Target::Image(spec) => match container::start(&spec, webhooks, tls_dir, client_certificate).await {
             Ok(t) => Ok(t),
-            Err(ContainerError::Setup(e)) => Err(Error::target(format!("--image {}", spec.image), e).into()),
-            Err(ContainerError::NoDocker(e)) => Err(Error::target(format!("--image {}", spec.image), e).into()),
+            Err(e @ (ContainerError::Setup(_) | ContainerError::NoDocker(_))) => {
+                Err(Error::target(format!("--image {}", spec.image), TargetError::Start(e.into())).into())
+            }
             Err(e) => Err(StartFailure::NotReady(e.to_string())),
         },
         Target::InProcess { description, serve } => {
@@ -216,7 +217,7 @@ fn chain(e: &(dyn std::error::Error + 'static)) -> String {
 }
 
 /// A target that is up and reachable.
-pub struct RunningTarget {
+pub(crate) struct RunningTarget {
     pub endpoint: Endpoint,
     /// A description for reports, e.g. `command: ./hook --port 8443`.
     pub description: String,
@@ -241,7 +242,7 @@ pub struct RunningTarget {
 
 /// What a started target (other than a command) can tell about itself: its output and whether it
 /// has exited. Dropping it stops the target.
-pub trait TargetMonitor: Send + Sync {
+pub(crate) trait TargetMonitor: Send + Sync {
     /// The last lines the target wrote.
     fn log_tail(&self) -> String;
     /// `Some(description)` once the target has exited, `None` while it runs.
@@ -271,7 +272,7 @@ impl RunningTarget {
     }
 
     /// The calls the target made to the recording API, when it was given one.
-    pub fn api_recording(&self) -> Option<&std::sync::Arc<Recording>> {
+    pub(crate) fn api_recording(&self) -> Option<&std::sync::Arc<Recording>> {
         self.api.as_ref().map(|a| a.recording())
     }
 
@@ -310,12 +311,12 @@ impl RunningTarget {
     }
 
     /// The tail of the target's output, when the harness started it.
-    pub fn log_tail(&self) -> Option<String> {
+    pub(crate) fn log_tail(&self) -> Option<String> {
         self.process.as_ref().map(|p| p.log_tail()).or_else(|| self.monitor.as_ref().map(|m| m.log_tail()))
     }
 
     /// Has a started target exited? (`None` when still running or not started by the harness.)
-    pub fn exit_status(&mut self) -> Option<String> {
+    pub(crate) fn exit_status(&mut self) -> Option<String> {
         if let Some(m) = self.monitor.as_mut() {
             return m.exit_status();
         }
@@ -326,7 +327,7 @@ impl RunningTarget {
     }
 
     /// The CA file a reproducer can trust after the run: the user's, or generated files that are kept.
-    pub fn reproducer_ca(&self) -> Option<std::path::PathBuf> {
+    pub(crate) fn reproducer_ca(&self) -> Option<std::path::PathBuf> {
         if let Some(p) = &self.user_ca {
             return Some(p.clone());
         }
@@ -336,7 +337,7 @@ impl RunningTarget {
 
 /// The TLS names the webhooks' manifests call for: the service DNS names of every webhook that
 /// names a service.
-pub fn serving_names(webhooks: &[WebhookSpec]) -> ServingNames {
+pub(crate) fn serving_names(webhooks: &[WebhookSpec]) -> ServingNames {
     let mut names = ServingNames::default();
     for w in webhooks {
         if let Some(svc) = &w.client_config.service {
@@ -353,7 +354,7 @@ pub fn serving_names(webhooks: &[WebhookSpec]) -> ServingNames {
 /// The endpoint of a local target listening on `addr`: each webhook that names a service called by
 /// its service name (resolved to `addr`, as the apiserver's SNI would be), the others by the first
 /// service name or by `127.0.0.1`.
-pub fn local_endpoint(webhooks: &[WebhookSpec], addr: SocketAddr, ca_pem: &[u8]) -> Endpoint {
+pub(crate) fn local_endpoint(webhooks: &[WebhookSpec], addr: SocketAddr, ca_pem: &[u8]) -> Endpoint {
     let services: Vec<(&str, String)> = webhooks
         .iter()
         .filter_map(|w| {

@@ -17,7 +17,7 @@ const ATTEMPTS: usize = 64;
 static HANDED_OUT: Mutex<VecDeque<u16>> = Mutex::new(VecDeque::new());
 
 /// A free TCP port on loopback that this process has not handed out recently.
-pub fn free_port() -> std::io::Result<u16> {
+pub(crate) fn free_port() -> std::io::Result<u16> {
     let mut book = HANDED_OUT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     first_new(&mut book, kernel_port)
 }

@@ -4,7 +4,7 @@
 //! the tail instead of being pushed out by frames.
 
 /// How many lines of a target's output the report keeps.
-pub const TAIL_LINES: usize = 40;
+pub(crate) const TAIL_LINES: usize = 40;
 
 /// True for one frame line of a stack trace.
 fn is_frame(line: &str) -> bool {
@@ -40,7 +40,7 @@ fn left_out(n: usize) -> String {
 }
 
 /// `text` with every run of stack-frame lines folded into one line.
-pub fn fold_stack_traces(text: &str) -> Vec<String> {
+pub(crate) fn fold_stack_traces(text: &str) -> Vec<String> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::with_capacity(lines.len());
     let mut i = 0;
@@ -79,7 +79,7 @@ pub fn fold_stack_traces(text: &str) -> Vec<String> {
 }
 
 /// The last [`TAIL_LINES`] lines of `text`, stack traces folded.
-pub fn tail(text: &str) -> String {
+pub(crate) fn tail(text: &str) -> String {
     let lines = fold_stack_traces(text);
     let start = lines.len().saturating_sub(TAIL_LINES);
     lines[start..].join("\n")

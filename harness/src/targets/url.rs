@@ -12,7 +12,7 @@ use std::time::Duration;
 use super::RunningTarget;
 use crate::client::{handshake, Endpoint, HandshakeError};
 use crate::config::WebhookSpec;
-use crate::error::Error;
+use crate::error::{Error, TargetError};
 
 /// Where to connect for a host and port instead of asking DNS, as curl's `--resolve
 /// HOST:PORT:ADDR` says; `ADDR` may carry a port of its own (`127.0.0.1:8443`, `[::1]:8443`), to
@@ -89,7 +89,7 @@ fn trusted_ca(url_what: &str, ca: Option<&Path>, webhooks: &[WebhookSpec]) -> Re
     if let Some(ca) = ca {
         let ca_what = format!("--ca {}", ca.display());
         let ca_pem = std::fs::read(ca).map_err(|e| Error::target(&ca_what, e))?;
-        crate::tls::root_store(&ca_pem).map_err(|e| Error::target(&ca_what, e.to_string()))?;
+        crate::tls::root_store(&ca_pem).map_err(|e| Error::target(&ca_what, TargetError::Ca(Box::new(e))))?;
         return Ok((ca_pem, None));
     }
     let mut bundles: Vec<Vec<u8>> = Vec::new();
@@ -98,7 +98,7 @@ fn trusted_ca(url_what: &str, ca: Option<&Path>, webhooks: &[WebhookSpec]) -> Re
         match w.ca_bundle_pem() {
             None => {}
             Some(Err(e)) => {
-                return Err(Error::target(url_what, format!("webhook {}: {e} (give --ca FILE instead)", w.name)))
+                return Err(Error::target(url_what, TargetError::CaBundle { webhook: w.name.clone(), reason: e }))
             }
             Some(Ok(pem)) => {
                 if !bundles.contains(&pem) {
@@ -109,13 +109,10 @@ fn trusted_ca(url_what: &str, ca: Option<&Path>, webhooks: &[WebhookSpec]) -> Re
         }
     }
     if bundles.is_empty() {
-        return Err(Error::target(
-            url_what,
-            "no --ca, and the manifest has no clientConfig.caBundle to trust: give --ca FILE, the CA that signed the webhook's serving certificate",
-        ));
+        return Err(Error::target(url_what, TargetError::NoCa));
     }
     let ca_pem = bundles.concat();
-    crate::tls::root_store(&ca_pem).map_err(|e| Error::target(url_what, format!("the manifest's caBundle: {e}")))?;
+    crate::tls::root_store(&ca_pem).map_err(|e| Error::target(url_what, TargetError::ManifestCa(Box::new(e))))?;
     let note = format!(
         "trusting the manifest's clientConfig.caBundle (of {}), as the apiserver does; the replay commands expect it in ca.pem (base64 -d of the caBundle)",
         from.join(", ")
@@ -134,9 +131,9 @@ pub(crate) async fn start(
     webhooks: &[WebhookSpec],
 ) -> Result<RunningTarget, Error> {
     let what = format!("--url {url:?}");
-    let parsed = reqwest::Url::parse(url).map_err(|e| Error::target(&what, e))?;
+    let parsed = reqwest::Url::parse(url).map_err(|e| Error::target(&what, TargetError::Url(e.into())))?;
     if parsed.scheme() != "https" {
-        return Err(Error::target(&what, "the apiserver calls webhooks over https only"));
+        return Err(Error::target(&what, TargetError::NotHttps));
     }
     let (ca_pem, ca_note) = trusted_ca(&what, ca, webhooks)?;
     let mut notes: Vec<String> = ca_note.into_iter().collect();
@@ -152,7 +149,7 @@ pub(crate) async fn start(
         Some(r) => r.addr,
         None => lookup(&what, &host, port).await?,
     };
-    tcp_reachable(addr).await.map_err(|e| Error::target(&what, format!("cannot connect to {addr}: {e}")))?;
+    tcp_reachable(addr).await.map_err(|e| Error::target(&what, e))?;
 
     let mut base = parsed.clone();
     // The client connects to `addr` for the URL's host; an explicit port of the URL would win
@@ -179,7 +176,8 @@ pub(crate) async fn start(
         }
     }
     if let Some((_, first)) = names.first() {
-        base.set_host(Some(first)).map_err(|e| Error::target(format!("manifest host {first:?}"), e))?;
+        base.set_host(Some(first))
+            .map_err(|e| Error::target(format!("manifest host {first:?}"), TargetError::Url(e.into())))?;
     }
     let base_host = base.host_str().unwrap_or_default().to_string();
     let hosts: BTreeMap<String, String> = names.into_iter().filter(|(_, n)| *n != base_host).collect();
@@ -200,7 +198,10 @@ pub(crate) async fn start(
     }
     for name in called {
         let mut named = endpoint.clone();
-        named.base.set_host(Some(name)).map_err(|e| Error::target(format!("manifest host {name:?}"), e))?;
+        named
+            .base
+            .set_host(Some(name))
+            .map_err(|e| Error::target(format!("manifest host {name:?}"), TargetError::Url(e.into())))?;
         match handshake(&named, addr, Duration::from_secs(5)).await {
             Ok(()) => notes.push(format!("TLS verified for {name}, the name the apiserver calls, at {addr}")),
             Err(HandshakeError::NotTls(what)) => {
@@ -221,15 +222,12 @@ async fn lookup(what: &str, host: &str, port: u16) -> Result<SocketAddr, Error> 
     let lookup = tokio::time::timeout(Duration::from_secs(5), tokio::net::lookup_host((host, port)));
     let addrs: Vec<SocketAddr> = match lookup.await {
         Ok(Ok(addrs)) => addrs.collect(),
-        Ok(Err(e)) => {
-            return Err(Error::target(
-                what,
-                format!("cannot resolve {host}: {e} (give --resolve {host}:{port}:ADDR to connect to ADDR)"),
-            ))
+        Ok(Err(source)) => {
+            return Err(Error::target(what, TargetError::Resolve { host: host.to_string(), port, source }))
         }
-        Err(_) => return Err(Error::target(what, format!("cannot resolve {host}: no answer within 5 s"))),
+        Err(_) => return Err(Error::target(what, TargetError::ResolveTimeout { host: host.to_string(), seconds: 5 })),
     };
-    addrs.first().copied().ok_or_else(|| Error::target(what, format!("{host} has no address")))
+    addrs.first().copied().ok_or_else(|| Error::target(what, TargetError::NoAddress { host: host.to_string() }))
 }
 
 /// The name the apiserver calls `w` by (its TLS server name): `<service>.<namespace>.svc`, or the
@@ -242,22 +240,12 @@ fn apiserver_host(w: &WebhookSpec) -> Option<String> {
     url.host_str().map(str::to_ascii_lowercase)
 }
 
-/// Why a TCP connection to the target failed.
-#[derive(Debug, thiserror::Error)]
-enum ConnectError {
-    /// The connection was refused or failed.
-    #[error("{0}")]
-    Failed(#[source] std::io::Error),
-    /// Nothing answered in time.
-    #[error("no answer within 5 s")]
-    Timeout,
-}
-
-async fn tcp_reachable(addr: SocketAddr) -> Result<(), ConnectError> {
+/// A TCP connection to `addr`, within 5 s.
+async fn tcp_reachable(addr: SocketAddr) -> Result<(), TargetError> {
     match tokio::time::timeout(Duration::from_secs(5), tokio::net::TcpStream::connect(addr)).await {
         Ok(Ok(_)) => Ok(()),
-        Ok(Err(e)) => Err(ConnectError::Failed(e)),
-        Err(_) => Err(ConnectError::Timeout),
+        Ok(Err(source)) => Err(TargetError::Connect { addr, source }),
+        Err(_) => Err(TargetError::ConnectTimeout { addr, seconds: 5 }),
     }
 }
 

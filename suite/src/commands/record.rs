@@ -7,7 +7,7 @@ use webhook_harness::auth::ClientIdentity;
 use webhook_harness::record::proxy::{self, ProxyConfig};
 use webhook_harness::record::{audit, Outcome, RecordOptions, Recorder};
 use webhook_harness::tls::{ServingNames, TlsMaterial};
-use webhook_harness::{Cancel, Error, Manifest};
+use webhook_harness::{Cancel, Error, InputError, Manifest, TargetError};
 
 use super::output::usage_error;
 use crate::args::RecordArgs;
@@ -33,7 +33,7 @@ async fn run(args: &RecordArgs, cancel: &Cancel) -> Result<(), Error> {
         (Some(log), None) => {
             // Read the log before anything is written: a log that cannot be read leaves no directory.
             let text = std::fs::read_to_string(log)
-                .map_err(|e| Error::input(format!("--from-audit {}", log.display()), format!("cannot be read: {e}")))?;
+                .map_err(|e| Error::input(format!("--from-audit {}", log.display()), InputError::Unreadable(e)))?;
             let mut recorder = Recorder::new(&manifest, &args.out, options)?;
             from_audit(&mut recorder, &log.display().to_string(), &text)
         }
@@ -144,5 +144,5 @@ async fn through_proxy(
 
 fn reqwest_url(to: &str) -> Result<webhook_harness::record::proxy::Url, Error> {
     webhook_harness::record::proxy::Url::parse(to)
-        .map_err(|e| Error::Target { what: format!("--to {to:?}"), message: format!("not a URL: {e}") })
+        .map_err(|e| Error::target(format!("--to {to:?}"), TargetError::NotAUrl(e.into())))
 }

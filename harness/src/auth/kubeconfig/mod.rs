@@ -26,7 +26,7 @@ use serde::Deserialize;
 
 use super::identity::ClientIdentity;
 use crate::config::{WebhookKind, WebhookSpec};
-use crate::error::Error;
+use crate::error::{Error, InputError};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -128,10 +128,7 @@ fn yaml<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, Err
     let de = serde_yaml::Deserializer::from_str(text);
     serde_path_to_error::deserialize(de).map_err(|e| {
         let e = crate::error::YamlDecodeError::from(e);
-        match e.path {
-            None => Error::input(what, e.message),
-            Some(path) => Error::input(what, format!("{path}: {}", e.message)),
-        }
+        Error::input(what, InputError::Decode { path: e.path, message: e.message })
     })
 }
 
@@ -142,17 +139,13 @@ impl AdmissionConfiguration {
         let text = std::fs::read_to_string(file).map_err(|e| Error::input(&what, e))?;
         let raw: RawAdmissionConfiguration = yaml(&what, &text)?;
         if raw.kind.as_deref() != Some("AdmissionConfiguration") {
-            return Err(Error::input(
-                &what,
-                format!("kind {:?}: expected AdmissionConfiguration", raw.kind.unwrap_or_default()),
-            ));
+            let found = raw.kind.unwrap_or_default();
+            return Err(Error::input(&what, InputError::Kind { found, expected: "AdmissionConfiguration" }));
         }
         let version = raw.api_version.unwrap_or_default();
         if !ADMISSION_VERSIONS.contains(&version.as_str()) {
-            return Err(Error::input(
-                &what,
-                format!("apiVersion {version:?}: expected {}", ADMISSION_VERSIONS.join(" or ")),
-            ));
+            let expected = ADMISSION_VERSIONS.join(" or ");
+            return Err(Error::input(&what, InputError::ApiVersion { found: version, expected }));
         }
         let base = file.parent().unwrap_or(Path::new("."));
         let mut out = AdmissionConfiguration { file: file.to_path_buf(), validating: None, mutating: None };
@@ -176,32 +169,25 @@ impl AdmissionConfiguration {
             match configuration.kind.as_deref() {
                 Some("WebhookAdmissionConfiguration" | "WebhookAdmission") => {}
                 other => {
+                    let found = other.unwrap_or_default().to_string();
                     return Err(Error::input(
                         &at,
-                        format!("kind {:?}: expected WebhookAdmissionConfiguration", other.unwrap_or_default()),
-                    ))
+                        InputError::Kind { found, expected: "WebhookAdmissionConfiguration" },
+                    ));
                 }
             }
             let version = configuration.api_version.unwrap_or_default();
             if !ADMISSION_VERSIONS.contains(&version.as_str()) {
-                return Err(Error::input(
-                    &at,
-                    format!("apiVersion {version:?}: expected {}", ADMISSION_VERSIONS.join(" or ")),
-                ));
+                let expected = ADMISSION_VERSIONS.join(" or ");
+                return Err(Error::input(&at, InputError::ApiVersion { found: version, expected }));
             }
             let Some(kubeconfig) = configuration.kube_config_file.filter(|k| !k.is_empty()) else {
-                return Err(Error::input(&at, "kubeConfigFile is required"));
+                return Err(Error::input(&at, InputError::Missing("kubeConfigFile")));
             };
             let kubeconfig = PathBuf::from(kubeconfig);
             // webhook/config/kubeconfig.go LoadConfig: "must be an absolute file path".
             if !kubeconfig.is_absolute() {
-                return Err(Error::input(
-                    &at,
-                    format!(
-                        "kubeConfigFile {:?} must be an absolute file path (the apiserver refuses a relative one)",
-                        kubeconfig.display()
-                    ),
-                ));
+                return Err(Error::input(&at, InputError::RelativeKubeconfig(kubeconfig.display().to_string())));
             }
             *slot = Some(Kubeconfig::load(&kubeconfig)?);
         }
@@ -293,20 +279,20 @@ impl Kubeconfig {
             ..ClientIdentity::default()
         };
         if user.auth_provider.is_some() {
-            return Err(Error::input(&what, "auth provider not supported (the apiserver refuses it too)"));
+            return Err(Error::input(&what, InputError::AuthProvider));
         }
         if user.exec.is_some() {
-            return Err(Error::input(&what, "exec credential plugins are not supported by the suite"));
+            return Err(Error::input(&what, InputError::ExecPlugin));
         }
         let file = |p: &str| base.join(p);
         let read = |p: &str| {
             std::fs::read_to_string(file(p)).map_err(|e| Error::input(format!("{what}: {}", file(p).display()), e))
         };
-        let data = |field: &str, d: &str| -> Result<String, Error> {
+        let data = |field: &'static str, d: &str| -> Result<String, Error> {
             let bytes = base64::engine::general_purpose::STANDARD
                 .decode(d.split_whitespace().collect::<String>())
-                .map_err(|e| Error::input(&what, format!("{field}: not base64: {e}")))?;
-            String::from_utf8(bytes).map_err(|_| Error::input(&what, format!("{field}: not PEM text")))
+                .map_err(|source| Error::input(&what, InputError::NotBase64 { field, source }))?;
+            String::from_utf8(bytes).map_err(|_| Error::input(&what, InputError::NotPemText { field }))
         };
         // restConfigFromKubeconfig: a token wins over tokenFile; the key is used only with a certificate.
         if let Some(token) = user.token.as_deref().filter(|t| !t.is_empty()) {
@@ -323,7 +309,7 @@ impl Kubeconfig {
             let key = match (&user.client_key_data, &user.client_key) {
                 (Some(d), _) if !d.is_empty() => data("client-key-data", d)?,
                 (_, Some(p)) if !p.is_empty() => read(p)?,
-                _ => return Err(Error::input(&what, "a client certificate without client-key or client-key-data")),
+                _ => return Err(Error::input(&what, InputError::KeyMissing)),
             };
             if let (Some(c), Some(k)) = (&user.client_certificate, &user.client_key) {
                 identity.certificate_files = Some((file(c), file(k)));
@@ -345,7 +331,7 @@ impl Kubeconfig {
                 }
             }
         }
-        identity.check().map_err(|e| Error::input(&what, e))?;
+        identity.check().map_err(|e| Error::input(&what, InputError::Invalid(e.into())))?;
         Ok(identity)
     }
 }

@@ -10,7 +10,7 @@ use crate::rules::{rule, Judges, CATALOG, CA_BUNDLE};
 use crate::verdict::{Check, Finding, Softened, Subject};
 
 /// Every manifest rule on every webhook (rule order within each webhook), without the network.
-pub fn lint(webhooks: &[WebhookSpec]) -> Vec<Finding> {
+pub(crate) fn lint(webhooks: &[WebhookSpec]) -> Vec<Finding> {
     let mut out = Vec::new();
     for w in webhooks {
         for rule in CATALOG {
@@ -24,7 +24,7 @@ pub fn lint(webhooks: &[WebhookSpec]) -> Vec<Finding> {
 
 /// [`lint`], with `manifest.ca-bundle` judged against the certificate served at `user_endpoint` (the
 /// target the user runs with their own certificates; `None` when the suite made them).
-pub async fn lint_served(webhooks: &[WebhookSpec], user_endpoint: Option<&Endpoint>) -> Vec<Finding> {
+pub(crate) async fn lint_served(webhooks: &[WebhookSpec], user_endpoint: Option<&Endpoint>) -> Vec<Finding> {
     let mut findings = lint(webhooks);
     for s in ca_bundle_served(webhooks, user_endpoint).await {
         if let Some(f) = findings.iter_mut().find(|f| f.rule == CA_BUNDLE && f.subject == s.subject) {

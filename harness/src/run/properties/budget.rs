@@ -38,7 +38,7 @@ impl Budget {
 
 /// The options of the property step.
 #[derive(Clone, Debug)]
-pub struct PropertyOptions {
+pub(crate) struct PropertyOptions {
     /// How many generated cases.
     pub budget: Budget,
     /// The seed of the generated cases; the same seed, budget and concurrency repeat them.

@@ -15,7 +15,8 @@ mod records;
 mod regressions;
 mod worker;
 
-pub use budget::{Budget, PropertyOptions, DEFAULT_CASES};
+pub(crate) use budget::PropertyOptions;
+pub use budget::{Budget, DEFAULT_CASES};
 pub(crate) use observe::{Breaches, Calls};
 pub use progress::Progress;
 pub use records::{Failure, PropertyRecord};

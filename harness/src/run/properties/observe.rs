@@ -51,12 +51,12 @@ impl Breaches {
     }
 
     /// The breaches kept, in the order they were first seen.
-    pub fn records(&self) -> Vec<ExchangeRecord> {
+    pub(crate) fn records(&self) -> Vec<ExchangeRecord> {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(_, r)| r.clone()).collect()
     }
 
     /// Requests held to the exchange rules, and how many of them broke one.
-    pub fn tally(&self) -> (u64, u64) {
+    pub(crate) fn tally(&self) -> (u64, u64) {
         *self.1.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
