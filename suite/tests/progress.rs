@@ -68,3 +68,40 @@ fn a_terminal_gets_a_live_bar() {
     assert!(screen.contains("\u{1b}["), "the bar redraws in place: {screen:?}");
     assert!(report.contains("== properties") && !report.contains('\u{1b}'), "the report stays plain: {report:?}");
 }
+
+/// The number written just before `marker` in `line` (e.g. `412` in `412 requests sent`).
+fn number_before(line: &str, marker: &str) -> f64 {
+    let head = &line[..line.find(marker).unwrap_or_else(|| panic!("{marker:?} in {line:?}"))];
+    head.trim_end().rsplit([' ', '(']).next().unwrap().parse().unwrap_or_else(|e| panic!("{e}: {line:?}"))
+}
+
+#[test]
+fn the_end_says_what_the_campaign_cost_the_suite() {
+    let out = fuzz(&["--cases", "8"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = |prefix: &str| {
+        stderr.lines().rfind(|l| l.starts_with(prefix)).unwrap_or_else(|| panic!("no {prefix:?} line: {stderr}"))
+    };
+    // The last progress line counts every request of the campaign.
+    let progress = stderr.lines().rfind(|l| l.contains(" requests sent, ")).unwrap_or_else(|| panic!("{stderr}"));
+    let sent = number_before(progress, " requests sent");
+    let cpu = line("fuzz: suite CPU ");
+    assert!(cpu.contains("the bundled webhook's ") && cpu.ends_with(" s on its own threads not counted)"), "{cpu}");
+    let per_request = number_before(cpu, " µs per request");
+    let seconds = number_before(cpu, " s over ");
+    assert_eq!(number_before(cpu, " requests;"), sent, "the same count as the progress line: {stderr}");
+    assert!(sent > 0.0 && per_request > 0.0, "{cpu}");
+    // The figure per request is the total over the count, both as printed (rounded).
+    let total = per_request * sent / 1e6;
+    assert!((total - seconds).abs() <= 0.005 + sent * 0.5e-6 + seconds * 0.01, "{total} s vs {seconds} s: {cpu}");
+    let share = line("fuzz: share of the machine over ");
+    assert!(share.contains(" cores: suite ") && share.contains("%, webhook "), "{share}");
+    let bound = share.rsplit_once(": bound by ").map(|(_, b)| b).unwrap_or_else(|| panic!("{share}"));
+    assert!(
+        bound == "the suite" || bound == "the webhook" || bound.starts_with("the machine (other processes"),
+        "{share}"
+    );
+    let peak = line("fuzz: peak memory (VmHWM) ");
+    assert!(number_before(peak, " MiB") > 1.0, "{peak}");
+}

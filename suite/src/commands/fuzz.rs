@@ -1,10 +1,13 @@
 //! `webhook-conformance fuzz`: the run with a long budget of generated requests, with live progress
 //! on a terminal (a plain line every few seconds otherwise).
 
+use std::sync::atomic::Ordering;
+
 use webhook_harness::Cancel;
 
 use super::output::{check_report_paths, emit, usage_error};
 use super::progress::Display;
+use super::usage::{Meter, WebhookCpu};
 use crate::args::FuzzArgs;
 
 const COMMAND: &str = "webhook-conformance fuzz";
@@ -37,6 +40,7 @@ pub async fn fuzz(args: &FuzzArgs, cancel: &Cancel) -> i32 {
         eprintln!("{COMMAND}: seed {seed}, shard {shard}");
     }
     let progress = suite.progress();
+    let meter = Meter::start(WebhookCpu::of(&args.run));
     let display = Display::start("fuzz", progress.clone(), args.gate.duration);
     let result = suite.run().await;
     display.finish();
@@ -45,6 +49,9 @@ pub async fn fuzz(args: &FuzzArgs, cancel: &Cancel) -> i32 {
         Err(e) => return usage_error(COMMAND, &e),
     };
     eprintln!("fuzz: {}", progress.line());
+    for line in meter.finish(progress.requests.load(Ordering::Relaxed)).lines("fuzz") {
+        eprintln!("{line}");
+    }
     let code = emit(COMMAND, &report, args.run.report_json.as_deref(), args.gate.junit.as_deref(), &args.run.outputs);
     if !report.failed_rules().is_empty() || !report.warned_rules().is_empty() {
         let shard = if shard.is_whole() { String::new() } else { format!(" --shard {shard}") };

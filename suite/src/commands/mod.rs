@@ -8,6 +8,7 @@ mod record;
 mod reference;
 mod rules;
 mod run;
+mod usage;
 
 pub use fuzz::fuzz;
 pub use merge::merge;

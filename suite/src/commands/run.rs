@@ -1,9 +1,12 @@
 //! `webhook-conformance [run]`: every check against one target.
 
+use std::sync::atomic::Ordering;
+
 use webhook_harness::{Cancel, DEFAULT_CASES};
 
 use super::output::{check_report_paths, emit, usage_error};
 use super::progress::Display;
+use super::usage::{Meter, WebhookCpu};
 use crate::args::{GateArgs, RunArgs};
 
 const COMMAND: &str = "webhook-conformance";
@@ -19,11 +22,18 @@ pub async fn run(args: &RunArgs, gate: &GateArgs, cancel: &Cancel) -> i32 {
         Ok(s) => s,
         Err(e) => return usage_error(COMMAND, &e),
     };
-    let display = Display::start("run", suite.progress(), gate.duration);
+    let progress = suite.progress();
+    let meter = Meter::start(WebhookCpu::of(args));
+    let display = Display::start("run", progress.clone(), gate.duration);
     let result = suite.run().await;
     display.finish();
     match result {
-        Ok(report) => emit(COMMAND, &report, args.report_json.as_deref(), gate.junit.as_deref(), &args.outputs),
+        Ok(report) => {
+            for line in meter.finish(progress.requests.load(Ordering::Relaxed)).lines("run") {
+                eprintln!("{line}");
+            }
+            emit(COMMAND, &report, args.report_json.as_deref(), gate.junit.as_deref(), &args.outputs)
+        }
         Err(e) => usage_error(COMMAND, &e),
     }
 }

@@ -1,0 +1,374 @@
+//! What a campaign cost the suite, printed at its end: the suite's own CPU time per request sent
+//! (the process's user + system time, without its children and without the threads of the bundled
+//! reference webhook), the share of the machine the suite and the webhook took over the campaign
+//! and so which of them bound it, and the suite's peak memory (`VmHWM`).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::args::RunArgs;
+use crate::embedded;
+
+/// Above this share of the machine's CPU in use (by every process: `/proc/stat`, or the suite and
+/// the webhook where it cannot be read) the machine was saturated: the one of the suite and the
+/// webhook that used more bound the campaign. Below it neither ran out of CPU, so the suite waited
+/// on the webhook's answers.
+const SATURATED: f64 = 0.75;
+
+/// Where the webhook's CPU time is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WebhookCpu {
+    /// The bundled reference webhook: on threads of its own in this process.
+    InProcess,
+    /// A `--cmd` webhook: the processes it started under the suite, sampled now and then.
+    Child,
+    /// A webhook at a URL or in a container: not measured here.
+    Unknown,
+}
+
+impl WebhookCpu {
+    /// Where the CPU time of the target of `args` is read.
+    pub(crate) fn of(args: &RunArgs) -> WebhookCpu {
+        if args.is_reference() {
+            WebhookCpu::InProcess
+        } else if args.cmd.is_some() {
+            WebhookCpu::Child
+        } else {
+            WebhookCpu::Unknown
+        }
+    }
+}
+
+/// User + system CPU time of `who` (`RUSAGE_SELF`: this process, without its children).
+fn rusage(who: libc::c_int) -> Duration {
+    // SAFETY: getrusage only writes the struct it is given.
+    #[allow(unsafe_code)]
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(who, &mut usage);
+        usage
+    };
+    let tv = |t: libc::timeval| {
+        Duration::new(u64::try_from(t.tv_sec).unwrap_or(0), u32::try_from(t.tv_usec).unwrap_or(0) * 1000)
+    };
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+/// How often the CPU time of a `--cmd` webhook's processes is sampled.
+const SAMPLE_EVERY: Duration = Duration::from_millis(500);
+
+/// CPU time (user + system, in clock ticks) of every process descending from this one, by pid:
+/// read from `/proc/PID/stat` (`ppid` is its 4th field, `utime` and `stime` its 14th and 15th).
+fn descendants_ticks() -> HashMap<u32, u64> {
+    let mut parent_and_ticks = HashMap::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else { return HashMap::new() };
+    for entry in dir.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        // The command name, 2nd field, is in parentheses and may hold spaces: fields are counted
+        // after it (the 3rd field, the state, first).
+        let Some((_, rest)) = stat.rsplit_once(')') else { continue };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let field = |n: usize| fields.get(n - 3).and_then(|f| f.parse::<u64>().ok());
+        if let (Some(ppid), Some(utime), Some(stime)) = (field(4), field(14), field(15)) {
+            parent_and_ticks.insert(pid, (u32::try_from(ppid).unwrap_or(0), utime + stime));
+        }
+    }
+    let mut below = vec![std::process::id()];
+    let mut found = HashMap::new();
+    while let Some(parent) = below.pop() {
+        for (pid, (ppid, ticks)) in &parent_and_ticks {
+            if *ppid == parent && found.insert(*pid, *ticks).is_none() {
+                below.push(*pid);
+            }
+        }
+    }
+    found
+}
+
+/// The CPU time of this process's descendants (a `--cmd` webhook's processes), sampled every
+/// [`SAMPLE_EVERY`] while the campaign runs: what each used up to its last sample.
+struct Descendants {
+    seen: Arc<Mutex<HashMap<u32, u64>>>,
+    sampler: tokio::task::JoinHandle<()>,
+}
+
+impl Descendants {
+    fn start() -> Descendants {
+        let seen = Arc::new(Mutex::new(HashMap::new()));
+        let shared = seen.clone();
+        let sampler = tokio::spawn(async move {
+            let mut every = tokio::time::interval(SAMPLE_EVERY);
+            loop {
+                every.tick().await;
+                let now = tokio::task::spawn_blocking(descendants_ticks).await.unwrap_or_default();
+                shared.lock().unwrap_or_else(|e| e.into_inner()).extend(now);
+            }
+        });
+        Descendants { seen, sampler }
+    }
+
+    /// Their CPU time up to the last sample.
+    fn cpu(&self) -> Duration {
+        self.sampler.abort();
+        let ticks: u64 = self.seen.lock().unwrap_or_else(|e| e.into_inner()).values().sum();
+        // SAFETY: sysconf only reads a system constant.
+        #[allow(unsafe_code)]
+        let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1);
+        Duration::from_secs_f64(ticks as f64 / per_second as f64)
+    }
+}
+
+/// Busy and total CPU time of the whole machine so far, in clock ticks (the `cpu` line of
+/// `/proc/stat`: idle and iowait are not busy); `None` where there is no such file.
+fn machine_ticks() -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    let ticks: Vec<u64> = line.split_whitespace().skip(1).filter_map(|t| t.parse().ok()).collect();
+    let total: u64 = ticks.iter().take(8).sum();
+    let idle = ticks.get(3)? + ticks.get(4).unwrap_or(&0);
+    Some((total - idle, total))
+}
+
+/// Peak resident set size of this process (`VmHWM` of `/proc/self/status`), KiB; `None` where
+/// there is no such file.
+pub(crate) fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// The counters at the start of a campaign.
+pub(crate) struct Meter {
+    wall: Instant,
+    process: Duration,
+    in_process_webhook: Duration,
+    webhook: WebhookCpu,
+    machine: Option<(u64, u64)>,
+    descendants: Option<Descendants>,
+}
+
+/// What a campaign cost.
+#[derive(Clone, Debug)]
+pub(crate) struct Usage {
+    /// Requests sent.
+    pub requests: u64,
+    /// Wall time of the campaign.
+    pub wall: Duration,
+    /// The suite's own CPU time.
+    pub suite_cpu: Duration,
+    /// The webhook's CPU time, where it is known.
+    pub webhook_cpu: Option<Duration>,
+    /// Where the webhook's CPU time was read.
+    pub webhook: WebhookCpu,
+    /// CPUs of the machine.
+    pub cores: usize,
+    /// Share of the machine's CPU in use over the campaign, by every process (`/proc/stat`).
+    pub machine_busy: Option<f64>,
+    /// Peak resident set size of the suite, KiB.
+    pub peak_rss_kib: Option<u64>,
+}
+
+impl Meter {
+    /// Start counting (before the target is started).
+    pub(crate) fn start(webhook: WebhookCpu) -> Meter {
+        Meter {
+            wall: Instant::now(),
+            process: rusage(libc::RUSAGE_SELF),
+            in_process_webhook: embedded::webhook_cpu(),
+            webhook,
+            machine: machine_ticks(),
+            descendants: (webhook == WebhookCpu::Child).then(Descendants::start),
+        }
+    }
+
+    /// What the campaign cost, `requests` sent (after the target has stopped).
+    pub(crate) fn finish(&self, requests: u64) -> Usage {
+        let process = rusage(libc::RUSAGE_SELF).saturating_sub(self.process);
+        let (suite_cpu, webhook_cpu) = match self.webhook {
+            WebhookCpu::InProcess => {
+                let webhook = embedded::webhook_cpu().saturating_sub(self.in_process_webhook);
+                (process.saturating_sub(webhook), Some(webhook))
+            }
+            WebhookCpu::Child => (process, self.descendants.as_ref().map(Descendants::cpu)),
+            WebhookCpu::Unknown => (process, None),
+        };
+        Usage {
+            requests,
+            wall: self.wall.elapsed(),
+            suite_cpu,
+            webhook_cpu,
+            webhook: self.webhook,
+            cores: std::thread::available_parallelism().map_or(1, usize::from),
+            peak_rss_kib: peak_rss_kib(),
+            machine_busy: match (self.machine, machine_ticks()) {
+                (Some((busy0, total0)), Some((busy1, total1))) if total1 > total0 => {
+                    Some(busy1.saturating_sub(busy0) as f64 / (total1 - total0) as f64)
+                }
+                _ => None,
+            },
+        }
+    }
+}
+
+impl Usage {
+    /// The suite's CPU time per request sent, µs (`None` when none was sent).
+    pub(crate) fn suite_us_per_request(&self) -> Option<f64> {
+        (self.requests > 0).then(|| self.suite_cpu.as_secs_f64() * 1e6 / self.requests as f64)
+    }
+
+    /// Share of the machine's CPU (wall time × cores) that `cpu` is.
+    fn share(&self, cpu: Duration) -> f64 {
+        cpu.as_secs_f64() / (self.wall.as_secs_f64() * self.cores as f64).max(1e-9)
+    }
+
+    /// What bound the campaign: the suite or the webhook, or, on a machine other processes kept
+    /// busy, the machine.
+    pub(crate) fn bound_by(&self) -> &'static str {
+        let suite = self.share(self.suite_cpu);
+        let webhook = self.webhook_cpu.map_or(0.0, |w| self.share(w));
+        let busy = self.machine_busy.unwrap_or(suite + webhook).max(suite + webhook);
+        if busy < SATURATED {
+            "the webhook"
+        } else if suite + webhook < busy / 2.0 {
+            if self.webhook_cpu.is_some() {
+                "the machine (other processes used most of its CPU)"
+            } else {
+                "the machine (other processes, the webhook's among them if it runs here, used most of its CPU)"
+            }
+        } else if suite >= webhook {
+            "the suite"
+        } else {
+            "the webhook"
+        }
+    }
+
+    /// The lines printed at the end of a campaign, each prefixed with `label: `.
+    pub(crate) fn lines(&self, label: &str) -> Vec<String> {
+        let per_request = match self.suite_us_per_request() {
+            Some(us) => format!("{us:.0} µs per request"),
+            None => "no request sent".to_string(),
+        };
+        let excluded = match (self.webhook, self.webhook_cpu) {
+            (WebhookCpu::InProcess, Some(w)) => {
+                format!("the bundled webhook's {:.2} s on its own threads not counted", w.as_secs_f64())
+            }
+            (WebhookCpu::Child, Some(w)) => {
+                format!("the --cmd webhook's processes' {:.2} s not counted", w.as_secs_f64())
+            }
+            _ => "child processes not counted".to_string(),
+        };
+        let webhook_share = match self.webhook_cpu {
+            Some(w) => format!("webhook {:.0}%", 100.0 * self.share(w)),
+            None => "webhook not measured (not a process of the suite's)".to_string(),
+        };
+        let busy = match self.machine_busy {
+            Some(b) => format!(", every process {:.0}%", 100.0 * b),
+            None => String::new(),
+        };
+        let mut lines = vec![
+            format!(
+                "{label}: suite CPU {per_request} ({:.2} s over {} requests; {excluded})",
+                self.suite_cpu.as_secs_f64(),
+                self.requests
+            ),
+            format!(
+                "{label}: share of the machine over {:.1} s on {} cores: suite {:.0}%, {webhook_share}{busy}: bound by {}",
+                self.wall.as_secs_f64(),
+                self.cores,
+                100.0 * self.share(self.suite_cpu),
+                self.bound_by()
+            ),
+        ];
+        if let Some(kib) = self.peak_rss_kib {
+            lines.push(format!("{label}: peak memory (VmHWM) {:.1} MiB", kib as f64 / 1024.0));
+        }
+        lines
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn usage(suite: u64, webhook: Option<u64>, wall: u64) -> Usage {
+        Usage {
+            requests: 1000,
+            wall: Duration::from_millis(wall),
+            suite_cpu: Duration::from_millis(suite),
+            webhook_cpu: webhook.map(Duration::from_millis),
+            webhook: if webhook.is_some() { WebhookCpu::InProcess } else { WebhookCpu::Unknown },
+            cores: 2,
+            peak_rss_kib: Some(2048),
+            machine_busy: None,
+        }
+    }
+
+    #[test]
+    fn per_request_is_suite_cpu_over_requests() {
+        assert_eq!(usage(150, Some(0), 1000).suite_us_per_request(), Some(150.0));
+        let none = Usage { requests: 0, ..usage(150, None, 1000) };
+        assert_eq!(none.suite_us_per_request(), None);
+        assert!(none.lines("fuzz")[0].contains("no request sent"));
+    }
+
+    #[test]
+    fn the_bigger_user_of_a_saturated_machine_binds_and_an_idle_machine_waits_on_the_webhook() {
+        assert_eq!(usage(1200, Some(600), 1000).bound_by(), "the suite");
+        assert_eq!(usage(600, Some(1200), 1000).bound_by(), "the webhook");
+        assert_eq!(usage(300, Some(300), 1000).bound_by(), "the webhook", "the machine had idle CPU");
+        assert_eq!(usage(1800, None, 1000).bound_by(), "the suite");
+        let shared = Usage { machine_busy: Some(0.95), ..usage(900, Some(200), 1000) };
+        assert_eq!(shared.bound_by(), "the suite", "other processes took the rest of the machine");
+        let crowded = Usage { machine_busy: Some(1.0), ..usage(180, Some(20), 1000) };
+        assert_eq!(crowded.bound_by(), "the machine (other processes used most of its CPU)");
+        let idle = Usage { machine_busy: Some(0.4), ..usage(700, Some(100), 1000) };
+        assert_eq!(idle.bound_by(), "the webhook");
+        assert!(
+            idle.lines("fuzz")[1].contains(", every process 40%: bound by the webhook"),
+            "{:?}",
+            idle.lines("fuzz")
+        );
+    }
+
+    #[test]
+    fn lines_say_what_is_counted() {
+        let lines = usage(150, Some(500), 1000).lines("fuzz");
+        assert_eq!(lines[0], "fuzz: suite CPU 150 µs per request (0.15 s over 1000 requests; the bundled webhook's 0.50 s on its own threads not counted)");
+        assert_eq!(
+            lines[1],
+            "fuzz: share of the machine over 1.0 s on 2 cores: suite 8%, webhook 25%: bound by the webhook"
+        );
+        assert_eq!(lines[2], "fuzz: peak memory (VmHWM) 2.0 MiB");
+        let unknown = usage(150, None, 1000).lines("run");
+        assert!(unknown[1].contains("webhook not measured"), "{unknown:?}");
+    }
+
+    #[test]
+    fn a_child_process_is_a_descendant_and_its_cpu_is_counted() {
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; sleep 5"])
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let mut ticks = 0;
+        for _ in 0..100 {
+            ticks = descendants_ticks().get(&pid).copied().unwrap_or(0);
+            if ticks > 0 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(ticks > 0, "the busy child's CPU time is read");
+    }
+
+    #[test]
+    fn this_process_has_a_peak_rss() {
+        assert!(peak_rss_kib().is_some_and(|k| k > 0));
+    }
+}
