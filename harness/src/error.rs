@@ -310,12 +310,12 @@ pub enum TargetError {
     #[error("{0}")]
     Ca(#[source] Box<Error>),
     /// A webhook's `clientConfig.caBundle` cannot be used.
-    #[error("webhook {webhook}: {reason} (give --ca FILE instead)")]
+    #[error("webhook {webhook}: {source} (give --ca FILE instead)")]
     CaBundle {
         /// The webhook's name.
         webhook: String,
         /// Why.
-        reason: String,
+        source: Cause,
     },
     /// The manifest's caBundles, together, do not hold certificates to trust.
     #[error("the manifest's caBundle: {0}")]

@@ -82,7 +82,7 @@ async fn through_proxy(
     let upstream = reqwest_url(to)?;
     let ca = match &args.ca {
         Some(file) => std::fs::read(file).map_err(|e| Error::input(format!("--ca {}", file.display()), e))?,
-        None => manifest.webhooks.iter().find_map(|w| w.ca_bundle_pem()).transpose().map_err(option)?.ok_or_else(
+        None => manifest.webhooks.iter().find_map(|w| w.ca_bundle_pem()).transpose().map_err(|e| option(e.to_string()))?.ok_or_else(
             || option("--ca FILE is required: the manifest has no clientConfig.caBundle for the --to webhook's certificate"),
         )?,
     };
