@@ -42,7 +42,7 @@ pub enum Error {
     },
     /// An option of the run is invalid (a zero budget, an unknown property, …).
     #[error("{0}")]
-    Option(String),
+    Option(#[from] OptionError),
     /// A file the caller asked for could not be written or read.
     #[error("{path}: {source}")]
     Io {
@@ -157,6 +157,62 @@ pub enum ReportError {
     },
 }
 
+/// Why an option of the run cannot be used ([`Error::Option`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OptionError {
+    /// A property that is not in the catalog.
+    #[error("{0:?}: no such property (see `webhook-conformance rules`)")]
+    UnknownProperty(String),
+    /// No target was given.
+    #[error("no target: give a URL, a command, an image or an in-process server")]
+    NoTarget,
+    /// `--resolve` with a target other than a URL.
+    #[error("--resolve applies to a URL target (--url) only")]
+    ResolveWithoutUrl,
+    /// A generated client certificate asked for with a URL target, whose CA the suite does not hold.
+    #[error("{} needs a target the suite starts with its own CA (--cmd, --image, in-process); with --url give --client-cert FILE --client-key FILE", if *.flag { "--client-cert generated" } else { "a generated client certificate" })]
+    GeneratedCertificate {
+        /// True when said of the `--client-cert generated` flag.
+        flag: bool,
+    },
+    /// The directory `--out` cannot be used.
+    #[error("--out {}: {problem}", path.display())]
+    Out {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        problem: DirectoryError,
+    },
+    /// The address `--listen` cannot be listened on.
+    #[error("--listen {addr}: {source}")]
+    Listen {
+        /// The address.
+        addr: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// An option the caller's own checks refuse (a CLI's usage error), in its words.
+    #[error("{0}")]
+    Usage(String),
+}
+
+/// Why a directory to write into cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DirectoryError {
+    /// It is a file.
+    #[error("not a directory")]
+    NotADirectory,
+    /// It cannot be made.
+    #[error("cannot be made: {0}")]
+    Make(#[source] std::io::Error),
+    /// It takes no new file.
+    #[error("cannot write in it: {0}")]
+    Write(#[source] std::io::Error),
+}
+
 /// Why a file describing the cluster cannot be used ([`Error::Input`]).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -254,12 +310,12 @@ pub enum TargetError {
     #[error("{0}")]
     Ca(#[source] Box<Error>),
     /// A webhook's `clientConfig.caBundle` cannot be used.
-    #[error("webhook {webhook}: {reason} (give --ca FILE instead)")]
+    #[error("webhook {webhook}: {source} (give --ca FILE instead)")]
     CaBundle {
         /// The webhook's name.
         webhook: String,
         /// Why.
-        reason: String,
+        source: Cause,
     },
     /// The manifest's caBundles, together, do not hold certificates to trust.
     #[error("the manifest's caBundle: {0}")]
@@ -459,6 +515,8 @@ mod tests {
         let plain = Error::Tls { what: "no PEM certificate found".into(), source: None };
         assert_eq!((plain.to_string().as_str(), plain.source().is_none()), ("no PEM certificate found", true));
         let report = Error::Report { at: Some("r.json".into()), source: ReportError::NotAReport };
+        let option = Error::from(OptionError::GeneratedCertificate { flag: true });
+        assert!(option.to_string().starts_with("--client-cert generated needs a target the suite starts"));
         let input = Error::input("--admission-config a.yaml", InputError::Missing("kubeConfigFile"));
         assert_eq!(input.to_string(), "--admission-config a.yaml: kubeConfigFile is required");
         let decode = InputError::Decode { path: Some("plugins[0]".into()), message: "unknown field".into() };

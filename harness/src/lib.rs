@@ -84,8 +84,8 @@ pub use admission::{
 };
 pub use cancel::Cancel;
 pub use cases::{load_dir as load_cases, load_file as load_case, Case, Decision, GoldenMode};
-pub use config::{ConfigVersion, Manifest, ManifestLocation, WebhookKind, WebhookSpec};
-pub use error::{CaseError, Error, InputError, ManifestError, ReportError, TargetError};
+pub use config::{CaBundleError, ConfigVersion, Manifest, ManifestLocation, WebhookKind, WebhookSpec};
+pub use error::{CaseError, DirectoryError, Error, InputError, ManifestError, OptionError, ReportError, TargetError};
 pub use exchange::ExchangeRecord;
 pub use report::{JsonReport, Report, RuleSummary, TextOptions, SARIF_SCHEMA};
 pub use rules::{Rule, RuleKind};

@@ -10,7 +10,7 @@ use crate::cases::{self, Case, GoldenMode};
 use crate::client::HttpVersions;
 use crate::conditions::{Authorizer, Policy};
 use crate::config::{select_webhooks, Crd, Manifest, WebhookSpec};
-use crate::error::Error;
+use crate::error::{Error, OptionError};
 use crate::report::Report;
 use crate::requests::ApiResources;
 use crate::rules::{rule, RuleKind};
@@ -179,7 +179,7 @@ impl Suite {
         for id in ids {
             let id = id.as_ref();
             if rule(id).is_none_or(|r| r.kind() != RuleKind::Property) {
-                return Err(Error::Option(format!("{id:?}: no such property (see `webhook-conformance rules`)")));
+                return Err(OptionError::UnknownProperty(id.to_string()).into());
             }
             only.push(id.to_string());
         }
@@ -257,21 +257,19 @@ impl Suite {
             w.conditions = w.conditions.with_authorizer(self.authorizer.clone());
         }
         let Some(mut target) = self.target else {
-            return Err(Error::Option("no target: give a URL, a command, an image or an in-process server".into()));
+            return Err(OptionError::NoTarget.into());
         };
         match &mut target {
             Target::Url { resolve, .. } => resolve.extend(self.resolve),
             _ if !self.resolve.is_empty() => {
-                return Err(Error::Option("--resolve applies to a URL target (--url) only".into()));
+                return Err(OptionError::ResolveWithoutUrl.into());
             }
             _ => {}
         }
         let description = target_description(&target);
         let generated = self.options.credentials.needs_generated_certificate();
         if generated && matches!(target, Target::Url { .. }) {
-            return Err(Error::Option(
-                "a generated client certificate needs a target the suite starts with its own CA (--cmd, --image, in-process); with --url give --client-cert FILE --client-key FILE".into(),
-            ));
+            return Err(OptionError::GeneratedCertificate { flag: false }.into());
         }
         let cancel = self.options.cancel.clone();
         let started = tokio::select! {

@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use reference_webhook::Defect;
 use webhook_harness::auth::{AdmissionConfiguration, ClientIdentity, Credentials};
-use webhook_harness::{Budget, Error, GoldenMode, ImageSpec, Manifest, Resolve, Shard, Suite, Target};
+use webhook_harness::{Budget, Error, GoldenMode, ImageSpec, Manifest, OptionError, Resolve, Shard, Suite, Target};
 
 use crate::embedded;
 
@@ -466,7 +466,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, ValueError> {
 }
 
 fn option(message: impl Into<String>) -> Error {
-    Error::Option(message.into())
+    Error::Option(OptionError::Usage(message.into()))
 }
 
 impl RunArgs {

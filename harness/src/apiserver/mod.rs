@@ -31,6 +31,7 @@ use serde_json::json;
 
 pub(crate) use record::{ApiCall, Recording};
 
+use crate::error::Cause;
 use crate::tls::{ServingNames, TlsMaterial};
 
 /// Where a container finds the service-account files.
@@ -41,7 +42,7 @@ pub(crate) const SERVICE_ACCOUNT_MOUNT: &str = "/var/run/secrets/kubernetes.io/s
 pub(crate) enum ApiServerError {
     /// Its certificate could not be made.
     #[error("the recording Kubernetes API's certificate: {0}")]
-    Tls(String),
+    Tls(#[source] crate::error::Cause),
     /// It could not listen on the address.
     #[error("the recording Kubernetes API cannot listen on {addr}: {source}")]
     Bind { addr: String, source: std::io::Error },
@@ -88,7 +89,7 @@ impl ApiServer {
                 .to_vec(),
             ips: vec![bind],
         };
-        let tls = TlsMaterial::generate(&names, None).map_err(|e| ApiServerError::Tls(e.to_string()))?;
+        let tls = TlsMaterial::generate(&names, None).map_err(|e| ApiServerError::Tls(e.into()))?;
         let config = server_config(&tls).map_err(ApiServerError::Tls)?;
         let listener = tokio::net::TcpListener::bind(SocketAddr::new(bind, 0))
             .await
@@ -196,17 +197,14 @@ impl ApiServer {
     }
 }
 
-fn server_config(tls: &TlsMaterial) -> Result<Arc<rustls::ServerConfig>, String> {
-    let certs = crate::tls::parse_certificates(tls.cert_pem.as_bytes()).map_err(|e| e.to_string())?;
-    let key = rustls_pemfile::private_key(&mut tls.key_pem.as_bytes())
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| "no private key".to_string())?;
+/// The recording API's TLS: its certificate, HTTP/2 or HTTP/1.1.
+fn server_config(tls: &TlsMaterial) -> Result<Arc<rustls::ServerConfig>, Cause> {
+    let certs = crate::tls::parse_certificates(tls.cert_pem.as_bytes())?;
+    let key = rustls_pemfile::private_key(&mut tls.key_pem.as_bytes())?.ok_or("no private key")?;
     let mut config = rustls::ServerConfig::builder_with_provider(crate::tls::provider())
-        .with_safe_default_protocol_versions()
-        .map_err(|e| e.to_string())?
+        .with_safe_default_protocol_versions()?
         .with_no_client_auth()
-        .with_single_cert(certs, key)
-        .map_err(|e| e.to_string())?;
+        .with_single_cert(certs, key)?;
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     Ok(Arc::new(config))
 }

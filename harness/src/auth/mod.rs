@@ -11,7 +11,7 @@ pub use kubeconfig::{target_of, AdmissionConfiguration};
 use std::sync::Arc;
 
 use crate::config::WebhookSpec;
-use crate::error::Error;
+use crate::error::{Error, OptionError};
 
 /// How the suite authenticates to the webhooks it calls.
 #[derive(Clone, Debug, Default)]
@@ -49,9 +49,7 @@ impl Credentials {
             Credentials::Identity(identity) => Ok(identity.clone()),
             Credentials::Generated { token } => {
                 let Some(pair) = generated else {
-                    return Err(Error::Option(
-                        "--client-cert generated needs a target the suite starts with its own CA (--cmd, --image, in-process); with --url give --client-cert FILE --client-key FILE".into(),
-                    ));
+                    return Err(OptionError::GeneratedCertificate { flag: true }.into());
                 };
                 let identity = ClientIdentity {
                     certificate: Some(pair.clone()),

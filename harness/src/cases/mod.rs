@@ -41,11 +41,11 @@ pub enum GoldenMode {
 /// Check every case's `webhook:` names before a run: an unknown name is an error of the case file.
 pub(crate) fn validate_webhooks(cases: &[Case], webhooks: &[WebhookSpec]) -> Result<(), CaseError> {
     for case in cases {
-        webhooks_for(case, webhooks, &crate::requests::ApiResources::built_in()).map_err(|message| CaseError {
+        webhooks_for(case, webhooks, &crate::requests::ApiResources::built_in()).map_err(|e| CaseError {
             file: case.file.clone(),
             line: None,
             field: Some("webhook".into()),
-            message,
+            message: e.to_string(),
         })?;
     }
     Ok(())

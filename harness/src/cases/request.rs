@@ -53,6 +53,16 @@ pub(crate) struct CaseRun {
     pub warnings: Vec<String>,
 }
 
+/// A case names a webhook the manifest does not hold.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("webhook {name:?} is not in the manifest (it holds {})", known.join(", "))]
+pub(crate) struct UnknownWebhook {
+    /// The name the case gives.
+    pub name: String,
+    /// The manifest's webhooks.
+    pub known: Vec<String>,
+}
+
 /// The webhooks of `webhooks` the case goes to: the one it names, or every one whose rules select
 /// its resource, subresource and operation among the resources of `api`. Mutating first, each kind
 /// in manifest order.
@@ -60,13 +70,13 @@ pub(crate) fn webhooks_for<'a>(
     case: &Case,
     webhooks: &'a [WebhookSpec],
     api: &ApiResources,
-) -> Result<Vec<&'a WebhookSpec>, String> {
+) -> Result<Vec<&'a WebhookSpec>, UnknownWebhook> {
     let selected: Vec<&WebhookSpec> = match &case.webhook {
         Some(name) => {
             let found: Vec<_> = webhooks.iter().filter(|w| &w.name == name).collect();
             if found.is_empty() {
-                let known: Vec<_> = webhooks.iter().map(|w| w.name.as_str()).collect();
-                return Err(format!("webhook {name:?} is not in the manifest (it holds {})", known.join(", ")));
+                let known = webhooks.iter().map(|w| w.name.clone()).collect();
+                return Err(UnknownWebhook { name: name.clone(), known });
             }
             found
         }

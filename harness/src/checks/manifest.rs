@@ -153,7 +153,7 @@ pub(crate) fn ca_bundle(w: &WebhookSpec) -> Check {
     match w.ca_bundle_pem() {
         None => Check::na("no caBundle (injected at deploy time?)"),
         Some(Ok(_)) => Check::Pass,
-        Some(Err(e)) => fail(e),
+        Some(Err(e)) => fail(e.to_string()),
     }
 }
 

@@ -97,6 +97,18 @@ pub struct ManifestLocation {
     pub line: usize,
 }
 
+/// Why a webhook's `clientConfig.caBundle` cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CaBundleError {
+    /// It is not base64.
+    #[error("caBundle is not base64: {0}")]
+    NotBase64(#[source] base64::DecodeError),
+    /// Its bytes are not PEM certificates.
+    #[error("caBundle does not hold PEM certificates: {0}")]
+    NotPem(#[source] Box<crate::error::Error>),
+}
+
 impl WebhookSpec {
     /// The path the apiserver posts to: the `url`'s path or `service.path`, default `/`.
     pub fn path(&self) -> String {
@@ -131,7 +143,7 @@ impl WebhookSpec {
 
     /// The caBundle's PEM, decoded from the manifest's base64: `None` when there is none, an error
     /// when it is not base64 of PEM certificates.
-    pub fn ca_bundle_pem(&self) -> Option<Result<Vec<u8>, String>> {
+    pub fn ca_bundle_pem(&self) -> Option<Result<Vec<u8>, CaBundleError>> {
         use base64::Engine as _;
         let text = self.client_config.ca_bundle.as_deref()?;
         let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
@@ -140,11 +152,11 @@ impl WebhookSpec {
         }
         let pem = match base64::engine::general_purpose::STANDARD.decode(compact.as_bytes()) {
             Ok(b) => b,
-            Err(e) => return Some(Err(format!("caBundle is not base64: {e}"))),
+            Err(e) => return Some(Err(CaBundleError::NotBase64(e))),
         };
         match crate::tls::parse_certificates(&pem) {
             Ok(_) => Some(Ok(pem)),
-            Err(e) => Some(Err(format!("caBundle does not hold PEM certificates: {e:#}"))),
+            Err(e) => Some(Err(CaBundleError::NotPem(Box::new(e)))),
         }
     }
 
@@ -375,7 +387,7 @@ fn collect(file: &Path, doc_number: usize, doc: RawDocument, out: &mut Vec<Webho
         for (field, selector) in
             [("namespaceSelector", &raw.namespace_selector), ("objectSelector", &raw.object_selector)]
         {
-            LabelSelector::parse(selector.as_ref()).map_err(|e| err(at(field), e))?;
+            LabelSelector::parse(selector.as_ref()).map_err(|e| err(at(field), e.to_string()))?;
         }
         let conditions = MatchConditions::compile(&raw.match_conditions, raw.failure_policy.as_deref());
         out.push(WebhookSpec {

@@ -13,7 +13,7 @@ mod version;
 
 pub(crate) use crd::Crd;
 pub(crate) use manifest::RuleWithOperations;
-pub use manifest::{Manifest, ManifestLocation, WebhookKind, WebhookSpec};
+pub use manifest::{CaBundleError, Manifest, ManifestLocation, WebhookKind, WebhookSpec};
 pub(crate) use select::select_webhooks;
 pub(crate) use selector::{LabelSelector, NAMESPACE_NAME_LABEL};
 pub use version::ConfigVersion;

@@ -22,20 +22,34 @@ pub(crate) struct LabelSelector {
     requirements: Vec<Requirement>,
 }
 
+/// Why a label selector does not parse (`metav1.LabelSelectorAsSelector`'s refusals).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum SelectorError {
+    /// A `matchLabels` value that is not a string.
+    #[error("matchLabels.{0} is not a string")]
+    NotAString(String),
+    /// A `matchExpressions` entry without `key`.
+    #[error("a matchExpression has no key")]
+    NoKey,
+    /// An operator the apiserver does not know.
+    #[error("matchExpressions operator {0:?} is not In, NotIn, Exists or DoesNotExist")]
+    Operator(Option<String>),
+}
+
 impl LabelSelector {
     /// Parse a selector; `Ok(None)` for an absent or empty one (it selects everything), an error
     /// for an operator the apiserver does not know.
-    pub(crate) fn parse(value: Option<&Value>) -> Result<Option<LabelSelector>, String> {
+    pub(crate) fn parse(value: Option<&Value>) -> Result<Option<LabelSelector>, SelectorError> {
         let Some(value) = value.filter(|v| !v.is_null()) else { return Ok(None) };
         let mut requirements = Vec::new();
         if let Some(labels) = value.get("matchLabels").and_then(Value::as_object) {
             for (k, v) in labels {
-                let v = v.as_str().ok_or_else(|| format!("matchLabels.{k} is not a string"))?;
+                let v = v.as_str().ok_or_else(|| SelectorError::NotAString(k.clone()))?;
                 requirements.push(Requirement::In(k.clone(), vec![v.to_string()]));
             }
         }
         for e in value.get("matchExpressions").and_then(Value::as_array).into_iter().flatten() {
-            let key = e.get("key").and_then(Value::as_str).ok_or("a matchExpression has no key")?.to_string();
+            let key = e.get("key").and_then(Value::as_str).ok_or(SelectorError::NoKey)?.to_string();
             let values: Vec<String> = e
                 .get("values")
                 .and_then(Value::as_array)
@@ -48,9 +62,7 @@ impl LabelSelector {
                 Some("NotIn") => Requirement::NotIn(key, values),
                 Some("Exists") => Requirement::Exists(key),
                 Some("DoesNotExist") => Requirement::DoesNotExist(key),
-                other => {
-                    return Err(format!("matchExpressions operator {other:?} is not In, NotIn, Exists or DoesNotExist"))
-                }
+                other => return Err(SelectorError::Operator(other.map(str::to_string))),
             });
         }
         Ok((!requirements.is_empty()).then_some(LabelSelector { requirements }))
@@ -127,6 +139,8 @@ mod tests {
         s.satisfy(&mut l);
         assert!(s.matches(&l), "{l:?}");
         assert!(LabelSelector::parse(Some(&json!({}))).unwrap().is_none(), "an empty selector selects everything");
-        assert!(LabelSelector::parse(Some(&json!({"matchExpressions": [{"key": "a", "operator": "Gt"}]}))).is_err());
+        let e = LabelSelector::parse(Some(&json!({"matchExpressions": [{"key": "a", "operator": "Gt"}]}))).unwrap_err();
+        assert_eq!(e, SelectorError::Operator(Some("Gt".into())));
+        assert_eq!(e.to_string(), r#"matchExpressions operator Some("Gt") is not In, NotIn, Exists or DoesNotExist"#);
     }
 }

@@ -113,7 +113,7 @@ pub fn convert(file: &str, text: &str) -> Conversion {
                 source: format!("{file} line {number} (audit event {})", event.audit_id),
             }),
             Ok(None) => out.passed_over += 1,
-            Err(why) => out.skipped.push(Skipped { line: number, why }),
+            Err(why) => out.skipped.push(Skipped { line: number, why: why.to_string() }),
         }
     }
     out
@@ -123,10 +123,30 @@ fn is_status(v: &Value) -> bool {
     v.get("kind").and_then(Value::as_str) == Some("Status")
 }
 
+/// Why an audit event gives no AdmissionRequest although a webhook is called for it.
+#[derive(Debug, thiserror::Error)]
+enum Unrecordable {
+    /// Not an audit event.
+    #[error("{api_version} {kind} is not an audit.k8s.io/v1 Event")]
+    NotAnEvent { api_version: String, kind: String },
+    /// Logged at a level that holds no object.
+    #[error("{verb} {resource} at level {level}: the event holds no object (the audit policy must log it at Request or RequestResponse)")]
+    Level { verb: String, resource: String, level: String },
+    /// A create or update without its requestObject.
+    #[error("{verb} {resource}: no requestObject")]
+    NoRequestObject { verb: String, resource: String },
+    /// A patch without the patched object.
+    #[error("patch {0}: the requestObject of a patch is the patch, and the patched object (responseObject) is only at level RequestResponse")]
+    NoPatchedObject(String),
+    /// A delete without the deleted object.
+    #[error("delete {0}: the event holds no deleted object (it is the responseObject at level RequestResponse, when the delete answered with the object rather than a Status)")]
+    NoDeletedObject(String),
+}
+
 /// The AdmissionRequest of one event; `None` for an event no webhook is called for.
-fn request_of(event: &Event) -> Result<Option<Value>, String> {
+fn request_of(event: &Event) -> Result<Option<Value>, Unrecordable> {
     if event.api_version != "audit.k8s.io/v1" || event.kind != "Event" {
-        return Err(format!("{} {} is not an audit.k8s.io/v1 Event", event.api_version, event.kind));
+        return Err(Unrecordable::NotAnEvent { api_version: event.api_version.clone(), kind: event.kind.clone() });
     }
     if !event.stage.is_empty() && event.stage != "ResponseComplete" {
         return Ok(None);
@@ -139,34 +159,29 @@ fn request_of(event: &Event) -> Result<Option<Value>, String> {
     };
     let Some(r) = &event.object_ref else { return Ok(None) };
     if matches!(event.level.as_str(), "Metadata" | "None") {
-        return Err(format!(
-            "{} {} at level {}: the event holds no object (the audit policy must log it at Request or RequestResponse)",
-            event.verb, r.resource, event.level
-        ));
+        return Err(Unrecordable::Level {
+            verb: event.verb.clone(),
+            resource: r.resource.clone(),
+            level: event.level.clone(),
+        });
     }
     let not_status = |v: &Option<Value>| v.clone().filter(|v| !v.is_null() && !is_status(v));
     let (object, old_object) = match event.verb.as_str() {
         "create" | "update" => {
-            let object = not_status(&event.request_object)
-                .ok_or_else(|| format!("{} {}: no requestObject", event.verb, r.resource))?;
+            let object = not_status(&event.request_object).ok_or_else(|| Unrecordable::NoRequestObject {
+                verb: event.verb.clone(),
+                resource: r.resource.clone(),
+            })?;
             (object, Value::Null)
         }
         "patch" => {
-            let object = not_status(&event.response_object).ok_or_else(|| {
-                format!(
-                    "patch {}: the requestObject of a patch is the patch, and the patched object (responseObject) is only at level RequestResponse",
-                    r.resource
-                )
-            })?;
+            let object =
+                not_status(&event.response_object).ok_or_else(|| Unrecordable::NoPatchedObject(r.resource.clone()))?;
             (object, Value::Null)
         }
         _ => {
-            let old = not_status(&event.response_object).ok_or_else(|| {
-                format!(
-                    "delete {}: the event holds no deleted object (it is the responseObject at level RequestResponse, when the delete answered with the object rather than a Status)",
-                    r.resource
-                )
-            })?;
+            let old =
+                not_status(&event.response_object).ok_or_else(|| Unrecordable::NoDeletedObject(r.resource.clone()))?;
             (Value::Null, old)
         }
     };

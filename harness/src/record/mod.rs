@@ -23,7 +23,7 @@ pub use redact::Tally;
 
 use crate::cases;
 use crate::config::{Manifest, WebhookSpec};
-use crate::error::Error;
+use crate::error::{DirectoryError, Error, OptionError};
 use crate::requests::ApiResources;
 
 /// How a recording treats what it is given.
@@ -115,16 +115,13 @@ pub struct Recorder {
 impl Recorder {
     /// A recorder writing into `out` (made when missing) for the webhooks of `manifest`.
     pub fn new(manifest: &Manifest, out: &Path, options: RecordOptions) -> Result<Recorder, Error> {
-        let bad = |message: String| Error::Option(format!("--out {}: {message}", out.display()));
+        let bad = |problem| Error::from(OptionError::Out { path: out.to_path_buf(), problem });
         if out.exists() && !out.is_dir() {
-            return Err(bad("not a directory".into()));
+            return Err(bad(DirectoryError::NotADirectory));
         }
-        std::fs::create_dir_all(out).map_err(|e| bad(format!("cannot be made: {e}")))?;
+        std::fs::create_dir_all(out).map_err(|e| bad(DirectoryError::Make(e)))?;
         // A directory that takes no new file fails now, not at the first request.
-        tempfile::Builder::new()
-            .prefix(".record-")
-            .tempfile_in(out)
-            .map_err(|e| bad(format!("cannot write in it: {e}")))?;
+        tempfile::Builder::new().prefix(".record-").tempfile_in(out).map_err(|e| bad(DirectoryError::Write(e)))?;
         Ok(Recorder {
             out: out.to_path_buf(),
             options,

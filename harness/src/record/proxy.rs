@@ -26,7 +26,7 @@ use tokio_rustls::TlsAcceptor;
 
 use super::{Answer, Outcome, Recorded, Recorder};
 use crate::auth::ClientIdentity;
-use crate::error::{Error, TargetError};
+use crate::error::{Error, OptionError, TargetError};
 
 /// The largest request body forwarded (the apiserver's own limit on a request is 3 MiB; an
 /// AdmissionReview holds the object twice).
@@ -166,7 +166,7 @@ pub async fn start(
         .map_err(|e| Error::setup("the HTTPS client", e))?;
     let listener = TcpListener::bind(config.listen)
         .await
-        .map_err(|e| Error::Option(format!("--listen {}: {e}", config.listen)))?;
+        .map_err(|source| OptionError::Listen { addr: config.listen.to_string(), source })?;
     let addr = listener.local_addr().map_err(|e| Error::setup("", e))?;
     let (sink, queue) = std::sync::mpsc::channel::<(String, Bytes, Answer)>();
     let writer = std::thread::Builder::new()

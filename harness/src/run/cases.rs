@@ -189,11 +189,11 @@ pub(crate) async fn run_cases(
     let mut out = Vec::with_capacity(cases.len());
     for case in cases {
         let case = &case.clone().bind(api);
-        let chosen = webhooks_for(case, webhooks, api).map_err(|message| crate::error::CaseError {
+        let chosen = webhooks_for(case, webhooks, api).map_err(|e| crate::error::CaseError {
             file: case.file.clone(),
             line: None,
             field: Some("webhook".into()),
-            message,
+            message: e.to_string(),
         })?;
         let run = run_case(client, case, &chosen).await;
         if client.is_cancelled() {

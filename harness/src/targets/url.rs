@@ -98,7 +98,10 @@ fn trusted_ca(url_what: &str, ca: Option<&Path>, webhooks: &[WebhookSpec]) -> Re
         match w.ca_bundle_pem() {
             None => {}
             Some(Err(e)) => {
-                return Err(Error::target(url_what, TargetError::CaBundle { webhook: w.name.clone(), reason: e }))
+                return Err(Error::target(
+                    url_what,
+                    TargetError::CaBundle { webhook: w.name.clone(), source: e.into() },
+                ))
             }
             Some(Ok(pem)) => {
                 if !bundles.contains(&pem) {

@@ -24,9 +24,9 @@ pub async fn fuzz(args: &FuzzArgs, cancel: &Cancel) -> i32 {
         Err(e) => return usage_error(COMMAND, &e),
     };
     if !shard.is_whole() && args.gate.seed.is_none() {
-        let e = webhook_harness::Error::Option(
+        let e = webhook_harness::Error::Option(webhook_harness::OptionError::Usage(
             "--shard needs --seed S: every shard of a campaign must use the same seed".into(),
-        );
+        ));
         return usage_error(COMMAND, &e);
     }
     let seed = args.gate.seed();

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use webhook_harness::{Error, JsonReport};
+use webhook_harness::{Error, JsonReport, OptionError};
 
 use super::output::{check_report_paths, emit_merged, usage_error};
 use crate::args::MergeArgs;
@@ -26,7 +26,10 @@ fn report_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
             .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "json"))
             .collect();
         if found.is_empty() {
-            return Err(Error::Option(format!("{}: no *.json report in this directory", path.display())));
+            return Err(Error::Option(OptionError::Usage(format!(
+                "{}: no *.json report in this directory",
+                path.display()
+            ))));
         }
         found.sort();
         files.extend(found);

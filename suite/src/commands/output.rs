@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use webhook_harness::{Error, JsonReport, Report, TextOptions, Verdict};
+use webhook_harness::{Error, JsonReport, OptionError, Report, TextOptions, Verdict};
 
 use super::EXIT_USAGE;
 use crate::args::OutputArgs;
@@ -21,7 +21,7 @@ pub(crate) fn usage_error(command: &str, e: &Error) -> i32 {
 /// opened for writing or its directory (or the nearest one that exists, under which the rest is
 /// made) takes a new file. Nothing is left behind.
 fn check_writable(path: &Path, option: &str) -> Result<(), Error> {
-    let fail = |what: String| Err(Error::Option(format!("{option} {}: {what}", path.display())));
+    let fail = |what: String| Err(Error::Option(OptionError::Usage(format!("{option} {}: {what}", path.display()))));
     if path.is_dir() {
         return fail("is a directory: give a file name".into());
     }
@@ -67,7 +67,7 @@ pub(crate) fn check_report_paths(json: Option<&Path>, junit: Option<&Path>, outp
     }
     if let Some(dir) = &outputs.artifacts {
         if dir.exists() && !dir.is_dir() {
-            return Err(Error::Option(format!("--artifacts {}: not a directory", dir.display())));
+            return Err(Error::Option(OptionError::Usage(format!("--artifacts {}: not a directory", dir.display()))));
         }
     }
     Ok(())
@@ -80,7 +80,7 @@ fn write(path: &Path, text: &str, option: &str) -> Result<(), Error> {
         .map_or(Ok(()), std::fs::create_dir_all)
         .and_then(|()| std::fs::write(path, text))
         .map_err(|source| Error::Io { path: path.to_path_buf(), source })
-        .map_err(|e| Error::Option(format!("{option} {e}")))
+        .map_err(|e| Error::Option(OptionError::Usage(format!("{option} {e}"))))
 }
 
 /// Write the JSON, Markdown and SARIF files asked for and print the annotations asked for.
@@ -108,7 +108,8 @@ fn print_text(report: &Report, outputs: &OutputArgs) -> Result<(), Error> {
     let options = TextOptions::default().verbose(outputs.verbose);
     match &outputs.artifacts {
         Some(dir) => {
-            std::fs::create_dir_all(dir).map_err(|e| Error::Option(format!("--artifacts {}: {e}", dir.display())))?;
+            std::fs::create_dir_all(dir)
+                .map_err(|e| Error::Option(OptionError::Usage(format!("--artifacts {}: {e}", dir.display()))))?;
             print!("{}", report.render_text_with(&options.replays_in(dir)));
         }
         None => {

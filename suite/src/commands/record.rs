@@ -7,7 +7,7 @@ use webhook_harness::auth::ClientIdentity;
 use webhook_harness::record::proxy::{self, ProxyConfig};
 use webhook_harness::record::{audit, Outcome, RecordOptions, Recorder};
 use webhook_harness::tls::{ServingNames, TlsMaterial};
-use webhook_harness::{Cancel, Error, InputError, Manifest, TargetError};
+use webhook_harness::{Cancel, Error, InputError, Manifest, OptionError, TargetError};
 
 use super::output::usage_error;
 use crate::args::RecordArgs;
@@ -23,7 +23,7 @@ pub async fn record(args: &RecordArgs, cancel: &Cancel) -> i32 {
 }
 
 fn option(message: impl Into<String>) -> Error {
-    Error::Option(message.into())
+    Error::Option(OptionError::Usage(message.into()))
 }
 
 async fn run(args: &RecordArgs, cancel: &Cancel) -> Result<(), Error> {
@@ -82,7 +82,7 @@ async fn through_proxy(
     let upstream = reqwest_url(to)?;
     let ca = match &args.ca {
         Some(file) => std::fs::read(file).map_err(|e| Error::input(format!("--ca {}", file.display()), e))?,
-        None => manifest.webhooks.iter().find_map(|w| w.ca_bundle_pem()).transpose().map_err(option)?.ok_or_else(
+        None => manifest.webhooks.iter().find_map(|w| w.ca_bundle_pem()).transpose().map_err(|e| option(e.to_string()))?.ok_or_else(
             || option("--ca FILE is required: the manifest has no clientConfig.caBundle for the --to webhook's certificate"),
         )?,
     };

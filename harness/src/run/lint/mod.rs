@@ -45,7 +45,7 @@ async fn ca_bundle_served(webhooks: &[WebhookSpec], endpoint: Option<&Endpoint>)
     for w in webhooks {
         let check = match (w.ca_bundle_pem(), endpoint) {
             (None, _) => Check::na("no caBundle in the manifest: the served certificate was not checked against it"),
-            (Some(Err(e)), _) => Check::violated_plain(e),
+            (Some(Err(e)), _) => Check::violated_plain(e.to_string()),
             (Some(Ok(_)), None) => {
                 Check::na("the suite generated the serving certificate for this run: the caBundle was not checked")
             }
