@@ -8,15 +8,16 @@
 //! | module | models |
 //! |---|---|
 //! | [`schema`] | `SchemaValidator` and its type, string, format, number, slice, enum and object validators |
+//! | [`listtype`] | `schema/listtype/validation.go`: `x-kubernetes-list-type` `set` and `map` uniqueness |
 //! | [`format`] | the string formats of the apiextensions registry the suite checks |
 //! | [`value`] | how `field.Error` prints a value decoded from JSON (`%v`, `%q`, `%#v`) |
 //!
 //! The CRD's `x-kubernetes-validations` (CEL) are evaluated by the caller (the harness holds the
-//! CEL interpreter). Not modelled: `x-kubernetes-list-type` and `map-keys` uniqueness, embedded
-//! resources' metadata rules (`schema/objectmeta/validation.go`), the formats [`format::CHECKED`]
+//! CEL interpreter). Not modelled: embedded resources' metadata rules (`schema/objectmeta/validation.go`), the formats [`format::CHECKED`]
 //! does not list; ratcheting on UPDATE is approximated by the value at the error's field path.
 
 pub mod format;
+pub mod listtype;
 pub mod schema;
 pub mod value;
 
@@ -36,7 +37,14 @@ pub fn validate_create(scope: &Scope, schema: &Value, object: &Value) -> Result<
     if let Err(r @ (Refusal::BadRequest(_) | Refusal::Conflict(_))) = meta {
         return Err(r);
     }
-    join(meta, validate_custom_resource(schema, object))
+    join(meta, body_errors(schema, object))
+}
+
+/// The schema's errors, then the list invariants' (`customResourceStrategy.Validate`'s order).
+fn body_errors(schema: &Value, object: &Value) -> Vec<FieldError> {
+    let mut errs = validate_custom_resource(schema, object);
+    errs.extend(listtype::validate_lists(schema, object));
+    errs
 }
 
 /// What the apiserver refuses of the custom resource `object` on UPDATE of `old`: the metadata's
@@ -49,10 +57,8 @@ pub fn validate_update(scope: &Scope, schema: &Value, object: &Value, old: &Valu
     if let Err(r @ (Refusal::BadRequest(_) | Refusal::Conflict(_))) = meta {
         return Err(r);
     }
-    let errs: Vec<FieldError> = validate_custom_resource(schema, object)
-        .into_iter()
-        .filter(|e| at(object, &e.field) != at(old, &e.field))
-        .collect();
+    let errs: Vec<FieldError> =
+        body_errors(schema, object).into_iter().filter(|e| at(object, &e.field) != at(old, &e.field)).collect();
     join(meta, errs)
 }
 

@@ -86,7 +86,7 @@ pub(crate) fn pruned(x: &Exchange) -> Check {
     }
     let gvk = x.case.object_kind();
     Check::violated_plain(format!(
-        "the patch writes {} (JSON pointer{}), which the schema of {}.{}/{} does not specify and nothing there preserves (x-kubernetes-preserve-unknown-fields): the apiextensions-apiserver prunes it from the patched object without a word, so this mutation never reaches storage",
+        "the patch writes {} (JSON pointer{}), which the apiextensions-apiserver drops from the patched {}.{}/{} (a field its schema does not specify and no x-kubernetes-preserve-unknown-fields keeps, a null the schema does not allow, or a metadata field ObjectMeta does not have): it does so without a word, so this mutation never reaches storage",
         paths.join(", "),
         if paths.len() == 1 { "" } else { "s" },
         gvk.kind,
@@ -339,7 +339,7 @@ mod tests {
         let c = case(Operation::Create, widget(json!({"size": 3, "mode": "safe"})), Value::Null);
         let check = judge(pruned, &c, json!([{"op": "add", "path": "/spec/injected", "value": true}]));
         let text = said(&check);
-        assert!(text.starts_with("the patch writes /spec/injected (JSON pointer), which the schema of Widget.example.com/v1 does not specify"), "{text}");
+        assert!(text.starts_with("the patch writes /spec/injected (JSON pointer), which the apiextensions-apiserver drops from the patched Widget.example.com/v1 (a field its schema does not specify"), "{text}");
         // Pruning leaves the object valid: object.valid passes on it.
         assert_eq!(
             judge(super::super::object_valid, &c, json!([{"op": "add", "path": "/spec/injected", "value": true}])),
