@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::decode::{Operation, Patch};
 use crate::error::ApplyError;
-use crate::gojson::{encode_value, kind_name, top_value, validate};
+use crate::gojson::{encode_value, kind_name, top_value, validate, MAX_NESTING_DEPTH};
 use crate::node::{
     deep_copy, equal, is_array, marshal_root, root_to_value, unmarshal_ary, unmarshal_doc, Con, Fault, Lazy, Node,
     Root, State, NIL_DEREF,
@@ -37,6 +37,30 @@ pub(crate) fn find_object<'a>(root: &'a mut Root, path: &str) -> Option<(Con<'a>
 /// Decode the document as `ApplyIndent` does: `[` first means an array, anything else a map.
 pub(crate) fn load_root(doc: &[u8]) -> Result<Root, ApplyError> {
     validate(doc).map_err(|e| ApplyError::Document { message: e.message })?;
+    load_valid(doc)
+}
+
+/// The document bytes the library would be handed for `doc`.
+#[cfg(test)]
+pub(crate) fn doc_bytes(doc: &Value) -> Vec<u8> {
+    let mut out = Vec::new();
+    encode_value(doc, &mut out);
+    out
+}
+
+/// [`load_root`] of [`doc_bytes`]: bytes this crate wrote are valid JSON by construction, so Go's
+/// syntax check is run only when their nesting is deep enough for its depth limit to matter (the
+/// one refusal it could still make), and gives the same result as `load_root` otherwise.
+pub(crate) fn load_value(doc: &Value) -> Result<Root, ApplyError> {
+    let mut bytes = Vec::new();
+    if encode_value(doc, &mut bytes) >= MAX_NESTING_DEPTH {
+        return load_root(&bytes);
+    }
+    load_valid(&bytes)
+}
+
+/// [`load_root`] of bytes known to be one valid JSON value.
+fn load_valid(doc: &[u8]) -> Result<Root, ApplyError> {
     let raw = top_value(doc);
     let (root, type_name) = if doc.first() == Some(&b'[') {
         (unmarshal_ary(raw).map(Root::Ary), "jsonpatch.partialArray")
@@ -46,13 +70,6 @@ pub(crate) fn load_root(doc: &[u8]) -> Result<Root, ApplyError> {
     root.ok_or_else(|| ApplyError::Document {
         message: format!("json: cannot unmarshal {} into Go value of type {type_name}", kind_name(raw)),
     })
-}
-
-/// The document bytes the library would be handed for `doc`.
-pub(crate) fn doc_bytes(doc: &Value) -> Vec<u8> {
-    let mut out = Vec::new();
-    encode_value(doc, &mut out);
-    out
 }
 
 struct Ctx {
@@ -263,7 +280,7 @@ pub(crate) fn apply_all(root: &mut Root, patch: &Patch) -> Result<(), ApplyError
 /// (Go string escaping; numbers as serde_json writes them, so a float `1.0` stays `1.0`). The
 /// result is Go's output read back into a `Value`. Errors display Go's text.
 pub fn apply(doc: &Value, patch: &Patch) -> Result<Value, ApplyError> {
-    let mut root = load_root(&doc_bytes(doc))?;
+    let mut root = load_value(doc)?;
     apply_all(&mut root, patch)?;
     root_to_value(&root, false).map_err(|number| ApplyError::Unrepresentable { number })
 }
@@ -278,4 +295,36 @@ pub fn apply_json(doc: &[u8], patch: &Patch) -> Result<Vec<u8>, ApplyError> {
     let mut root = load_root(doc)?;
     apply_all(&mut root, patch)?;
     Ok(marshal_root(&root))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// `depth` arrays nested in one another around an object.
+    fn nested(depth: usize) -> Value {
+        (1..depth).fold(json!({"a": 1}), |inner, _| Value::Array(vec![inner]))
+    }
+
+    /// Loading a value skips Go's syntax check only where it could not refuse: the same tree, or
+    /// the same error, as the checked load of the same bytes, at and around the depth limit.
+    #[test]
+    fn a_value_loads_as_its_bytes_load() {
+        // serde_json drops a value recursively: room for 10001 levels.
+        let run = std::thread::Builder::new().stack_size(256 << 20).spawn(|| {
+            let shallow = json!({"metadata": {"name": "a<b", "labels": {"x": "1.0"}}, "n": [1, 1.5, -2, null, true]});
+            for doc in
+                [shallow, nested(MAX_NESTING_DEPTH - 1), nested(MAX_NESTING_DEPTH), nested(MAX_NESTING_DEPTH + 1)]
+            {
+                let checked = load_root(&doc_bytes(&doc)).map(|r| root_to_value(&r, true));
+                let loaded = load_value(&doc).map(|r| root_to_value(&r, true));
+                assert_eq!(loaded, checked);
+            }
+            let refused = load_value(&nested(MAX_NESTING_DEPTH + 1)).map(|_| ()).unwrap_err();
+            assert!(refused.to_string().contains("exceeded max depth"), "{refused}");
+        });
+        run.expect("a thread").join().expect("no panic");
+    }
 }

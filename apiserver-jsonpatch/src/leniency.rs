@@ -12,7 +12,7 @@
 
 use serde_json::Value;
 
-use crate::apply::{apply_op, doc_bytes, load_root, move_put, move_take};
+use crate::apply::{apply_op, load_value, move_put, move_take};
 use crate::decode::{Operation, Patch};
 use crate::error::ApplyError;
 use crate::gojson::{array_elements, dispose, object_members, raw_to_value, skip_space, unquote};
@@ -440,7 +440,7 @@ pub fn apply_noting_leniencies(doc: &Value, patch: &Patch) -> (Result<Value, App
 /// Load `doc` and apply `patch` operation by operation, noting each one's leniencies before it
 /// applies; stops at the first operation that fails.
 fn walk_patch(doc: &Value, patch: &Patch, out: &mut Vec<Leniency>) -> Result<Root, ApplyError> {
-    let mut root = load_root(&doc_bytes(doc))?;
+    let mut root = load_value(doc)?;
     let mut copied = 0i64;
     let mut found = Vec::new();
     for (index, op) in patch.ops.iter().enumerate() {
