@@ -12,6 +12,7 @@ use crate::node::{
     Root, State, NIL_DEREF,
 };
 use crate::pointer::{decode_patch_key, split_tokens};
+use std::sync::Arc;
 
 /// The apiserver's `jsonpatch.AccumulatedCopySizeLimit`: 3 MiB.
 pub const ACCUMULATED_COPY_SIZE_LIMIT: i64 = 3 * 1024 * 1024;
@@ -41,22 +42,38 @@ pub(crate) fn load_root(doc: &[u8]) -> Result<Root, ApplyError> {
 }
 
 /// The document bytes the library would be handed for `doc`.
-#[cfg(test)]
 pub(crate) fn doc_bytes(doc: &Value) -> Vec<u8> {
     let mut out = Vec::new();
     encode_value(doc, &mut out);
     out
 }
 
-/// [`load_root`] of [`doc_bytes`]: bytes this crate wrote are valid JSON by construction, so Go's
-/// syntax check is run only when their nesting is deep enough for its depth limit to matter (the
-/// one refusal it could still make), and gives the same result as `load_root` otherwise.
+/// [`load_root`] of [`doc_bytes`], built without writing those bytes whole: an object's members
+/// (an array's elements) are encoded one by one into the raw children `json.Unmarshal` would have
+/// cut out of them (a `null` one a nil pointer, a key read back as the string it was written
+/// from). Bytes this crate writes are valid JSON by construction, so Go's syntax check is run only
+/// when their nesting is deep enough for its depth limit to matter (the one refusal it could still
+/// make): the same tree, or the same error, as `load_root` gives.
 pub(crate) fn load_value(doc: &Value) -> Result<Root, ApplyError> {
-    let mut bytes = Vec::new();
-    if encode_value(doc, &mut bytes) >= MAX_NESTING_DEPTH {
-        return load_root(&bytes);
+    let checked = || load_root(&doc_bytes(doc));
+    let mut depth = 0;
+    let mut encoded = |v: &Value| -> Node {
+        if v.is_null() {
+            return None;
+        }
+        let mut raw = Vec::new();
+        depth = depth.max(encode_value(v, &mut raw));
+        Some(Box::new(Lazy::from_raw(Some(Arc::from(raw)))))
+    };
+    let root = match doc {
+        Value::Object(map) => Root::Doc(Some(map.iter().map(|(k, v)| (k.clone(), encoded(v))).collect())),
+        Value::Array(items) => Root::Ary(Some(items.iter().map(&mut encoded).collect())),
+        _ => return checked(),
+    };
+    if depth + 1 >= MAX_NESTING_DEPTH {
+        return checked();
     }
-    load_valid(&bytes)
+    Ok(root)
 }
 
 /// [`load_root`] of bytes known to be one valid JSON value.
@@ -318,8 +335,8 @@ mod tests {
             for doc in
                 [shallow, nested(MAX_NESTING_DEPTH - 1), nested(MAX_NESTING_DEPTH), nested(MAX_NESTING_DEPTH + 1)]
             {
-                let checked = load_root(&doc_bytes(&doc)).map(|r| root_to_value(&r, true));
-                let loaded = load_value(&doc).map(|r| root_to_value(&r, true));
+                let checked = load_root(&doc_bytes(&doc)).map(|r| (root_to_value(&r, true), marshal_root(&r)));
+                let loaded = load_value(&doc).map(|r| (root_to_value(&r, true), marshal_root(&r)));
                 assert_eq!(loaded, checked);
             }
             let refused = load_value(&nested(MAX_NESTING_DEPTH + 1)).map(|_| ()).unwrap_err();
