@@ -70,9 +70,14 @@ pub fn valid(x: &Exchange) -> Check {
     // object (defaults only fill absent fields, so a patch written against the bare object applies
     // too), and the dispatcher defaults the result again before validation.
     let before = defaulted(&gvk.group, &gvk.kind, x.case.object());
-    let patched =
-        x.nonempty_patch().and_then(|p| apiserver_jsonpatch::apply(&before, p).ok()).unwrap_or_else(|| patched.clone());
-    let Some(after) = refusal(&scope, spec.operation, &patched, &spec.old_object) else { return Check::Pass };
+    // When defaulting fills nothing, the patch applied to the defaulted object is the patched
+    // object the exchange already holds (the same document, the same patch, the same library).
+    let reapplied = match x.nonempty_patch() {
+        Some(p) if &before != x.case.object() => apiserver_jsonpatch::apply(&before, p).ok(),
+        _ => None,
+    };
+    let patched = reapplied.as_ref().unwrap_or(patched);
+    let Some(after) = refusal(&scope, spec.operation, patched, &spec.old_object) else { return Check::Pass };
     let name_of = |o: &Value| o.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string();
     if let Some(refused) = refusal(&scope, spec.operation, &before, &spec.old_object) {
         return Check::na(format!(
@@ -80,7 +85,7 @@ pub fn valid(x: &Exchange) -> Check {
             refused.message(&scope, &name_of(&before))
         ));
     }
-    let name = name_of(&patched);
+    let name = name_of(patched);
     let said = after.message(&scope, &name);
     let (rule, modelled) = kinds::name_rule(&gvk.group, &gvk.kind);
     let mut notes = String::new();
