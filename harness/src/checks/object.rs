@@ -6,7 +6,9 @@
 //! `apiserver_validation::object::SPEC_MODELLED` (Pod, the workloads, ConfigMap, Secret) too; for
 //! the others the check's detail and [`unmodelled_note`] say so.
 
-use apiserver_validation::defaults::defaulted;
+use std::borrow::Cow;
+
+use apiserver_validation::defaults::defaulted_cow;
 use apiserver_validation::{kinds, spec_modelled, validate_object_create, validate_object_update, Refusal, Scope};
 use serde_json::Value;
 
@@ -69,11 +71,11 @@ pub fn valid(x: &Exchange) -> Check {
     // The webhook received the object as the decoder defaulted it; its patch applies to that
     // object (defaults only fill absent fields, so a patch written against the bare object applies
     // too), and the dispatcher defaults the result again before validation.
-    let before = defaulted(&gvk.group, &gvk.kind, x.case.object());
+    let before = defaulted_cow(&gvk.group, &gvk.kind, x.case.object());
     // When defaulting fills nothing, the patch applied to the defaulted object is the patched
     // object the exchange already holds (the same document, the same patch, the same library).
-    let reapplied = match x.nonempty_patch() {
-        Some(p) if &before != x.case.object() => apiserver_jsonpatch::apply(&before, p).ok(),
+    let reapplied = match (x.nonempty_patch(), &before) {
+        (Some(p), Cow::Owned(b)) if b != x.case.object() => apiserver_jsonpatch::apply(b, p).ok(),
         _ => None,
     };
     let patched = reapplied.as_ref().unwrap_or(patched);
