@@ -6,12 +6,13 @@ use serde_json::Value;
 
 use crate::decode::{Operation, Patch};
 use crate::error::ApplyError;
-use crate::gojson::{encode_value, kind_name, top_value, validate};
+use crate::gojson::{encode_value, kind_name, top_value, validate, MAX_NESTING_DEPTH};
 use crate::node::{
-    deep_copy, equal, is_array, marshal_root, root_to_value, unmarshal_ary, unmarshal_doc, Con, Fault, Lazy, Node,
+    deep_copy, equal, is_array, marshal_root, root_to_value, unmarshal_ary, unmarshal_doc, Con, Fault, Lazy, Node, Raw,
     Root, State, NIL_DEREF,
 };
 use crate::pointer::{decode_patch_key, split_tokens};
+use std::sync::Arc;
 
 /// The apiserver's `jsonpatch.AccumulatedCopySizeLimit`: 3 MiB.
 pub const ACCUMULATED_COPY_SIZE_LIMIT: i64 = 3 * 1024 * 1024;
@@ -37,6 +38,65 @@ pub(crate) fn find_object<'a>(root: &'a mut Root, path: &str) -> Option<(Con<'a>
 /// Decode the document as `ApplyIndent` does: `[` first means an array, anything else a map.
 pub(crate) fn load_root(doc: &[u8]) -> Result<Root, ApplyError> {
     validate(doc).map_err(|e| ApplyError::Document { message: e.message })?;
+    load_valid(doc)
+}
+
+/// The document bytes the library would be handed for `doc`.
+pub(crate) fn doc_bytes(doc: &Value) -> Vec<u8> {
+    let mut out = Vec::new();
+    encode_value(doc, &mut out);
+    out
+}
+
+/// [`load_root`] of [`doc_bytes`], built without writing those bytes whole: an object's members
+/// (an array's elements) are encoded one by one into the raw children `json.Unmarshal` would have
+/// cut out of them (a `null` one a nil pointer, a key read back as the string it was written
+/// from). Bytes this crate writes are valid JSON by construction, so Go's syntax check is run only
+/// when their nesting is deep enough for its depth limit to matter (the one refusal it could still
+/// make): the same tree, or the same error, as `load_root` gives.
+pub(crate) fn load_value<'v>(doc: &'v Value) -> Result<Loaded<'v>, ApplyError> {
+    let checked = || load_root(&doc_bytes(doc)).map(|root| Loaded { root, known: Vec::new() });
+    let mut depth = 0;
+    let mut known = Vec::new();
+    let mut encoded = |v: &'v Value| -> Node {
+        if v.is_null() {
+            return None;
+        }
+        let mut raw = Vec::new();
+        depth = depth.max(encode_value(v, &mut raw));
+        let raw: Raw = Arc::from(raw);
+        known.push((raw.clone(), v));
+        Some(Box::new(Lazy::from_raw(Some(raw))))
+    };
+    let root = match doc {
+        Value::Object(map) => Root::Doc(Some(map.iter().map(|(k, v)| (k.clone(), encoded(v))).collect())),
+        Value::Array(items) => Root::Ary(Some(items.iter().map(&mut encoded).collect())),
+        _ => return checked(),
+    };
+    if depth + 1 >= MAX_NESTING_DEPTH {
+        return checked();
+    }
+    Ok(Loaded { root, known })
+}
+
+/// A document loaded by [`load_value`]: the library's tree, and the raw children it was built
+/// with next to the values they were encoded from (held, so that no other text can take their
+/// place in memory while the tree is patched).
+pub(crate) struct Loaded<'v> {
+    pub(crate) root: Root,
+    pub(crate) known: Vec<(Raw, &'v Value)>,
+}
+
+impl Loaded<'_> {
+    /// The patched tree as a value ([`root_to_value`]), the children the patch left untouched
+    /// copied from the values they were encoded from instead of read back from their text.
+    pub(crate) fn to_value(&self) -> Result<Value, ApplyError> {
+        root_to_value(&self.root, false, &self.known).map_err(|number| ApplyError::Unrepresentable { number })
+    }
+}
+
+/// [`load_root`] of bytes known to be one valid JSON value.
+fn load_valid(doc: &[u8]) -> Result<Root, ApplyError> {
     let raw = top_value(doc);
     let (root, type_name) = if doc.first() == Some(&b'[') {
         (unmarshal_ary(raw).map(Root::Ary), "jsonpatch.partialArray")
@@ -46,13 +106,6 @@ pub(crate) fn load_root(doc: &[u8]) -> Result<Root, ApplyError> {
     root.ok_or_else(|| ApplyError::Document {
         message: format!("json: cannot unmarshal {} into Go value of type {type_name}", kind_name(raw)),
     })
-}
-
-/// The document bytes the library would be handed for `doc`.
-pub(crate) fn doc_bytes(doc: &Value) -> Vec<u8> {
-    let mut out = Vec::new();
-    encode_value(doc, &mut out);
-    out
 }
 
 struct Ctx {
@@ -263,9 +316,9 @@ pub(crate) fn apply_all(root: &mut Root, patch: &Patch) -> Result<(), ApplyError
 /// (Go string escaping; numbers as serde_json writes them, so a float `1.0` stays `1.0`). The
 /// result is Go's output read back into a `Value`. Errors display Go's text.
 pub fn apply(doc: &Value, patch: &Patch) -> Result<Value, ApplyError> {
-    let mut root = load_root(&doc_bytes(doc))?;
-    apply_all(&mut root, patch)?;
-    root_to_value(&root, false).map_err(|number| ApplyError::Unrepresentable { number })
+    let mut loaded = load_value(doc)?;
+    apply_all(&mut loaded.root, patch)?;
+    loaded.to_value()
 }
 
 /// Byte-exact variant of [`apply`]: `doc` is the JSON the library receives, and the result is the
@@ -278,4 +331,62 @@ pub fn apply_json(doc: &[u8], patch: &Patch) -> Result<Vec<u8>, ApplyError> {
     let mut root = load_root(doc)?;
     apply_all(&mut root, patch)?;
     Ok(marshal_root(&root))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// `depth` arrays nested in one another around an object.
+    fn nested(depth: usize) -> Value {
+        (1..depth).fold(json!({"a": 1}), |inner, _| Value::Array(vec![inner]))
+    }
+
+    /// A patched value is what reading back the library's output gives, whatever the patch does
+    /// with the members it was loaded with (moved, copied, replaced, removed, walked into, tested).
+    #[test]
+    fn a_patched_value_is_the_library_output_read_back() {
+        let doc = json!({"kind": "Pod", "metadata": {"name": "a", "labels": {"x": "<1>"}}, "spec": {"n": [1, 2.5, -3]}, "z": null});
+        let patches = [
+            r#"[{"op": "move", "from": "/spec", "path": "/moved"}]"#,
+            r#"[{"op": "copy", "from": "/metadata", "path": "/copied"}, {"op": "remove", "path": "/metadata"}]"#,
+            r#"[{"op": "replace", "path": "/spec", "value": {"n": 1}}, {"op": "add", "path": "/metadata/labels/y", "value": "2"}]"#,
+            r#"[{"op": "test", "path": "/kind", "value": "Pod"}, {"op": "move", "from": "/metadata/labels", "path": "/spec/labels"}]"#,
+            r#"[{"op": "replace", "path": "", "value": {"a": 1}}]"#,
+            r#"[{"op": "add", "path": "/spec/n/-1", "value": 1.0}, {"op": "move", "from": "/kind", "path": "/k"}]"#,
+        ];
+        for patch in patches {
+            let patch = crate::decode::decode_patch(patch.as_bytes()).expect("a patch");
+            let bytes = apply_json(&doc_bytes(&doc), &patch).expect("applies");
+            let read_back: Value = serde_json::from_slice(&bytes).expect("JSON");
+            assert_eq!(apply(&doc, &patch), Ok(read_back.clone()));
+            assert_eq!(crate::leniency::apply_noting_leniencies(&doc, &patch).0, Ok(read_back));
+        }
+    }
+
+    /// Loading a value skips Go's syntax check only where it could not refuse: the same tree, or
+    /// the same error, as the checked load of the same bytes, at and around the depth limit.
+    #[test]
+    fn a_value_loads_as_its_bytes_load() {
+        // serde_json drops a value recursively: room for 10001 levels.
+        let run = std::thread::Builder::new().stack_size(256 << 20).spawn(|| {
+            let shallow = json!({"metadata": {"name": "a<b", "labels": {"x": "1.0"}}, "n": [1, 1.5, -2, null, true]});
+            for doc in
+                [shallow, nested(MAX_NESTING_DEPTH - 1), nested(MAX_NESTING_DEPTH), nested(MAX_NESTING_DEPTH + 1)]
+            {
+                let checked = load_root(&doc_bytes(&doc)).map(|r| (root_to_value(&r, true, &[]), marshal_root(&r)));
+                let loaded = load_value(&doc).map(|l| (root_to_value(&l.root, true, &[]), marshal_root(&l.root)));
+                // Untouched, the tree gives back the document itself.
+                if let Ok(l) = load_value(&doc) {
+                    assert_eq!(l.to_value(), Ok(doc.clone()));
+                }
+                assert_eq!(loaded, checked);
+            }
+            let refused = load_value(&nested(MAX_NESTING_DEPTH + 1)).map(|_| ()).unwrap_err();
+            assert!(refused.to_string().contains("exceeded max depth"), "{refused}");
+        });
+        run.expect("a thread").join().expect("no panic");
+    }
 }

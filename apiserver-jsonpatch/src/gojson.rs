@@ -15,7 +15,8 @@ pub struct SyntaxError {
     pub offset: usize,
 }
 
-const MAX_NESTING_DEPTH: usize = 10_000;
+/// Go's scanner `maxNestingDepth`: more nested arrays and objects than this are a syntax error.
+pub(crate) const MAX_NESTING_DEPTH: usize = 10_000;
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// JSON whitespace, as Go's scanner has it: space, tab, CR, LF.
@@ -715,36 +716,50 @@ pub(crate) fn encode_string(s: &str, out: &mut Vec<u8>) {
 
 /// The document bytes for a `serde_json::Value`: Go's string escaping (as the apiserver's own
 /// encoder writes strings), serde_json's number text (so `1.0` stays `1.0`), no whitespace.
-pub(crate) fn encode_value(v: &Value, out: &mut Vec<u8>) {
+/// Returns the deepest nesting of arrays and objects written (0 for a scalar): the bytes are valid
+/// JSON by construction, so that depth is all Go's scanner could still refuse of them.
+pub(crate) fn encode_value(v: &Value, out: &mut Vec<u8>) -> usize {
     match v {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(true) => out.extend_from_slice(b"true"),
         Value::Bool(false) => out.extend_from_slice(b"false"),
-        Value::Number(n) => out.extend_from_slice(n.to_string().as_bytes()),
+        Value::Number(n) => encode_number(n, out),
         Value::String(s) => encode_string(s, out),
         Value::Array(items) => {
             out.push(b'[');
+            let mut depth = 0;
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
                     out.push(b',');
                 }
-                encode_value(item, out);
+                depth = depth.max(encode_value(item, out));
             }
             out.push(b']');
+            return depth + 1;
         }
         Value::Object(map) => {
             out.push(b'{');
+            let mut depth = 0;
             for (i, (k, item)) in map.iter().enumerate() {
                 if i > 0 {
                     out.push(b',');
                 }
                 encode_string(k, out);
                 out.push(b':');
-                encode_value(item, out);
+                depth = depth.max(encode_value(item, out));
             }
             out.push(b'}');
+            return depth + 1;
         }
     }
+    0
+}
+
+/// A number's text as serde_json writes it (its `Display`), without an intermediate `String`.
+fn encode_number(n: &serde_json::Number, out: &mut Vec<u8>) {
+    use std::io::Write as _;
+    // Writing to a Vec cannot fail.
+    let _ = write!(out, "{n}");
 }
 
 /// A raw (valid) JSON value as a `serde_json::Value`. Strings are unquoted as Go does; for

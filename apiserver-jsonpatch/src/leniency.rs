@@ -12,11 +12,11 @@
 
 use serde_json::Value;
 
-use crate::apply::{apply_op, doc_bytes, load_root, move_put, move_take};
+use crate::apply::{apply_op, load_value, move_put, move_take, Loaded};
 use crate::decode::{Operation, Patch};
 use crate::error::ApplyError;
 use crate::gojson::{array_elements, dispose, object_members, raw_to_value, skip_space, unquote};
-use crate::node::{ary_to_value, doc_to_value, root_to_value, Node, PArr, PDoc, Root, State};
+use crate::node::{ary_to_value, doc_to_value, Node, PArr, PDoc, Root, State};
 use crate::pointer::{atoi, decode_patch_key};
 
 /// `replace` of an object member that does not exist (v4 adds it; RFC 6902 §4.3 requires it).
@@ -432,29 +432,29 @@ pub fn leniencies(doc: &Value, patch: &Patch) -> Vec<Leniency> {
 /// operations that applied (all of them when the patch applies).
 pub fn apply_noting_leniencies(doc: &Value, patch: &Patch) -> (Result<Value, ApplyError>, Vec<Leniency>) {
     let mut out = Vec::new();
-    let applied = walk_patch(doc, patch, &mut out)
-        .and_then(|root| root_to_value(&root, false).map_err(|number| ApplyError::Unrepresentable { number }));
+    let applied = walk_patch(doc, patch, &mut out).and_then(|loaded| loaded.to_value());
     (applied, out)
 }
 
 /// Load `doc` and apply `patch` operation by operation, noting each one's leniencies before it
 /// applies; stops at the first operation that fails.
-fn walk_patch(doc: &Value, patch: &Patch, out: &mut Vec<Leniency>) -> Result<Root, ApplyError> {
-    let mut root = load_root(&doc_bytes(doc))?;
+fn walk_patch<'v>(doc: &'v Value, patch: &Patch, out: &mut Vec<Leniency>) -> Result<Loaded<'v>, ApplyError> {
+    let mut loaded = load_value(doc)?;
+    let root = &mut loaded.root;
     let mut copied = 0i64;
     let mut found = Vec::new();
     for (index, op) in patch.ops.iter().enumerate() {
         found.clear();
-        op_findings(op, View::of_root(&root), &mut found);
+        op_findings(op, View::of_root(root), &mut found);
         if op.kind() == "move" {
             // Apply the move in its two halves, looking at the destination in between.
-            let val = move_take(&mut root, op, index)?;
-            move_findings(op, View::of_root(&root), &mut found);
-            move_put(&mut root, op, index, val)?;
+            let val = move_take(root, op, index)?;
+            move_findings(op, View::of_root(root), &mut found);
+            move_put(root, op, index, val)?;
         } else {
-            apply_op(&mut root, op, index, &mut copied)?;
+            apply_op(root, op, index, &mut copied)?;
         }
         out.extend(found.drain(..).map(|(what, path)| Leniency { op_index: index, path, what }));
     }
-    Ok(root)
+    Ok(loaded)
 }

@@ -371,29 +371,39 @@ fn open_ary<'a>(ary: &'a PArr, stack: &mut Vec<Build<'a>>) -> Option<Value> {
 /// text (compacting and HTML escaping, which `json.Marshal` applies to it, change no value), nil
 /// pointers, nil raw messages, nil maps and nil slices are `null`; the first number that
 /// `raw_to_value` cannot hold, in output order, is the error. Iterative, like the marshalling.
-pub(crate) fn root_to_value(root: &Root, lossy: bool) -> Result<Value, String> {
-    match root {
-        Root::Doc(doc) => doc_to_value(doc, lossy),
-        Root::Ary(ary) => ary_to_value(ary, lossy),
-    }
+/// A raw node whose text is one of `known` (the same allocation) is the value that text was
+/// encoded from, copied rather than read back: reading back this crate's encoding of a `Value`
+/// gives that `Value`.
+pub(crate) fn root_to_value(root: &Root, lossy: bool, known: &[(Raw, &Value)]) -> Result<Value, String> {
+    let mut stack = Vec::new();
+    let ready = match root {
+        Root::Doc(doc) => open_doc(doc, &mut stack),
+        Root::Ary(ary) => open_ary(ary, &mut stack),
+    };
+    build_value(stack, ready, lossy, known)
 }
 
 /// A map as [`root_to_value`] gives it.
 pub(crate) fn doc_to_value(doc: &PDoc, lossy: bool) -> Result<Value, String> {
     let mut stack = Vec::new();
     let ready = open_doc(doc, &mut stack);
-    build_value(stack, ready, lossy)
+    build_value(stack, ready, lossy, &[])
 }
 
 /// A slice as [`root_to_value`] gives it.
 pub(crate) fn ary_to_value(ary: &PArr, lossy: bool) -> Result<Value, String> {
     let mut stack = Vec::new();
     let ready = open_ary(ary, &mut stack);
-    build_value(stack, ready, lossy)
+    build_value(stack, ready, lossy, &[])
 }
 
 /// Fill the containers on `stack` (the value is `ready` when there is none).
-fn build_value<'a>(mut stack: Vec<Build<'a>>, mut ready: Option<Value>, lossy: bool) -> Result<Value, String> {
+fn build_value<'a>(
+    mut stack: Vec<Build<'a>>,
+    mut ready: Option<Value>,
+    lossy: bool,
+    known: &[(Raw, &Value)],
+) -> Result<Value, String> {
     loop {
         if let Some(value) = ready.take() {
             match stack.last_mut() {
@@ -421,7 +431,10 @@ fn build_value<'a>(mut stack: Vec<Build<'a>>, mut ready: Option<Value>, lossy: b
             Some(None) => Some(Value::Null),
             Some(Some(node)) => match &node.state {
                 State::Raw => match &node.raw {
-                    Some(raw) => Some(raw_to_value(raw, lossy)?),
+                    Some(raw) => match known.iter().find(|(k, _)| Arc::ptr_eq(k, raw)) {
+                        Some((_, value)) => Some((*value).clone()),
+                        None => Some(raw_to_value(raw, lossy)?),
+                    },
                     None => Some(Value::Null),
                 },
                 State::Doc(doc) => open_doc(doc, &mut stack),
@@ -598,7 +611,7 @@ mod tests {
     /// `root_to_value` gives what reading back `json.Marshal`'s bytes gives: the same value, its
     /// members in the same order, the same error.
     fn agrees(root: &Root, lossy: bool) -> Result<(), String> {
-        let direct = root_to_value(root, lossy);
+        let direct = root_to_value(root, lossy, &[]);
         let read_back = raw_to_value(&marshal_root(root), lossy);
         let text =
             |r: &Result<Value, String>| r.as_ref().map(|v| serde_json::to_string(v).unwrap()).map_err(Clone::clone);
@@ -647,7 +660,7 @@ mod tests {
             (r#"{"a":{"b":1},"c":3e400}"#, r#"[{"op":"add","path":"/a/c","value":4e400}]"#),
         ] {
             let root = patched(doc.as_bytes(), patch.as_bytes()).unwrap();
-            assert!(root_to_value(&root, false).is_err());
+            assert!(root_to_value(&root, false, &[]).is_err());
             agrees(&root, false).unwrap();
             agrees(&root, true).unwrap();
         }

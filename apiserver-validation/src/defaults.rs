@@ -11,6 +11,8 @@
 //! default to its limits (`SetDefaults_Pod`) and `enableServiceLinks` to true; a Secret's type to
 //! `Opaque`; a workload's selector from its template labels where apps/batch v1 do so.
 
+use std::borrow::Cow;
+
 use serde_json::{json, Map, Value};
 
 /// `TerminationMessagePathDefault`.
@@ -216,6 +218,21 @@ pub fn template_pointer(group: &str, kind: &str) -> Option<&'static str> {
     }
 }
 
+/// True when [`defaulted`] can change an object of the kind (a Pod, a Secret, a kind with a pod
+/// template); for any other kind it is a copy of the object.
+pub fn has_defaults(group: &str, kind: &str) -> bool {
+    matches!((group, kind), ("", "Pod" | "Secret")) || template_pointer(group, kind).is_some()
+}
+
+/// [`defaulted`], borrowing the object itself when the kind has no defaults to fill.
+pub fn defaulted_cow<'v>(group: &str, kind: &str, object: &'v Value) -> Cow<'v, Value> {
+    if has_defaults(group, kind) {
+        Cow::Owned(defaulted(group, kind, object))
+    } else {
+        Cow::Borrowed(object)
+    }
+}
+
 /// The object as the apiserver holds it after decoding and defaulting (a copy).
 pub fn defaulted(group: &str, kind: &str, object: &Value) -> Value {
     let mut object = object.clone();
@@ -240,6 +257,19 @@ pub fn defaulted(group: &str, kind: &str, object: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A kind without defaults is borrowed as it is; one with defaults is the defaulted copy.
+    #[test]
+    fn only_the_kinds_with_defaults_are_copied() {
+        let config_map = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {}});
+        assert!(!has_defaults("", "ConfigMap"));
+        assert!(matches!(defaulted_cow("", "ConfigMap", &config_map), Cow::Borrowed(v) if *v == config_map));
+        assert_eq!(defaulted("", "ConfigMap", &config_map), config_map);
+        let secret = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "a"}});
+        assert!(has_defaults("", "Secret") && has_defaults("batch", "CronJob") && has_defaults("", "Pod"));
+        assert_eq!(defaulted_cow("", "Secret", &secret).into_owned(), defaulted("", "Secret", &secret));
+        assert_eq!(defaulted("", "Secret", &secret)["type"], "Opaque");
+    }
 
     #[test]
     fn image_pull_policy_follows_the_tag() {

@@ -78,7 +78,7 @@ pub(crate) fn join(meta: Result<(), Refusal>, spec: Vec<FieldError>) -> Result<(
 
 /// What the registry refuses of `object` on CREATE: defaulted, then metadata and spec.
 pub fn validate_object_create(scope: &Scope, object: &Value) -> Result<(), Refusal> {
-    let object = defaults::defaulted(scope.group, scope.kind, object);
+    let object = defaults::defaulted_cow(scope.group, scope.kind, object);
     let meta = validate_create(scope, &object).map(|_| ());
     if let Err(r @ (Refusal::BadRequest(_) | Refusal::Conflict(_))) = meta {
         return Err(r);
@@ -89,8 +89,8 @@ pub fn validate_object_create(scope: &Scope, object: &Value) -> Result<(), Refus
 /// What the registry refuses of `object` on UPDATE of `old`: both defaulted, then metadata, the
 /// spec and the kind's update rules.
 pub fn validate_object_update(scope: &Scope, object: &Value, old: &Value) -> Result<(), Refusal> {
-    let object = defaults::defaulted(scope.group, scope.kind, object);
-    let old = defaults::defaulted(scope.group, scope.kind, old);
+    let object = defaults::defaulted_cow(scope.group, scope.kind, object);
+    let old = defaults::defaulted_cow(scope.group, scope.kind, old);
     let meta = validate_update(scope, &object, &old);
     if let Err(r @ (Refusal::BadRequest(_) | Refusal::Conflict(_))) = meta {
         return Err(r);

@@ -346,9 +346,10 @@ pub fn validate_create(scope: &Scope, object: &Value) -> Result<String, Refusal>
 /// `validateCommonFields` and the kind's `ValidateObjectMetaUpdate`.
 pub fn validate_update(scope: &Scope, object: &Value, old: &Value) -> Result<(), Refusal> {
     let mut meta = meta_of(object);
-    let old_meta = meta_of(old);
+    let no_meta = Map::new();
+    let old_meta = old.get("metadata").and_then(Value::as_object).unwrap_or(&no_meta);
     let name = str_of(&meta, "name").to_string();
-    let old_rv = str_of(&old_meta, "resourceVersion");
+    let old_rv = str_of(old_meta, "resourceVersion");
     let rv = str_of(&meta, "resourceVersion").to_string();
     if rv.is_empty() {
         meta.insert("resourceVersion".into(), Value::String(old_rv.into()));
@@ -389,7 +390,7 @@ pub fn validate_update(scope: &Scope, object: &Value, old: &Value) -> Result<(),
     let mut errs = common(&meta, scope.namespaced);
     // ValidateObjectMetaAccessorUpdate.
     if old_meta.get("deletionTimestamp").is_some_and(|v| !v.is_null()) {
-        let old_finalizers = strings(&old_meta, "finalizers");
+        let old_finalizers = strings(old_meta, "finalizers");
         let mut extra: Vec<String> =
             strings(&meta, "finalizers").into_iter().filter(|f| !old_finalizers.contains(f)).collect();
         extra.sort();

@@ -3,8 +3,9 @@
 //! for keep-alive HTTP/1.1 with a connection pool (how the apiserver calls a service webhook) and for
 //! one multiplexed HTTP/2 connection (`--http2`). Prints both rates and their ratio for each, the
 //! CPU time per request of each loop, the per-stage cost of one request (generate / send / check,
-//! one at a time on one task, and within the check the typed decode of the patched object and the
-//! apiserver's validation of it), the suite's own CPU per request (checked minus bare) and the peak
+//! one at a time on one task, and within the check the typed decode of the patched object, the
+//! apiserver's validation of it, the answer's decode, the patch's application and the RFC 6902
+//! cross-check), the suite's own CPU per request (checked minus bare) and the peak
 //! RSS.
 //!
 //!     cargo bench -p webhook-conformance --bench throughput
@@ -130,14 +131,18 @@ async fn bare(setup: &Setup, client: &Arc<Client>, payloads: &[Arc<Vec<Vec<u8>>>
 }
 
 /// One request at a time on one task: how long generating (drawing and serializing), sending
-/// (the call, the webhook's work included) and checking (every exchange rule) take on average, and
+/// (the call, the webhook's work included) and checking (every exchange rule) take on average;
 /// two rules of the check timed alone on the same exchange: the typed decode of the patched object
-/// (`patch.kind-decode`) and the apiserver's validation of it (`object.valid`).
-async fn stages(setup: &Setup, client: &Client, requests: usize) -> [Duration; 5] {
+/// (`patch.kind-decode`) and the apiserver's validation of it (`object.valid`); and, on a second
+/// view of the same answer whose stages are derived afresh, the stages the other rules share: the
+/// answer decoded as the apiserver's decoder reads it and its patch decoded (`patch.json`), the
+/// patch applied with its leniencies noted (`patch.applies`), and the RFC 6902 cross-check
+/// (`patch.rfc6902`).
+async fn stages(setup: &Setup, client: &Client, requests: usize) -> [Duration; 8] {
     let mut sampler = Sampler::new(&setup.webhook, Scope::All, 7).expect("requests");
     let path = setup.webhook.path();
     let url = client.endpoint().call_url(&path, setup.webhook.timeout_seconds).to_string();
-    let mut spent = [Duration::ZERO; 5];
+    let mut spent = [Duration::ZERO; 8];
     for _ in 0..requests {
         let t0 = Instant::now();
         let case = sampler.draw();
@@ -154,6 +159,16 @@ async fn stages(setup: &Setup, client: &Client, requests: usize) -> [Duration; 5
         let t4 = Instant::now();
         std::hint::black_box(evaluate_rule("object.valid", &view).expect("an exchange rule"));
         let t5 = Instant::now();
+        let fresh = Exchange::new(&setup.webhook, &case, &transport, &url);
+        std::hint::black_box(evaluate_rule("patch.json", &fresh).expect("an exchange rule"));
+        let t6 = Instant::now();
+        std::hint::black_box(evaluate_rule("patch.applies", &fresh).expect("an exchange rule"));
+        let t7 = Instant::now();
+        std::hint::black_box(evaluate_rule("patch.rfc6902", &fresh).expect("an exchange rule"));
+        let t8 = Instant::now();
+        spent[5] += t6 - t5;
+        spent[6] += t7 - t6;
+        spent[7] += t8 - t7;
         spent[0] += t1 - t0;
         spent[1] += t2 - t1;
         spent[2] += t3 - t2;
@@ -229,7 +244,7 @@ fn main() {
                 bare.cpu_per_request_us(total)
             );
             let n = (total / 4).max(1);
-            let [generate, send, check, decode, validate] = stages(&setup, &client, n).await;
+            let [generate, send, check, decode, validate, read, apply, rfc] = stages(&setup, &client, n).await;
             let us = |d: Duration| d.as_secs_f64() * 1e6;
             println!("  per stage, one request at a time ({n} requests):");
             println!("    generate (draw + serialize)          : {:>7.1} µs", us(generate));
@@ -237,6 +252,9 @@ fn main() {
             println!("    check (every exchange rule)          : {:>7.1} µs", us(check));
             println!("      of which typed decode (patch.kind-decode): {:>7.1} µs", us(decode));
             println!("      of which validation (object.valid)       : {:>7.1} µs", us(validate));
+            println!("      of which answer + patch decode (patch.json)  : {:>7.1} µs", us(read));
+            println!("      of which patch apply (patch.applies)         : {:>7.1} µs", us(apply));
+            println!("      of which RFC 6902 cross-check (patch.rfc6902): {:>7.1} µs", us(rfc));
         }
 
         println!("peak RSS: {} MiB", peak_rss_kib() / 1024);

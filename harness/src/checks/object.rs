@@ -7,7 +7,9 @@
 //! whole of a custom resource of a CRD given (`super::custom_resource`); for the others the check's
 //! detail and [`unmodelled_note`] say so.
 
-use apiserver_validation::defaults::defaulted;
+use std::borrow::Cow;
+
+use apiserver_validation::defaults::defaulted_cow;
 use apiserver_validation::{kinds, spec_modelled, validate_object_create, validate_object_update, Refusal, Scope};
 use serde_json::Value;
 
@@ -54,13 +56,18 @@ pub(crate) fn valid(x: &Exchange) -> Check {
     // The webhook received the object as the decoder defaulted it; its patch applies to that
     // object (defaults only fill absent fields, so a patch written against the bare object applies
     // too), and the dispatcher defaults the result again before validation.
-    let before = defaulted(&gvk.group, &gvk.kind, x.case.object());
-    let patched =
-        x.nonempty_patch().and_then(|p| apiserver_jsonpatch::apply(&before, p).ok()).unwrap_or_else(|| patched.clone());
+    let before = defaulted_cow(&gvk.group, &gvk.kind, x.case.object());
+    // When defaulting fills nothing, the patch applied to the defaulted object is the patched
+    // object the exchange already holds (the same document, the same patch, the same library).
+    let reapplied = match (x.nonempty_patch(), &before) {
+        (Some(p), Cow::Owned(b)) if b != x.case.object() => apiserver_jsonpatch::apply(b, p).ok(),
+        _ => None,
+    };
+    let patched = reapplied.as_ref().unwrap_or(patched);
     if x.case.schema.is_some() {
-        return super::custom_resource::valid(x, &scope, &patched);
+        return super::custom_resource::valid(x, &scope, patched);
     }
-    let Some(after) = refusal(&scope, spec.operation, &patched, &spec.old_object) else { return Check::Pass };
+    let Some(after) = refusal(&scope, spec.operation, patched, &spec.old_object) else { return Check::Pass };
     let name_of = |o: &Value| o.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string();
     if let Some(refused) = refusal(&scope, spec.operation, &before, &spec.old_object) {
         return Check::na(format!(
@@ -68,7 +75,7 @@ pub(crate) fn valid(x: &Exchange) -> Check {
             refused.message(&scope, &name_of(&before))
         ));
     }
-    let name = name_of(&patched);
+    let name = name_of(patched);
     let said = after.message(&scope, &name);
     let (rule, modelled) = kinds::name_rule(&gvk.group, &gvk.kind);
     let mut notes = String::new();
