@@ -237,8 +237,15 @@ fn fields_v1(kind: &str, object: &Value, base: &Value) -> Value {
 
 /// One managedFields entry, its fields in the order Go writes them.
 fn entry(manager: &str, api_version: &Value, time: &str, fields: Value) -> Value {
-    json!({"manager": manager, "operation": "Update", "apiVersion": api_version, "time": time,
-           "fieldsType": "FieldsV1", "fieldsV1": fields})
+    // Built field by field: `json!` would copy `fields` through serialization.
+    let mut e = Map::with_capacity(6);
+    e.insert("manager".into(), Value::from(manager));
+    e.insert("operation".into(), Value::from("Update"));
+    e.insert("apiVersion".into(), api_version.clone());
+    e.insert("time".into(), Value::from(time));
+    e.insert("fieldsType".into(), Value::from("FieldsV1"));
+    e.insert("fieldsV1".into(), fields);
+    Value::Object(e)
 }
 
 fn kind_of(object: &Value) -> &str {
@@ -263,7 +270,7 @@ fn record_created(object: &mut Value) {
     let fields = fields_v1(&kind, object, &base);
     let e = entry(creator(object), &object["apiVersion"], CREATED_AT, fields);
     if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
-        meta.insert("managedFields".into(), json!([e]));
+        meta.insert("managedFields".into(), Value::Array(vec![e]));
     }
 }
 
