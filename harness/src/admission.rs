@@ -298,6 +298,9 @@ pub struct AdmissionRequest {
     pub options: Value,
 }
 
+/// The room a serialized review starts with.
+const INITIAL_BODY: usize = 16 * 1024;
+
 /// An `AdmissionReview` carrying a request.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -318,7 +321,17 @@ impl AdmissionReview {
 
     /// The review as JSON bytes, as sent.
     pub fn to_bytes(&self) -> Vec<u8> {
-        serde_json::to_vec(self).expect("an AdmissionReview serializes")
+        // Most reviews of a pod-holding object take a few KiB: start there rather than grow from
+        // the serializer's 128 bytes.
+        let mut out = Vec::with_capacity(INITIAL_BODY);
+        self.write_to(&mut out);
+        out
+    }
+
+    /// Append the review's JSON bytes, as sent, to `out` (a buffer a caller reuses from one
+    /// request to the next).
+    pub fn write_to(&self, out: &mut Vec<u8>) {
+        serde_json::to_writer(out, self).expect("an AdmissionReview serializes")
     }
 
     /// The review as a JSON value.
@@ -358,6 +371,11 @@ mod tests {
         assert_eq!(review.request.operation, Operation::Delete);
         assert!(review.request.object.is_null());
         assert_eq!(review.to_value(), sent);
+        let mut reused = b"stale".to_vec();
+        reused.clear();
+        review.write_to(&mut reused);
+        assert_eq!(reused, review.to_bytes());
+        assert_eq!(serde_json::from_slice::<Value>(&reused).unwrap(), sent);
     }
 
     #[test]
