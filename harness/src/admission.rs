@@ -7,9 +7,72 @@
 //! This module imports nothing of the crate.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
+
+/// A JSON value shared between the holders of one request (what it is about, and the review as
+/// sent) instead of copied; changing it through `&mut` changes only this holder's value (copy on
+/// write). It reads, compares and serializes as the value it holds.
+#[derive(Clone, Default, PartialEq)]
+pub struct SharedValue(Arc<Value>);
+
+impl SharedValue {
+    /// The value held, copied only when it is shared.
+    pub fn into_value(self) -> Value {
+        Arc::try_unwrap(self.0).unwrap_or_else(|shared| (*shared).clone())
+    }
+}
+
+impl From<Value> for SharedValue {
+    fn from(value: Value) -> Self {
+        SharedValue(Arc::new(value))
+    }
+}
+
+impl std::ops::Deref for SharedValue {
+    type Target = Value;
+    fn deref(&self) -> &Value {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for SharedValue {
+    fn deref_mut(&mut self) -> &mut Value {
+        Arc::make_mut(&mut self.0)
+    }
+}
+
+impl PartialEq<Value> for SharedValue {
+    fn eq(&self, other: &Value) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl std::fmt::Debug for SharedValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::fmt::Display for SharedValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl Serialize for SharedValue {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for SharedValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Value::deserialize(deserializer).map(SharedValue::from)
+    }
+}
 
 /// `admission.k8s.io/v1` or `admission.k8s.io/v1beta1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -223,10 +286,10 @@ pub struct AdmissionRequest {
     pub user_info: UserInfo,
     /// The new object (null for DELETE; the options object for CONNECT).
     #[serde(default)]
-    pub object: Value,
+    pub object: SharedValue,
     /// The old object (UPDATE, DELETE), null otherwise.
     #[serde(default)]
-    pub old_object: Value,
+    pub old_object: SharedValue,
     /// Whether nothing will be persisted; always present.
     #[serde(default)]
     pub dry_run: bool,
@@ -234,6 +297,9 @@ pub struct AdmissionRequest {
     #[serde(default)]
     pub options: Value,
 }
+
+/// The room a serialized review starts with.
+const INITIAL_BODY: usize = 16 * 1024;
 
 /// An `AdmissionReview` carrying a request.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -255,7 +321,17 @@ impl AdmissionReview {
 
     /// The review as JSON bytes, as sent.
     pub fn to_bytes(&self) -> Vec<u8> {
-        serde_json::to_vec(self).expect("an AdmissionReview serializes")
+        // Most reviews of a pod-holding object take a few KiB: start there rather than grow from
+        // the serializer's 128 bytes.
+        let mut out = Vec::with_capacity(INITIAL_BODY);
+        self.write_to(&mut out);
+        out
+    }
+
+    /// Append the review's JSON bytes, as sent, to `out` (a buffer a caller reuses from one
+    /// request to the next).
+    pub fn write_to(&self, out: &mut Vec<u8>) {
+        serde_json::to_writer(out, self).expect("an AdmissionReview serializes")
     }
 
     /// The review as a JSON value.
@@ -295,6 +371,11 @@ mod tests {
         assert_eq!(review.request.operation, Operation::Delete);
         assert!(review.request.object.is_null());
         assert_eq!(review.to_value(), sent);
+        let mut reused = b"stale".to_vec();
+        reused.clear();
+        review.write_to(&mut reused);
+        assert_eq!(reused, review.to_bytes());
+        assert_eq!(serde_json::from_slice::<Value>(&reused).unwrap(), sent);
     }
 
     #[test]

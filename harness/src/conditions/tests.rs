@@ -24,8 +24,8 @@ fn request(operation: Operation, object: serde_json::Value, old: serde_json::Val
             groups: vec!["system:authenticated".into()],
             extra: Default::default(),
         },
-        object,
-        old_object: old,
+        object: object.into(),
+        old_object: old.into(),
         dry_run: false,
         options: json!({"apiVersion": "meta.k8s.io/v1", "kind": "CreateOptions"}),
     }

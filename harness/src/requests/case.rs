@@ -60,7 +60,7 @@ impl RequestCase {
     /// The same request about another object (a fresh uid).
     pub fn with_object(&self, object: Value) -> Self {
         let mut spec = self.spec.clone();
-        spec.object = object;
+        spec.object = object.into();
         RequestCase::new(self.label.clone(), self.version(), self.primary, spec).with_schema(self.schema.clone())
     }
     /// The same request with `dryRun` set so (a fresh uid).

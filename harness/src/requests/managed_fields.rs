@@ -14,7 +14,6 @@
 //! (`+listMapKey`), `LabelSelector`s, `command` and `args` are atomic.
 
 use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
 
 use super::review::AdmissionSpec;
 use crate::admission::Operation;
@@ -55,13 +54,32 @@ fn zero(kind: &str) -> Option<Value> {
     })
 }
 
+/// Whether `kind` is described here (has a [`zero`]).
+fn described(kind: &str) -> bool {
+    matches!(
+        kind,
+        "Pod"
+            | "PodTemplate"
+            | "ReplicationController"
+            | "Service"
+            | "Deployment"
+            | "ReplicaSet"
+            | "Job"
+            | "StatefulSet"
+            | "DaemonSet"
+            | "CronJob"
+            | "ConfigMap"
+            | "Secret"
+    )
+}
+
 /// Fill the managedFields of the objects of `spec` as a cluster holds them when the webhook is
 /// called: a CREATE's object (both phases), the stored oldObject of an UPDATE or DELETE, and an
 /// UPDATE's new object. Objects of another kind than the resource's (Scale, options, a Binding)
 /// and kinds not described here are left alone; an UPDATE through a subresource keeps the stored
 /// entries without adding the subresource writer's.
 pub(crate) fn record(spec: &mut AdmissionSpec) {
-    if zero(&spec.kind.kind).is_none() {
+    if !described(&spec.kind.kind) {
         return;
     }
     match spec.operation {
@@ -115,22 +133,23 @@ fn shape(kind: &str, path: &[&str], value: &Value) -> Shape {
 
 /// The FieldsV1 node of `value` at `path`, owned by whoever changed it from `base` (the live
 /// value there, `None` where the live object has nothing); `None` when nothing there changed.
-fn node(kind: &str, path: &mut Vec<String>, value: &Value, base: Option<&Value>) -> Option<Value> {
-    let names: Vec<&str> = path.iter().map(String::as_str).collect();
-    let mut out: BTreeMap<String, Value> = BTreeMap::new();
-    match shape(kind, &names, value) {
-        Shape::Atomic => return (base != Some(value)).then(|| json!({})),
+fn node<'a>(kind: &str, path: &mut Vec<&'a str>, value: &'a Value, base: Option<&Value>) -> Option<Value> {
+    let mut out: Vec<(String, Value)> = Vec::new();
+    match shape(kind, path, value) {
+        Shape::Atomic => return (base != Some(value)).then(empty),
         Shape::Granular => {
             let map = value.as_object()?;
+            let top_level_metadata = path.len() == 1 && path[0] == "metadata";
+            out.reserve(map.len() + 1);
             for (field, child) in map {
-                if path.len() == 1 && path[0] == "metadata" && STRIPPED_METADATA.contains(&field.as_str()) {
+                if top_level_metadata && STRIPPED_METADATA.contains(&field.as_str()) {
                     continue;
                 }
-                path.push(field.clone());
+                path.push(field);
                 let below = node(kind, path, child, base.and_then(|b| b.get(field)));
                 path.pop();
                 if let Some(n) = below {
-                    out.insert(format!("f:{field}"), n);
+                    out.push((prefixed("f:", field), n));
                 }
             }
         }
@@ -139,7 +158,7 @@ fn node(kind: &str, path: &mut Vec<String>, value: &Value, base: Option<&Value>)
                 let key = item_key(item, keys);
                 let before = base.and_then(Value::as_array).and_then(|b| b.iter().find(|i| item_key(i, keys) == key));
                 if let Some(n) = node(kind, path, item, before).filter(|_| item.is_object()) {
-                    out.insert(format!("k:{key}"), n);
+                    out.push((prefixed("k:", &key), n));
                 }
             }
         }
@@ -147,7 +166,7 @@ fn node(kind: &str, path: &mut Vec<String>, value: &Value, base: Option<&Value>)
             for item in value.as_array()? {
                 let before = base.and_then(Value::as_array).is_some_and(|b| b.contains(item));
                 if !before {
-                    out.insert(format!("v:{item}"), json!({}));
+                    out.push((format!("v:{item}"), empty()));
                 }
             }
         }
@@ -155,42 +174,78 @@ fn node(kind: &str, path: &mut Vec<String>, value: &Value, base: Option<&Value>)
     // A struct, map or list the live object did not hold is owned itself (`.`), besides its fields.
     let top_level_metadata = path.len() == 1 && path[0] == "metadata";
     if !out.is_empty() && base.is_none() && !top_level_metadata {
-        out.insert(".".into(), json!({}));
+        out.push((".".into(), empty()));
     }
-    (!out.is_empty()).then(|| Value::Object(out.into_iter().collect::<Map<_, _>>()))
+    (!out.is_empty()).then(|| sorted(out))
+}
+
+/// An empty FieldsV1 node: the field itself is owned.
+fn empty() -> Value {
+    Value::Object(Map::new())
+}
+
+/// `name` after `prefix` (`f:`, `k:`), in one allocation.
+fn prefixed(prefix: &str, name: &str) -> String {
+    let mut key = String::with_capacity(prefix.len() + name.len());
+    key.push_str(prefix);
+    key.push_str(name);
+    key
+}
+
+/// A FieldsV1 node of `entries`, in the order of their names; of two entries of one name the
+/// later one is kept.
+fn sorted(mut entries: Vec<(String, Value)>) -> Value {
+    entries.reverse();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    entries.dedup_by(|later, kept| later.0 == kept.0);
+    let mut map = Map::with_capacity(entries.len());
+    map.extend(entries);
+    Value::Object(map)
 }
 
 /// A list item's key as FieldsV1 writes it: its key fields, sorted by name, as compact JSON.
 fn item_key(item: &Value, keys: &[&str]) -> String {
+    use std::fmt::Write;
     let mut fields: Vec<&str> = keys.iter().copied().filter(|k| item.get(*k).is_some()).collect();
     fields.sort_unstable();
-    let parts: Vec<String> = fields.iter().map(|k| format!("{}:{}", Value::from(*k), item[*k])).collect();
-    format!("{{{}}}", parts.join(","))
+    let mut key = String::from("{");
+    for (i, k) in fields.iter().enumerate() {
+        if i > 0 {
+            key.push(',');
+        }
+        let _ = write!(key, "{}:{}", Value::from(*k), item[*k]);
+    }
+    key.push('}');
+    key
 }
 
 /// The FieldsV1 of what `object` changed from `base` (the whole object as the live one).
 fn fields_v1(kind: &str, object: &Value, base: &Value) -> Value {
     let mut path = Vec::new();
     // The object's root is always there; apiVersion, kind and status are left out.
-    let mut root = Map::new();
-    if let Some(map) = object.as_object() {
-        let mut fields: BTreeMap<String, Value> = BTreeMap::new();
-        for (field, child) in map.iter().filter(|(f, _)| !matches!(f.as_str(), "apiVersion" | "kind" | "status")) {
-            path.push(field.clone());
-            if let Some(n) = node(kind, &mut path, child, base.get(field)) {
-                fields.insert(format!("f:{field}"), n);
-            }
-            path.pop();
+    let Some(map) = object.as_object() else { return empty() };
+    let mut fields = Vec::with_capacity(map.len());
+    for (field, child) in map.iter().filter(|(f, _)| !matches!(f.as_str(), "apiVersion" | "kind" | "status")) {
+        path.push(field.as_str());
+        if let Some(n) = node(kind, &mut path, child, base.get(field)) {
+            fields.push((prefixed("f:", field), n));
         }
-        root.extend(fields);
+        path.pop();
     }
-    Value::Object(root)
+    sorted(fields)
 }
 
 /// One managedFields entry, its fields in the order Go writes them.
 fn entry(manager: &str, api_version: &Value, time: &str, fields: Value) -> Value {
-    json!({"manager": manager, "operation": "Update", "apiVersion": api_version, "time": time,
-           "fieldsType": "FieldsV1", "fieldsV1": fields})
+    // Built field by field: `json!` would copy `fields` through serialization.
+    let mut e = Map::with_capacity(6);
+    e.insert("manager".into(), Value::from(manager));
+    e.insert("operation".into(), Value::from("Update"));
+    e.insert("apiVersion".into(), api_version.clone());
+    e.insert("time".into(), Value::from(time));
+    e.insert("fieldsType".into(), Value::from("FieldsV1"));
+    e.insert("fieldsV1".into(), fields);
+    Value::Object(e)
 }
 
 fn kind_of(object: &Value) -> &str {
@@ -215,7 +270,7 @@ fn record_created(object: &mut Value) {
     let fields = fields_v1(&kind, object, &base);
     let e = entry(creator(object), &object["apiVersion"], CREATED_AT, fields);
     if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
-        meta.insert("managedFields".into(), json!([e]));
+        meta.insert("managedFields".into(), Value::Array(vec![e]));
     }
 }
 
@@ -224,7 +279,7 @@ fn record_created(object: &mut Value) {
 /// subresource), one more owning what the user changed.
 fn record_updated(object: &mut Value, old: &Value, changed_by_user: bool) {
     let kind = kind_of(object).to_string();
-    if zero(&kind).is_none() {
+    if !described(&kind) {
         return;
     }
     let mut entries = old["metadata"]["managedFields"].as_array().cloned().unwrap_or_default();
@@ -256,6 +311,31 @@ mod tests {
             } else {
                 paths(v, &p, out);
             }
+        }
+    }
+
+    #[test]
+    fn the_described_kinds_are_those_with_an_empty_object() {
+        let kinds = [
+            "Pod",
+            "PodTemplate",
+            "ReplicationController",
+            "Service",
+            "Deployment",
+            "ReplicaSet",
+            "Job",
+            "StatefulSet",
+            "DaemonSet",
+            "CronJob",
+            "ConfigMap",
+            "Secret",
+            "Endpoints",
+            "Scale",
+            "Namespace",
+            "",
+        ];
+        for kind in kinds {
+            assert_eq!(described(kind), zero(kind).is_some(), "{kind}");
         }
     }
 

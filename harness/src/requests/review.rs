@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use crate::admission::{
-    AdmissionRequest, AdmissionReview, GroupVersionResource, Gvk, Operation, ReviewVersion, UserInfo,
+    AdmissionRequest, AdmissionReview, GroupVersionResource, Gvk, Operation, ReviewVersion, SharedValue, UserInfo,
 };
 
 /// What an admission is about; turned into an AdmissionReview of either version.
@@ -23,8 +23,8 @@ pub struct AdmissionSpec {
     pub name: String,
     pub namespace: Option<String>,
     /// `Value::Null` where the apiserver sends none (DELETE).
-    pub object: Value,
-    pub old_object: Value,
+    pub object: SharedValue,
+    pub old_object: SharedValue,
     pub dry_run: bool,
     /// How a DELETE was asked for: the DeleteOptions its client sent.
     pub deletion: Deletion,
@@ -171,8 +171,8 @@ mod tests {
             request_resource: None,
             name: "p".into(),
             namespace: Some("ns".into()),
-            object: if op == Operation::Delete { Value::Null } else { json!({"kind": "Pod"}) },
-            old_object: if op == Operation::Create { Value::Null } else { json!({"kind": "Pod"}) },
+            object: if op == Operation::Delete { Value::Null } else { json!({"kind": "Pod"}) }.into(),
+            old_object: if op == Operation::Create { Value::Null } else { json!({"kind": "Pod"}) }.into(),
             dry_run: false,
             deletion: Deletion::default(),
             user: default_user(),
