@@ -12,7 +12,7 @@ use apiserver_validation::field::{BadValue, ErrorType, FieldError};
 use apiserver_validation::{Refusal, Scope};
 use serde_json::Value;
 
-use super::kubectl::kubectl_line;
+use super::kubectl::{in_brief, kubectl_line};
 use super::{Check, Exchange};
 use crate::admission::Operation;
 use crate::conditions::validation_rules;
@@ -186,14 +186,7 @@ pub(crate) fn valid(x: &Exchange, scope: &Scope, patched: &Value) -> Check {
     }
     let name = name_of(&after);
     let said = refused.message(scope, &name);
-    let what = match &refused {
-        Refusal::Invalid(errs) => {
-            let mut fields: Vec<&str> = errs.iter().map(|e| e.field.as_str()).collect();
-            fields.dedup();
-            format!("invalid {}", fields.join(", "))
-        }
-        Refusal::BadRequest(m) | Refusal::Conflict(m) => m.clone(),
-    };
+    let what = in_brief(&refused);
     let verb = if spec.operation == Operation::Create { "create" } else { "update" };
     Check::violated(
         format!(

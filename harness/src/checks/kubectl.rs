@@ -1,5 +1,5 @@
 //! What kubectl prints of the apiserver's refusal of an object (`kubectl/pkg/cmd/util/helpers.go`
-//! `checkErr`).
+//! `checkErr`), and the refusal in a few words for a finding's detail.
 
 use apiserver_validation::Refusal;
 
@@ -17,5 +17,17 @@ pub(crate) fn kubectl_line(kind: &str, name: &str, refusal: &Refusal, apiserver_
         }
         Refusal::BadRequest(_) => format!("Error from server (BadRequest): {apiserver_says}"),
         Refusal::Conflict(_) => format!("Error from server (Conflict): {apiserver_says}"),
+    }
+}
+
+/// The refusal in a few words: `invalid <field>, <field>` for a 422, else the apiserver's message.
+pub(crate) fn in_brief(refusal: &Refusal) -> String {
+    match refusal {
+        Refusal::Invalid(errs) => {
+            let mut fields: Vec<&str> = errs.iter().map(|e| e.field.as_str()).collect();
+            fields.dedup();
+            format!("invalid {}", fields.join(", "))
+        }
+        Refusal::BadRequest(m) | Refusal::Conflict(m) => m.clone(),
     }
 }

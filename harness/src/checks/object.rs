@@ -13,7 +13,7 @@ use apiserver_validation::defaults::defaulted_cow;
 use apiserver_validation::{kinds, spec_modelled, validate_object_create, validate_object_update, Refusal, Scope};
 use serde_json::Value;
 
-use super::kubectl::kubectl_line;
+use super::kubectl::{in_brief, kubectl_line};
 use super::{Check, Exchange};
 use crate::admission::Operation;
 use crate::config::{WebhookKind, WebhookSpec};
@@ -85,14 +85,7 @@ pub(crate) fn valid(x: &Exchange) -> Check {
     if !spec_modelled(&gvk.group, &gvk.kind) {
         notes.push_str(&format!(" (only the metadata of a {} is validated here, not its spec)", gvk.kind));
     }
-    let what = match &after {
-        Refusal::Invalid(errs) => {
-            let mut fields: Vec<&str> = errs.iter().map(|e| e.field.as_str()).collect();
-            fields.dedup();
-            format!("invalid {}", fields.join(", "))
-        }
-        Refusal::BadRequest(m) | Refusal::Conflict(m) => m.clone(),
-    };
+    let what = in_brief(&after);
     let verb = if spec.operation == Operation::Create { "create" } else { "update" };
     Check::violated(
         format!(
