@@ -183,7 +183,11 @@ fn fuzz_counts_the_requests_it_sent() {
         .unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-    let line = text.lines().rev().find(|l| l.starts_with("fuzz: ")).unwrap_or_else(|| panic!("{text}"));
+    let line = text
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("fuzz: ") && l.contains("requests sent"))
+        .unwrap_or_else(|| panic!("{text}"));
     assert_eq!(json["requests"], number_before(line, "requests sent"), "{line}\n{text}");
     assert_eq!(number_before(line, "generated cases judged"), 0, "{line}");
 }
