@@ -721,20 +721,12 @@ impl Drop for Reaped {
     }
 }
 
-/// `cmd`'s exit status and output, the process killed after `deadline`.
-fn output_within(cmd: &mut Command, deadline: Duration, dir: &Path) -> (Option<i32>, String) {
-    let out = tempfile::NamedTempFile::new_in(dir).unwrap();
-    let file = out.reopen().unwrap();
-    let mut child = Reaped(cmd.stdout(file.try_clone().unwrap()).stderr(file).spawn().unwrap());
-    let started = std::time::Instant::now();
-    let status = loop {
-        if let Some(status) = child.0.try_wait().unwrap() {
-            break status.code();
-        }
-        assert!(started.elapsed() < deadline, "{cmd:?} still runs after {deadline:?}");
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    (status, std::fs::read_to_string(out.path()).unwrap())
+/// `cmd`'s exit status and its stdout then stderr, the process killed after `deadline`.
+fn output_within(cmd: &mut Command, deadline: Duration) -> (Option<i32>, String) {
+    let child = cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let out = webhook_harness::lowlevel::wait_with_deadline(child, deadline, "the command")
+        .unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    (out.status.code(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
 }
 
 #[test]
@@ -775,7 +767,6 @@ fn the_replay_written_to_artifacts_reproduces_a_failing_answer_of_a_url_target()
             .arg("--artifacts")
             .arg(&artifacts),
         Duration::from_secs(300),
-        dir.path(),
     );
     assert_eq!(code, Some(1), "{t}");
     // The first example of response.uid's breaches: its uid, and the replay printed under it.
@@ -788,7 +779,7 @@ fn the_replay_written_to_artifacts_reproduces_a_failing_answer_of_a_url_target()
     assert_eq!(sent["request"]["uid"], uid.as_str(), "the file holds the request of the breach: {curl}");
     // Run the replay as printed (curl told to stop after 10 s and to fail loudly).
     let replay = curl.replacen("curl ", "curl -sS --max-time 10 ", 1);
-    let (code, answer) = output_within(Command::new("sh").arg("-c").arg(&replay), Duration::from_secs(30), dir.path());
+    let (code, answer) = output_within(Command::new("sh").arg("-c").arg(&replay), Duration::from_secs(30));
     drop(server);
     assert_eq!(code, Some(0), "{replay}\n{answer}");
     let answer: serde_json::Value = serde_json::from_str(&answer).unwrap_or_else(|e| panic!("{e}: {answer}"));
