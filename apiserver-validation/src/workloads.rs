@@ -25,7 +25,7 @@ fn string_pairs(v: Option<&Value>) -> Vec<(&str, &str)> {
 }
 
 /// `metav1validation.ValidateLabelSelector`: match labels, and each expression's key and values.
-fn validate_selector(selector: &Value, path: &str) -> Vec<FieldError> {
+pub(crate) fn validate_selector(selector: &Value, path: &str) -> Vec<FieldError> {
     let mut errs = validate_labels(&string_pairs(selector.get("matchLabels")), &format!("{path}.matchLabels"));
     let exprs = selector.get("matchExpressions").and_then(Value::as_array).cloned().unwrap_or_default();
     for (i, e) in exprs.iter().enumerate() {
