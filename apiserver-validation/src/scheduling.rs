@@ -286,6 +286,11 @@ mod tests {
             "preferredDuringSchedulingIgnoredDuringExecution": [
                 {"weight": 50, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "zone", "namespaces": ["default"]}}]}}});
         assert!(validate_affinity(&good, "spec").is_empty());
+        let bad_value = json!({"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["not valid!"]}]}, "topologyKey": "zone"}]}}});
+        let errs = texts(&validate_affinity(&bad_value, "spec"));
+        assert_eq!(errs.len(), 1);
+        assert!(errs[0].starts_with("spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0].values[0]: Invalid value: \"not valid!\": a valid label must be"), "{errs:?}");
         let bad = json!({"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
             {"labelSelector": {"matchLabels": {"app": "web"}}}]}}});
         let errs = texts(&validate_affinity(&bad, "spec"));

@@ -11,7 +11,9 @@
 //! A v1 pod's `hostNetwork`, `hostPID`, `hostIPC`, `shareProcessNamespace` and `hostUsers` live
 //! in the internal `PodSecurityContext`; Go names them by that path. `runAsNonRoot` with
 //! `runAsUser: 0` is not refused here (the kubelet refuses it when it starts the container);
-//! capabilities and SELinux options are free text. Not modelled: `supplementalGroupsPolicy`,
+//! capabilities and SELinux options are free text; `privileged: true` is refused only by an
+//! apiserver started with `--allow-privileged=false`, which clusters do not use, and is accepted
+//! here. Not modelled: `supplementalGroupsPolicy`,
 //! `seLinuxChangePolicy` (feature-gated), Windows `hostProcess` pods, and the domain part of
 //! a Windows `runAsUserName`.
 

@@ -24,7 +24,8 @@ fn string_pairs(v: Option<&Value>) -> Vec<(&str, &str)> {
         .unwrap_or_default()
 }
 
-/// `metav1validation.ValidateLabelSelector`: match labels, and each expression's key and values.
+/// `metav1validation.ValidateLabelSelector`: match labels, and each expression's operator, key and
+/// values (`ValidateLabelSelectorRequirement`).
 pub(crate) fn validate_selector(selector: &Value, path: &str) -> Vec<FieldError> {
     let mut errs = validate_labels(&string_pairs(selector.get("matchLabels")), &format!("{path}.matchLabels"));
     let exprs = selector.get("matchExpressions").and_then(Value::as_array).cloned().unwrap_or_default();
@@ -51,6 +52,13 @@ pub(crate) fn validate_selector(selector: &Value, path: &str) -> Vec<FieldError>
         let key = e.get("key").and_then(Value::as_str).unwrap_or("");
         for m in crate::content::is_qualified_name(key) {
             errs.push(FieldError::invalid(&format!("{p}.key"), BadValue::Str(key.into()), m));
+        }
+        // `AllowInvalidLabelValueInSelector` is false for a new object.
+        for (j, value) in e.get("values").and_then(Value::as_array).into_iter().flatten().enumerate() {
+            let value = value.as_str().unwrap_or("");
+            for m in crate::content::is_valid_label_value(value) {
+                errs.push(FieldError::invalid(&format!("{p}.values[{j}]"), BadValue::Str(value.into()), m));
+            }
         }
     }
     errs
