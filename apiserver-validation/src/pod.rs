@@ -526,6 +526,12 @@ fn pod_spec(spec: &Value, path: &str, resource_is_pod: bool) -> Vec<FieldError> 
         if !target.is_empty() && !others.contains(&target) {
             errs.push(FieldError::not_found(&format!("{p}.targetContainerName"), str_value(target)));
         }
+        for key in EPHEMERAL_FORBIDDEN {
+            if present(c, key) && c[*key] != Value::Object(Map::new()) && c[*key] != Value::Array(Vec::new()) {
+                errs.push(FieldError::forbidden(&format!("{p}.{key}"), "cannot be set for an Ephemeral Container"));
+            }
+        }
+        // Sub paths are bind mounts left until the pod exits: forbidden after the allow-list.
         for (j, m) in list(c, "volumeMounts").iter().enumerate() {
             for key in ["subPath", "subPathExpr"] {
                 if !s(m, key).is_empty() {
@@ -534,11 +540,6 @@ fn pod_spec(spec: &Value, path: &str, resource_is_pod: bool) -> Vec<FieldError> 
                         "cannot be set for an Ephemeral Container",
                     ));
                 }
-            }
-        }
-        for key in EPHEMERAL_FORBIDDEN {
-            if present(c, key) && c[*key] != Value::Object(Map::new()) && c[*key] != Value::Array(Vec::new()) {
-                errs.push(FieldError::forbidden(&format!("{p}.{key}"), "cannot be set for an Ephemeral Container"));
             }
         }
     }
@@ -631,4 +632,33 @@ pub fn validate_pod_create(pod: &Value) -> Vec<FieldError> {
         errs.push(FieldError::forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared"));
     }
     errs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// `validateEphemeralContainers`: a sub path is forbidden, after the allow-list's errors.
+    #[test]
+    fn an_ephemeral_container_mounts_no_sub_path() {
+        let mut spec = json!({
+            "terminationGracePeriodSeconds": 30, "restartPolicy": "Always", "dnsPolicy": "ClusterFirst",
+            "volumes": [{"name": "data", "emptyDir": {}}],
+            "containers": [{"name": "app", "image": "a:1", "imagePullPolicy": "IfNotPresent", "terminationMessagePolicy": "File"}],
+            "ephemeralContainers": [{"name": "debug", "image": "d:1", "imagePullPolicy": "IfNotPresent",
+                                     "terminationMessagePolicy": "File",
+                                     "volumeMounts": [{"name": "data", "mountPath": "/data"}]}]});
+        assert!(validate_pod_spec(&spec, "spec").is_empty());
+        spec["ephemeralContainers"][0]["volumeMounts"][0]["subPath"] = json!("app");
+        spec["ephemeralContainers"][0]["ports"] = json!([{"containerPort": 80, "protocol": "TCP"}]);
+        let texts: Vec<String> = validate_pod_spec(&spec, "spec").iter().map(ToString::to_string).collect();
+        assert_eq!(
+            texts,
+            [
+                "spec.ephemeralContainers[0].ports: Forbidden: cannot be set for an Ephemeral Container",
+                "spec.ephemeralContainers[0].volumeMounts[0].subPath: Forbidden: cannot be set for an Ephemeral Container",
+            ]
+        );
+    }
 }
