@@ -15,6 +15,7 @@
 //! `validateLocalDescendingPath`, `validatePathNoBacksteps`, `validateHostPathType`;
 //! `ValidateVolumeMounts` (`validateMountPropagation`, `validateMountRecursiveReadOnly`).
 //!
+//! Go does not check an `emptyDir`'s `medium` (any text passes), only a negative `sizeLimit`.
 //! Not modelled: iSCSI, FC, Quobyte and Azure Disk details, an ephemeral volume's claim template
 //! and its generated claim's name, cluster trust bundles, image volume sources' own fields, a
 //! downward API `fieldRef` beyond the paths a volume accepts as they are, resource field
@@ -639,7 +640,7 @@ mod tests {
     #[test]
     fn one_source_each_and_the_sources_own_fields() {
         let good = [
-            json!({"name": "a", "emptyDir": {"sizeLimit": "1Gi"}}),
+            json!({"name": "a", "emptyDir": {"medium": "Anything", "sizeLimit": "1Gi"}}),
             json!({"name": "b", "configMap": {"name": "cm", "defaultMode": 0o644, "items": [{"key": "k", "path": "dir/k"}]}}),
             json!({"name": "c", "hostPath": {"path": "/var/log", "type": "Directory"}}),
             json!({"name": "d", "csi": {"driver": "secrets-store.csi.k8s.io"}}),
