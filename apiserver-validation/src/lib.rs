@@ -29,7 +29,9 @@ pub mod content;
 pub mod crd;
 pub mod defaults;
 pub mod field;
+mod field_formats;
 pub mod kinds;
+mod label_selector;
 pub mod object;
 pub mod objectmeta;
 pub mod pod;
@@ -39,6 +41,7 @@ pub mod scheduling;
 pub mod security;
 pub mod volumes;
 pub mod workloads;
+mod zero_values;
 
 pub use field::{invalid_message, FieldError};
 pub use kinds::{name_rule, NameRule};

@@ -18,9 +18,11 @@ use serde_json::{Map, Value};
 
 use crate::content;
 use crate::field::{BadValue, FieldError};
+use crate::field_formats::{dns_label, dns_subdomain, inclusive_range, str_value};
 use crate::objectmeta::validate_labels;
 use crate::quantity;
 use crate::volumes::{validate_volume_mounts, validate_volumes, ValidVolume};
+use crate::zero_values::{list, present, s};
 use crate::{scheduling, security};
 
 const SUPPORTED_PROTOCOLS: &[&str] = &["SCTP", "TCP", "UDP"];
@@ -41,36 +43,6 @@ const EPHEMERAL_FORBIDDEN: &[&str] = &[
     "resizePolicy",
     "restartPolicy",
 ];
-
-pub(crate) fn s<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
-pub(crate) fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
-}
-
-pub(crate) fn present(v: &Value, key: &str) -> bool {
-    v.get(key).is_some_and(|x| !x.is_null())
-}
-
-pub(crate) fn str_value(v: &str) -> BadValue {
-    BadValue::Str(v.into())
-}
-
-/// `ValidateDNS1123Label`.
-pub(crate) fn dns_label(value: &str, path: &str) -> Vec<FieldError> {
-    content::is_dns1123_label(value).into_iter().map(|m| FieldError::invalid(path, str_value(value), m)).collect()
-}
-
-pub(crate) fn dns_subdomain(value: &str, path: &str) -> Vec<FieldError> {
-    content::is_dns1123_subdomain(value).into_iter().map(|m| FieldError::invalid(path, str_value(value), m)).collect()
-}
-
-/// `InclusiveRangeError`.
-pub(crate) fn inclusive_range(lo: i64, hi: i64) -> String {
-    format!("must be between {lo} and {hi}, inclusive")
-}
 
 /// `IsValidPortNum`.
 fn port_num(port: i64) -> Vec<String> {

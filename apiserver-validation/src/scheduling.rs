@@ -14,8 +14,9 @@ use serde_json::Value;
 
 use crate::content;
 use crate::field::{BadValue, FieldError};
-use crate::pod::{list, present, s, str_value};
-use crate::workloads::validate_selector;
+use crate::field_formats::str_value;
+use crate::label_selector::validate_selector;
+use crate::zero_values::{list, present, s};
 
 const TOLERATION_OPERATORS: &[&str] = &["Equal", "Exists"];
 const TAINT_EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];

@@ -22,8 +22,9 @@ use serde_json::{Map, Value};
 
 use crate::content;
 use crate::field::{BadValue, FieldError};
-use crate::pod::{inclusive_range, list, present, s, str_value};
+use crate::field_formats::{inclusive_range, str_value};
 use crate::volumes::local_descending_path;
+use crate::zero_values::{list, present, s};
 
 /// `math.MaxInt32`, the largest user or group ID.
 const MAX_ID: i64 = 2_147_483_647;

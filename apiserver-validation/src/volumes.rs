@@ -26,8 +26,9 @@ use serde_json::Value;
 
 use crate::content;
 use crate::field::{BadValue, FieldError};
-use crate::pod::{dns_label, list, present, s, str_value};
+use crate::field_formats::{dns_label, inclusive_range, str_value};
 use crate::quantity;
+use crate::zero_values::{list, present, s};
 
 /// `fileModeErrorMsg`.
 pub const FILE_MODE_ERROR: &str = "must be a number between 0 and 0777 (octal), both inclusive";
@@ -363,7 +364,7 @@ fn source_errors(key: &str, src: &Value, path: &str) -> Vec<FieldError> {
                 errs.push(FieldError::invalid(
                     &format!("{p}.partition"),
                     BadValue::Int(partition),
-                    crate::pod::inclusive_range(1, 255),
+                    inclusive_range(1, 255),
                 ));
             }
         }
