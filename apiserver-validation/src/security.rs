@@ -604,6 +604,26 @@ mod tests {
     }
 
     #[test]
+    fn windows_options() {
+        let p = "c.securityContext";
+        let good = json!({"windowsOptions": {"gmsaCredentialSpecName": "webapp-gmsa", "runAsUserName": "NT AUTHORITY\\NETWORK SERVICE"}});
+        assert!(validate_security_context(Some(&good), p, true).is_empty());
+        let bad = json!({"windowsOptions": {"gmsaCredentialSpec": "", "runAsUserName": "a\\b\\c"}});
+        assert_eq!(
+            texts(&validate_security_context(Some(&bad), p, true)),
+            [
+                "c.securityContext.windowsOptions.gmsaCredentialSpec: Invalid value: \"\": gmsaCredentialSpec cannot be an empty string",
+                "c.securityContext.windowsOptions.runAsUserName: Invalid value: \"a\\\\b\\\\c\": runAsUserName cannot contain more than one backslash",
+            ]
+        );
+        let user = json!({"windowsOptions": {"runAsUserName": "dom\\us:er"}});
+        assert_eq!(
+            texts(&validate_security_context(Some(&user), p, true)),
+            ["c.securityContext.windowsOptions.runAsUserName: Invalid value: \"dom\\\\us:er\": runAsUserName's User cannot contain the following characters: \"/\\:;|=,+*?<>@[]"]
+        );
+    }
+
+    #[test]
     fn host_users_and_os() {
         let spec = json!({"hostUsers": false, "hostPID": true, "containers": []});
         assert_eq!(

@@ -699,6 +699,57 @@ mod tests {
     }
 
     #[test]
+    fn the_other_sources_required_fields() {
+        let bad = [
+            json!({"name": "a", "gitRepo": {"directory": "/abs"}}),
+            json!({"name": "b", "gcePersistentDisk": {"partition": 256}}),
+            json!({"name": "c", "nfs": {"server": "nfs.example", "path": "exports"}}),
+            json!({"name": "d", "flocker": {"datasetName": "x/y", "datasetUUID": "u"}}),
+            json!({"name": "e", "cephfs": {}}),
+            json!({"name": "f", "flexVolume": {"driver": "example/flex", "options": {"kubernetes.io/secret": "s"}}}),
+            json!({"name": "g", "storageos": {"volumeName": "Bad_Name"}}),
+            json!({"name": "h", "ephemeral": {}}),
+            json!({"name": "i", "downwardAPI": {"items": [
+                {"path": "l", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.labels['bad key']"}},
+                {"path": "r", "resourceFieldRef": {"containerName": "app", "resource": "limits.gpu"}}]}}),
+            json!({"name": "j", "csi": {"driver": "csi.example", "nodePublishSecretRef": {"name": "Bad"}}}),
+        ];
+        let (valid, errs) = validate_volumes(&bad, "v");
+        assert!(valid.is_empty());
+        let found = texts(&errs);
+        let expected_starts = [
+            "v[0].gitRepo.repository: Required value",
+            "v[0].gitRepo.directory: Invalid value: \"/abs\": must be a relative path",
+            "v[1].persistentDisk.pdName: Required value",
+            "v[1].persistentDisk.partition: Invalid value: 256: must be between 1 and 255, inclusive",
+            "v[2].nfs.path: Invalid value: \"exports\": must be an absolute path",
+            "v[3].flocker: Invalid value: \"resource\": datasetName and datasetUUID can not be specified simultaneously",
+            "v[3].flocker.datasetName: Invalid value: \"x/y\": must not contain '/'",
+            "v[4].cephfs.monitors: Required value",
+            "v[5].flexVolume.options[kubernetes.io/secret]: Invalid value: \"kubernetes.io/secret\": kubernetes.io and k8s.io namespaces are reserved",
+            "v[6].storageos.volumeName: Invalid value: \"Bad_Name\": a lowercase RFC 1123 label",
+            "v[7].ephemeral.volumeClaimTemplate: Required value",
+            "v[8].downwardAPI.fieldRef: Invalid value: \"bad key\": name part must consist of",
+            "v[8].downwardAPI.resourceFieldRef.resource: Unsupported value: \"limits.gpu\": supported values: \"limits.cpu\"",
+            "v[9].csi.name: Invalid value: \"Bad\": a lowercase RFC 1123 subdomain",
+        ];
+        assert_eq!(found.len(), expected_starts.len(), "{found:#?}");
+        for (text, start) in found.iter().zip(expected_starts) {
+            assert!(text.starts_with(start), "{text} does not start with {start}");
+        }
+        let good = [
+            json!({"name": "a", "gitRepo": {"repository": "https://git.example/r", "directory": "."}}),
+            json!({"name": "b", "nfs": {"server": "nfs.example", "path": "/exports"}}),
+            json!({"name": "c", "downwardAPI": {"items": [
+                {"path": "l", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.labels['app']"}},
+                {"path": "r", "resourceFieldRef": {"containerName": "app", "resource": "requests.hugepages-2Mi"}}]}}),
+        ];
+        let (valid, errs) = validate_volumes(&good, "v");
+        assert!(errs.is_empty(), "{:?}", texts(&errs));
+        assert_eq!(valid.len(), 3);
+    }
+
+    #[test]
     fn local_paths() {
         assert!(local_non_reserved_path("a/b", "p").is_empty());
         assert_eq!(
