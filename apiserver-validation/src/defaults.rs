@@ -7,7 +7,9 @@
 //! `dnsPolicy`, `securityContext`, `terminationGracePeriodSeconds`, `schedulerName`; a container's
 //! `imagePullPolicy` (by its image's tag), `terminationMessagePath`, `terminationMessagePolicy`,
 //! its ports' `protocol`, its probes' thresholds and periods, `httpGet` path and scheme, an env
-//! `fieldRef`'s apiVersion; a volume without a source becomes an `emptyDir`; a pod's requests
+//! `fieldRef`'s apiVersion; a volume without a source becomes an `emptyDir`, a volume source's
+//! `defaultMode` 0644, a host path's type `""`, a downward API file's `fieldRef` apiVersion and a
+//! projected token's `expirationSeconds` 3600; a pod's requests
 //! default to its limits (`SetDefaults_Pod`) and `enableServiceLinks` to true; a Secret's type to
 //! `Opaque`; a workload's selector from its template labels where apps/batch v1 do so.
 
@@ -163,6 +165,39 @@ pub fn default_pod_spec(spec: &mut Value) {
                     }
                 }
             }
+            default_volume_sources(v);
+        }
+    }
+}
+
+/// The defaults inside a volume's source: `SetDefaults_HostPathVolumeSource` (type `""`),
+/// `SetDefaults_ObjectFieldSelector` (a downward API file's `fieldRef.apiVersion` `v1`, also in a
+/// projection) and `SetDefaults_ServiceAccountTokenProjection` (`expirationSeconds` 3600).
+fn default_volume_sources(volume: &mut Map<String, Value>) {
+    if let Some(host_path) = volume.get_mut("hostPath").and_then(Value::as_object_mut) {
+        if host_path.get("type").is_none_or(Value::is_null) {
+            host_path.insert("type".into(), json!(""));
+        }
+    }
+    let default_files = |files: Option<&mut Value>| {
+        for file in files.and_then(Value::as_array_mut).into_iter().flatten() {
+            if let Some(field_ref) = file.get_mut("fieldRef").and_then(Value::as_object_mut) {
+                set_if_absent(field_ref, "apiVersion", json!("v1"));
+            }
+        }
+    };
+    if let Some(d) = volume.get_mut("downwardAPI") {
+        default_files(d.get_mut("items"));
+    }
+    let sources = volume.get_mut("projected").and_then(|p| p.get_mut("sources")).and_then(Value::as_array_mut);
+    for source in sources.into_iter().flatten() {
+        if let Some(d) = source.get_mut("downwardAPI") {
+            default_files(d.get_mut("items"));
+        }
+        if let Some(token) = source.get_mut("serviceAccountToken").and_then(Value::as_object_mut) {
+            if token.get("expirationSeconds").is_none_or(Value::is_null) {
+                token.insert("expirationSeconds".into(), json!(3600));
+            }
         }
     }
 }
@@ -305,5 +340,22 @@ mod tests {
         assert_eq!(d["spec"]["securityContext"], json!({}));
         assert_eq!(d["spec"]["containers"][0]["resources"]["requests"]["cpu"], "1");
         assert_eq!(d["spec"]["volumes"][0]["emptyDir"], json!({}));
+    }
+
+    #[test]
+    fn volume_sources_get_their_defaults() {
+        let pod = json!({"spec": {"containers": [], "volumes": [
+            {"name": "t", "projected": {"sources": [{"serviceAccountToken": {"path": "token"}},
+                                                    {"downwardAPI": {"items": [{"path": "n", "fieldRef": {"fieldPath": "metadata.name"}}]}}]}},
+            {"name": "h", "hostPath": {"path": "/x"}},
+            {"name": "d", "downwardAPI": {"items": [{"path": "l", "fieldRef": {"fieldPath": "metadata.labels"}}]}}]}});
+        let d = defaulted("", "Pod", &pod);
+        let v = &d["spec"]["volumes"];
+        assert_eq!(v[0]["projected"]["defaultMode"], 0o644);
+        assert_eq!(v[0]["projected"]["sources"][0]["serviceAccountToken"]["expirationSeconds"], 3600);
+        assert_eq!(v[0]["projected"]["sources"][1]["downwardAPI"]["items"][0]["fieldRef"]["apiVersion"], "v1");
+        assert_eq!(v[1]["hostPath"]["type"], "");
+        assert_eq!(v[2]["downwardAPI"]["items"][0]["fieldRef"]["apiVersion"], "v1");
+        assert_eq!(v[2]["downwardAPI"]["defaultMode"], 0o644);
     }
 }

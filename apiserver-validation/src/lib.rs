@@ -9,7 +9,10 @@
 //! | [`kinds`] | which name rule (`NameIsDNSSubdomain`, `NameIsDNSLabel`, …) each kind's validation passes |
 //! | [`defaults`] | `core/v1/defaults.go`: the `SetDefaults_*` the decoder applies before validation |
 //! | [`quantity`] | `api/resource`: a `Quantity`'s parse, comparison and canonical text |
-//! | [`pod`] | `core/validation`: `ValidatePodSpec`, `ValidatePodCreate` (containers, ports, env, volumes, mounts, resources, probes) |
+//! | [`pod`] | `core/validation`: `ValidatePodSpec`, `ValidatePodCreate` (containers, ports, env, resources, probes, in Go's order) |
+//! | [`volumes`] | `core/validation`: `ValidateVolumes`, `validateVolumeSource` and the common sources' own checks, `ValidateVolumeMounts` |
+//! | [`security`] | `core/validation`: `ValidateSecurityContext`, `validatePodSpecSecurityContext` (IDs, seccomp, AppArmor, sysctls, proc mount, Windows options), host namespaces, `validateOS` |
+//! | [`scheduling`] | `core/validation`: `validateAffinity` (node and pod affinity terms), `ValidateTolerations` |
 //! | [`pod_update`] | `core/validation`: `ValidatePodUpdate` (containers neither added nor removed, only images, deadlines and tolerations change) |
 //! | [`workloads`] | `apps/validation` and `batch/validation`: selectors matching templates, immutable selectors and Job templates, templates as pods |
 //! | [`configdata`] | `core/validation`: `ValidateConfigMap`, `ValidateSecret` and their updates (keys, 1 MiB) |
@@ -26,13 +29,19 @@ pub mod content;
 pub mod crd;
 pub mod defaults;
 pub mod field;
+mod field_formats;
 pub mod kinds;
+mod label_selector;
 pub mod object;
 pub mod objectmeta;
 pub mod pod;
 pub mod pod_update;
 pub mod quantity;
+pub mod scheduling;
+pub mod security;
+pub mod volumes;
 pub mod workloads;
+mod zero_values;
 
 pub use field::{invalid_message, FieldError};
 pub use kinds::{name_rule, NameRule};

@@ -1,22 +1,29 @@
 //! A pod's spec as kubernetes/kubernetes `pkg/apis/core/validation/validation.go` validates it
-//! (release-1.36): `ValidatePodSpec` (`ValidateVolumes`, `validateContainers`,
-//! `validateInitContainers`, `validateEphemeralContainers`, `validateContainerCommon`,
-//! `validateContainerPorts`, `ValidateEnv` with relaxed names, `ValidateVolumeMounts`,
-//! `validatePullPolicy`, `validateResourceRequirements`, the probes' `validateHandler`,
-//! `validateRestartPolicy`, `validateDNSPolicy`, node selector, names of the service account,
-//! node, host and priority class), `validatePodMetadataAndSpec`'s pod-only image check and
-//! `ValidatePodCreate`. Run on the defaulted object (see [`crate::defaults`]).
+//! (release-1.36): `ValidatePodSpec` (`validateContainers`, `validateInitContainers`,
+//! `validateEphemeralContainers`, `validateContainerCommon`, `validateContainerPorts`,
+//! `ValidateEnv` with relaxed names, `validatePullPolicy`, `validateResourceRequirements`, the
+//! probes' `validateHandler`, `validateRestartPolicy`, `validateDNSPolicy`, node selector, tolerations,
+//! names of the service account, node, host and priority class, in Go's order),
+//! `validatePodMetadataAndSpec`'s pod-only image check and `ValidatePodCreate`. Run on the
+//! defaulted object (see [`crate::defaults`]). The volumes and mounts are [`crate::volumes`], the
+//! security contexts, host namespaces and OS rules [`crate::security`], affinity and tolerations
+//! [`crate::scheduling`].
 //!
-//! Not modelled: the volume sources' own fields, security contexts, affinity, topology spread,
-//! DNS config, resource claims, host-port conflicts, pod-level resources, OS-specific rules and the
-//! pod annotations' own checks (seccomp, AppArmor, mirror pods).
+//! Not modelled: topology spread, DNS config, image pull secrets, readiness and scheduling gates,
+//! resource claims, host-port conflicts, pod-level resources, host aliases, runtime class,
+//! preemption policy, overhead, Windows host-process pods and the pod annotations' own checks
+//! (seccomp, AppArmor, mirror pods, and their agreement with the fields).
 
 use serde_json::{Map, Value};
 
 use crate::content;
 use crate::field::{BadValue, FieldError};
+use crate::field_formats::{dns_label, dns_subdomain, inclusive_range, str_value};
 use crate::objectmeta::validate_labels;
 use crate::quantity;
+use crate::volumes::{validate_volume_mounts, validate_volumes, ValidVolume};
+use crate::zero_values::{list, present, s};
+use crate::{scheduling, security};
 
 const SUPPORTED_PROTOCOLS: &[&str] = &["SCTP", "TCP", "UDP"];
 const SUPPORTED_PULL_POLICIES: &[&str] = &["Always", "IfNotPresent", "Never"];
@@ -36,36 +43,6 @@ const EPHEMERAL_FORBIDDEN: &[&str] = &[
     "resizePolicy",
     "restartPolicy",
 ];
-
-fn s<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
-fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
-}
-
-fn present(v: &Value, key: &str) -> bool {
-    v.get(key).is_some_and(|x| !x.is_null())
-}
-
-fn str_value(v: &str) -> BadValue {
-    BadValue::Str(v.into())
-}
-
-/// `ValidateDNS1123Label`.
-fn dns_label(value: &str, path: &str) -> Vec<FieldError> {
-    content::is_dns1123_label(value).into_iter().map(|m| FieldError::invalid(path, str_value(value), m)).collect()
-}
-
-fn dns_subdomain(value: &str, path: &str) -> Vec<FieldError> {
-    content::is_dns1123_subdomain(value).into_iter().map(|m| FieldError::invalid(path, str_value(value), m)).collect()
-}
-
-/// `InclusiveRangeError`.
-fn inclusive_range(lo: i64, hi: i64) -> String {
-    format!("must be between {lo} and {hi}, inclusive")
-}
 
 /// `IsValidPortNum`.
 fn port_num(port: i64) -> Vec<String> {
@@ -185,31 +162,6 @@ fn env(vars: &[Value], path: &str) -> Vec<FieldError> {
                 ));
             }
         }
-    }
-    errs
-}
-
-/// `ValidateVolumeMounts`: a name of a volume of the pod, a unique mount path.
-fn volume_mounts(mounts: &[Value], volumes: &[String], path: &str) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    let mut paths: Vec<&str> = Vec::new();
-    for (i, m) in mounts.iter().enumerate() {
-        let p = format!("{path}[{i}]");
-        let name = s(m, "name");
-        if name.is_empty() {
-            errs.push(FieldError::required(&format!("{p}.name"), ""));
-        }
-        if !volumes.iter().any(|v| v == name) {
-            errs.push(FieldError::not_found(&format!("{p}.name"), str_value(name)));
-        }
-        let mount_path = s(m, "mountPath");
-        if mount_path.is_empty() {
-            errs.push(FieldError::required(&format!("{p}.mountPath"), ""));
-        }
-        if paths.contains(&mount_path) {
-            errs.push(FieldError::invalid(&format!("{p}.mountPath"), str_value(mount_path), "must be unique"));
-        }
-        paths.push(mount_path);
     }
     errs
 }
@@ -409,8 +361,8 @@ fn lifecycle(c: &Value, path: &str) -> Vec<FieldError> {
     errs
 }
 
-/// `validateContainerCommon`.
-fn container_common(c: &Value, volumes: &[String], path: &str) -> Vec<FieldError> {
+/// `validateContainerCommon`, the container's security context last.
+fn container_common(c: &Value, volumes: &[ValidVolume<'_>], host_users: bool, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let name = s(c, "name");
     if name.is_empty() {
@@ -433,7 +385,7 @@ fn container_common(c: &Value, volumes: &[String], path: &str) -> Vec<FieldError
     }
     errs.extend(ports(list(c, "ports"), &format!("{path}.ports")));
     errs.extend(env(list(c, "env"), &format!("{path}.env")));
-    errs.extend(volume_mounts(list(c, "volumeMounts"), volumes, &format!("{path}.volumeMounts")));
+    errs.extend(validate_volume_mounts(list(c, "volumeMounts"), volumes, c, &format!("{path}.volumeMounts")));
     let pull = s(c, "imagePullPolicy");
     if pull.is_empty() {
         errs.push(FieldError::required(&format!("{path}.imagePullPolicy"), ""));
@@ -445,89 +397,28 @@ fn container_common(c: &Value, volumes: &[String], path: &str) -> Vec<FieldError
         ));
     }
     errs.extend(resources(c.get("resources").filter(|v| !v.is_null()), &format!("{path}.resources")));
+    errs.extend(security::validate_security_context(
+        c.get("securityContext"),
+        &format!("{path}.securityContext"),
+        host_users,
+    ));
     errs
 }
 
-/// `ValidateVolumes`: names unique DNS labels, exactly one source each. Returns the valid names.
-fn volumes(vols: &[Value], path: &str) -> (Vec<String>, Vec<FieldError>) {
-    let mut names: Vec<String> = Vec::new();
-    let mut errs = Vec::new();
-    // validateVolumeSource checks the sources in the order of core.VolumeSource's Go fields.
-    const GO_ORDER: &[&str] = &[
-        "emptyDir",
-        "hostPath",
-        "gitRepo",
-        "gcePersistentDisk",
-        "awsElasticBlockStore",
-        "secret",
-        "nfs",
-        "iscsi",
-        "glusterfs",
-        "flocker",
-        "persistentVolumeClaim",
-        "rbd",
-        "cinder",
-        "cephfs",
-        "quobyte",
-        "downwardAPI",
-        "fc",
-        "flexVolume",
-        "configMap",
-        "azureFile",
-        "vsphereVolume",
-        "photonPersistentDisk",
-        "portworxVolume",
-        "azureDisk",
-        "storageos",
-        "projected",
-        "scaleIO",
-        "csi",
-        "ephemeral",
-        "image",
-    ];
-    for (i, v) in vols.iter().enumerate() {
-        let p = format!("{path}[{i}]");
-        let mut el = Vec::new();
-        let mut n = 0;
-        for source in GO_ORDER {
-            if present(v, source) {
-                if n > 0 {
-                    // Go's own typo for the downward API source's path.
-                    let key = if *source == "downwardAPI" { "downwarAPI" } else { source };
-                    el.push(FieldError::forbidden(&format!("{p}.{key}"), "may not specify more than 1 volume type"));
-                } else {
-                    n += 1;
-                }
-            }
-        }
-        if n == 0 {
-            el.push(FieldError::required(&p, "must specify a volume type"));
-        }
-        let name = s(v, "name");
-        if name.is_empty() {
-            el.push(FieldError::required(&format!("{p}.name"), ""));
-        } else {
-            el.extend(dns_label(name, &format!("{p}.name")));
-        }
-        if names.iter().any(|n| n == name) {
-            el.push(FieldError::duplicate(&format!("{p}.name"), str_value(name)));
-        }
-        if el.is_empty() {
-            names.push(name.to_string());
-        } else {
-            errs.extend(el);
-        }
-    }
-    (names, errs)
+/// `ValidatePodSpec` at `path` (`spec.template.spec` of a workload: a template's host port may
+/// be 0 under `hostNetwork`).
+pub fn validate_pod_spec(spec: &Value, path: &str) -> Vec<FieldError> {
+    pod_spec(spec, path, false)
 }
 
-/// `ValidatePodSpec` at `path` (`spec`, or `spec.template.spec` of a workload).
-pub fn validate_pod_spec(spec: &Value, path: &str) -> Vec<FieldError> {
+/// `ValidatePodSpec`; `resource_is_pod` is `PodValidationOptions.ResourceIsPod`.
+fn pod_spec(spec: &Value, path: &str, resource_is_pod: bool) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if !present(spec, "terminationGracePeriodSeconds") {
         errs.push(FieldError::required(&format!("{path}.terminationGracePeriodSeconds"), ""));
     }
-    let (vols, verrs) = volumes(list(spec, "volumes"), &format!("{path}.volumes"));
+    let host_users = security::host_users(spec);
+    let (vols, verrs) = validate_volumes(list(spec, "volumes"), &format!("{path}.volumes"));
     errs.extend(verrs);
 
     // validateContainers.
@@ -539,7 +430,7 @@ pub fn validate_pod_spec(spec: &Value, path: &str) -> Vec<FieldError> {
     let mut names: Vec<&str> = Vec::new();
     for (i, c) in containers.iter().enumerate() {
         let p = format!("{cpath}[{i}]");
-        errs.extend(container_common(c, &vols, &p));
+        errs.extend(container_common(c, &vols, host_users, &p));
         let name = s(c, "name");
         if names.contains(&name) {
             errs.push(FieldError::duplicate(&format!("{p}.name"), str_value(name)));
@@ -560,7 +451,7 @@ pub fn validate_pod_spec(spec: &Value, path: &str) -> Vec<FieldError> {
     let mut all: Vec<&str> = containers.iter().map(|c| s(c, "name")).collect();
     for (i, c) in list(spec, "initContainers").iter().enumerate() {
         let p = format!("{ipath}[{i}]");
-        errs.extend(container_common(c, &vols, &p));
+        errs.extend(container_common(c, &vols, host_users, &p));
         let restart = s(c, "restartPolicy");
         let always = restart == "Always";
         if present(c, "restartPolicy") && !always {
@@ -595,7 +486,7 @@ pub fn validate_pod_spec(spec: &Value, path: &str) -> Vec<FieldError> {
     let mut all: Vec<&str> = others.clone();
     for (i, c) in list(spec, "ephemeralContainers").iter().enumerate() {
         let p = format!("{epath}[{i}]");
-        errs.extend(container_common(c, &vols, &p));
+        errs.extend(container_common(c, &vols, host_users, &p));
         errs.extend(image_whitespace(c, &p));
         let name = s(c, "name");
         if all.contains(&name) {
@@ -612,8 +503,20 @@ pub fn validate_pod_spec(spec: &Value, path: &str) -> Vec<FieldError> {
                 errs.push(FieldError::forbidden(&format!("{p}.{key}"), "cannot be set for an Ephemeral Container"));
             }
         }
+        // Sub paths are bind mounts left until the pod exits: forbidden after the allow-list.
+        for (j, m) in list(c, "volumeMounts").iter().enumerate() {
+            for key in ["subPath", "subPathExpr"] {
+                if !s(m, key).is_empty() {
+                    errs.push(FieldError::forbidden(
+                        &format!("{p}.volumeMounts[{j}].{key}"),
+                        "cannot be set for an Ephemeral Container",
+                    ));
+                }
+            }
+        }
     }
 
+    errs.extend(security::host_network_deps(spec, path, resource_is_pod));
     let restart = s(spec, "restartPolicy");
     if restart.is_empty() {
         errs.push(FieldError::required(&format!("{path}.restartPolicy"), ""));
@@ -630,7 +533,10 @@ pub fn validate_pod_spec(spec: &Value, path: &str) -> Vec<FieldError> {
         let pairs: Vec<(&str, &str)> = selector.iter().map(|(k, v)| (k.as_str(), v.as_str().unwrap_or(""))).collect();
         errs.extend(validate_labels(&pairs, &format!("{path}.nodeSelector")));
     }
-    for key in ["serviceAccountName", "nodeName", "priorityClassName"] {
+    errs.extend(security::validate_pod_security_context(spec, path));
+    errs.extend(scheduling::validate_affinity(spec, path));
+    errs.extend(security::validate_host_users(spec, path));
+    for key in ["serviceAccountName", "nodeName"] {
         let v = s(spec, key);
         if !v.is_empty() {
             errs.extend(dns_subdomain(v, &format!("{path}.{key}")));
@@ -651,6 +557,12 @@ pub fn validate_pod_spec(spec: &Value, path: &str) -> Vec<FieldError> {
             errs.extend(dns_label(v, &format!("{path}.{key}")));
         }
     }
+    errs.extend(scheduling::validate_tolerations(list(spec, "tolerations"), &format!("{path}.tolerations")));
+    let priority_class = s(spec, "priorityClassName");
+    if !priority_class.is_empty() {
+        errs.extend(dns_subdomain(priority_class, &format!("{path}.priorityClassName")));
+    }
+    errs.extend(security::validate_os(spec, path));
     errs
 }
 
@@ -672,7 +584,7 @@ fn image_whitespace(c: &Value, path: &str) -> Vec<FieldError> {
 /// containers and init containers.
 pub fn validate_pod(pod: &Value) -> Vec<FieldError> {
     let spec = pod.get("spec").unwrap_or(&Value::Null);
-    let mut errs = validate_pod_spec(spec, "spec");
+    let mut errs = pod_spec(spec, "spec", true);
     for list_name in ["containers", "initContainers"] {
         for (i, c) in list(spec, list_name).iter().enumerate() {
             errs.extend(image_whitespace(c, &format!("spec.{list_name}[{i}]")));
@@ -692,4 +604,33 @@ pub fn validate_pod_create(pod: &Value) -> Vec<FieldError> {
         errs.push(FieldError::forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared"));
     }
     errs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// `validateEphemeralContainers`: a sub path is forbidden, after the allow-list's errors.
+    #[test]
+    fn an_ephemeral_container_mounts_no_sub_path() {
+        let mut spec = json!({
+            "terminationGracePeriodSeconds": 30, "restartPolicy": "Always", "dnsPolicy": "ClusterFirst",
+            "volumes": [{"name": "data", "emptyDir": {}}],
+            "containers": [{"name": "app", "image": "a:1", "imagePullPolicy": "IfNotPresent", "terminationMessagePolicy": "File"}],
+            "ephemeralContainers": [{"name": "debug", "image": "d:1", "imagePullPolicy": "IfNotPresent",
+                                     "terminationMessagePolicy": "File",
+                                     "volumeMounts": [{"name": "data", "mountPath": "/data"}]}]});
+        assert!(validate_pod_spec(&spec, "spec").is_empty());
+        spec["ephemeralContainers"][0]["volumeMounts"][0]["subPath"] = json!("app");
+        spec["ephemeralContainers"][0]["ports"] = json!([{"containerPort": 80, "protocol": "TCP"}]);
+        let texts: Vec<String> = validate_pod_spec(&spec, "spec").iter().map(ToString::to_string).collect();
+        assert_eq!(
+            texts,
+            [
+                "spec.ephemeralContainers[0].ports: Forbidden: cannot be set for an Ephemeral Container",
+                "spec.ephemeralContainers[0].volumeMounts[0].subPath: Forbidden: cannot be set for an Ephemeral Container",
+            ]
+        );
+    }
 }

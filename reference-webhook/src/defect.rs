@@ -101,6 +101,8 @@ defects! {
         "mutate: names its sidecar `Conformance_Sidecar`, not a DNS-1123 label as a container name must be";
     UnparseableQuantity = "unparseable-quantity", "patch.kind-decode",
         "mutate: gives its sidecar the CPU limit `lots`, a quantity the apiserver's decoder refuses (ParseQuantity)";
+    NegativeRunAsUser = "negative-run-as-user", "object.valid",
+        "mutate: gives its sidecar `securityContext.runAsUser: -1`, a user ID the apiserver's validation refuses (ValidateSecurityContext: between 0 and 2147483647)";
     WorkloadSelectorMismatch = "workload-selector-mismatch", "object.valid",
         "mutate: adds its label to a Deployment's selector but not to its pod template, so the selector no longer matches the template's labels";
     CustomResourceOutOfRange = "custom-resource-out-of-range", "object.valid",
@@ -243,7 +245,7 @@ mod tests {
                 "{d} is not kebab-case"
             );
         }
-        assert_eq!(Defect::ALL.len(), 54);
+        assert_eq!(Defect::ALL.len(), 55);
     }
 
     #[test]

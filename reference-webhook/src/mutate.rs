@@ -31,6 +31,8 @@ pub const OVERFLOW_ANNOTATION: &str = "conformance.example/overflow";
 pub const BAD_SIDECAR_NAME: &str = "Conformance_Sidecar";
 /// The sidecar's CPU limit under the `unparseable-quantity` defect: no `resource.Quantity`.
 pub const UNPARSEABLE_CPU: &str = "lots";
+/// The sidecar's `runAsUser` under the `negative-run-as-user` defect: below the smallest user ID.
+pub const NEGATIVE_RUN_AS_USER: i64 = -1;
 
 /// The annotation counting calls under the `counter-annotation` defect.
 pub const CALLS_ANNOTATION: &str = "conformance.example/calls";
@@ -237,6 +239,9 @@ pub fn patch_ops(request: &Value, defect: Option<Defect>) -> Vec<Value> {
                 let mut sidecar = json!({"name": name, "image": SIDECAR_IMAGE});
                 if defect == Some(Defect::UnparseableQuantity) {
                     sidecar["resources"] = json!({"limits": {"cpu": UNPARSEABLE_CPU}});
+                }
+                if defect == Some(Defect::NegativeRunAsUser) {
+                    sidecar["securityContext"] = json!({"runAsUser": NEGATIVE_RUN_AS_USER});
                 }
                 ops.push(json!({"op": "add", "path": "/spec/containers/-", "value": sidecar}));
             }

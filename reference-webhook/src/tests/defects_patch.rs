@@ -167,3 +167,17 @@ fn defect_unparseable_quantity() {
     let patched = apply(&object, &patch_of(&a));
     assert!(patched["spec"]["containers"].as_array().unwrap().last().unwrap().get("resources").is_none());
 }
+
+#[test]
+fn defect_negative_run_as_user() {
+    let object = bare_pod();
+    let a = defect_answer(Endpoint::Mutate, &create(V1, object.clone()), Defect::NegativeRunAsUser);
+    let patched = apply(&object, &patch_of(&a["response"]));
+    let sidecar = patched["spec"]["containers"].as_array().unwrap().last().unwrap();
+    assert_eq!(sidecar["name"], crate::mutate::SIDECAR_NAME);
+    assert_eq!(sidecar["securityContext"]["runAsUser"], crate::mutate::NEGATIVE_RUN_AS_USER);
+    // Without the defect the sidecar has no security context.
+    let a = super::response(Endpoint::Mutate, &create(V1, object.clone()));
+    let patched = apply(&object, &patch_of(&a));
+    assert!(patched["spec"]["containers"].as_array().unwrap().last().unwrap().get("securityContext").is_none());
+}

@@ -1,0 +1,52 @@
+//! A label selector as k8s.io/apimachinery `pkg/apis/meta/v1/validation` validates it.
+
+use serde_json::Value;
+
+use crate::field::{BadValue, FieldError};
+use crate::objectmeta::validate_labels;
+
+fn string_pairs(v: Option<&Value>) -> Vec<(&str, &str)> {
+    v.and_then(Value::as_object)
+        .map(|m| m.iter().map(|(k, v)| (k.as_str(), v.as_str().unwrap_or(""))).collect())
+        .unwrap_or_default()
+}
+
+/// `metav1validation.ValidateLabelSelector`: match labels, and each expression's operator, key and
+/// values (`ValidateLabelSelectorRequirement`).
+pub(crate) fn validate_selector(selector: &Value, path: &str) -> Vec<FieldError> {
+    let mut errs = validate_labels(&string_pairs(selector.get("matchLabels")), &format!("{path}.matchLabels"));
+    let exprs = selector.get("matchExpressions").and_then(Value::as_array).cloned().unwrap_or_default();
+    for (i, e) in exprs.iter().enumerate() {
+        let p = format!("{path}.matchExpressions[{i}]");
+        let op = e.get("operator").and_then(Value::as_str).unwrap_or("");
+        let n = e.get("values").and_then(Value::as_array).map_or(0, Vec::len);
+        match op {
+            "In" | "NotIn" if n == 0 => errs.push(FieldError::required(
+                &format!("{p}.values"),
+                "must be specified when `operator` is 'In' or 'NotIn'",
+            )),
+            "Exists" | "DoesNotExist" if n > 0 => errs.push(FieldError::forbidden(
+                &format!("{p}.values"),
+                "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+            )),
+            "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
+            _ => errs.push(FieldError::invalid(
+                &format!("{p}.operator"),
+                BadValue::Str(op.into()),
+                "not a valid selector operator",
+            )),
+        }
+        let key = e.get("key").and_then(Value::as_str).unwrap_or("");
+        for m in crate::content::is_qualified_name(key) {
+            errs.push(FieldError::invalid(&format!("{p}.key"), BadValue::Str(key.into()), m));
+        }
+        // `AllowInvalidLabelValueInSelector` is false for a new object.
+        for (j, value) in e.get("values").and_then(Value::as_array).into_iter().flatten().enumerate() {
+            let value = value.as_str().unwrap_or("");
+            for m in crate::content::is_valid_label_value(value) {
+                errs.push(FieldError::invalid(&format!("{p}.values[{j}]"), BadValue::Str(value.into()), m));
+            }
+        }
+    }
+    errs
+}

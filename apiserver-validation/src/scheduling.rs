@@ -1,0 +1,329 @@
+//! What a pod says of where it may run, as kubernetes/kubernetes
+//! `pkg/apis/core/validation/validation.go` validates it (release-1.36): `validateAffinity`
+//! (`validateNodeAffinity` with `ValidateNodeSelector`, `ValidateNodeSelectorTerm`,
+//! `ValidateNodeSelectorRequirement`, `ValidateNodeFieldSelectorRequirement`,
+//! `ValidatePreferredSchedulingTerms`; `validatePodAffinity` and `validatePodAntiAffinity` with
+//! `validatePodAffinityTerm`, `validateWeightedPodAffinityTerms`,
+//! `ValidatePodAffinityTermSelector`) and `ValidateTolerations` with `validateTaintEffect`.
+//!
+//! Label values in a required node selector are always checked (`AllowInvalidLabelValueIn…` is
+//! false for a new pod; an update of a pod that already had invalid ones is not modelled). Not
+//! modelled: a pod affinity term's `matchLabelKeys` and `mismatchLabelKeys`.
+
+use serde_json::Value;
+
+use crate::content;
+use crate::field::{BadValue, FieldError};
+use crate::field_formats::str_value;
+use crate::label_selector::validate_selector;
+use crate::zero_values::{list, present, s};
+
+const TOLERATION_OPERATORS: &[&str] = &["Equal", "Exists"];
+const TAINT_EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];
+
+/// `ValidateLabelName`: a qualified name.
+fn label_name(name: &str, path: &str) -> Vec<FieldError> {
+    content::is_qualified_name(name).into_iter().map(|m| FieldError::invalid(path, str_value(name), m)).collect()
+}
+
+fn weight(term: &Value, path: &str) -> Vec<FieldError> {
+    let w = term.get("weight").and_then(Value::as_i64).unwrap_or(0);
+    if w <= 0 || w > 100 {
+        vec![FieldError::invalid(&format!("{path}.weight"), BadValue::Int(w), "must be in the range 1-100")]
+    } else {
+        Vec::new()
+    }
+}
+
+/// `ValidateNodeSelectorRequirement`.
+fn node_selector_requirement(rq: &Value, check_values: bool, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let values = list(rq, "values");
+    let op = s(rq, "operator");
+    match op {
+        "In" | "NotIn" if values.is_empty() => errs.push(FieldError::required(
+            &format!("{path}.values"),
+            "must be specified when `operator` is 'In' or 'NotIn'",
+        )),
+        "Exists" | "DoesNotExist" if !values.is_empty() => errs.push(FieldError::forbidden(
+            &format!("{path}.values"),
+            "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+        )),
+        "Gt" | "Lt" if values.len() != 1 => errs.push(FieldError::required(
+            &format!("{path}.values"),
+            "must be specified single value when `operator` is 'Lt' or 'Gt'",
+        )),
+        "In" | "NotIn" | "Exists" | "DoesNotExist" | "Gt" | "Lt" => {}
+        _ => {
+            errs.push(FieldError::invalid(&format!("{path}.operator"), str_value(op), "not a valid selector operator"))
+        }
+    }
+    errs.extend(label_name(s(rq, "key"), &format!("{path}.key")));
+    if check_values {
+        for (i, v) in values.iter().enumerate() {
+            let v = v.as_str().unwrap_or("");
+            for m in content::is_valid_label_value(v) {
+                errs.push(FieldError::invalid(&format!("{path}.values[{i}]"), str_value(v), m));
+            }
+        }
+    }
+    errs
+}
+
+/// `ValidateNodeFieldSelectorRequirement`: `metadata.name` with `In` or `NotIn` and one node name.
+fn node_field_selector_requirement(rq: &Value, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let values = list(rq, "values");
+    let op = s(rq, "operator");
+    match op {
+        "In" | "NotIn" if values.len() != 1 => errs.push(FieldError::required(
+            &format!("{path}.values"),
+            "must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
+        )),
+        "In" | "NotIn" => {}
+        _ => {
+            errs.push(FieldError::invalid(&format!("{path}.operator"), str_value(op), "not a valid selector operator"))
+        }
+    }
+    let key = s(rq, "key");
+    if key != "metadata.name" {
+        errs.push(FieldError::invalid(&format!("{path}.key"), str_value(key), "not a valid field selector key"));
+    } else {
+        for (i, v) in values.iter().enumerate() {
+            let v = v.as_str().unwrap_or("");
+            for m in content::is_dns1123_subdomain(v) {
+                errs.push(FieldError::invalid(&format!("{path}.values[{i}]"), str_value(v), m));
+            }
+        }
+    }
+    errs
+}
+
+/// `ValidateNodeSelectorTerm`.
+fn node_selector_term(term: &Value, check_values: bool, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for (j, rq) in list(term, "matchExpressions").iter().enumerate() {
+        errs.extend(node_selector_requirement(rq, check_values, &format!("{path}.matchExpressions[{j}]")));
+    }
+    for (j, rq) in list(term, "matchFields").iter().enumerate() {
+        errs.extend(node_field_selector_requirement(rq, &format!("{path}.matchFields[{j}]")));
+    }
+    errs
+}
+
+/// `validateNodeAffinity`.
+fn node_affinity(na: &Value, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if let Some(required) = na.get("requiredDuringSchedulingIgnoredDuringExecution").filter(|v| !v.is_null()) {
+        let tp = format!("{path}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms");
+        let terms = list(required, "nodeSelectorTerms");
+        if terms.is_empty() {
+            errs.push(FieldError::required(&tp, "must have at least one node selector term"));
+        }
+        for (i, term) in terms.iter().enumerate() {
+            errs.extend(node_selector_term(term, true, &format!("{tp}[{i}]")));
+        }
+    }
+    let pp = format!("{path}.preferredDuringSchedulingIgnoredDuringExecution");
+    for (i, term) in list(na, "preferredDuringSchedulingIgnoredDuringExecution").iter().enumerate() {
+        let p = format!("{pp}[{i}]");
+        errs.extend(weight(term, &p));
+        // Invalid label values are always allowed in a preferred term.
+        let empty = Value::Null;
+        errs.extend(node_selector_term(term.get("preference").unwrap_or(&empty), false, &format!("{p}.preference")));
+    }
+    errs
+}
+
+/// `validatePodAffinityTerm`: its selectors, namespaces and a topology key.
+fn pod_affinity_term(term: &Value, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for key in ["labelSelector", "namespaceSelector"] {
+        if let Some(selector) = term.get(key).filter(|v| !v.is_null()) {
+            errs.extend(validate_selector(selector, &format!("{path}.{key}")));
+        }
+    }
+    for ns in list(term, "namespaces") {
+        let ns = ns.as_str().unwrap_or("");
+        for m in content::is_dns1123_label(ns) {
+            // Go names the list `namespace`.
+            errs.push(FieldError::invalid(&format!("{path}.namespace"), str_value(ns), m));
+        }
+    }
+    let topology_key = s(term, "topologyKey");
+    if topology_key.is_empty() {
+        errs.push(FieldError::required(&format!("{path}.topologyKey"), "can not be empty"));
+    }
+    errs.extend(label_name(topology_key, &format!("{path}.topologyKey")));
+    errs
+}
+
+/// `validatePodAffinity` / `validatePodAntiAffinity`.
+fn pod_affinity(pa: &Value, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let rp = format!("{path}.requiredDuringSchedulingIgnoredDuringExecution");
+    for (i, term) in list(pa, "requiredDuringSchedulingIgnoredDuringExecution").iter().enumerate() {
+        errs.extend(pod_affinity_term(term, &format!("{rp}[{i}]")));
+    }
+    let pp = format!("{path}.preferredDuringSchedulingIgnoredDuringExecution");
+    for (i, term) in list(pa, "preferredDuringSchedulingIgnoredDuringExecution").iter().enumerate() {
+        let p = format!("{pp}[{i}]");
+        errs.extend(weight(term, &p));
+        let empty = Value::Null;
+        errs.extend(pod_affinity_term(term.get("podAffinityTerm").unwrap_or(&empty), &format!("{p}.podAffinityTerm")));
+    }
+    errs
+}
+
+/// `validateAffinity` of a pod spec at `path` (`spec`).
+pub fn validate_affinity(spec: &Value, path: &str) -> Vec<FieldError> {
+    let Some(affinity) = spec.get("affinity").filter(|v| !v.is_null()) else { return Vec::new() };
+    let ap = format!("{path}.affinity");
+    let mut errs = Vec::new();
+    if let Some(na) = affinity.get("nodeAffinity").filter(|v| !v.is_null()) {
+        errs.extend(node_affinity(na, &format!("{ap}.nodeAffinity")));
+    }
+    for key in ["podAffinity", "podAntiAffinity"] {
+        if let Some(pa) = affinity.get(key).filter(|v| !v.is_null()) {
+            errs.extend(pod_affinity(pa, &format!("{ap}.{key}")));
+        }
+    }
+    errs
+}
+
+/// `ValidateTolerations` at `path` (`spec.tolerations`).
+pub fn validate_tolerations(tolerations: &[Value], path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for (i, t) in tolerations.iter().enumerate() {
+        let p = format!("{path}[{i}]");
+        let (key, op, value, effect) = (s(t, "key"), s(t, "operator"), s(t, "value"), s(t, "effect"));
+        if !key.is_empty() {
+            errs.extend(label_name(key, &format!("{p}.key")));
+        }
+        if key.is_empty() && op != "Exists" {
+            errs.push(FieldError::invalid(
+                &format!("{p}.operator"),
+                str_value(op),
+                "operator must be Exists when `key` is empty, which means \"match all values and all keys\"",
+            ));
+        }
+        if present(t, "tolerationSeconds") && effect != "NoExecute" {
+            errs.push(FieldError::invalid(
+                &format!("{p}.effect"),
+                str_value(effect),
+                "effect must be 'NoExecute' when `tolerationSeconds` is set",
+            ));
+        }
+        match op {
+            "Equal" | "" => {
+                let msgs = content::is_valid_label_value(value);
+                if !msgs.is_empty() {
+                    errs.push(FieldError::invalid(&format!("{p}.operator"), str_value(value), msgs.join(";")));
+                }
+            }
+            "Exists" => {
+                if !value.is_empty() {
+                    errs.push(FieldError::invalid(
+                        &format!("{p}.operator"),
+                        str_value(value),
+                        "value must be empty when `operator` is 'Exists'",
+                    ));
+                }
+            }
+            other => {
+                errs.push(FieldError::not_supported(&format!("{p}.operator"), str_value(other), TOLERATION_OPERATORS))
+            }
+        }
+        if !effect.is_empty() && !TAINT_EFFECTS.contains(&effect) {
+            errs.push(FieldError::not_supported(&format!("{p}.effect"), str_value(effect), TAINT_EFFECTS));
+        }
+    }
+    errs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn texts(errs: &[FieldError]) -> Vec<String> {
+        errs.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn node_affinity_terms() {
+        let good = json!({"affinity": {"nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                {"matchExpressions": [{"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]},
+                                      {"key": "gpu", "operator": "Exists"},
+                                      {"key": "cores", "operator": "Gt", "values": ["4"]}],
+                 "matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-1"]}]}]},
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 100, "preference": {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["not valid!"]}]}}]}}});
+        assert!(validate_affinity(&good, "spec").is_empty());
+        let bad = json!({"affinity": {"nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []},
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 0, "preference": {"matchExpressions": [{"key": "zone", "operator": "Near", "values": ["a"]}]}}]}}});
+        let na = "spec.affinity.nodeAffinity";
+        assert_eq!(
+            texts(&validate_affinity(&bad, "spec")),
+            [
+                format!("{na}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: Required value: must have at least one node selector term"),
+                format!("{na}.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 0: must be in the range 1-100"),
+                format!("{na}.preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchExpressions[0].operator: Invalid value: \"Near\": not a valid selector operator"),
+            ]
+        );
+        let values = json!({"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "a", "operator": "Exists", "values": ["x"]}, {"key": "b", "operator": "Lt", "values": []}]}]}}}});
+        assert_eq!(validate_affinity(&values, "spec").len(), 2);
+    }
+
+    #[test]
+    fn pod_affinity_terms_need_a_topology_key() {
+        let good = json!({"affinity": {"podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}],
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 50, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "zone", "namespaces": ["default"]}}]}}});
+        assert!(validate_affinity(&good, "spec").is_empty());
+        let bad_value = json!({"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["not valid!"]}]}, "topologyKey": "zone"}]}}});
+        let errs = texts(&validate_affinity(&bad_value, "spec"));
+        assert_eq!(errs.len(), 1);
+        assert!(errs[0].starts_with("spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0].values[0]: Invalid value: \"not valid!\": a valid label must be"), "{errs:?}");
+        let bad = json!({"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": "web"}}}]}}});
+        let errs = texts(&validate_affinity(&bad, "spec"));
+        let t = "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey";
+        assert_eq!(errs[0], format!("{t}: Required value: can not be empty"));
+        assert_eq!(errs[1], format!("{t}: Invalid value: \"\": name part must be non-empty"));
+        assert_eq!(errs.len(), 3);
+    }
+
+    #[test]
+    fn tolerations() {
+        let good = [
+            json!({"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}),
+            json!({"operator": "Exists"}),
+            json!({"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}),
+        ];
+        assert!(validate_tolerations(&good, "spec.tolerations").is_empty());
+        let bad = [
+            json!({"key": "dedicated", "operator": "Exists", "value": "gpu"}),
+            json!({"value": "x"}),
+            json!({"key": "k", "operator": "Equal", "effect": "NoSchedule", "tolerationSeconds": 10}),
+            json!({"key": "k", "operator": "Matches", "effect": "Evict"}),
+        ];
+        assert_eq!(
+            texts(&validate_tolerations(&bad, "spec.tolerations")),
+            [
+                "spec.tolerations[0].operator: Invalid value: \"gpu\": value must be empty when `operator` is 'Exists'",
+                "spec.tolerations[1].operator: Invalid value: \"\": operator must be Exists when `key` is empty, which means \"match all values and all keys\"",
+                "spec.tolerations[2].effect: Invalid value: \"NoSchedule\": effect must be 'NoExecute' when `tolerationSeconds` is set",
+                "spec.tolerations[3].operator: Unsupported value: \"Matches\": supported values: \"Equal\", \"Exists\"",
+                "spec.tolerations[3].effect: Unsupported value: \"Evict\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"",
+            ]
+        );
+    }
+}

@@ -1,0 +1,641 @@
+//! Security contexts as kubernetes/kubernetes `pkg/apis/core/validation/validation.go` validates
+//! them (release-1.36): a container's `ValidateSecurityContext` (user and group IDs,
+//! `ValidateProcMountType`, `allowPrivilegeEscalation: false` against `privileged` and
+//! `CAP_SYS_ADMIN`), the pod's `validatePodSpecSecurityContext` (`fsGroup`, user and group IDs,
+//! supplemental groups, `shareProcessNamespace` with `hostPID`, `validateSysctls` with
+//! `ValidateHostSysctl`, `validateFSGroupChangePolicy`), both with `validateSeccompProfileField`,
+//! `ValidateAppArmorProfileField` and `validateWindowsSecurityContextOptions`; and the pod-level
+//! rules that read them: `validatePodHostNetworkDeps`, `validateHostUsers`, `validateOS`,
+//! `validateLinux`, `validateWindows`.
+//!
+//! A v1 pod's `hostNetwork`, `hostPID`, `hostIPC`, `shareProcessNamespace` and `hostUsers` live
+//! in the internal `PodSecurityContext`; Go names them by that path. `runAsNonRoot` with
+//! `runAsUser: 0` is not refused here (the kubelet refuses it when it starts the container);
+//! capabilities and SELinux options are free text; `privileged: true` is refused only by an
+//! apiserver started with `--allow-privileged=false`, which clusters do not use, and is accepted
+//! here. Not modelled: `supplementalGroupsPolicy`,
+//! `seLinuxChangePolicy` (feature-gated), Windows `hostProcess` pods, and the domain part of
+//! a Windows `runAsUserName`.
+
+use regex::Regex;
+use serde_json::{Map, Value};
+
+use crate::content;
+use crate::field::{BadValue, FieldError};
+use crate::field_formats::{inclusive_range, str_value};
+use crate::volumes::local_descending_path;
+use crate::zero_values::{list, present, s};
+
+/// `math.MaxInt32`, the largest user or group ID.
+const MAX_ID: i64 = 2_147_483_647;
+const SECCOMP_TYPES: &[&str] = &["Localhost", "RuntimeDefault", "Unconfined"];
+const APPARMOR_TYPES: &[&str] = &["Localhost", "RuntimeDefault", "Unconfined"];
+const PROC_MOUNT_TYPES: &[&str] = &["Default", "Unmasked"];
+const FS_GROUP_CHANGE_POLICIES: &[&str] = &["Always", "OnRootMismatch"];
+const OPERATING_SYSTEMS: &[&str] = &["linux", "windows"];
+/// `SysctlContainSlashFmt` anchored, as `%s` prints the compiled regex.
+const SYSCTL_REGEX: &str = r"^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$";
+/// `SysctlMaxLength`.
+const SYSCTL_MAX_LENGTH: usize = 253;
+const WINDOWS_POD: &str = "cannot be set for a windows pod";
+
+fn bool_at(v: &Value, key: &str) -> Option<bool> {
+    v.get(key).and_then(Value::as_bool)
+}
+
+/// `IsValidUserID` / `IsValidGroupID`.
+fn id(v: &Value, key: &str, path: &str) -> Vec<FieldError> {
+    match v.get(key).and_then(Value::as_i64) {
+        Some(n) if !(0..=MAX_ID).contains(&n) => {
+            vec![FieldError::invalid(&format!("{path}.{key}"), BadValue::Int(n), inclusive_range(0, MAX_ID))]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// A v1 object field printed as `json.Marshal` writes the internal Go struct: Go field names,
+/// every field (nil pointers as `null`).
+fn go_struct(v: Option<&Value>, fields: &[(&str, &str, GoField)]) -> Value {
+    let Some(v) = v.filter(|v| !v.is_null()) else { return Value::Null };
+    let mut out = Map::new();
+    for (go, json, kind) in fields {
+        let x = v.get(*json).cloned().unwrap_or(Value::Null);
+        let x = match kind {
+            GoField::Plain => x,
+            GoField::Str if x.is_null() => Value::String(String::new()),
+            GoField::Str => x,
+            GoField::Struct(inner) => go_struct(Some(&x), inner),
+        };
+        out.insert((*go).to_string(), x);
+    }
+    Value::Object(out)
+}
+
+/// How [`go_struct`] writes one field.
+#[derive(Clone, Copy)]
+enum GoField {
+    /// A pointer, slice or map: as it is, `null` when absent.
+    Plain,
+    /// A Go string: `""` when absent.
+    Str,
+    /// A pointer to a struct.
+    Struct(&'static [(&'static str, &'static str, GoField)]),
+}
+
+const CAPABILITIES: &[(&str, &str, GoField)] = &[("Add", "add", GoField::Plain), ("Drop", "drop", GoField::Plain)];
+const SELINUX: &[(&str, &str, GoField)] = &[
+    ("User", "user", GoField::Str),
+    ("Role", "role", GoField::Str),
+    ("Type", "type", GoField::Str),
+    ("Level", "level", GoField::Str),
+];
+const WINDOWS: &[(&str, &str, GoField)] = &[
+    ("GMSACredentialSpecName", "gmsaCredentialSpecName", GoField::Plain),
+    ("GMSACredentialSpec", "gmsaCredentialSpec", GoField::Plain),
+    ("RunAsUserName", "runAsUserName", GoField::Plain),
+    ("HostProcess", "hostProcess", GoField::Plain),
+];
+const PROFILE: &[(&str, &str, GoField)] =
+    &[("Type", "type", GoField::Str), ("LocalhostProfile", "localhostProfile", GoField::Plain)];
+/// `core.SecurityContext`'s fields in Go order.
+const SECURITY_CONTEXT: &[(&str, &str, GoField)] = &[
+    ("Capabilities", "capabilities", GoField::Struct(CAPABILITIES)),
+    ("Privileged", "privileged", GoField::Plain),
+    ("SELinuxOptions", "seLinuxOptions", GoField::Struct(SELINUX)),
+    ("WindowsOptions", "windowsOptions", GoField::Struct(WINDOWS)),
+    ("RunAsUser", "runAsUser", GoField::Plain),
+    ("RunAsGroup", "runAsGroup", GoField::Plain),
+    ("RunAsNonRoot", "runAsNonRoot", GoField::Plain),
+    ("ReadOnlyRootFilesystem", "readOnlyRootFilesystem", GoField::Plain),
+    ("AllowPrivilegeEscalation", "allowPrivilegeEscalation", GoField::Plain),
+    ("ProcMount", "procMount", GoField::Plain),
+    ("SeccompProfile", "seccompProfile", GoField::Struct(PROFILE)),
+    ("AppArmorProfile", "appArmorProfile", GoField::Struct(PROFILE)),
+];
+
+/// `validateSeccompProfileField`.
+fn seccomp_profile(sp: Option<&Value>, path: &str) -> Vec<FieldError> {
+    let Some(sp) = sp.filter(|v| !v.is_null()) else { return Vec::new() };
+    let mut errs = Vec::new();
+    let t = s(sp, "type");
+    if t.is_empty() {
+        errs.push(FieldError::required(&format!("{path}.type"), "type is required when seccompProfile is set"));
+    } else if !SECCOMP_TYPES.contains(&t) {
+        errs.push(FieldError::not_supported(&format!("{path}.type"), str_value(t), SECCOMP_TYPES));
+    }
+    let localhost = sp.get("localhostProfile").and_then(Value::as_str);
+    if t == "Localhost" {
+        match localhost {
+            None => errs.push(FieldError::required(
+                &format!("{path}.localhostProfile"),
+                "must be set when seccomp type is Localhost",
+            )),
+            Some(l) => errs.extend(local_descending_path(l, &format!("{path}.localhostProfile"))),
+        }
+    } else if localhost.is_some() {
+        errs.push(FieldError::invalid(
+            &format!("{path}.localhostProfile"),
+            BadValue::Json(go_struct(Some(sp), PROFILE).to_string()),
+            "can only be set when seccomp type is Localhost",
+        ));
+    }
+    errs
+}
+
+/// `ValidateAppArmorProfileField`.
+fn apparmor_profile(profile: Option<&Value>, path: &str) -> Vec<FieldError> {
+    let Some(profile) = profile.filter(|v| !v.is_null()) else { return Vec::new() };
+    let mut errs = Vec::new();
+    let lp = format!("{path}.localhostProfile");
+    let localhost = profile.get("localhostProfile").and_then(Value::as_str);
+    match s(profile, "type") {
+        "Localhost" => match localhost {
+            None => errs.push(FieldError::required(&lp, "must be set when AppArmor type is Localhost")),
+            Some(l) => {
+                if l.trim() != l {
+                    errs.push(FieldError::invalid(&lp, str_value(l), "must not be padded with whitespace"));
+                } else if l.is_empty() {
+                    errs.push(FieldError::required(&lp, "must be set when AppArmor type is Localhost"));
+                }
+                if l.len() > 4095 {
+                    errs.push(FieldError::too_long(&lp, 4095));
+                }
+            }
+        },
+        "RuntimeDefault" | "Unconfined" => {
+            if let Some(l) = localhost {
+                errs.push(FieldError::invalid(&lp, str_value(l), "can only be set when AppArmor type is Localhost"));
+            }
+        }
+        "" => errs.push(FieldError::required(&format!("{path}.type"), "type is required when appArmorProfile is set")),
+        other => errs.push(FieldError::not_supported(&format!("{path}.type"), str_value(other), APPARMOR_TYPES)),
+    }
+    errs
+}
+
+/// `validateWindowsSecurityContextOptions`: the credential spec's name a DNS subdomain, its
+/// content and the user name not empty, the user name without control characters and with at
+/// most one backslash; the user part's length and characters.
+fn windows_options(w: Option<&Value>, path: &str) -> Vec<FieldError> {
+    let Some(w) = w.filter(|v| !v.is_null()) else { return Vec::new() };
+    let mut errs = Vec::new();
+    if let Some(name) = w.get("gmsaCredentialSpecName").and_then(Value::as_str) {
+        for m in content::is_dns1123_subdomain(name) {
+            errs.push(FieldError::invalid(&format!("{path}.gmsaCredentialSpecName"), str_value(name), m));
+        }
+    }
+    if let Some(spec) = w.get("gmsaCredentialSpec").and_then(Value::as_str) {
+        let p = format!("{path}.gmsaCredentialSpec");
+        if spec.is_empty() {
+            errs.push(FieldError::invalid(&p, str_value(spec), "gmsaCredentialSpec cannot be an empty string"));
+        } else if spec.len() > 64 * 1024 {
+            errs.push(FieldError::invalid(&p, str_value(spec), "gmsaCredentialSpec size must be under 64 KiB"));
+        }
+    }
+    if let Some(user) = w.get("runAsUserName").and_then(Value::as_str) {
+        let p = format!("{path}.runAsUserName");
+        let parts: Vec<&str> = user.split('\\').collect();
+        if user.is_empty() {
+            errs.push(FieldError::invalid(&p, str_value(user), "runAsUserName cannot be an empty string"));
+        } else if user.chars().any(|c| c.is_ascii_control()) {
+            errs.push(FieldError::invalid(&p, str_value(user), "runAsUserName cannot contain control characters"));
+        } else if parts.len() > 2 {
+            errs.push(FieldError::invalid(&p, str_value(user), "runAsUserName cannot contain more than one backslash"));
+        } else {
+            let name = parts[parts.len() - 1];
+            if name.is_empty() {
+                errs.push(FieldError::invalid(&p, str_value(user), "runAsUserName's User cannot be empty"));
+            } else if name.len() > 104 {
+                errs.push(FieldError::invalid(
+                    &p,
+                    str_value(user),
+                    "runAsUserName's User length must not be longer than 104 characters",
+                ));
+            }
+            if !name.is_empty() && name.chars().all(|c| c == '.' || c == ' ') {
+                errs.push(FieldError::invalid(
+                    &p,
+                    str_value(user),
+                    "runAsUserName's User cannot contain only periods or spaces",
+                ));
+            }
+            if name.chars().any(|c| "\"/\\:;|=,+*?<>@[]".contains(c)) {
+                errs.push(FieldError::invalid(
+                    &p,
+                    str_value(user),
+                    r#"runAsUserName's User cannot contain the following characters: "/\:;|=,+*?<>@[]"#,
+                ));
+            }
+        }
+    }
+    errs
+}
+
+/// `ValidateSecurityContext` of a container at `path` (`…containers[i].securityContext`);
+/// `host_users` is the pod's `hostUsers` (true when unset).
+pub fn validate_security_context(sc: Option<&Value>, path: &str, host_users: bool) -> Vec<FieldError> {
+    let Some(sc) = sc.filter(|v| !v.is_null()) else { return Vec::new() };
+    let mut errs = id(sc, "runAsUser", path);
+    errs.extend(id(sc, "runAsGroup", path));
+    if let Some(pm) = sc.get("procMount").and_then(Value::as_str) {
+        let p = format!("{path}.procMount");
+        if !PROC_MOUNT_TYPES.contains(&pm) {
+            errs.push(FieldError::not_supported(&p, str_value(pm), PROC_MOUNT_TYPES));
+        }
+        if host_users && pm == "Unmasked" {
+            errs.push(FieldError::invalid(&p, str_value(pm), "`hostUsers` must be false to use `Unmasked`"));
+        }
+    }
+    errs.extend(seccomp_profile(sc.get("seccompProfile"), &format!("{path}.seccompProfile")));
+    if bool_at(sc, "allowPrivilegeEscalation") == Some(false) {
+        let whole = || BadValue::Json(go_struct(Some(sc), SECURITY_CONTEXT).to_string());
+        if bool_at(sc, "privileged") == Some(true) {
+            errs.push(FieldError::invalid(
+                path,
+                whole(),
+                "cannot set `allowPrivilegeEscalation` to false and `privileged` to true",
+            ));
+        }
+        let adds = sc.pointer("/capabilities/add").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+        for cap in adds {
+            if cap.as_str() == Some("CAP_SYS_ADMIN") {
+                errs.push(FieldError::invalid(
+                    path,
+                    whole(),
+                    "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN",
+                ));
+            }
+        }
+    }
+    errs.extend(windows_options(sc.get("windowsOptions"), &format!("{path}.windowsOptions")));
+    errs.extend(apparmor_profile(sc.get("appArmorProfile"), &format!("{path}.appArmorProfile")));
+    errs
+}
+
+/// The namespace `utilsysctl.GetNamespace` gives a sysctl (`net` or `ipc`), after
+/// `NormalizeName` (a name whose first separator is `/` has its `/` and `.` swapped).
+fn sysctl_namespace(name: &str) -> Option<&'static str> {
+    let normalized: String = match name.find(['.', '/']) {
+        Some(i) if name.as_bytes()[i] == b'/' => name
+            .chars()
+            .map(|c| {
+                if c == '/' {
+                    '.'
+                } else if c == '.' {
+                    '/'
+                } else {
+                    c
+                }
+            })
+            .collect(),
+        _ => name.to_string(),
+    };
+    if normalized == "kernel.sem" {
+        return Some("ipc");
+    }
+    if ["kernel.shm", "kernel.msg", "fs.mqueue."].iter().any(|p| normalized.starts_with(p)) {
+        return Some("ipc");
+    }
+    normalized.starts_with("net.").then_some("net")
+}
+
+/// `validateSysctls` with `ValidateHostSysctl` (a namespaced sysctl refused in a pod sharing
+/// that namespace with the host).
+fn sysctls(pod_sc: &Value, spec: &Value, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let re = Regex::new(SYSCTL_REGEX).ok();
+    let mut names: Vec<&str> = Vec::new();
+    for (i, sysctl) in list(pod_sc, "sysctls").iter().enumerate() {
+        let p = format!("{path}[{i}].name");
+        let name = s(sysctl, "name");
+        let valid = name.len() <= SYSCTL_MAX_LENGTH && re.as_ref().is_some_and(|re| re.is_match(name));
+        if name.is_empty() {
+            errs.push(FieldError::required(&p, ""));
+        } else if !valid {
+            errs.push(FieldError::invalid(
+                &p,
+                str_value(name),
+                format!("must have at most {SYSCTL_MAX_LENGTH} characters and match regex {SYSCTL_REGEX}"),
+            ));
+        } else if names.contains(&name) {
+            errs.push(FieldError::duplicate(&p, str_value(name)));
+        }
+        match sysctl_namespace(name) {
+            Some("net") if bool_at(spec, "hostNetwork") == Some(true) => {
+                errs.push(FieldError::invalid(&p, str_value(name), "may not be specified when 'hostNetwork' is true"))
+            }
+            Some("ipc") if bool_at(spec, "hostIPC") == Some(true) => {
+                errs.push(FieldError::invalid(&p, str_value(name), "may not be specified when 'hostIPC' is true"))
+            }
+            _ => {}
+        }
+        names.push(name);
+    }
+    errs
+}
+
+/// `validatePodSpecSecurityContext` of a v1 pod spec at `path` (`spec`): the pod's
+/// `securityContext` and the host namespaces the internal type holds with it.
+pub fn validate_pod_security_context(spec: &Value, path: &str) -> Vec<FieldError> {
+    let empty = Value::Object(Map::new());
+    let sc = spec.get("securityContext").filter(|v| !v.is_null()).unwrap_or(&empty);
+    let scp = format!("{path}.securityContext");
+    let mut errs = id(sc, "fsGroup", &scp);
+    errs.extend(id(sc, "runAsUser", &scp));
+    errs.extend(id(sc, "runAsGroup", &scp));
+    for (g, gid) in list(sc, "supplementalGroups").iter().enumerate() {
+        if let Some(n) = gid.as_i64().filter(|n| !(0..=MAX_ID).contains(n)) {
+            errs.push(FieldError::invalid(
+                &format!("{scp}.supplementalGroups[{g}]"),
+                BadValue::Int(n),
+                inclusive_range(0, MAX_ID),
+            ));
+        }
+    }
+    if bool_at(spec, "shareProcessNamespace") == Some(true) && bool_at(spec, "hostPID") == Some(true) {
+        errs.push(FieldError::invalid(
+            &format!("{scp}.shareProcessNamespace"),
+            BadValue::Json("true".into()),
+            "ShareProcessNamespace and HostPID cannot both be enabled",
+        ));
+    }
+    if !list(sc, "sysctls").is_empty() {
+        errs.extend(sysctls(sc, spec, &format!("{scp}.sysctls")));
+    }
+    if let Some(policy) = sc.get("fsGroupChangePolicy").and_then(Value::as_str) {
+        if !FS_GROUP_CHANGE_POLICIES.contains(&policy) {
+            errs.push(FieldError::not_supported(
+                &format!("{scp}.fsGroupChangePolicy"),
+                str_value(policy),
+                FS_GROUP_CHANGE_POLICIES,
+            ));
+        }
+    }
+    errs.extend(seccomp_profile(sc.get("seccompProfile"), &format!("{scp}.seccompProfile")));
+    errs.extend(windows_options(sc.get("windowsOptions"), &format!("{scp}.windowsOptions")));
+    errs.extend(apparmor_profile(sc.get("appArmorProfile"), &format!("{scp}.appArmorProfile")));
+    errs
+}
+
+/// The pod's `hostUsers` (true when unset), which a container's `procMount` reads.
+pub fn host_users(spec: &Value) -> bool {
+    bool_at(spec, "hostUsers") != Some(false)
+}
+
+/// `validatePodHostNetworkDeps`: under `hostNetwork`, a host port equal to the container port
+/// (in a pod; in a template, 0 is allowed too).
+pub fn host_network_deps(spec: &Value, path: &str, resource_is_pod: bool) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if bool_at(spec, "hostNetwork") != Some(true) {
+        return errs;
+    }
+    for (i, c) in list(spec, "containers").iter().enumerate() {
+        for (j, port) in list(c, "ports").iter().enumerate() {
+            let hp = port.get("hostPort").and_then(Value::as_i64).unwrap_or(0);
+            let cp = port.get("containerPort").and_then(Value::as_i64).unwrap_or(0);
+            if (resource_is_pod || hp != 0) && hp != cp {
+                errs.push(FieldError::invalid(
+                    &format!("{path}.containers[{i}].ports[{j}].hostPort"),
+                    BadValue::Int(hp),
+                    "must match `containerPort` when `hostNetwork` is true",
+                ));
+            }
+        }
+    }
+    errs
+}
+
+/// `validateHostUsers`: a pod in its own user namespace shares no other namespace with the host
+/// (Go names two of the paths with capitals).
+pub fn validate_host_users(spec: &Value, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if host_users(spec) {
+        return errs;
+    }
+    for (key, named) in [("hostNetwork", "hostNetwork"), ("hostPID", "HostPID"), ("hostIPC", "HostIPC")] {
+        if bool_at(spec, key) == Some(true) {
+            errs.push(FieldError::forbidden(&format!("{path}.{named}"), "when `pod.Spec.HostUsers` is false"));
+        }
+    }
+    errs
+}
+
+/// Every container of the spec with its path, in `VisitContainersWithPath`'s order.
+fn containers_with_path<'a>(spec: &'a Value, path: &str) -> Vec<(&'a Value, String)> {
+    ["initContainers", "containers", "ephemeralContainers"]
+        .iter()
+        .flat_map(|kind| list(spec, kind).iter().enumerate().map(move |(i, c)| (c, format!("{path}.{kind}[{i}]"))))
+        .collect()
+}
+
+/// `validateOS`, then `validateLinux` or `validateWindows`.
+pub fn validate_os(spec: &Value, path: &str) -> Vec<FieldError> {
+    let Some(os) = spec.get("os").filter(|v| !v.is_null()) else { return Vec::new() };
+    let name = s(os, "name");
+    let op = format!("{path}.os");
+    if name.is_empty() {
+        return vec![FieldError::required(&format!("{op}.name"), "cannot be empty")];
+    }
+    if !OPERATING_SYSTEMS.contains(&name) {
+        return vec![FieldError::not_supported(&op, str_value(name), OPERATING_SYSTEMS)];
+    }
+    let mut errs = Vec::new();
+    let empty = Value::Object(Map::new());
+    let sc = spec.get("securityContext").filter(|v| !v.is_null()).unwrap_or(&empty);
+    let scp = format!("{path}.securityContext");
+    if name == "linux" {
+        if present(sc, "windowsOptions") {
+            errs.push(FieldError::forbidden(
+                &format!("{scp}.windowsOptions"),
+                "windows options cannot be set for a linux pod",
+            ));
+        }
+        for (c, cp) in containers_with_path(spec, path) {
+            if c.get("securityContext").is_some_and(|sc| present(sc, "windowsOptions")) {
+                errs.push(FieldError::forbidden(
+                    &format!("{cp}.securityContext.windowsOptions"),
+                    "windows options cannot be set for a linux pod",
+                ));
+            }
+        }
+        return errs;
+    }
+    for key in ["appArmorProfile", "seLinuxOptions"] {
+        if present(sc, key) {
+            errs.push(FieldError::forbidden(&format!("{scp}.{key}"), WINDOWS_POD));
+        }
+    }
+    if present(spec, "hostUsers") {
+        errs.push(FieldError::forbidden(&format!("{path}.hostUsers"), WINDOWS_POD));
+    }
+    for key in ["hostPID", "hostIPC"] {
+        if bool_at(spec, key) == Some(true) {
+            errs.push(FieldError::forbidden(&format!("{path}.{key}"), WINDOWS_POD));
+        }
+    }
+    for key in ["seccompProfile", "fsGroup", "fsGroupChangePolicy"] {
+        if present(sc, key) {
+            errs.push(FieldError::forbidden(&format!("{scp}.{key}"), WINDOWS_POD));
+        }
+    }
+    if !list(sc, "sysctls").is_empty() {
+        errs.push(FieldError::forbidden(&format!("{scp}.sysctls"), WINDOWS_POD));
+    }
+    if present(spec, "shareProcessNamespace") {
+        errs.push(FieldError::forbidden(&format!("{path}.shareProcessNamespace"), WINDOWS_POD));
+    }
+    for key in ["runAsUser", "runAsGroup", "supplementalGroups", "supplementalGroupsPolicy", "seLinuxChangePolicy"] {
+        if present(sc, key) {
+            errs.push(FieldError::forbidden(&format!("{scp}.{key}"), WINDOWS_POD));
+        }
+    }
+    for (c, cp) in containers_with_path(spec, path) {
+        let Some(csc) = c.get("securityContext").filter(|v| !v.is_null()) else { continue };
+        for key in [
+            "appArmorProfile",
+            "seLinuxOptions",
+            "seccompProfile",
+            "capabilities",
+            "readOnlyRootFilesystem",
+            "privileged",
+            "allowPrivilegeEscalation",
+            "procMount",
+            "runAsUser",
+            "runAsGroup",
+        ] {
+            if present(csc, key) {
+                errs.push(FieldError::forbidden(&format!("{cp}.securityContext.{key}"), WINDOWS_POD));
+            }
+        }
+    }
+    errs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn texts(errs: &[FieldError]) -> Vec<String> {
+        errs.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn container_ids_are_between_0_and_max_int32() {
+        let p = "spec.containers[0].securityContext";
+        let good = json!({"runAsUser": 0, "runAsGroup": 2147483647, "runAsNonRoot": true});
+        assert!(validate_security_context(Some(&good), p, true).is_empty());
+        let bad = json!({"runAsUser": -1, "runAsGroup": 2147483648_i64});
+        assert_eq!(
+            texts(&validate_security_context(Some(&bad), p, true)),
+            [
+                "spec.containers[0].securityContext.runAsUser: Invalid value: -1: must be between 0 and 2147483647, inclusive",
+                "spec.containers[0].securityContext.runAsGroup: Invalid value: 2147483648: must be between 0 and 2147483647, inclusive",
+            ]
+        );
+    }
+
+    #[test]
+    fn no_privilege_escalation_contradicts_privileged() {
+        let p = "c.securityContext";
+        let good =
+            json!({"allowPrivilegeEscalation": false, "privileged": false, "capabilities": {"add": ["NET_ADMIN"]}});
+        assert!(validate_security_context(Some(&good), p, true).is_empty());
+        let bad = json!({"allowPrivilegeEscalation": false, "privileged": true});
+        let errs = validate_security_context(Some(&bad), p, true);
+        assert_eq!(errs.len(), 1);
+        assert_eq!(errs[0].detail, "cannot set `allowPrivilegeEscalation` to false and `privileged` to true");
+        let text = errs[0].to_string();
+        assert!(
+            text.starts_with("c.securityContext: Invalid value: {\"Capabilities\":null,\"Privileged\":true,"),
+            "{text}"
+        );
+        let sys_admin = json!({"allowPrivilegeEscalation": false, "capabilities": {"add": ["CAP_SYS_ADMIN"]}});
+        assert_eq!(validate_security_context(Some(&sys_admin), p, true).len(), 1);
+    }
+
+    #[test]
+    fn profiles_and_proc_mount() {
+        let p = "c.securityContext";
+        let good = json!({"seccompProfile": {"type": "Localhost", "localhostProfile": "profiles/a.json"},
+                          "appArmorProfile": {"type": "RuntimeDefault"}, "procMount": "Default"});
+        assert!(validate_security_context(Some(&good), p, true).is_empty());
+        let bad = json!({"seccompProfile": {"type": "Localhost"}, "appArmorProfile": {"type": "Strict"},
+                         "procMount": "Unmasked"});
+        assert_eq!(
+            texts(&validate_security_context(Some(&bad), p, true)),
+            [
+                "c.securityContext.procMount: Invalid value: \"Unmasked\": `hostUsers` must be false to use `Unmasked`",
+                "c.securityContext.seccompProfile.localhostProfile: Required value: must be set when seccomp type is Localhost",
+                "c.securityContext.appArmorProfile.type: Unsupported value: \"Strict\": supported values: \"Localhost\", \"RuntimeDefault\", \"Unconfined\"",
+            ]
+        );
+        assert!(validate_security_context(Some(&json!({"procMount": "Unmasked"})), p, false).is_empty());
+    }
+
+    #[test]
+    fn pod_context_and_sysctls() {
+        let good = json!({"securityContext": {"fsGroup": 2000, "supplementalGroups": [1, 2],
+                          "sysctls": [{"name": "net.ipv4.ip_local_port_range", "value": "1 2"}, {"name": "kernel/shm_rmid_forced", "value": "1"}]}});
+        assert!(validate_pod_security_context(&good, "spec").is_empty());
+        let bad = json!({"hostNetwork": true, "securityContext": {"fsGroup": -5, "supplementalGroups": [-1],
+                         "sysctls": [{"name": "net.core.somaxconn", "value": "1"}, {"name": "Bad!", "value": "1"},
+                                     {"name": "net.core.somaxconn", "value": "2"}],
+                         "fsGroupChangePolicy": "Never"}});
+        let errs = texts(&validate_pod_security_context(&bad, "spec"));
+        assert_eq!(
+            errs[0],
+            "spec.securityContext.fsGroup: Invalid value: -5: must be between 0 and 2147483647, inclusive"
+        );
+        assert_eq!(
+            errs[1],
+            "spec.securityContext.supplementalGroups[0]: Invalid value: -1: must be between 0 and 2147483647, inclusive"
+        );
+        assert_eq!(
+            errs[2],
+            "spec.securityContext.sysctls[0].name: Invalid value: \"net.core.somaxconn\": may not be specified when 'hostNetwork' is true"
+        );
+        assert!(errs[3].starts_with("spec.securityContext.sysctls[1].name: Invalid value: \"Bad!\": must have at most 253 characters and match regex ^("));
+        assert_eq!(errs[4], "spec.securityContext.sysctls[2].name: Duplicate value: \"net.core.somaxconn\"");
+        assert_eq!(
+            errs[6],
+            "spec.securityContext.fsGroupChangePolicy: Unsupported value: \"Never\": supported values: \"Always\", \"OnRootMismatch\""
+        );
+    }
+
+    #[test]
+    fn windows_options() {
+        let p = "c.securityContext";
+        let good = json!({"windowsOptions": {"gmsaCredentialSpecName": "webapp-gmsa", "runAsUserName": "NT AUTHORITY\\NETWORK SERVICE"}});
+        assert!(validate_security_context(Some(&good), p, true).is_empty());
+        let bad = json!({"windowsOptions": {"gmsaCredentialSpec": "", "runAsUserName": "a\\b\\c"}});
+        assert_eq!(
+            texts(&validate_security_context(Some(&bad), p, true)),
+            [
+                "c.securityContext.windowsOptions.gmsaCredentialSpec: Invalid value: \"\": gmsaCredentialSpec cannot be an empty string",
+                "c.securityContext.windowsOptions.runAsUserName: Invalid value: \"a\\\\b\\\\c\": runAsUserName cannot contain more than one backslash",
+            ]
+        );
+        let user = json!({"windowsOptions": {"runAsUserName": "dom\\us:er"}});
+        assert_eq!(
+            texts(&validate_security_context(Some(&user), p, true)),
+            ["c.securityContext.windowsOptions.runAsUserName: Invalid value: \"dom\\\\us:er\": runAsUserName's User cannot contain the following characters: \"/\\:;|=,+*?<>@[]"]
+        );
+    }
+
+    #[test]
+    fn host_users_and_os() {
+        let spec = json!({"hostUsers": false, "hostPID": true, "containers": []});
+        assert_eq!(
+            texts(&validate_host_users(&spec, "spec")),
+            ["spec.HostPID: Forbidden: when `pod.Spec.HostUsers` is false"]
+        );
+        let windows =
+            json!({"os": {"name": "windows"}, "containers": [{"name": "a", "securityContext": {"privileged": false}}]});
+        assert_eq!(
+            texts(&validate_os(&windows, "spec")),
+            ["spec.containers[0].securityContext.privileged: Forbidden: cannot be set for a windows pod"]
+        );
+        assert!(validate_os(&json!({"os": {"name": "linux"}}), "spec").is_empty());
+    }
+}
