@@ -136,6 +136,11 @@ pub(crate) fn from_seeds(webhook: &WebhookSpec, seeds: Vec<RequestCase>) -> Opti
                 if !fit_selectors(&selectors, &mut spec) || !steer(&conditions, &selectors, &mut spec) {
                     return seed.clone();
                 }
+                // A mutated object is the suite's own: sent as the decoder defaults it. Without a
+                // mutation the draw is the case's request, sent as the case holds it.
+                if !mutations.is_empty() {
+                    super::decoded::default_objects(&mut spec, seed.schema.as_deref());
+                }
                 let label = format!("{} (mutated: {} change(s))", seed.label, mutations.len());
                 RequestCase::new(label, seed.version(), seed.primary, spec).with_schema(seed.schema.clone())
             })
