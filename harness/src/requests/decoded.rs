@@ -66,6 +66,106 @@ mod tests {
         }
     }
 
+    /// A webhook on pods, deployments and secrets, every operation that carries an object.
+    fn webhook() -> crate::config::WebhookSpec {
+        let text = "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: c}\nwebhooks:\n  - name: a.example.com\n    admissionReviewVersions: [v1]\n    sideEffects: None\n    clientConfig: {url: \"https://hook.example.com/\"}\n    rules:\n      - {operations: [CREATE, UPDATE, DELETE], apiGroups: [\"\"], apiVersions: [v1], resources: [pods, secrets]}\n      - {operations: [CREATE, UPDATE, DELETE], apiGroups: [apps], apiVersions: [v1], resources: [deployments]}\n";
+        crate::config::Manifest::parse(std::path::Path::new("m.yaml"), text).unwrap().webhooks.remove(0)
+    }
+
+    /// What of the decoder's defaults `object` (a Pod, Deployment or Secret) lacks.
+    fn missing_defaults(kind: &str, object: &Value) -> Vec<String> {
+        let present = |v: Option<&Value>| v.is_some_and(|v| !v.is_null() && v.as_str() != Some(""));
+        let pod_spec = match kind {
+            "Secret" => return if present(object.get("type")) { vec![] } else { vec!["type".into()] },
+            "Pod" => "/spec",
+            _ => "/spec/template/spec",
+        };
+        let mut missing = Vec::new();
+        let spec = object.pointer(pod_spec);
+        for field in ["restartPolicy", "dnsPolicy", "schedulerName", "terminationGracePeriodSeconds", "securityContext"]
+        {
+            if !present(spec.and_then(|s| s.get(field))) {
+                missing.push(format!("{pod_spec}/{field}"));
+            }
+        }
+        let containers = spec.and_then(|s| s.get("containers")).and_then(Value::as_array);
+        for (i, c) in containers.into_iter().flatten().enumerate() {
+            for field in ["imagePullPolicy", "terminationMessagePath", "terminationMessagePolicy"] {
+                if !present(c.get(field)) {
+                    missing.push(format!("{pod_spec}/containers/{i}/{field}"));
+                }
+            }
+        }
+        missing
+    }
+
+    /// The objects of `case` that are of its kind, with what of the defaults each lacks.
+    fn problems(case: &crate::requests::RequestCase) -> Vec<String> {
+        let kind = case.object_kind().kind.as_str();
+        if case.spec.sub_resource.is_some() || !matches!(kind, "Pod" | "Deployment" | "Secret") {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for object in [&case.spec.object, &case.spec.old_object].into_iter().filter(|o| !o.is_null()) {
+            out.extend(missing_defaults(kind, object).into_iter().map(|m| format!("{}: {m}", case.label)));
+        }
+        if !case.sent_defaulted() {
+            out.push(format!("{}: not marked as sent defaulted", case.label));
+        }
+        out
+    }
+
+    #[test]
+    fn planned_pods_deployments_and_secrets_are_sent_defaulted() {
+        let planned = crate::requests::plan_in(&webhook(), &crate::requests::ApiResources::built_in());
+        let mut kinds = std::collections::BTreeSet::new();
+        let mut found = Vec::new();
+        for case in &planned {
+            let p = problems(case);
+            if p.is_empty() && case.spec.sub_resource.is_none() {
+                kinds.insert((case.object_kind().kind.clone(), case.spec.operation));
+            }
+            found.extend(p);
+        }
+        assert!(found.is_empty(), "{found:#?}");
+        for kind in ["Pod", "Deployment", "Secret"] {
+            for op in [Operation::Create, Operation::Update, Operation::Delete] {
+                assert!(kinds.contains(&(kind.to_string(), op)), "no {op:?} of a {kind} planned");
+            }
+        }
+        let pod = planned.iter().find(|c| c.label == "CREATE pods (bare)").unwrap();
+        assert_eq!(pod.object()["spec"]["restartPolicy"], "Always");
+        assert_eq!(pod.object()["spec"]["containers"][0]["terminationMessagePolicy"], "File");
+        let secret = planned.iter().find(|c| c.label == "CREATE secrets (bare)").unwrap();
+        assert_eq!(secret.object()["type"], "Opaque");
+    }
+
+    #[test]
+    fn generated_pods_deployments_and_secrets_are_sent_defaulted() {
+        use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+        let strategy =
+            crate::requests::generated::requests(&webhook(), crate::requests::generated::Scope::All).unwrap();
+        let mut runner = TestRunner::new_with_rng(
+            Config { cases: 200, failure_persistence: None, ..Config::default() },
+            TestRng::deterministic_rng(RngAlgorithm::ChaCha),
+        );
+        let seen = std::sync::Mutex::new(std::collections::BTreeSet::new());
+        runner
+            .run(&strategy, |case| {
+                let p = problems(&case);
+                proptest::prop_assert!(p.is_empty(), "{p:#?}");
+                if case.spec.sub_resource.is_none() {
+                    seen.lock().unwrap().insert(case.object_kind().kind.clone());
+                }
+                Ok(())
+            })
+            .unwrap();
+        let seen = seen.into_inner().unwrap();
+        for kind in ["Pod", "Deployment", "Secret"] {
+            assert!(seen.contains(kind), "no {kind} drawn: {seen:?}");
+        }
+    }
+
     #[test]
     fn both_objects_of_a_built_in_kind_get_its_defaults_and_the_spec_says_so() {
         let secret = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "a"}});
