@@ -340,6 +340,45 @@ mod tests {
         assert_eq!(ok, Check::Pass);
     }
 
+    /// A request the suite sent as the apiextensions-apiserver decodes it is judged on its objects
+    /// as sent: the same verdicts as on the objects admitted by the check.
+    #[test]
+    fn a_request_sent_decoded_is_judged_on_its_objects_as_sent() {
+        let decoded = |op, object: Value, old: Value| {
+            let mut c = case(op, object, old);
+            c.spec.sent_defaulted = true;
+            RequestCase::new("test".into(), ReviewVersion::V1, true, c.spec).with_schema(Some(Arc::new(schema())))
+        };
+        let c = decoded(Operation::Create, widget(json!({"size": 3, "mode": "safe"})), Value::Null);
+        assert!(c.sent_defaulted());
+        let check =
+            judge(super::super::object_valid, &c, json!([{"op": "replace", "path": "/spec/mode", "value": "turbo"}]));
+        assert_eq!(
+            said(&check),
+            "Widget.example.com \"w\" is invalid: spec.mode: Unsupported value: \"turbo\": supported values: \"fast\", \"safe\""
+        );
+        assert_eq!(judge(super::super::object_valid, &c, json!([{"op": "remove", "path": "/spec/mode"}])), Check::Pass);
+        let invalid = decoded(Operation::Create, widget(json!({"size": 30, "mode": "safe"})), Value::Null);
+        let check = judge(
+            super::super::object_valid,
+            &invalid,
+            json!([{"op": "replace", "path": "/spec/mode", "value": "turbo"}]),
+        );
+        assert!(
+            matches!(&check, Check::NotApplicable(why) if why.contains("invalid before the webhook") && why.contains("spec.size")),
+            "{check:?}"
+        );
+        // Ratcheting against the stored object as sent.
+        let old = widget(json!({"size": 30, "mode": "safe"}));
+        let c = decoded(Operation::Update, old.clone(), old);
+        let ok = judge(
+            super::super::object_valid,
+            &c,
+            json!([{"op": "add", "path": "/metadata/labels", "value": {"a": "b"}}]),
+        );
+        assert_eq!(ok, Check::Pass);
+    }
+
     #[test]
     fn a_field_the_schema_does_not_specify_is_pruned_and_said_so() {
         let c = case(Operation::Create, widget(json!({"size": 3, "mode": "safe"})), Value::Null);
