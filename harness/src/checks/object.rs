@@ -60,9 +60,10 @@ pub(crate) fn valid(x: &Exchange) -> Check {
     let (before, reapplied) = if x.case.sent_defaulted() {
         (Cow::Borrowed(x.case.object()), None)
     } else {
-        // A case file's object, sent as written: defaulted here, and the patch applied to it
-        // (defaults only fill absent fields, so a patch written against the bare object applies
-        // too). When defaulting fills nothing, that is the patched object the exchange holds.
+        // An object sent as given (a case file's, a saved review's, a property's re-sent result):
+        // defaulted here, and the patch applied to it (defaults only fill absent fields, so a
+        // patch written against the bare object applies too). When defaulting fills nothing, that
+        // is the patched object the exchange holds.
         let before = defaulted_cow(&gvk.group, &gvk.kind, x.case.object());
         let reapplied = match (x.nonempty_patch(), &before) {
             (Some(p), Cow::Owned(b)) if b != x.case.object() => apiserver_jsonpatch::apply(b, p).ok(),
