@@ -271,8 +271,14 @@ pub fn defaulted_cow<'v>(group: &str, kind: &str, object: &'v Value) -> Cow<'v, 
 /// The object as the apiserver holds it after decoding and defaulting (a copy).
 pub fn defaulted(group: &str, kind: &str, object: &Value) -> Value {
     let mut object = object.clone();
+    set_defaults(group, kind, &mut object);
+    object
+}
+
+/// Fill `object`'s defaults in place, as the apiserver's decoder does (what [`defaulted`] returns).
+pub fn set_defaults(group: &str, kind: &str, object: &mut Value) {
     match (group, kind) {
-        ("", "Pod") => default_pod(&mut object),
+        ("", "Pod") => default_pod(object),
         ("", "Secret") => {
             if let Some(o) = object.as_object_mut() {
                 set_if_absent(o, "type", json!("Opaque"));
@@ -286,7 +292,6 @@ pub fn defaulted(group: &str, kind: &str, object: &Value) -> Value {
             }
         }
     }
-    object
 }
 
 #[cfg(test)]

@@ -185,6 +185,8 @@ pub(crate) fn admission_spec(case: &Case, kind: WebhookKind, current: &Value) ->
         dry_run: case.dry_run,
         deletion: Default::default(),
         user: case.user_info.clone().unwrap_or_else(default_user),
+        // A case file holds the objects as the apiserver sent them: they are not defaulted again.
+        sent_defaulted: false,
     }
 }
 

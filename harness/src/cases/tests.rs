@@ -99,6 +99,20 @@ fn objects_are_presented_as_the_apiserver_presents_them() {
 }
 
 #[test]
+fn a_cases_objects_are_sent_as_written_not_defaulted() {
+    let pod = "object: {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: ns}, spec: {containers: [{name: a, image: i}]}}\n";
+    for op in ["CREATE", "UPDATE"] {
+        let case = parse_case(&format!("operation: {op}\n{pod}")).unwrap();
+        let spec = admission_spec(&case, WebhookKind::Mutating, &case.object);
+        assert!(!spec.sent_defaulted, "{op}");
+        for object in [&spec.object, &spec.old_object].into_iter().filter(|o| !o.is_null()) {
+            assert!(object["spec"].get("restartPolicy").is_none(), "{op}: {object}");
+            assert!(object["spec"]["containers"][0].get("imagePullPolicy").is_none(), "{op}: {object}");
+        }
+    }
+}
+
+#[test]
 fn the_built_in_cases_load_and_each_reaches_a_reference_webhook() {
     let cases = load_dir(&builtin_dir()).unwrap();
     assert!(cases.len() >= 10, "{}", cases.len());

@@ -7,6 +7,8 @@
 //! `ValidateUpdate`: metadata, then the structural schema, modelled in `apiserver_validation::crd`;
 //! then the CRD's `x-kubernetes-validations` CEL rules, `crate::conditions::validation_rules`).
 
+use std::borrow::Cow;
+
 use apiserver_validation::crd;
 use apiserver_validation::field::{BadValue, ErrorType, FieldError};
 use apiserver_validation::{Refusal, Scope};
@@ -23,6 +25,16 @@ fn admitted(schema: &Value, object: &Value) -> Value {
     let mut out = object.clone();
     admit_custom_resource(schema, &mut out);
     out
+}
+
+/// An object of the request as the apiextensions-apiserver decoded it: the object itself when the
+/// suite sent it so (or there is none), else [`admitted`].
+fn as_decoded<'v>(x: &Exchange, schema: &Value, object: &'v Value) -> Cow<'v, Value> {
+    if x.case.sent_defaulted() || object.is_null() {
+        Cow::Borrowed(object)
+    } else {
+        Cow::Owned(admitted(schema, object))
+    }
 }
 
 /// The JSON pointers of what the patch wrote (`patched` differs from `before` there) that pruning
@@ -157,7 +169,7 @@ fn refusal(
 pub(crate) fn valid(x: &Exchange, scope: &Scope, patched: &Value) -> Check {
     let Some(schema) = x.case.schema.as_deref() else { return Check::na("no schema") };
     let spec = &x.case.spec;
-    let old = if spec.old_object.is_null() { Value::Null } else { admitted(schema, &spec.old_object) };
+    let old = as_decoded(x, schema, &spec.old_object);
     let after = admitted(schema, patched);
     let (refused, unevaluable) = refusal(scope, schema, spec.operation, &after, &old);
     let not_evaluated = if unevaluable.is_empty() {
@@ -177,7 +189,7 @@ pub(crate) fn valid(x: &Exchange, scope: &Scope, patched: &Value) -> Check {
         ));
     };
     let name_of = |o: &Value| o.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string();
-    let before = admitted(schema, x.case.object());
+    let before = as_decoded(x, schema, x.case.object());
     if let (Some(earlier), _) = refusal(scope, schema, spec.operation, &before, &old) {
         return Check::na(format!(
             "the request was invalid before the webhook: {}",
@@ -249,6 +261,7 @@ mod tests {
             dry_run: false,
             user: default_user(),
             deletion: Default::default(),
+            sent_defaulted: false,
         };
         RequestCase::new("test".into(), ReviewVersion::V1, true, spec).with_schema(Some(Arc::new(schema)))
     }
@@ -319,6 +332,45 @@ mod tests {
         // On UPDATE an invalid value the stored object already had is let through.
         let old = widget(json!({"size": 30, "mode": "safe"}));
         let c = case(Operation::Update, old.clone(), old);
+        let ok = judge(
+            super::super::object_valid,
+            &c,
+            json!([{"op": "add", "path": "/metadata/labels", "value": {"a": "b"}}]),
+        );
+        assert_eq!(ok, Check::Pass);
+    }
+
+    /// A request the suite sent as the apiextensions-apiserver decodes it is judged on its objects
+    /// as sent: the same verdicts as on the objects admitted by the check.
+    #[test]
+    fn a_request_sent_decoded_is_judged_on_its_objects_as_sent() {
+        let decoded = |op, object: Value, old: Value| {
+            let mut c = case(op, object, old);
+            c.spec.sent_defaulted = true;
+            RequestCase::new("test".into(), ReviewVersion::V1, true, c.spec).with_schema(Some(Arc::new(schema())))
+        };
+        let c = decoded(Operation::Create, widget(json!({"size": 3, "mode": "safe"})), Value::Null);
+        assert!(c.sent_defaulted());
+        let check =
+            judge(super::super::object_valid, &c, json!([{"op": "replace", "path": "/spec/mode", "value": "turbo"}]));
+        assert_eq!(
+            said(&check),
+            "Widget.example.com \"w\" is invalid: spec.mode: Unsupported value: \"turbo\": supported values: \"fast\", \"safe\""
+        );
+        assert_eq!(judge(super::super::object_valid, &c, json!([{"op": "remove", "path": "/spec/mode"}])), Check::Pass);
+        let invalid = decoded(Operation::Create, widget(json!({"size": 30, "mode": "safe"})), Value::Null);
+        let check = judge(
+            super::super::object_valid,
+            &invalid,
+            json!([{"op": "replace", "path": "/spec/mode", "value": "turbo"}]),
+        );
+        assert!(
+            matches!(&check, Check::NotApplicable(why) if why.contains("invalid before the webhook") && why.contains("spec.size")),
+            "{check:?}"
+        );
+        // Ratcheting against the stored object as sent.
+        let old = widget(json!({"size": 30, "mode": "safe"}));
+        let c = decoded(Operation::Update, old.clone(), old);
         let ok = judge(
             super::super::object_valid,
             &c,

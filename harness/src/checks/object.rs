@@ -53,15 +53,23 @@ pub(crate) fn valid(x: &Exchange) -> Check {
         built_in: known.is_some(),
         request_namespace,
     };
-    // The webhook received the object as the decoder defaulted it; its patch applies to that
-    // object (defaults only fill absent fields, so a patch written against the bare object applies
-    // too), and the dispatcher defaults the result again before validation.
-    let before = defaulted_cow(&gvk.group, &gvk.kind, x.case.object());
-    // When defaulting fills nothing, the patch applied to the defaulted object is the patched
-    // object the exchange already holds (the same document, the same patch, the same library).
-    let reapplied = match (x.nonempty_patch(), &before) {
-        (Some(p), Cow::Owned(b)) if b != x.case.object() => apiserver_jsonpatch::apply(b, p).ok(),
-        _ => None,
+    // A cluster's webhook receives the object as the decoder defaulted it, and its patch applies
+    // to that object; the dispatcher defaults the result again before validation (the validation
+    // below does). The suite's own requests are sent defaulted: the patched object the exchange
+    // holds is that patch applied to what the webhook saw.
+    let (before, reapplied) = if x.case.sent_defaulted() {
+        (Cow::Borrowed(x.case.object()), None)
+    } else {
+        // An object sent as given (a case file's, a saved review's, a property's re-sent result):
+        // defaulted here, and the patch applied to it (defaults only fill absent fields, so a
+        // patch written against the bare object applies too). When defaulting fills nothing, that
+        // is the patched object the exchange holds.
+        let before = defaulted_cow(&gvk.group, &gvk.kind, x.case.object());
+        let reapplied = match (x.nonempty_patch(), &before) {
+            (Some(p), Cow::Owned(b)) if b != x.case.object() => apiserver_jsonpatch::apply(b, p).ok(),
+            _ => None,
+        };
+        (before, reapplied)
     };
     let patched = reapplied.as_ref().unwrap_or(patched);
     if x.case.schema.is_some() {
@@ -158,6 +166,7 @@ mod tests {
             dry_run: false,
             user: default_user(),
             deletion: Default::default(),
+            sent_defaulted: false,
         };
         RequestCase::new("test".into(), ReviewVersion::V1, true, spec)
     }
@@ -272,6 +281,51 @@ mod tests {
             apiserver_says(&check).starts_with("Pod \"web\" is invalid: spec.containers[1].name: Invalid value: \"Side_Car\": a lowercase RFC 1123 label"),
             "{check:?}"
         );
+    }
+
+    /// A planned request is sent defaulted: a patch written against a defaulted field applies to
+    /// the object as sent, and is judged on the patched object the exchange holds
+    /// (`ValidatePodSpec`'s restartPolicy).
+    #[test]
+    fn a_patch_of_a_defaulted_field_of_a_planned_request_is_judged_as_applied_once() {
+        let planned = crate::requests::plan_in(&webhook(), &ApiResources::built_in());
+        let find = |label: &str| planned.iter().find(|c| c.label == label && c.primary).expect(label);
+        let never = json!([{"op": "replace", "path": "/spec/restartPolicy", "value": "Never"}]);
+        let create = find("CREATE pods (bare)");
+        assert!(create.sent_defaulted());
+        assert_eq!(create.object()["spec"]["restartPolicy"], "Always");
+        assert_eq!(judge(create, never.clone()), Check::Pass);
+        let bad = judge(create, json!([{"op": "replace", "path": "/spec/restartPolicy", "value": "Sometimes"}]));
+        assert!(
+            apiserver_says(&bad).ends_with("spec.restartPolicy: Unsupported value: \"Sometimes\": supported values: \"Always\", \"OnFailure\", \"Never\""),
+            "{bad:?}"
+        );
+        // On UPDATE both objects were sent defaulted; ValidatePodUpdate refuses the change.
+        let update = find("UPDATE pods (bare)");
+        assert!(update.sent_defaulted());
+        assert_eq!(update.spec.old_object["spec"]["restartPolicy"], "Always");
+        let refused = judge(update, never);
+        assert!(apiserver_says(&refused).contains("pod updates may not change fields other than"), "{refused:?}");
+    }
+
+    /// A case file's bare object is sent as written: the check judges the patch applied to it
+    /// defaulted, as a cluster's webhook would have received it.
+    #[test]
+    fn a_case_files_bare_object_is_still_defaulted_and_patched_by_the_check() {
+        let c = case(Operation::Create, pod(json!({"name": "web", "namespace": "default"})), Value::Null);
+        assert!(!c.sent_defaulted());
+        assert!(c.object()["spec"].get("restartPolicy").is_none());
+        // The apiserver's JSON Patch library adds a missing member on replace: the patch applies
+        // to the bare object and to the defaulted one.
+        let replace = judge(&c, json!([{"op": "replace", "path": "/spec/restartPolicy", "value": "Never"}]));
+        assert_eq!(replace, Check::Pass);
+        let add = judge(&c, json!([{"op": "add", "path": "/spec/restartPolicy", "value": "Never"}]));
+        assert_eq!(add, Check::Pass);
+        let bad = judge(&c, json!([{"op": "add", "path": "/spec/restartPolicy", "value": "Sometimes"}]));
+        assert!(apiserver_says(&bad).contains("spec.restartPolicy: Unsupported value: \"Sometimes\""), "{bad:?}");
+        // A container injected without its defaults: the patched object is defaulted before validation.
+        let sidecar = json!([{"op": "add", "path": "/spec/containers/-", "value": {"name": "s", "image": "s:1"}}]);
+        assert_eq!(judge(&c, sidecar), Check::Pass);
     }
 
     #[test]

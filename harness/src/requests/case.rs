@@ -42,6 +42,11 @@ impl RequestCase {
     pub fn object(&self) -> &Value {
         &self.spec.object
     }
+    /// Whether the suite sent the objects defaulted as the apiserver's decoder defaults them
+    /// (planned and generated requests): a patch then applies to the object exactly as sent.
+    pub(crate) fn sent_defaulted(&self) -> bool {
+        self.spec.sent_defaulted
+    }
     /// The kind of the object.
     pub fn object_kind(&self) -> &Gvk {
         &self.spec.kind
@@ -57,10 +62,11 @@ impl RequestCase {
         RequestCase::new(self.label.clone(), self.version(), self.primary, self.spec.clone())
             .with_schema(self.schema.clone())
     }
-    /// The same request about another object (a fresh uid).
+    /// The same request about another object (a fresh uid), sent as it is given (not defaulted).
     pub fn with_object(&self, object: Value) -> Self {
         let mut spec = self.spec.clone();
         spec.object = object.into();
+        spec.sent_defaulted = false;
         RequestCase::new(self.label.clone(), self.version(), self.primary, spec).with_schema(self.schema.clone())
     }
     /// The same request with `dryRun` set so (a fresh uid).

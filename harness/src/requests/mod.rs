@@ -5,6 +5,7 @@
 
 mod case;
 mod conditions;
+mod decoded;
 mod fit;
 mod fixtures;
 pub(crate) mod generated;

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::case::RequestCase;
 use super::conditions::steer;
+use super::decoded;
 use super::fit::{fit, Selectors};
 use super::managed_fields;
 use super::objects::{self, Variant, NAMESPACE};
@@ -55,7 +56,9 @@ pub(crate) fn admission_spec(target: &Selected, variant: Variant, kind: WebhookK
 }
 
 /// The AdmissionSpec for one target built around `fresh`, the object as a client sends it on CREATE
-/// (named `name`): the stored, updated and deleted forms are derived from it as the apiserver would.
+/// (named `name`): the stored, updated and deleted forms are derived from it as the apiserver would,
+/// and every object is sent defaulted as the apiserver's decoder defaults it
+/// ([`decoded::default_objects`]).
 pub(crate) fn admission_spec_from(target: &Selected, fresh: Value, name: &str, kind: WebhookKind) -> AdmissionSpec {
     let resource = &target.resource;
     // Reviews are never stored and carry no name.
@@ -102,7 +105,7 @@ pub(crate) fn admission_spec_from(target: &Selected, fresh: Value, name: &str, k
         Some(from) => (Some(from.gvk()), Some(GroupVersionResource::new(&from.group, &from.version, &from.plural))),
         None => (None, None),
     };
-    AdmissionSpec {
+    let mut spec = AdmissionSpec {
         operation: op,
         kind: object_kind,
         resource: GroupVersionResource::new(&resource.group, &resource.version, &resource.plural),
@@ -116,7 +119,16 @@ pub(crate) fn admission_spec_from(target: &Selected, fresh: Value, name: &str, k
         dry_run: false,
         deletion: Deletion::default(),
         user: default_user(),
-    }
+        sent_defaulted: false,
+    };
+    // The objects as the decoder hands them to admission; a custom resource's schema is its own
+    // kind's, not a subresource's (Scale, options).
+    let schema = match target.subresource.map(|s| s.object) {
+        None | Some(SubObject::Parent) => resource.crd_schema(),
+        Some(_) => None,
+    };
+    decoded::default_objects(&mut spec, schema.as_deref());
+    spec
 }
 
 /// Every request of the default run for `webhook`, among the built-in resources.

@@ -29,6 +29,11 @@ pub struct AdmissionSpec {
     /// How a DELETE was asked for: the DeleteOptions its client sent.
     pub deletion: Deletion,
     pub user: UserInfo,
+    /// Whether the suite sent `object` and `oldObject` defaulted as the apiserver's decoder
+    /// defaults them (`decoded::default_objects`): the webhook's patch then applies to the object
+    /// as sent. False for objects sent as given (case files, saved reviews, a property's re-sent
+    /// result).
+    pub(crate) sent_defaulted: bool,
 }
 
 /// Who deleted an object and how: the DeleteOptions a DELETE request carries
@@ -101,6 +106,7 @@ impl AdmissionSpec {
                 Deletion::default()
             },
             user: request.user_info.clone(),
+            sent_defaulted: false,
         }
     }
 }
@@ -176,6 +182,7 @@ mod tests {
             dry_run: false,
             deletion: Deletion::default(),
             user: default_user(),
+            sent_defaulted: false,
         }
     }
 

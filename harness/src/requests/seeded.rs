@@ -136,6 +136,11 @@ pub(crate) fn from_seeds(webhook: &WebhookSpec, seeds: Vec<RequestCase>) -> Opti
                 if !fit_selectors(&selectors, &mut spec) || !steer(&conditions, &selectors, &mut spec) {
                     return seed.clone();
                 }
+                // A mutated object is the suite's own: sent as the decoder defaults it. Without a
+                // mutation the draw is the case's request, sent as the case holds it.
+                if !mutations.is_empty() {
+                    super::decoded::default_objects(&mut spec, seed.schema.as_deref());
+                }
                 let label = format!("{} (mutated: {} change(s))", seed.label, mutations.len());
                 RequestCase::new(label, seed.version(), seed.primary, spec).with_schema(seed.schema.clone())
             })
@@ -187,6 +192,14 @@ mod tests {
             let drawn = tree.current();
             // Every draw keeps what only the recorded object has.
             assert!(drawn.spec.object.to_string().contains("registry.example/recorded:7"), "{}", drawn.spec.object);
+            // A mutated object is sent defaulted; the case's own object as the case holds it.
+            let mutated = drawn.label.contains("(mutated: ") && !drawn.label.contains("(mutated: 0 change(s))");
+            assert_eq!(drawn.sent_defaulted(), mutated, "{}", drawn.label);
+            let restart = drawn.spec.object["spec"].get("restartPolicy");
+            assert_eq!(restart, mutated.then(|| json!("Always")).as_ref(), "{}: {}", drawn.label, drawn.spec.object);
+            if mutated {
+                assert_eq!(drawn.spec.object["spec"]["containers"][0]["imagePullPolicy"], "IfNotPresent");
+            }
             if drawn.spec.object != seed.spec.object {
                 changed += 1;
                 // Shrinking all the way gives the recorded object back.

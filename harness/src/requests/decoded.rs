@@ -1,0 +1,203 @@
+//! The objects of a request the suite builds, as the apiserver holds them when it calls admission:
+//! the handlers decode the body with the kind's defaulting decoder before mutating admission
+//! (`apiserver/pkg/endpoints/handlers/create.go`, `update.go`: `decoder.Decode`, which runs the
+//! scheme's `SetDefaults_*`, `pkg/apis/core/v1/defaults.go` and the apps and batch ones), and a
+//! stored object (an UPDATE's or DELETE's oldObject) was defaulted when it was decoded from storage.
+//! A custom resource is pruned and defaulted by its structural schema instead
+//! (`apiextensions-apiserver/pkg/apiserver/customresource_handler.go`, [`super::schema::admit`]).
+//!
+//! Case files are not passed through here: they hold the objects as the apiserver sent them.
+
+use serde_json::Value;
+
+use super::review::AdmissionSpec;
+use super::schema;
+use crate::admission::Gvk;
+
+/// Default `spec`'s object and oldObject as the decoder does before admission, and record on the
+/// spec that they were sent so (`AdmissionSpec::sent_defaulted`). `schema` is the structural
+/// schema of `spec.kind` when that kind is a custom resource of a CRD given (`None` for a built-in
+/// kind, and for a subresource's own kind such as a custom resource's Scale).
+pub(super) fn default_objects(spec: &mut AdmissionSpec, schema: Option<&Value>) {
+    let AdmissionSpec { kind, object, old_object, .. } = spec;
+    default_object(kind, schema, object);
+    default_object(kind, schema, old_object);
+    spec.sent_defaulted = true;
+}
+
+/// One object of kind `kind` as the decoder leaves it; `null` (no object) stays so.
+fn default_object(kind: &Gvk, schema: Option<&Value>, object: &mut Value) {
+    if object.is_null() {
+        return;
+    }
+    match schema {
+        Some(schema) => schema::admit(schema, object),
+        None if apiserver_validation::defaults::has_defaults(&kind.group, &kind.kind) => {
+            apiserver_validation::defaults::set_defaults(&kind.group, &kind.kind, object)
+        }
+        None => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::admission::{GroupVersionResource, Operation};
+    use crate::requests::default_user;
+
+    fn spec(kind: Gvk, object: Value, old: Value) -> AdmissionSpec {
+        AdmissionSpec {
+            operation: Operation::Update,
+            resource: GroupVersionResource::new(&kind.group, &kind.version, "things"),
+            kind,
+            sub_resource: None,
+            request_kind: None,
+            request_resource: None,
+            name: "a".into(),
+            namespace: Some("default".into()),
+            object: object.into(),
+            old_object: old.into(),
+            dry_run: false,
+            deletion: Default::default(),
+            user: default_user(),
+            sent_defaulted: false,
+        }
+    }
+
+    /// A webhook on pods, deployments and secrets, every operation that carries an object.
+    fn webhook() -> crate::config::WebhookSpec {
+        let text = "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: c}\nwebhooks:\n  - name: a.example.com\n    admissionReviewVersions: [v1]\n    sideEffects: None\n    clientConfig: {url: \"https://hook.example.com/\"}\n    rules:\n      - {operations: [CREATE, UPDATE, DELETE], apiGroups: [\"\"], apiVersions: [v1], resources: [pods, secrets]}\n      - {operations: [CREATE, UPDATE, DELETE], apiGroups: [apps], apiVersions: [v1], resources: [deployments]}\n";
+        crate::config::Manifest::parse(std::path::Path::new("m.yaml"), text).unwrap().webhooks.remove(0)
+    }
+
+    /// What of the decoder's defaults `object` (a Pod, Deployment or Secret) lacks.
+    fn missing_defaults(kind: &str, object: &Value) -> Vec<String> {
+        let present = |v: Option<&Value>| v.is_some_and(|v| !v.is_null() && v.as_str() != Some(""));
+        let pod_spec = match kind {
+            "Secret" => return if present(object.get("type")) { vec![] } else { vec!["type".into()] },
+            "Pod" => "/spec",
+            _ => "/spec/template/spec",
+        };
+        let mut missing = Vec::new();
+        let spec = object.pointer(pod_spec);
+        for field in ["restartPolicy", "dnsPolicy", "schedulerName", "terminationGracePeriodSeconds", "securityContext"]
+        {
+            if !present(spec.and_then(|s| s.get(field))) {
+                missing.push(format!("{pod_spec}/{field}"));
+            }
+        }
+        let containers = spec.and_then(|s| s.get("containers")).and_then(Value::as_array);
+        for (i, c) in containers.into_iter().flatten().enumerate() {
+            for field in ["imagePullPolicy", "terminationMessagePath", "terminationMessagePolicy"] {
+                if !present(c.get(field)) {
+                    missing.push(format!("{pod_spec}/containers/{i}/{field}"));
+                }
+            }
+        }
+        missing
+    }
+
+    /// The objects of `case` that are of its kind, with what of the defaults each lacks.
+    fn problems(case: &crate::requests::RequestCase) -> Vec<String> {
+        let kind = case.object_kind().kind.as_str();
+        if case.spec.sub_resource.is_some() || !matches!(kind, "Pod" | "Deployment" | "Secret") {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for object in [&case.spec.object, &case.spec.old_object].into_iter().filter(|o| !o.is_null()) {
+            out.extend(missing_defaults(kind, object).into_iter().map(|m| format!("{}: {m}", case.label)));
+        }
+        if !case.sent_defaulted() {
+            out.push(format!("{}: not marked as sent defaulted", case.label));
+        }
+        out
+    }
+
+    #[test]
+    fn planned_pods_deployments_and_secrets_are_sent_defaulted() {
+        let planned = crate::requests::plan_in(&webhook(), &crate::requests::ApiResources::built_in());
+        let mut kinds = std::collections::BTreeSet::new();
+        let mut found = Vec::new();
+        for case in &planned {
+            let p = problems(case);
+            if p.is_empty() && case.spec.sub_resource.is_none() {
+                kinds.insert((case.object_kind().kind.clone(), case.spec.operation));
+            }
+            found.extend(p);
+        }
+        assert!(found.is_empty(), "{found:#?}");
+        for kind in ["Pod", "Deployment", "Secret"] {
+            for op in [Operation::Create, Operation::Update, Operation::Delete] {
+                assert!(kinds.contains(&(kind.to_string(), op)), "no {op:?} of a {kind} planned");
+            }
+        }
+        let pod = planned.iter().find(|c| c.label == "CREATE pods (bare)").unwrap();
+        assert_eq!(pod.object()["spec"]["restartPolicy"], "Always");
+        assert_eq!(pod.object()["spec"]["containers"][0]["terminationMessagePolicy"], "File");
+        let secret = planned.iter().find(|c| c.label == "CREATE secrets (bare)").unwrap();
+        assert_eq!(secret.object()["type"], "Opaque");
+    }
+
+    #[test]
+    fn generated_pods_deployments_and_secrets_are_sent_defaulted() {
+        use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+        let strategy =
+            crate::requests::generated::requests(&webhook(), crate::requests::generated::Scope::All).unwrap();
+        let mut runner = TestRunner::new_with_rng(
+            Config { cases: 200, failure_persistence: None, ..Config::default() },
+            TestRng::deterministic_rng(RngAlgorithm::ChaCha),
+        );
+        let seen = std::sync::Mutex::new(std::collections::BTreeSet::new());
+        runner
+            .run(&strategy, |case| {
+                let p = problems(&case);
+                proptest::prop_assert!(p.is_empty(), "{p:#?}");
+                if case.spec.sub_resource.is_none() {
+                    seen.lock().unwrap().insert(case.object_kind().kind.clone());
+                }
+                Ok(())
+            })
+            .unwrap();
+        let seen = seen.into_inner().unwrap();
+        for kind in ["Pod", "Deployment", "Secret"] {
+            assert!(seen.contains(kind), "no {kind} drawn: {seen:?}");
+        }
+    }
+
+    #[test]
+    fn both_objects_of_a_built_in_kind_get_its_defaults_and_the_spec_says_so() {
+        let secret = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "a"}});
+        let mut s = spec(Gvk::new("", "v1", "Secret"), secret.clone(), secret);
+        default_objects(&mut s, None);
+        assert_eq!(s.object["type"], "Opaque");
+        assert_eq!(s.old_object["type"], "Opaque");
+        assert!(s.sent_defaulted);
+        // A type given is kept.
+        let typed =
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "a"}, "type": "kubernetes.io/tls"});
+        let mut s = spec(Gvk::new("", "v1", "Secret"), typed, Value::Null);
+        default_objects(&mut s, None);
+        assert_eq!(s.object["type"], "kubernetes.io/tls");
+        assert!(s.old_object.is_null(), "no oldObject stays none");
+    }
+
+    #[test]
+    fn a_custom_resource_is_pruned_and_defaulted_by_its_schema() {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+            "mode": {"type": "string", "default": "safe"}}}}});
+        let widget = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+                            "spec": {"unknown": 1}});
+        let mut s = spec(Gvk::new("example.com", "v1", "Widget"), widget.clone(), widget);
+        default_objects(&mut s, Some(&schema));
+        for o in [&s.object, &s.old_object] {
+            assert_eq!(o["spec"], json!({"mode": "safe"}), "{o}");
+        }
+        // A kind without defaults and no schema is left as it is.
+        let scale = json!({"apiVersion": "autoscaling/v1", "kind": "Scale", "spec": {"replicas": 3}});
+        let mut s = spec(Gvk::new("autoscaling", "v1", "Scale"), scale.clone(), Value::Null);
+        default_objects(&mut s, None);
+        assert_eq!(*s.object, scale);
+    }
+}
