@@ -9,7 +9,9 @@
 //! its ports' `protocol`, its probes' thresholds and periods, `httpGet` path and scheme, an env
 //! `fieldRef`'s apiVersion; a volume without a source becomes an `emptyDir`; a pod's requests
 //! default to its limits (`SetDefaults_Pod`) and `enableServiceLinks` to true; a Secret's type to
-//! `Opaque`; a workload's selector from its template labels where apps/batch v1 do so.
+//! `Opaque`; a workload's selector from its template labels where apps/batch v1 do so; a Service's
+//! `SetDefaults_Service` ([`crate::service::default_service`]); a Namespace's name label
+//! (`SetDefaults_Namespace`, [`crate::namespace::default_namespace`]).
 
 use std::borrow::Cow;
 
@@ -221,7 +223,7 @@ pub fn template_pointer(group: &str, kind: &str) -> Option<&'static str> {
 /// True when [`defaulted`] can change an object of the kind (a Pod, a Secret, a kind with a pod
 /// template); for any other kind it is a copy of the object.
 pub fn has_defaults(group: &str, kind: &str) -> bool {
-    matches!((group, kind), ("", "Pod" | "Secret")) || template_pointer(group, kind).is_some()
+    matches!((group, kind), ("", "Pod" | "Secret" | "Service" | "Namespace")) || template_pointer(group, kind).is_some()
 }
 
 /// [`defaulted`], borrowing the object itself when the kind has no defaults to fill.
@@ -238,6 +240,8 @@ pub fn defaulted(group: &str, kind: &str, object: &Value) -> Value {
     let mut object = object.clone();
     match (group, kind) {
         ("", "Pod") => default_pod(&mut object),
+        ("", "Service") => crate::service::default_service(&mut object),
+        ("", "Namespace") => crate::namespace::default_namespace(&mut object),
         ("", "Secret") => {
             if let Some(o) = object.as_object_mut() {
                 set_if_absent(o, "type", json!("Opaque"));
