@@ -276,11 +276,14 @@ mod tests {
 
     #[test]
     fn the_kinds_whose_spec_is_not_validated_are_named_for_a_mutating_webhook_only() {
-        let text = "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: c}\nwebhooks:\n  - name: a.example.com\n    admissionReviewVersions: [v1]\n    sideEffects: None\n    clientConfig: {url: \"https://hook.example.com/\"}\n    rules: [{operations: [CREATE, UPDATE], apiGroups: [\"\"], apiVersions: [v1], resources: [pods, services, configmaps]}]\n";
+        let text = "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: c}\nwebhooks:\n  - name: a.example.com\n    admissionReviewVersions: [v1]\n    sideEffects: None\n    clientConfig: {url: \"https://hook.example.com/\"}\n    rules: [{operations: [CREATE, UPDATE], apiGroups: [\"\"], apiVersions: [v1], resources: [pods, services, persistentvolumeclaims, configmaps]}]\n";
         let w = Manifest::parse(Path::new("m.yaml"), text).unwrap().webhooks.remove(0);
         let note = unmodelled_note(&w, &ApiResources::built_in()).expect("a note");
-        assert!(note.starts_with("a.example.com: object.valid validates only the metadata of Service "), "{note}");
-        assert!(!note.contains("Pod") && !note.contains("ConfigMap"), "{note}");
+        assert!(
+            note.starts_with("a.example.com: object.valid validates only the metadata of PersistentVolumeClaim "),
+            "{note}"
+        );
+        assert!(!note.contains("Pod") && !note.contains("ConfigMap") && !note.contains("Service"), "{note}");
         let pods_only = webhook();
         assert_eq!(unmodelled_note(&pods_only, &ApiResources::built_in()), None);
         let validating = Manifest::parse(
