@@ -248,13 +248,11 @@ pub fn prepare_update(svc: &mut Value, old: &Value) {
     drop_type_dependent_fields(s, &old_spec);
 }
 
-/// `dropTypeDependentFields`: when the type changes, each field the new type does not use is
-/// cleared if the update left it as it was (a changed one is left for validation to refuse).
+/// `dropTypeDependentFields`: each field the old object needed and the new one no longer needs
+/// (by its type, `allocateLoadBalancerNodePorts` or external IPs) is cleared if the update left it
+/// as it was (a changed one is left for validation to refuse).
 fn drop_type_dependent_fields(s: &mut Map<String, Value>, old: &Value) {
     let view = Value::Object(s.clone());
-    if text(&view, "type") == text(old, "type") {
-        return;
-    }
     let same = |key: &str| view.get(key).filter(|v| !v.is_null()) == old.get(key).filter(|v| !v.is_null());
     if needs_cluster_ip(old) && !needs_cluster_ip(&view) {
         if same("clusterIP") && same("clusterIPs") {
@@ -269,9 +267,10 @@ fn drop_type_dependent_fields(s: &mut Map<String, Value>, old: &Value) {
         }
     }
     if needs_node_port(old) && !needs_node_port(&view) {
+        // sameNodePorts: the new object adds no node port the old one did not have.
         let old_ports: Vec<i64> = items(old, "ports").iter().map(|p| int(p, "nodePort")).collect();
-        let new_ports: Vec<i64> = items(&view, "ports").iter().map(|p| int(p, "nodePort")).collect();
-        if old_ports == new_ports {
+        let added = items(&view, "ports").iter().map(|p| int(p, "nodePort")).any(|n| n != 0 && !old_ports.contains(&n));
+        if !added {
             if let Some(ports) = s.get_mut("ports").and_then(Value::as_array_mut) {
                 for p in ports.iter_mut().filter_map(Value::as_object_mut) {
                     p.remove("nodePort");
