@@ -11,8 +11,8 @@
 //! [`prepare_update`] is `patchAllocatedValues` (allocated values the new object omits are taken
 //! from the old one), `normalizeClusterIPs` on update and the strategy's `dropTypeDependentFields`
 //! (fields the new type no longer uses, left as they were, are cleared). What the allocator
-//! assigns on create (cluster IPs, node ports, the health-check node port, IP families) is not
-//! invented: the checks that need an allocated value are left out on create.
+//! assigns (cluster IPs, node ports, the health-check node port, IP families) is not invented:
+//! the checks that need an allocated value are left out where the registry allocates it.
 //!
 //! Not modelled: the IP address syntax of `clusterIPs` and `externalIPs`, the CIDRs of
 //! `loadBalancerSourceRanges`, dual-stack family matching, the topology annotations and
@@ -430,7 +430,7 @@ fn load_balancer_class(spec: &Value, old: Option<&Value>) -> Vec<FieldError> {
 }
 
 /// `validateServiceExternalTrafficPolicy`; `allocated` when the registry assigns a missing
-/// health-check node port (create).
+/// health-check node port.
 fn external_traffic_policy(spec: &Value, allocated: bool) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let policy = text(spec, "externalTrafficPolicy");
@@ -472,9 +472,10 @@ fn external_traffic_policy(spec: &Value, allocated: bool) -> Vec<FieldError> {
     errs
 }
 
-/// `ValidateService` without the metadata, on the defaulted and prepared object; `create` leaves
-/// out what the allocator fills on create.
-fn validate_service(svc: &Value, create: bool) -> Vec<FieldError> {
+/// `ValidateService` without the metadata, on the defaulted and prepared object; `hc_allocated`
+/// when the registry allocates a missing health-check node port (on create, and on an update
+/// that newly needs one).
+fn validate_service(svc: &Value, hc_allocated: bool) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let spec = spec(svc);
     let kind = text(spec, "type");
@@ -591,7 +592,7 @@ fn validate_service(svc: &Value, create: bool) -> Vec<FieldError> {
         errs.push(FieldError::required("allocateLoadBalancerNodePorts", ""));
     }
     errs.extend(load_balancer_class(spec, None));
-    errs.extend(external_traffic_policy(spec, create));
+    errs.extend(external_traffic_policy(spec, hc_allocated));
     let itp = spec.get("internalTrafficPolicy").and_then(Value::as_str);
     match itp {
         None if matches!(kind, "NodePort" | "LoadBalancer" | "ClusterIP") => {
@@ -692,17 +693,20 @@ pub fn validate_service_update(svc: &Value, old: &Value) -> Vec<FieldError> {
     let (new_spec, old_spec) = (spec(svc), spec(old));
     let mut errs = upgrade_downgrade_cluster_ips(new_spec, old_spec);
     errs.extend(upgrade_downgrade_ip_families(new_spec, old_spec));
+    // validateLoadBalancerClassField(old, new) runs here and again, without the old object,
+    // inside ValidateService: its format and type errors appear twice and are dropped as repeats
+    // by the aggregate.
+    errs.extend(load_balancer_class(new_spec, Some(old_spec)));
+    // validateServiceExternalTrafficFieldsUpdate.
     if needs_health_check(old_spec)
         && needs_health_check(new_spec)
         && int(new_spec, "healthCheckNodePort") != int(old_spec, "healthCheckNodePort")
     {
         errs.push(FieldError::forbidden("spec.healthCheckNodePort", FIELD_IMMUTABLE));
     }
-    // validateLoadBalancerClassField(old, new) runs here and again, without the old object,
-    // inside ValidateService: its format and type errors appear twice and are dropped as repeats
-    // by the aggregate.
-    errs.extend(load_balancer_class(new_spec, Some(old_spec)));
-    errs.extend(validate_service(svc, false));
+    // The registry allocates a health-check node port the update newly needs; one it needed
+    // before was put back by patchAllocatedValues.
+    errs.extend(validate_service(svc, !needs_health_check(old_spec)));
     errs
 }
 
@@ -787,6 +791,33 @@ mod tests {
         prepare_update(&mut omitted, &old);
         assert_eq!(omitted["spec"]["clusterIPs"], json!(["10.0.0.1"]));
         assert!(validate_service_update(&omitted, &old).is_empty());
+    }
+
+    #[test]
+    fn a_health_check_node_port_is_allocated_when_newly_needed_and_kept_otherwise() {
+        let lb = |policy: &str, hc: i64| {
+            let mut s = svc(json!({"type": "LoadBalancer", "externalTrafficPolicy": policy, "clusterIP": "10.0.0.1",
+                                   "clusterIPs": ["10.0.0.1"], "ports": [{"port": 80, "nodePort": 30080}]}));
+            if hc != 0 {
+                s["spec"]["healthCheckNodePort"] = json!(hc);
+            }
+            s
+        };
+        // Cluster to Local: the registry allocates the port.
+        let mut newly = lb("Local", 0);
+        prepare_update(&mut newly, &lb("Cluster", 0));
+        assert!(validate_service_update(&newly, &lb("Cluster", 0)).is_empty());
+        // Local kept: the omitted port is the old one; a changed one is refused.
+        let mut omitted = lb("Local", 0);
+        prepare_update(&mut omitted, &lb("Local", 31000));
+        assert_eq!(omitted["spec"]["healthCheckNodePort"], 31000);
+        assert!(validate_service_update(&omitted, &lb("Local", 31000)).is_empty());
+        let mut changed = lb("Local", 31001);
+        prepare_update(&mut changed, &lb("Local", 31000));
+        assert_eq!(
+            texts(&validate_service_update(&changed, &lb("Local", 31000))),
+            ["spec.healthCheckNodePort: Forbidden: field is immutable"]
+        );
     }
 
     #[test]
