@@ -175,12 +175,24 @@ fn reference_with_services() -> Manifest {
     Manifest::parse("services.yaml".as_ref(), &text).unwrap()
 }
 
+/// The planned requests of [`reference_with_services`] (no generated ones: the planned Services
+/// show the defect, and the run stays light beside the other tests of this file).
+async fn run_with_services(defect: Option<Defect>) -> Report {
+    Suite::new(reference_with_services())
+        .target(embedded::target(defect, Style::default()))
+        .concurrency(64)
+        .budget(Budget::NONE)
+        .run()
+        .await
+        .expect("run completes")
+}
+
 /// With Services sent to the mutating webhook, the reference webhook's mutations of them pass;
 /// a defect that breaks a Service's spec FAILs `object.valid` and nothing else, and the finding
 /// carries the apiserver's message.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn service_defects_are_caught_by_their_rule_only() {
-    let report = run_with(reference_with_services(), None).await;
+    let report = run_with_services(None).await;
     let text = report.render_text();
     assert_eq!(report.verdict(), Verdict::Pass, "{text}");
     assert!(report.warned_rules().is_empty(), "{text}");
@@ -189,7 +201,7 @@ async fn service_defects_are_caught_by_their_rule_only() {
     let defects: Vec<Defect> = Defect::ALL.iter().copied().filter(Defect::needs_service).collect();
     assert!(!defects.is_empty());
     for defect in defects {
-        let report = run_with(reference_with_services(), Some(defect)).await;
+        let report = run_with_services(Some(defect)).await;
         let text = report.render_text();
         assert_eq!(report.failed_rules(), vec![defect.rule()], "{defect}: {text}");
         // The same breach on a v1beta1 review is a WARN of the same rule (only an older apiserver
