@@ -11,7 +11,9 @@
 //! `defaultMode` 0644, a host path's type `""`, a downward API file's `fieldRef` apiVersion and a
 //! projected token's `expirationSeconds` 3600; a pod's requests
 //! default to its limits (`SetDefaults_Pod`) and `enableServiceLinks` to true; a Secret's type to
-//! `Opaque`; a workload's selector from its template labels where apps/batch v1 do so.
+//! `Opaque`; a workload's selector from its template labels where apps/batch v1 do so; a Service's
+//! `SetDefaults_Service` ([`crate::service::default_service`]); a Namespace's name label
+//! (`SetDefaults_Namespace`, [`crate::namespace::default_namespace`]).
 
 use std::borrow::Cow;
 
@@ -256,7 +258,7 @@ pub fn template_pointer(group: &str, kind: &str) -> Option<&'static str> {
 /// True when [`defaulted`] can change an object of the kind (a Pod, a Secret, a kind with a pod
 /// template); for any other kind it is a copy of the object.
 pub fn has_defaults(group: &str, kind: &str) -> bool {
-    matches!((group, kind), ("", "Pod" | "Secret")) || template_pointer(group, kind).is_some()
+    matches!((group, kind), ("", "Pod" | "Secret" | "Service" | "Namespace")) || template_pointer(group, kind).is_some()
 }
 
 /// [`defaulted`], borrowing the object itself when the kind has no defaults to fill.
@@ -279,6 +281,8 @@ pub fn defaulted(group: &str, kind: &str, object: &Value) -> Value {
 pub fn set_defaults(group: &str, kind: &str, object: &mut Value) {
     match (group, kind) {
         ("", "Pod") => default_pod(object),
+        ("", "Service") => crate::service::default_service(object),
+        ("", "Namespace") => crate::namespace::default_namespace(object),
         ("", "Secret") => {
             if let Some(o) = object.as_object_mut() {
                 set_if_absent(o, "type", json!("Opaque"));

@@ -15,6 +15,9 @@
 //! | [`scheduling`] | `core/validation`: `validateAffinity` (node and pod affinity terms), `ValidateTolerations` |
 //! | [`pod_update`] | `core/validation`: `ValidatePodUpdate` (containers neither added nor removed, only images, deadlines and tolerations change) |
 //! | [`workloads`] | `apps/validation` and `batch/validation`: selectors matching templates, immutable selectors and Job templates, templates as pods |
+//! | [`service`] | `core/validation`: `ValidateService`, `ValidateServiceCreate`, `ValidateServiceUpdate` (ports, type, selector, session affinity, cluster IPs, traffic policies), after the registry's fix-ups of allocated values |
+//! | [`namespace`] | `core/validation`: `ValidateNamespace` (spec finalizers), `ValidateServiceAccount` (metadata only); `SetDefaults_Namespace` |
+//! | [`ingress`] | `networking/validation`: `ValidateIngressCreate`, `ValidateIngressUpdate` (rules, paths, backends, TLS, class) |
 //! | [`configdata`] | `core/validation`: `ValidateConfigMap`, `ValidateSecret` and their updates (keys, 1 MiB) |
 //! | [`crd`] | `apiextensions-apiserver`: a custom resource held to its version's structural schema (kube-openapi's `SchemaValidator`, `kubeOpenAPIResultToFieldErrors`) |
 //! | [`object`] | all of it in the order the registry runs it, for one kind and operation |
@@ -30,8 +33,10 @@ pub mod crd;
 pub mod defaults;
 pub mod field;
 mod field_formats;
+pub mod ingress;
 pub mod kinds;
 mod label_selector;
+pub mod namespace;
 pub mod object;
 pub mod objectmeta;
 pub mod pod;
@@ -39,6 +44,7 @@ pub mod pod_update;
 pub mod quantity;
 pub mod scheduling;
 pub mod security;
+pub mod service;
 pub mod volumes;
 pub mod workloads;
 mod zero_values;

@@ -1,14 +1,15 @@
 //! The whole validation the registry runs on an object after mutating admission: the defaults
 //! applied to the patched object ([`crate::defaults`]), the metadata ([`crate::objectmeta`]), then
 //! the kind's own spec validation where it is modelled ([`crate::pod`], [`crate::pod_update`],
-//! [`crate::workloads`], [`crate::configdata`]), all in one 422 as the kind's `Validate<Kind>` /
+//! [`crate::workloads`], [`crate::configdata`], [`crate::service`], [`crate::namespace`],
+//! [`crate::ingress`]), all in one 422 as the kind's `Validate<Kind>` /
 //! `Validate<Kind>Update` returns them (metadata errors first).
 
 use serde_json::Value;
 
 use crate::field::FieldError;
 use crate::objectmeta::{validate_create, validate_update, Refusal, Scope};
-use crate::{configdata, defaults, pod, pod_update, workloads};
+use crate::{configdata, defaults, ingress, namespace, pod, pod_update, service, workloads};
 
 /// The kinds whose spec (not only metadata) is validated here.
 pub const SPEC_MODELLED: &[(&str, &str)] = &[
@@ -21,6 +22,10 @@ pub const SPEC_MODELLED: &[(&str, &str)] = &[
     ("batch", "CronJob"),
     ("", "ConfigMap"),
     ("", "Secret"),
+    ("", "Service"),
+    ("", "Namespace"),
+    ("", "ServiceAccount"),
+    ("networking.k8s.io", "Ingress"),
 ];
 
 /// Whether the spec of `group`/`kind` is validated here (else only its metadata is).
@@ -33,6 +38,10 @@ fn spec_errors_create(group: &str, kind: &str, object: &Value) -> Vec<FieldError
         ("", "Pod") => pod::validate_pod_create(object),
         ("", "ConfigMap") => configdata::validate_config_map(object),
         ("", "Secret") => configdata::validate_secret(object),
+        ("", "Service") => service::validate_service_create(object),
+        ("", "Namespace") => namespace::validate_namespace(object),
+        ("", "ServiceAccount") => namespace::validate_service_account(object),
+        ("networking.k8s.io", "Ingress") => ingress::validate_ingress_create(object),
         _ => workloads::validate(group, kind, object),
     }
 }
@@ -54,6 +63,11 @@ fn spec_errors_update(group: &str, kind: &str, object: &Value, old: &Value) -> V
             errs.extend(configdata::validate_secret(object));
             errs
         }
+        ("", "Service") => service::validate_service_update(object, old),
+        // ValidateNamespaceUpdate: the metadata only (the strategy keeps the old spec).
+        ("", "Namespace") => Vec::new(),
+        ("", "ServiceAccount") => namespace::validate_service_account(object),
+        ("networking.k8s.io", "Ingress") => ingress::validate_ingress_update(object, old),
         _ => {
             let mut errs = workloads::validate(group, kind, object);
             errs.extend(workloads::validate_update(group, kind, object, old));
@@ -78,7 +92,10 @@ pub(crate) fn join(meta: Result<(), Refusal>, spec: Vec<FieldError>) -> Result<(
 
 /// What the registry refuses of `object` on CREATE: defaulted, then metadata and spec.
 pub fn validate_object_create(scope: &Scope, object: &Value) -> Result<(), Refusal> {
-    let object = defaults::defaulted_cow(scope.group, scope.kind, object);
+    let mut object = defaults::defaulted_cow(scope.group, scope.kind, object);
+    if (scope.group, scope.kind) == ("", "Service") {
+        service::prepare_create(object.to_mut());
+    }
     let meta = validate_create(scope, &object).map(|_| ());
     if let Err(r @ (Refusal::BadRequest(_) | Refusal::Conflict(_))) = meta {
         return Err(r);
@@ -89,8 +106,11 @@ pub fn validate_object_create(scope: &Scope, object: &Value) -> Result<(), Refus
 /// What the registry refuses of `object` on UPDATE of `old`: both defaulted, then metadata, the
 /// spec and the kind's update rules.
 pub fn validate_object_update(scope: &Scope, object: &Value, old: &Value) -> Result<(), Refusal> {
-    let object = defaults::defaulted_cow(scope.group, scope.kind, object);
+    let mut object = defaults::defaulted_cow(scope.group, scope.kind, object);
     let old = defaults::defaulted_cow(scope.group, scope.kind, old);
+    if (scope.group, scope.kind) == ("", "Service") {
+        service::prepare_update(object.to_mut(), &old);
+    }
     let meta = validate_update(scope, &object, &old);
     if let Err(r @ (Refusal::BadRequest(_) | Refusal::Conflict(_))) = meta {
         return Err(r);

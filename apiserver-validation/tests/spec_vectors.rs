@@ -1,4 +1,5 @@
-//! Replays `vectors/spec.json`: pods, workloads, ConfigMaps and Secrets, created or updated, each
+//! Replays `vectors/spec.json`: pods, workloads, ConfigMaps, Secrets, Services, Namespaces,
+//! ServiceAccounts and Ingresses, created or updated, each
 //! defaulted then validated, with the message the Go code gives (see `vectors/README.md`).
 
 use apiserver_validation::{validate_object_create, validate_object_update, Refusal, Scope};

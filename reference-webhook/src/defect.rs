@@ -105,6 +105,8 @@ defects! {
         "mutate: gives its sidecar `securityContext.runAsUser: -1`, a user ID the apiserver's validation refuses (ValidateSecurityContext: between 0 and 2147483647)";
     WorkloadSelectorMismatch = "workload-selector-mismatch", "object.valid",
         "mutate: adds its label to a Deployment's selector but not to its pod template, so the selector no longer matches the template's labels";
+    ServicePortOutOfRange = "service-port-out-of-range", "object.valid",
+        "mutate: on a Service, adds the port `conformance-metrics` numbered 70000, beyond the 65535 the apiserver's Service validation allows";
     CustomResourceOutOfRange = "custom-resource-out-of-range", "object.valid",
         "mutate: on a custom resource whose spec has an integer `replicas`, sets it to 1000, beyond the maximum its CRD's schema allows";
     CustomResourceBreaksRule = "custom-resource-breaks-rule", "object.valid",
@@ -184,6 +186,12 @@ impl Defect {
         matches!(self, Defect::NonRootSidecarScan)
     }
 
+    /// True for the defects that show only on a Service, which the bundled manifest does not
+    /// register for: a run whose manifest adds `services` to the mutating webhook catches them.
+    pub fn needs_service(&self) -> bool {
+        matches!(self, Defect::ServicePortOutOfRange)
+    }
+
     /// True for the defects that show only on a custom resource, which the bundled manifest does
     /// not register for: a run whose manifest adds a CRD's resource (and gives the CRD, `--crd`)
     /// catches them.
@@ -245,7 +253,7 @@ mod tests {
                 "{d} is not kebab-case"
             );
         }
-        assert_eq!(Defect::ALL.len(), 55);
+        assert_eq!(Defect::ALL.len(), 56);
     }
 
     #[test]

@@ -29,6 +29,10 @@ pub const OVERFLOW_ANNOTATION: &str = "conformance.example/overflow";
 
 /// The sidecar's name under the `bad-container-name` defect (upper case and `_`: not a DNS label).
 pub const BAD_SIDECAR_NAME: &str = "Conformance_Sidecar";
+/// The name of the port added to a Service under the `service-port-out-of-range` defect.
+pub const OUT_OF_RANGE_PORT_NAME: &str = "conformance-metrics";
+/// Its number, beyond `IsValidPortNum`'s 65535.
+pub const OUT_OF_RANGE_PORT: i64 = 70000;
 /// The sidecar's CPU limit under the `unparseable-quantity` defect: no `resource.Quantity`.
 pub const UNPARSEABLE_CPU: &str = "lots";
 /// The sidecar's `runAsUser` under the `negative-run-as-user` defect: below the smallest user ID.
@@ -195,6 +199,20 @@ pub fn patch_ops(request: &Value, defect: Option<Defect>) -> Vec<Value> {
                 "path": format!("/spec/selector/matchLabels/{}", escape_token(MUTATED_LABEL)),
                 "value": "true",
             }));
+        }
+    }
+
+    if object.get("kind").and_then(Value::as_str) == Some("Service") && defect == Some(Defect::ServicePortOutOfRange) {
+        let ports = object.pointer("/spec/ports").and_then(Value::as_array);
+        let port =
+            json!({"name": OUT_OF_RANGE_PORT_NAME, "port": OUT_OF_RANGE_PORT, "targetPort": 9090, "protocol": "TCP"});
+        match ports {
+            Some(list) if list.iter().any(|p| p.get("name") == Some(&json!(OUT_OF_RANGE_PORT_NAME))) => {}
+            Some(_) => ops.push(json!({"op": "add", "path": "/spec/ports/-", "value": port})),
+            None if object.get("spec").is_some_and(Value::is_object) => {
+                ops.push(json!({"op": "add", "path": "/spec/ports", "value": [port]}))
+            }
+            None => {}
         }
     }
 

@@ -152,10 +152,14 @@ mod tests {
     }
 
     fn case(op: Operation, object: Value, old: Value) -> RequestCase {
+        case_of(Gvk::new("", "v1", "Pod"), GroupVersionResource::new("", "v1", "pods"), op, object, old)
+    }
+
+    fn case_of(kind: Gvk, resource: GroupVersionResource, op: Operation, object: Value, old: Value) -> RequestCase {
         let spec = AdmissionSpec {
             operation: op,
-            kind: Gvk::new("", "v1", "Pod"),
-            resource: GroupVersionResource::new("", "v1", "pods"),
+            kind,
+            resource,
             sub_resource: None,
             request_kind: None,
             request_resource: None,
@@ -328,13 +332,51 @@ mod tests {
         assert_eq!(judge(&c, sidecar), Check::Pass);
     }
 
+    /// A Service's spec is validated: a port beyond 65535 added by the patch FAILs; on UPDATE a
+    /// patch that drops the allocated cluster IPs passes (the registry puts the old ones back).
+    #[test]
+    fn a_service_port_the_apiserver_refuses_fails_and_dropped_cluster_ips_pass() {
+        let service = |spec: Value| json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "default"}, "spec": spec});
+        let (kind, resource) = (Gvk::new("", "v1", "Service"), GroupVersionResource::new("", "v1", "services"));
+        let plain = service(json!({"ports": [{"name": "http", "port": 80}]}));
+        let c = case_of(kind.clone(), resource.clone(), Operation::Create, plain, Value::Null);
+        let bad =
+            judge(&c, json!([{"op": "add", "path": "/spec/ports/-", "value": {"name": "metrics", "port": 70000}}]));
+        assert_eq!(
+            apiserver_says(&bad),
+            "Service \"web\" is invalid: [spec.ports[1].port: Invalid value: 70000: must be between 1 and 65535, inclusive, \
+             spec.ports[1].targetPort: Invalid value: 70000: must be between 1 and 65535, inclusive]",
+            "the target port defaults to the port"
+        );
+        let good =
+            judge(&c, json!([{"op": "add", "path": "/spec/ports/-", "value": {"name": "metrics", "port": 9090}}]));
+        assert_eq!(good, Check::Pass);
+        let mut stored = service(
+            json!({"clusterIP": "10.96.0.10", "clusterIPs": ["10.96.0.10"], "ports": [{"name": "http", "port": 80}]}),
+        );
+        stored["metadata"]["uid"] = json!("u1");
+        stored["metadata"]["resourceVersion"] = json!("7");
+        let c = case_of(kind, resource, Operation::Update, stored.clone(), stored);
+        let dropped = judge(
+            &c,
+            json!([{"op": "remove", "path": "/spec/clusterIPs"}, {"op": "remove", "path": "/spec/clusterIP"}]),
+        );
+        assert_eq!(dropped, Check::Pass);
+        let changed = judge(&c, json!([{"op": "replace", "path": "/spec/clusterIPs", "value": ["10.96.0.11"]}]));
+        assert!(apiserver_says(&changed)
+            .contains("spec.clusterIPs[0]: Invalid value: [\"10.96.0.11\"]: may not change once set"));
+    }
+
     #[test]
     fn the_kinds_whose_spec_is_not_validated_are_named_for_a_mutating_webhook_only() {
-        let text = "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: c}\nwebhooks:\n  - name: a.example.com\n    admissionReviewVersions: [v1]\n    sideEffects: None\n    clientConfig: {url: \"https://hook.example.com/\"}\n    rules: [{operations: [CREATE, UPDATE], apiGroups: [\"\"], apiVersions: [v1], resources: [pods, services, configmaps]}]\n";
+        let text = "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: c}\nwebhooks:\n  - name: a.example.com\n    admissionReviewVersions: [v1]\n    sideEffects: None\n    clientConfig: {url: \"https://hook.example.com/\"}\n    rules: [{operations: [CREATE, UPDATE], apiGroups: [\"\"], apiVersions: [v1], resources: [pods, services, persistentvolumeclaims, configmaps]}]\n";
         let w = Manifest::parse(Path::new("m.yaml"), text).unwrap().webhooks.remove(0);
         let note = unmodelled_note(&w, &ApiResources::built_in()).expect("a note");
-        assert!(note.starts_with("a.example.com: object.valid validates only the metadata of Service "), "{note}");
-        assert!(!note.contains("Pod") && !note.contains("ConfigMap"), "{note}");
+        assert!(
+            note.starts_with("a.example.com: object.valid validates only the metadata of PersistentVolumeClaim "),
+            "{note}"
+        );
+        assert!(!note.contains("Pod") && !note.contains("ConfigMap") && !note.contains("Service"), "{note}");
         let pods_only = webhook();
         assert_eq!(unmodelled_note(&pods_only, &ApiResources::built_in()), None);
         let validating = Manifest::parse(

@@ -883,6 +883,34 @@ mod tests {
         assert!(judged.into_inner().unwrap() > 50);
     }
 
+    /// The generated Services, Namespaces, ServiceAccounts and Ingresses (whose spec the
+    /// validation models) pass the apiserver's validation too.
+    #[test]
+    fn generated_objects_of_the_service_and_ingress_kinds_pass_the_apiservers_validation() {
+        let text = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: k}\nwebhooks:\n  - name: k.example.com\n    admissionReviewVersions: [v1]\n    sideEffects: None\n    clientConfig: {url: \"https://hook.example.com/\"}\n    rules:\n      - {operations: [CREATE, UPDATE], apiGroups: [\"\"], apiVersions: [v1], resources: [services, namespaces, serviceaccounts]}\n      - {operations: [CREATE, UPDATE], apiGroups: [networking.k8s.io], apiVersions: [v1], resources: [ingresses]}\n";
+        let webhook = Manifest::parse(std::path::Path::new("k.yaml"), text).unwrap().webhooks.remove(0);
+        let strategy = requests(&webhook, Scope::All).unwrap();
+        let mut runner = TestRunner::new_with_rng(
+            Config { cases: 300, failure_persistence: None, ..Config::default() },
+            deterministic(),
+        );
+        let kinds = std::sync::Mutex::new(std::collections::BTreeSet::new());
+        runner
+            .run(&strategy, |case| {
+                let spec = &case.spec;
+                if spec.sub_resource.is_some() || !matches!(spec.operation, Operation::Create | Operation::Update) {
+                    return Ok(());
+                }
+                kinds.lock().unwrap().insert(spec.kind.kind.clone());
+                let refusal = super::super::refusal_of(spec);
+                prop_assert!(refusal.is_none(), "{}: {}", case.label, refusal.unwrap_or_default());
+                Ok(())
+            })
+            .unwrap();
+        let kinds = kinds.into_inner().unwrap();
+        assert_eq!(kinds.len(), 4, "{kinds:?}");
+    }
+
     /// Where `fields` (a FieldsV1) and `value` (at `at`) disagree: a field of the value no entry
     /// covers, or an entry naming a field or list item the value lacks.
     fn uncovered(fields: &Value, value: &Value, at: &str, problems: &mut Vec<String>) {

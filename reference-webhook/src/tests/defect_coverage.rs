@@ -40,7 +40,14 @@ fn every_defect_changes_something_or_is_transport_level() {
         json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"replicas": 1}}),
     );
     widget["request"]["kind"] = json!({"group": "example.com", "version": "v1", "kind": "Widget"});
+    // A Service with one named port.
+    let service = create(
+        V1,
+        json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
+               "spec": {"selector": {"app": "s"}, "ports": [{"name": "http", "port": 80}]}}),
+    );
     let reviews = [
+        service,
         widget,
         create(V1, non_root),
         update,
@@ -100,4 +107,25 @@ fn property_defects_show_only_across_calls() {
         Some(Defect::PatchTypeOnSecondCall),
     );
     assert!(r["response"]["patch"].is_string());
+}
+
+/// `service-port-out-of-range` adds its port to a Service once, and leaves other kinds alone.
+#[test]
+fn the_service_port_defect_adds_one_port_once() {
+    let service = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
+                         "spec": {"ports": [{"name": "http", "port": 80}]}});
+    let with = |object: &Value| {
+        crate::review::respond(
+            Endpoint::Mutate,
+            &crate::review::parse_review(&serde_json::to_vec(&create(V1, object.clone())).unwrap()).unwrap(),
+            Some(Defect::ServicePortOutOfRange),
+        )
+    };
+    let once = apply(&service, &patch_of(&with(&service)["response"]));
+    let ports = once["spec"]["ports"].as_array().unwrap();
+    assert_eq!(ports.len(), 2);
+    assert_eq!(ports[1]["port"], crate::mutate::OUT_OF_RANGE_PORT);
+    assert!(with(&once)["response"].get("patch").is_none(), "nothing left to add");
+    let pod = apply(&bare_pod(), &patch_of(&with(&bare_pod())["response"]));
+    assert!(pod["spec"].get("ports").is_none());
 }
