@@ -10,13 +10,15 @@
 //! where v4 is stricter than the RFC (e.g. `test` of `1` against `1.0` fails, `add` at the root
 //! `""` fails), are not leniencies and not listed either.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use crate::apply::{apply_op, load_value, move_put, move_take, Loaded};
 use crate::decode::{Operation, Patch};
 use crate::error::ApplyError;
-use crate::gojson::{array_elements, dispose, object_members, raw_to_value, skip_space, unquote};
-use crate::node::{ary_to_value, doc_to_value, Node, PArr, PDoc, Root, State};
+use crate::gojson::{array_elements, dispose, encode_value, object_members, raw_to_value, skip_space, unquote};
+use crate::node::{ary_to_value, doc_to_value, Node, PArr, PDoc, Raw, Root, State};
 use crate::pointer::{atoi, decode_patch_key};
 
 /// `replace` of an object member that does not exist (v4 adds it; RFC 6902 §4.3 requires it).
@@ -77,55 +79,64 @@ pub struct Leniency {
     pub what: &'static str,
 }
 
+/// The raw children [`load_value`] encoded, next to the values they were encoded from.
+type Known<'v> = &'v [(Raw, &'v Value)];
+
 /// A value of the library's tree as `root_to_value` would show it, looked at without converting
 /// or copying anything: nil pointers, nil raw messages, nil maps and nil slices are `Null`; a node
-/// still raw is read from its text.
+/// still raw is read from its text, or, when that text is one [`load_value`] encoded from a value
+/// (or lies inside one), from that value, whose members and elements are those of its text.
 #[derive(Clone, Copy)]
 enum View<'v> {
     Null,
-    /// A map (never nil).
-    Doc(&'v PDoc),
-    /// A slice (never nil).
-    Ary(&'v PArr),
+    /// A map (never nil), and the raw children encoded from known values.
+    Doc(&'v PDoc, Known<'v>),
+    /// A slice (never nil), and the raw children encoded from known values.
+    Ary(&'v PArr, Known<'v>),
     /// Raw JSON text, not `null`.
     Raw(&'v [u8]),
+    /// A value whose text `encode_value` wrote (the text a `Raw` view would read), not `null`.
+    Encoded(&'v Value),
 }
 
 impl<'v> View<'v> {
-    fn of_root(root: &'v Root) -> Self {
+    fn of_root(root: &'v Root, known: Known<'v>) -> Self {
         match root {
-            Root::Doc(doc) => View::of_doc(doc),
-            Root::Ary(ary) => View::of_ary(ary),
+            Root::Doc(doc) => View::of_doc(doc, known),
+            Root::Ary(ary) => View::of_ary(ary, known),
         }
     }
 
-    fn of_doc(doc: &'v PDoc) -> Self {
+    fn of_doc(doc: &'v PDoc, known: Known<'v>) -> Self {
         if doc.is_some() {
-            View::Doc(doc)
+            View::Doc(doc, known)
         } else {
             View::Null
         }
     }
 
-    fn of_ary(ary: &'v PArr) -> Self {
+    fn of_ary(ary: &'v PArr, known: Known<'v>) -> Self {
         if ary.is_some() {
-            View::Ary(ary)
+            View::Ary(ary, known)
         } else {
             View::Null
         }
     }
 
-    fn of_node(node: &'v Node) -> Self {
+    fn of_node(node: &'v Node, known: Known<'v>) -> Self {
         let Some(node) = node.as_deref() else {
             return View::Null;
         };
         match &node.state {
-            State::Raw => match node.raw.as_deref() {
-                Some(raw) => View::of_raw(raw),
+            State::Raw => match node.raw.as_ref() {
+                Some(raw) => match known.iter().find(|(k, _)| Arc::ptr_eq(k, raw)) {
+                    Some((_, value)) => View::of_value(value),
+                    None => View::of_raw(raw),
+                },
                 None => View::Null,
             },
-            State::Doc(doc) => View::of_doc(doc),
-            State::Ary(ary) => View::of_ary(ary),
+            State::Doc(doc) => View::of_doc(doc, known),
+            State::Ary(ary) => View::of_ary(ary, known),
         }
     }
 
@@ -137,21 +148,33 @@ impl<'v> View<'v> {
         }
     }
 
+    /// As [`View::of_raw`] of the value's encoding: `null` is `Null`.
+    fn of_value(value: &'v Value) -> Self {
+        if value.is_null() {
+            View::Null
+        } else {
+            View::Encoded(value)
+        }
+    }
+
     fn is_object(self) -> bool {
         match self {
-            View::Doc(_) => true,
+            View::Doc(..) => true,
             View::Raw(raw) => raw.first() == Some(&b'{'),
+            View::Encoded(value) => value.is_object(),
             _ => false,
         }
     }
 
-    /// The member `key` of an object (the last of duplicates, as decoding keeps it).
+    /// The member `key` of an object (the last of duplicates, as decoding keeps it; a value
+    /// encoded from a map has none).
     fn member(self, key: &str) -> Option<View<'v>> {
         match self {
-            View::Doc(Some(map)) => map.get(key).map(View::of_node),
+            View::Doc(Some(map), known) => map.get(key).map(|node| View::of_node(node, known)),
             View::Raw(raw) if raw.first() == Some(&b'{') => {
                 object_members(raw).into_iter().rev().find(|(k, _)| key_is(k, key)).map(|(_, v)| View::of_raw(v))
             }
+            View::Encoded(Value::Object(map)) => map.get(key).map(View::of_value),
             _ => None,
         }
     }
@@ -159,8 +182,9 @@ impl<'v> View<'v> {
     /// The elements of an array, `None` for anything else.
     fn elements(self) -> Option<Elements<'v>> {
         match self {
-            View::Ary(Some(items)) => Some(Elements::Nodes(items)),
+            View::Ary(Some(items), known) => Some(Elements::Nodes(items, known)),
             View::Raw(raw) if raw.first() == Some(&b'[') => Some(Elements::Raw(array_elements(raw))),
+            View::Encoded(Value::Array(items)) => Some(Elements::Encoded(items)),
             _ => None,
         }
     }
@@ -169,31 +193,40 @@ impl<'v> View<'v> {
     fn to_value(self) -> Value {
         match self {
             View::Null => Ok(Value::Null),
-            View::Doc(doc) => doc_to_value(doc, true),
-            View::Ary(ary) => ary_to_value(ary, true),
+            View::Doc(doc, _) => doc_to_value(doc, true),
+            View::Ary(ary, _) => ary_to_value(ary, true),
             View::Raw(raw) => raw_to_value(raw, true),
+            View::Encoded(value) => {
+                // Read back from its text, as the library would read it.
+                let mut raw = Vec::new();
+                encode_value(value, &mut raw);
+                raw_to_value(&raw, true)
+            }
         }
         .unwrap_or(Value::Null)
     }
 }
 
 enum Elements<'v> {
-    Nodes(&'v [Node]),
+    Nodes(&'v [Node], Known<'v>),
     Raw(Vec<&'v [u8]>),
+    Encoded(&'v [Value]),
 }
 
 impl<'v> Elements<'v> {
     fn len(&self) -> usize {
         match self {
-            Elements::Nodes(items) => items.len(),
+            Elements::Nodes(items, _) => items.len(),
             Elements::Raw(items) => items.len(),
+            Elements::Encoded(items) => items.len(),
         }
     }
 
     fn get(&self, idx: usize) -> Option<View<'v>> {
         match self {
-            Elements::Nodes(items) => items.get(idx).map(View::of_node),
+            Elements::Nodes(items, known) => items.get(idx).map(|node| View::of_node(node, known)),
             Elements::Raw(items) => items.get(idx).map(|raw| View::of_raw(raw)),
+            Elements::Encoded(items) => items.get(idx).map(View::of_value),
         }
     }
 }
@@ -439,17 +472,22 @@ pub fn apply_noting_leniencies(doc: &Value, patch: &Patch) -> (Result<Value, App
 /// Load `doc` and apply `patch` operation by operation, noting each one's leniencies before it
 /// applies; stops at the first operation that fails.
 fn walk_patch<'v>(doc: &'v Value, patch: &Patch, out: &mut Vec<Leniency>) -> Result<Loaded<'v>, ApplyError> {
-    let mut loaded = load_value(doc)?;
-    let root = &mut loaded.root;
+    walk_loaded(load_value(doc)?, patch, out)
+}
+
+/// [`walk_patch`] on a document already loaded.
+fn walk_loaded<'v>(mut loaded: Loaded<'v>, patch: &Patch, out: &mut Vec<Leniency>) -> Result<Loaded<'v>, ApplyError> {
+    let Loaded { root, known } = &mut loaded;
+    let known: &[(Raw, &Value)] = known;
     let mut copied = 0i64;
     let mut found = Vec::new();
     for (index, op) in patch.ops.iter().enumerate() {
         found.clear();
-        op_findings(op, View::of_root(root), &mut found);
+        op_findings(op, View::of_root(root, known), &mut found);
         if op.kind() == "move" {
             // Apply the move in its two halves, looking at the destination in between.
             let val = move_take(root, op, index)?;
-            move_findings(op, View::of_root(root), &mut found);
+            move_findings(op, View::of_root(root, known), &mut found);
             move_put(root, op, index, val)?;
         } else {
             apply_op(root, op, index, &mut copied)?;
@@ -457,4 +495,68 @@ fn walk_patch<'v>(doc: &'v Value, patch: &Patch, out: &mut Vec<Leniency>) -> Res
         out.extend(found.drain(..).map(|(what, path)| Leniency { op_index: index, path, what }));
     }
     Ok(loaded)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::decode::decode_patch;
+
+    /// The leniencies noted and whether the patch applies, read through the values the document
+    /// was encoded from, or, with `known` emptied, from the encoded text alone.
+    fn noted(doc: &Value, patch: &Patch, through_values: bool) -> (bool, Vec<Leniency>) {
+        let mut loaded = load_value(doc).unwrap();
+        if !through_values {
+            loaded.known.clear();
+        }
+        let mut out = Vec::new();
+        let applied = walk_loaded(loaded, patch, &mut out).is_ok();
+        (applied, out)
+    }
+
+    /// Reading a raw child through the value it was encoded from finds the same leniencies as
+    /// reading its text: on every patch vector of the library, and on patches that walk, test,
+    /// copy and move inside encoded children.
+    #[test]
+    fn encoded_children_read_through_their_values_note_the_same_leniencies() {
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/vectors/jsonpatch-v4.json")).unwrap();
+        let all: Value = serde_json::from_str(&text).unwrap();
+        let mut cases: Vec<(Value, Value)> =
+            all["patch"].as_array().unwrap().iter().map(|v| (v["doc"].clone(), v["patch"].clone())).collect();
+        let doc = json!({"a": {"b": [1, 2.5, {"c": null, "d/e": "x<y", "~": [true]}], "n": null}, "z": "s"});
+        for patch in [
+            json!([{"op": "replace", "path": "/a/missing", "value": 1}]),
+            json!([{"op": "add", "path": "/a/b/-1", "value": 1}]),
+            json!([{"op": "remove", "path": "/a/b/01"}]),
+            json!([{"op": "replace", "path": "/a/b/+1", "value": 0}]),
+            json!([{"op": "test", "path": "/a/b/1", "value": 2.5}]),
+            json!([{"op": "test", "path": "/a/b/1", "value": 2.50}]),
+            json!([{"op": "test", "path": "/a/b/2/d~1e", "value": "x<y"}]),
+            json!([{"op": "test", "path": "/a/n", "value": null}]),
+            json!([{"op": "test", "path": "/a/missing", "value": null}]),
+            json!([{"op": "test", "path": "/a/b/2/~0"}]),
+            json!([{"op": "copy", "from": "/a/nothing", "path": "/a/b/2/f"}]),
+            json!([{"op": "copy", "from": "/a/b/2", "path": "/z2"}]),
+            json!([{"op": "move", "from": "/a/b", "path": "/a/b/2/g"}]),
+            json!([{"op": "move", "from": "/a/b/0", "path": "/a/b/-"}]),
+            json!([{"op": "add", "path": "a/b/0", "value": 0}, {"op": "replace", "path": "/a/b/2/~2", "value": 1}]),
+            json!([{"op": "add", "path": "/z/q", "value": 1}]),
+            json!([{"op": "add", "path": "/a/n/q", "value": 1}]),
+        ] {
+            cases.push((doc.clone(), patch));
+        }
+        let mut compared = 0;
+        for (doc, patch) in &cases {
+            let Ok(patch) = decode_patch(&serde_json::to_vec(patch).unwrap()) else { continue };
+            if load_value(doc).is_err() {
+                continue;
+            }
+            let through_values = noted(doc, &patch, true);
+            assert_eq!(through_values, noted(doc, &patch, false), "{doc} {:?}", patch.operations());
+            compared += usize::from(!through_values.1.is_empty());
+        }
+        assert!(compared >= 15, "only {compared} cases noted a leniency");
+    }
 }

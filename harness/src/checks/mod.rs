@@ -19,6 +19,7 @@ pub(crate) mod manifest;
 mod media_type;
 mod object;
 mod patch;
+mod plain_patch;
 pub(crate) mod property;
 mod review;
 pub(crate) mod side_effects;
