@@ -16,10 +16,11 @@
 use serde_json::{Map, Value};
 
 /// True when RFC 6902 (json-patch) makes of `object` the same object as the apiserver's library
-/// whenever the library applies `ops` without a leniency: `ops` is [`plain`] and `object` holds no
-/// floating-point number.
+/// whenever the library applies `ops` without a leniency: `ops` is [`plain`] and neither `object`
+/// nor a value the patch writes holds a floating-point number (a value written into a container
+/// that a later operation touches is read back from its text too).
 pub(crate) fn rfc6902_agrees(object: &Value, ops: &[Map<String, Value>]) -> bool {
-    plain(ops) && !holds_float(object)
+    plain(ops) && !holds_float(object) && !ops.iter().filter_map(|op| op.get("value")).any(holds_float)
 }
 
 /// True when a number of `value` is held as a float (not as an integer). Iterative.
@@ -129,6 +130,8 @@ mod tests {
         assert!(plain(decoded.operations()));
         assert!(!rfc6902_agrees(&doc, decoded.operations()));
         assert!(rfc6902_agrees(&json!({"a": {"b": 2}}), decoded.operations()));
+        let writes_float = ops(json!([{"op": "add", "path": "/a/c", "value": {"f": 0.5}}]));
+        assert!(plain(&writes_float) && !rfc6902_agrees(&json!({"a": {"b": 2}}), &writes_float));
     }
 
     /// Keys, including ones that need escaping and ones that look like array indices.
@@ -137,8 +140,8 @@ mod tests {
             .prop_map(String::from)
     }
 
-    /// Scalars, floats among them only when `floats` (an object holding one is never on the
-    /// plain path: see [`an_object_holding_a_float_is_not_left_to_the_plain_path`]).
+    /// Scalars, floats among them only when `floats` (an object holding one, or a patch writing
+    /// one, is never on the plain path: see [`an_object_holding_a_float_is_not_left_to_the_plain_path`]).
     fn scalar(floats: bool) -> BoxedStrategy<Value> {
         let others = prop_oneof![
             Just(Value::Null),
@@ -193,7 +196,9 @@ mod tests {
 
     fn drawn() -> impl Strategy<Value = Drawn> {
         let token = prop::sample::select(vec!["a", "x", "-", "0", "1", "2", "01", "-1", "+1", "~1", "~2", "b~0"]);
-        (0u8..3, any::<usize>(), prop::option::of(token.prop_map(String::from)), value(true))
+        // Values with floats too: a patch writing one is never on the plain path.
+        let value = prop_oneof![3 => value(false), 1 => value(true)];
+        (0u8..3, any::<usize>(), prop::option::of(token.prop_map(String::from)), value)
     }
 
     fn operation(doc: &Value, (kind, pick, tail, value): Drawn) -> Value {
