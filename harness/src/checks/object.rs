@@ -5,7 +5,9 @@
 //! metadata of every kind is validated; the spec of the kinds in
 //! `apiserver_validation::object::SPEC_MODELLED` (Pod, the workloads, ConfigMap, Secret) too, and the
 //! whole of a custom resource of a CRD given (`super::custom_resource`); for the others the check's
-//! detail and [`unmodelled_note`] say so.
+//! detail and [`unmodelled_note`] say so. Of the subresource requests, an UPDATE of a Pod's
+//! `/status` is judged, after the pod status strategy's reset (`apiserver_validation::pod_status`),
+//! and [`status_reset`] names what of the patch that reset drops; the others are not judged.
 
 use std::borrow::Cow;
 
