@@ -14,6 +14,7 @@
 //! | [`security`] | `core/validation`: `ValidateSecurityContext`, `validatePodSpecSecurityContext` (IDs, seccomp, AppArmor, sysctls, proc mount, Windows options), host namespaces, `validateOS` |
 //! | [`scheduling`] | `core/validation`: `validateAffinity` (node and pod affinity terms), `ValidateTolerations` |
 //! | [`pod_update`] | `core/validation`: `ValidatePodUpdate` (containers neither added nor removed, only images, deadlines and tolerations change) |
+//! | [`pod_status`] | `registry/core/pod/strategy.go` `podStatusStrategy.PrepareForUpdate` and `core/validation`: `ValidatePodStatusUpdate` (conditions, nominated node, QoS class, container state transitions) |
 //! | [`workloads`] | `apps/validation` and `batch/validation`: selectors matching templates, immutable selectors and Job templates, templates as pods |
 //! | [`service`] | `core/validation`: `ValidateService`, `ValidateServiceCreate`, `ValidateServiceUpdate` (ports, type, selector, session affinity, cluster IPs, traffic policies), after the registry's fix-ups of allocated values |
 //! | [`namespace`] | `core/validation`: `ValidateNamespace` (spec finalizers), `ValidateServiceAccount` (metadata only); `SetDefaults_Namespace` |
@@ -40,6 +41,7 @@ pub mod namespace;
 pub mod object;
 pub mod objectmeta;
 pub mod pod;
+pub mod pod_status;
 pub mod pod_update;
 pub mod quantity;
 pub mod scheduling;
@@ -51,5 +53,8 @@ mod zero_values;
 
 pub use field::{invalid_message, FieldError};
 pub use kinds::{name_rule, NameRule};
-pub use object::{spec_modelled, validate_object_create, validate_object_update};
+pub use object::{
+    spec_modelled, status_modelled, status_reset, validate_object_create, validate_object_status_update,
+    validate_object_update,
+};
 pub use objectmeta::{validate_create, validate_update, Refusal, Scope};

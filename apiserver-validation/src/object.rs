@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::field::FieldError;
 use crate::objectmeta::{validate_create, validate_update, Refusal, Scope};
-use crate::{configdata, defaults, ingress, namespace, pod, pod_update, service, workloads};
+use crate::{configdata, defaults, ingress, namespace, pod, pod_status, pod_update, service, workloads};
 
 /// The kinds whose spec (not only metadata) is validated here.
 pub const SPEC_MODELLED: &[(&str, &str)] = &[
@@ -27,6 +27,42 @@ pub const SPEC_MODELLED: &[(&str, &str)] = &[
     ("", "ServiceAccount"),
     ("networking.k8s.io", "Ingress"),
 ];
+
+/// The kinds whose `status` subresource UPDATE is modelled ([`validate_object_status_update`]).
+pub const STATUS_MODELLED: &[(&str, &str)] = &[("", "Pod")];
+
+/// Whether an UPDATE of the `status` subresource of `group`/`kind` is validated here.
+pub fn status_modelled(group: &str, kind: &str) -> bool {
+    STATUS_MODELLED.contains(&(group, kind))
+}
+
+/// The object the registry stores for an UPDATE of the `status` subresource of `object` over
+/// `old`, before validation: both defaulted, then the kind's status strategy's
+/// `PrepareForUpdate` ([`pod_status::prepare_for_update`]). `None` for a kind not in
+/// [`STATUS_MODELLED`].
+pub fn status_reset(scope: &Scope, object: &Value, old: &Value) -> Option<Value> {
+    if !status_modelled(scope.group, scope.kind) {
+        return None;
+    }
+    let mut object = defaults::defaulted_cow(scope.group, scope.kind, object).into_owned();
+    let old = defaults::defaulted_cow(scope.group, scope.kind, old);
+    pod_status::prepare_for_update(&mut object, &old);
+    Some(object)
+}
+
+/// What the registry refuses of `object` on an UPDATE of the `status` subresource of `old`:
+/// [`status_reset`], then the metadata's update rules and the kind's status validation
+/// (`podStatusStrategy.ValidateUpdate`: `ValidatePodStatusUpdate`). A kind not in
+/// [`STATUS_MODELLED`] is accepted.
+pub fn validate_object_status_update(scope: &Scope, object: &Value, old: &Value) -> Result<(), Refusal> {
+    let Some(object) = status_reset(scope, object, old) else { return Ok(()) };
+    let old = defaults::defaulted_cow(scope.group, scope.kind, old);
+    let meta = validate_update(scope, &object, &old);
+    if let Err(r @ (Refusal::BadRequest(_) | Refusal::Conflict(_))) = meta {
+        return Err(r);
+    }
+    join(meta, pod_status::validate_pod_status_update(&object, &old))
+}
 
 /// Whether the spec of `group`/`kind` is validated here (else only its metadata is).
 pub fn spec_modelled(group: &str, kind: &str) -> bool {

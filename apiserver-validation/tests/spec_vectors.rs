@@ -1,8 +1,11 @@
 //! Replays `vectors/spec.json`: pods, workloads, ConfigMaps, Secrets, Services, Namespaces,
-//! ServiceAccounts and Ingresses, created or updated, each
+//! ServiceAccounts and Ingresses, created or updated (pods also through their `status`
+//! subresource), each
 //! defaulted then validated, with the message the Go code gives (see `vectors/README.md`).
 
-use apiserver_validation::{validate_object_create, validate_object_update, Refusal, Scope};
+use apiserver_validation::{
+    validate_object_create, validate_object_status_update, validate_object_update, Refusal, Scope,
+};
 use serde_json::Value;
 
 mod common;
@@ -29,10 +32,11 @@ fn specs_are_judged_as_the_registry_judges_them() {
         };
         let object = &case["object"];
         let name = object["metadata"]["name"].as_str().unwrap_or("");
-        let result: Result<(), Refusal> = match case["operation"].as_str().unwrap() {
-            "CREATE" => validate_object_create(&scope, object),
-            "UPDATE" => validate_object_update(&scope, object, &case["oldObject"]),
-            other => panic!("operation {other}"),
+        let result: Result<(), Refusal> = match (case["operation"].as_str().unwrap(), case["subresource"].as_str()) {
+            ("CREATE", None) => validate_object_create(&scope, object),
+            ("UPDATE", None) => validate_object_update(&scope, object, &case["oldObject"]),
+            ("UPDATE", Some("status")) => validate_object_status_update(&scope, object, &case["oldObject"]),
+            (op, sub) => panic!("operation {op} of subresource {sub:?}"),
         };
         let got = result.as_ref().err().map(|r| (r.code(), r.message(&scope, name)));
         let ok = match (&got, case["code"].as_u64()) {

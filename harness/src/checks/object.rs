@@ -5,12 +5,18 @@
 //! metadata of every kind is validated; the spec of the kinds in
 //! `apiserver_validation::object::SPEC_MODELLED` (Pod, the workloads, ConfigMap, Secret) too, and the
 //! whole of a custom resource of a CRD given (`super::custom_resource`); for the others the check's
-//! detail and [`unmodelled_note`] say so.
+//! detail and [`unmodelled_note`] say so. Of the subresource requests, an UPDATE of a Pod's
+//! `/status` is judged, after the pod status strategy's reset (`apiserver_validation::pod_status`),
+//! and [`status_reset`] names what of the patch that reset drops; the others are not judged.
 
 use std::borrow::Cow;
 
 use apiserver_validation::defaults::defaulted_cow;
-use apiserver_validation::{kinds, spec_modelled, validate_object_create, validate_object_update, Refusal, Scope};
+use apiserver_validation::pod_status::prepare_for_update;
+use apiserver_validation::{
+    kinds, spec_modelled, status_modelled, validate_object_create, validate_object_status_update,
+    validate_object_update, Refusal, Scope,
+};
 use serde_json::Value;
 
 use super::kubectl::{in_brief, kubectl_line};
@@ -19,12 +25,24 @@ use crate::admission::Operation;
 use crate::config::{WebhookKind, WebhookSpec};
 use crate::requests::{selected, ApiResources};
 
-/// What the registry says of `object` (after `old` on UPDATE); `None` when it accepts it.
-fn refusal(scope: &Scope, operation: Operation, object: &Value, old: &Value) -> Option<Refusal> {
+/// What the registry says of `object` (after `old` on UPDATE, through the kind's status strategy
+/// when `status`); `None` when it accepts it.
+fn refusal(scope: &Scope, operation: Operation, status: bool, object: &Value, old: &Value) -> Option<Refusal> {
     match operation {
         Operation::Create => validate_object_create(scope, object).err(),
+        _ if status => validate_object_status_update(scope, object, old).err(),
         _ => validate_object_update(scope, object, old).err(),
     }
+}
+
+/// Whether the request is an UPDATE of the `status` subresource of a kind whose status strategy
+/// is modelled (`apiserver_validation::object::STATUS_MODELLED`).
+fn modelled_status_update(x: &Exchange) -> bool {
+    let spec = &x.case.spec;
+    let gvk = x.case.object_kind();
+    spec.operation == Operation::Update
+        && spec.sub_resource.as_deref() == Some("status")
+        && status_modelled(&gvk.group, &gvk.kind)
 }
 
 /// object.valid
@@ -34,7 +52,8 @@ pub(crate) fn valid(x: &Exchange) -> Check {
     if !matches!(spec.operation, Operation::Create | Operation::Update) {
         return Check::na("neither CREATE nor UPDATE");
     }
-    if let Some(sub) = &spec.sub_resource {
+    let status = modelled_status_update(x);
+    if let Some(sub) = spec.sub_resource.as_ref().filter(|_| !status) {
         return Check::na(format!("a /{sub} subresource request: its object is not validated as the kind's"));
     }
     let gvk = x.case.object_kind();
@@ -75,9 +94,9 @@ pub(crate) fn valid(x: &Exchange) -> Check {
     if x.case.schema.is_some() {
         return super::custom_resource::valid(x, &scope, patched);
     }
-    let Some(after) = refusal(&scope, spec.operation, patched, &spec.old_object) else { return Check::Pass };
+    let Some(after) = refusal(&scope, spec.operation, status, patched, &spec.old_object) else { return Check::Pass };
     let name_of = |o: &Value| o.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string();
-    if let Some(refused) = refusal(&scope, spec.operation, &before, &spec.old_object) {
+    if let Some(refused) = refusal(&scope, spec.operation, status, &before, &spec.old_object) {
         return Check::na(format!(
             "the request was invalid before the webhook: {}",
             refused.message(&scope, &name_of(&before))
@@ -94,7 +113,14 @@ pub(crate) fn valid(x: &Exchange) -> Check {
         notes.push_str(&format!(" (only the metadata of a {} is validated here, not its spec)", gvk.kind));
     }
     let what = in_brief(&after);
-    let verb = if spec.operation == Operation::Create { "create" } else { "update" };
+    if status {
+        notes.push_str(" (a /status UPDATE: validated after the status strategy puts back the stored spec)");
+    }
+    let verb = match spec.operation {
+        Operation::Create => "create",
+        _ if status => "status update",
+        _ => "update",
+    };
     Check::violated(
         format!(
             "the patched object fails the apiserver's validation (HTTP {}: {what}){notes}: every {verb} of such an object is refused; kubectl prints: {}",
@@ -103,6 +129,55 @@ pub(crate) fn valid(x: &Exchange) -> Check {
         ),
         said,
     )
+}
+
+/// The JSON pointers at which `patched` differs from `before` and `kept` (what the registry keeps
+/// of it) does not hold the patched value: the writes of the patch that are dropped.
+fn dropped(before: Option<&Value>, patched: Option<&Value>, kept: Option<&Value>, path: &str, out: &mut Vec<String>) {
+    if patched == before || patched == kept {
+        return;
+    }
+    match (patched, kept) {
+        (Some(Value::Object(p)), Some(Value::Object(k))) => {
+            let was = before.and_then(Value::as_object);
+            let mut keys: Vec<&String> =
+                p.keys().chain(k.keys()).chain(was.into_iter().flat_map(|b| b.keys())).collect();
+            keys.sort();
+            keys.dedup();
+            for key in keys {
+                let token = format!("{path}/{}", key.replace('~', "~0").replace('/', "~1"));
+                dropped(was.and_then(|b| b.get(key)), p.get(key), k.get(key), &token, out);
+            }
+        }
+        (Some(Value::Array(p)), Some(Value::Array(k))) if p.len() == k.len() => {
+            for (i, (item, kept_item)) in p.iter().zip(k).enumerate() {
+                dropped(before.and_then(|b| b.get(i)), Some(item), Some(kept_item), &format!("{path}/{i}"), out);
+            }
+        }
+        _ => out.push(path.to_string()),
+    }
+}
+
+/// object.status-reset
+pub(crate) fn status_reset(x: &Exchange) -> Check {
+    let Some(Ok(patched)) = x.patched() else { return Check::na("no applied patch") };
+    if !modelled_status_update(x) {
+        return Check::na("not an UPDATE of the /status subresource of a kind whose status strategy is modelled");
+    }
+    let mut kept = patched.clone();
+    prepare_for_update(&mut kept, &x.case.spec.old_object);
+    let mut paths = Vec::new();
+    dropped(Some(x.case.object()), Some(patched), Some(&kept), "", &mut paths);
+    if paths.is_empty() {
+        return Check::Pass;
+    }
+    let gvk = x.case.object_kind();
+    Check::violated_plain(format!(
+        "the patch writes {} (JSON pointer{}), which the registry puts back from the stored {} on a /status UPDATE (its status strategy's PrepareForUpdate keeps the old spec, owner references and deletion timestamp, and an emptied qosClass): it does so without a word, so this mutation never reaches storage",
+        paths.join(", "),
+        if paths.len() == 1 { "" } else { "s" },
+        gvk.kind
+    ))
 }
 
 /// For a mutating webhook whose requests include kinds whose spec validation is not modelled, a
@@ -175,8 +250,20 @@ mod tests {
         RequestCase::new("test".into(), ReviewVersion::V1, true, spec)
     }
 
+    /// An UPDATE of `pods/status` of `old` to `object`.
+    fn status_case(object: Value, old: Value) -> RequestCase {
+        let mut c = case(Operation::Update, object, old);
+        c.spec.sub_resource = Some("status".into());
+        c
+    }
+
     /// The check's verdict on an allow carrying `ops` as its patch.
     fn judge(case: &RequestCase, ops: Value) -> Check {
+        judge_by(valid, case, ops)
+    }
+
+    /// `check`'s verdict on an allow carrying `ops` as its patch.
+    fn judge_by(check: fn(&Exchange) -> Check, case: &RequestCase, ops: Value) -> Check {
         let patch = base64::engine::general_purpose::STANDARD.encode(ops.to_string());
         let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {
             "uid": case.uid(), "allowed": true, "patchType": "JSONPatch", "patch": patch}});
@@ -188,7 +275,7 @@ mod tests {
             elapsed: Duration::ZERO,
         });
         let webhook = webhook();
-        valid(&Exchange::new(&webhook, case, &transport, "https://hook.example.com/"))
+        check(&Exchange::new(&webhook, case, &transport, "https://hook.example.com/"))
     }
 
     fn pod(meta: Value) -> Value {
@@ -365,6 +452,82 @@ mod tests {
         let changed = judge(&c, json!([{"op": "replace", "path": "/spec/clusterIPs", "value": ["10.96.0.11"]}]));
         assert!(apiserver_says(&changed)
             .contains("spec.clusterIPs[0]: Invalid value: [\"10.96.0.11\"]: may not change once set"));
+    }
+
+    fn stored_pod() -> Value {
+        let mut p = pod(json!({"name": "web", "namespace": "default", "uid": "u1", "resourceVersion": "3"}));
+        p["spec"]["restartPolicy"] = json!("Never");
+        p["status"] = json!({"phase": "Running", "qosClass": "BestEffort"});
+        p
+    }
+
+    /// On a pods/status UPDATE the status strategy puts the old spec back before validation: a
+    /// container added by the patch is not refused (it is dropped); a changed qosClass is.
+    #[test]
+    fn a_pod_status_update_is_validated_after_the_status_strategys_reset() {
+        let c = status_case(stored_pod(), stored_pod());
+        let sidecar = json!([{"op": "add", "path": "/spec/containers/-", "value": {"name": "s", "image": "s:1"}}]);
+        assert_eq!(judge(&c, sidecar.clone()), Check::Pass);
+        let mut plain = c.clone();
+        plain.spec.sub_resource = None;
+        assert!(apiserver_says(&judge(&plain, sidecar)).contains("pod updates may not add or remove containers"));
+        let qos = judge(&c, json!([{"op": "replace", "path": "/status/qosClass", "value": "Burstable"}]));
+        assert_eq!(
+            apiserver_says(&qos),
+            "Pod \"web\" is invalid: status.qosClass: Invalid value: \"Burstable\": field is immutable"
+        );
+        let condition = judge(
+            &c,
+            json!([{"op": "add", "path": "/status/conditions", "value": [{"type": "bad type!", "status": "True"}]}]),
+        );
+        assert!(
+            apiserver_says(&condition)
+                .starts_with("Pod \"web\" is invalid: metadata.conditions[0].Type: Invalid value: \"bad type!\""),
+            "{condition:?}"
+        );
+        let label = judge(&c, json!([{"op": "add", "path": "/metadata/labels", "value": {"app": "bad value!"}}]));
+        assert!(apiserver_says(&label).contains("metadata.labels: Invalid value: \"bad value!\""), "{label:?}");
+        assert_eq!(judge(&c, json!([{"op": "replace", "path": "/status/phase", "value": "Succeeded"}])), Check::Pass);
+        // Another subresource stays unjudged.
+        let mut binding = c.clone();
+        binding.spec.sub_resource = Some("ephemeralcontainers".into());
+        assert!(matches!(
+            judge(&binding, json!([{"op": "replace", "path": "/status/qosClass", "value": "Burstable"}])),
+            Check::NotApplicable(_)
+        ));
+    }
+
+    #[test]
+    fn a_spec_write_on_a_pod_status_update_is_reported_as_dropped_and_a_status_write_passes() {
+        let c = status_case(stored_pod(), stored_pod());
+        let dropped = judge_by(
+            status_reset,
+            &c,
+            json!([
+                {"op": "add", "path": "/spec/containers/-", "value": {"name": "s", "image": "s:1"}},
+                {"op": "add", "path": "/metadata/ownerReferences", "value": [{"apiVersion": "v1", "kind": "Node", "name": "n", "uid": "x"}]},
+                {"op": "add", "path": "/status/message", "value": "kept"}
+            ]),
+        );
+        let Check::Violated(v) = &dropped else { panic!("{dropped:?}") };
+        assert!(
+            v.detail.starts_with("the patch writes /metadata/ownerReferences, /spec/containers (JSON pointers), which the registry puts back from the stored Pod on a /status UPDATE"),
+            "{}",
+            v.detail
+        );
+        let emptied = judge_by(status_reset, &c, json!([{"op": "remove", "path": "/status/qosClass"}]));
+        assert!(
+            matches!(&emptied, Check::Violated(v) if v.detail.starts_with("the patch writes /status/qosClass (JSON pointer)")),
+            "{emptied:?}"
+        );
+        let status =
+            json!([{"op": "add", "path": "/status/conditions", "value": [{"type": "Ready", "status": "True"}]}]);
+        assert_eq!(judge_by(status_reset, &c, status.clone()), Check::Pass);
+        assert_eq!(judge_by(status_reset, &c, json!([])), Check::NotApplicable("no applied patch".into()));
+        let mut plain = c.clone();
+        plain.spec.sub_resource = None;
+        let spec_write = json!([{"op": "replace", "path": "/spec/containers/0/image", "value": "j:2"}]);
+        assert!(matches!(judge_by(status_reset, &plain, spec_write), Check::NotApplicable(_)));
     }
 
     #[test]
