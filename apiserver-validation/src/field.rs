@@ -218,3 +218,9 @@ pub fn invalid_message(group: &str, kind: &str, name: &str, errs: &[FieldError])
         format!("{qualified} {name} is invalid: {}", aggregate(errs))
     }
 }
+
+/// Each error as the apiserver prints it (for the tests of the kinds' validation).
+#[cfg(test)]
+pub(crate) fn texts(errs: &[FieldError]) -> Vec<String> {
+    errs.iter().map(ToString::to_string).collect()
+}

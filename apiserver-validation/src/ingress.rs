@@ -311,9 +311,7 @@ mod tests {
 
     use super::*;
 
-    fn texts(errs: &[FieldError]) -> Vec<String> {
-        errs.iter().map(ToString::to_string).collect()
-    }
+    use crate::field::texts;
 
     fn ingress(path: Value) -> Value {
         json!({"metadata": {"name": "web"}, "spec": {"rules": [{"host": "web.example.com", "http": {"paths": [path]}}]}})

@@ -246,9 +246,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn texts(errs: &[FieldError]) -> Vec<String> {
-        errs.iter().map(ToString::to_string).collect()
-    }
+    use crate::field::texts;
 
     #[test]
     fn node_affinity_terms() {

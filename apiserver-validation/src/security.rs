@@ -516,9 +516,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn texts(errs: &[FieldError]) -> Vec<String> {
-        errs.iter().map(ToString::to_string).collect()
-    }
+    use crate::field::texts;
 
     #[test]
     fn container_ids_are_between_0_and_max_int32() {

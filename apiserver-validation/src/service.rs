@@ -720,9 +720,7 @@ mod tests {
         s
     }
 
-    fn texts(errs: &[FieldError]) -> Vec<String> {
-        errs.iter().map(ToString::to_string).collect()
-    }
+    use crate::field::texts;
 
     #[test]
     fn defaults_fill_type_protocol_target_port_and_policies() {

@@ -634,9 +634,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn texts(errs: &[FieldError]) -> Vec<String> {
-        errs.iter().map(ToString::to_string).collect()
-    }
+    use crate::field::texts;
 
     #[test]
     fn one_source_each_and_the_sources_own_fields() {
