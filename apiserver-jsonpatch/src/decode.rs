@@ -105,6 +105,12 @@ impl Patch {
         self.ops.len()
     }
 
+    /// The JSON pointers the operations name as strings (each one's `path`, then its `from`), in
+    /// order: where the patch writes or reads. A member absent or not a string is left out.
+    pub fn pointers(&self) -> Vec<String> {
+        self.ops.iter().flat_map(|op| [op.path().ok(), op.from().ok()]).flatten().collect()
+    }
+
     /// The operations as JSON objects, in order, for inspection (built on first use). A `null`
     /// element appears as an empty object; of duplicate members the last is shown; a number
     /// `serde_json` cannot hold (e.g. `1e400`) appears as a string of its text. Applying always
@@ -177,4 +183,15 @@ pub fn decode_patch(bytes: &[u8]) -> Result<Patch, DecodeError> {
         }
     }
     Ok(patch)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn pointers_are_each_operations_path_then_its_from() {
+        let text =
+            br#"[{"op":"move","from":"/a","path":"/b"},{"op":"add","path":"/c","value":1},{"op":"remove","path":7}]"#;
+        let patch = super::decode_patch(text).expect("a patch");
+        assert_eq!(patch.pointers(), ["/b", "/a", "/c"]);
+    }
 }

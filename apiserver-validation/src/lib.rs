@@ -21,6 +21,7 @@
 //! | [`ingress`] | `networking/validation`: `ValidateIngressCreate`, `ValidateIngressUpdate` (rules, paths, backends, TLS, class) |
 //! | [`configdata`] | `core/validation`: `ValidateConfigMap`, `ValidateSecret` and their updates (keys, 1 MiB) |
 //! | [`crd`] | `apiextensions-apiserver`: a custom resource held to its version's structural schema (kube-openapi's `SchemaValidator`, `kubeOpenAPIResultToFieldErrors`) |
+//! | [`unmodelled`] | the fields of those kinds the Go code validates and this crate does not: what a caller names when a mutation writes one |
 //! | [`object`] | all of it in the order the registry runs it, for one kind and operation |
 //!
 //! The spec of the built-in kinds outside [`object::SPEC_MODELLED`] is not validated: only their
@@ -47,6 +48,7 @@ pub mod quantity;
 pub mod scheduling;
 pub mod security;
 pub mod service;
+pub mod unmodelled;
 pub mod volumes;
 pub mod workloads;
 mod zero_values;

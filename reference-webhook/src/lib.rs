@@ -33,8 +33,8 @@ pub struct Options {
     pub defect: Option<Defect>,
 }
 
-/// Harmless ways of writing the same mutation (not defects): a cluster accepts them and ends with
-/// the same object. The suite must pass them.
+/// Harmless ways of answering (not defects): a cluster accepts them. The first two write the same
+/// mutation another way and end with the same object. The suite must pass them all.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Style {
     /// Send the patch operations in reverse order (they are independent: same result).
@@ -42,6 +42,9 @@ pub struct Style {
     /// When nothing needs to change, send a patch anyway: a `test` of the label and a `replace`
     /// of it with the value it already has (same result as no patch).
     pub restate_unchanged: bool,
+    /// Also add an image pull secret (`registry-credentials`) to each pod it admits on CREATE: a
+    /// valid mutation of a field whose validation the suite does not model (it names the field).
+    pub pull_secret: bool,
 }
 
 /// Serves the webhook on an already-bound listener with the given TLS config; runs until the task

@@ -38,6 +38,32 @@ async fn reference_webhook_passes_every_rule_without_warnings() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_valid_write_to_a_field_whose_validation_is_not_modelled_passes_and_is_named() {
+    let style = Style { pull_secret: true, ..Style::default() };
+    let report = Suite::new(embedded::reference_manifest())
+        .target(embedded::target(None, style))
+        .budget(Budget::cases(8))
+        .seed(3)
+        .run()
+        .await
+        .expect("run completes");
+    let text = report.render_text();
+    assert_eq!(report.verdict(), Verdict::Pass, "{text}");
+    assert!(report.warned_rules().is_empty(), "{text}");
+    let named = report.records().target.notes.iter().find(|n| n.contains("Pod spec.imagePullSecrets"));
+    let note = named.unwrap_or_else(|| panic!("no note names the unjudged field:\n{text}"));
+    assert!(note.starts_with("mutate.reference.conformance.example: its patches wrote fields"), "{note}");
+    assert!(text.contains(note.as_str()), "the report prints the note:\n{text}");
+    // The honest webhook's own writes are all judged: no such note.
+    let honest = run_reference(None).await;
+    assert!(
+        !honest.records().target.notes.iter().any(|n| n.contains("its patches wrote fields")),
+        "{}",
+        honest.render_text()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_defect_is_caught_by_its_rule_only() {
     let mut problems = Vec::new();
     // A defect of recorded shapes is out of reach of a default run's few generated requests: the

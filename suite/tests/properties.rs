@@ -143,9 +143,9 @@ async fn harmless_but_different_patches_pass() {
     let webhooks = mutating();
     let only = ["property.idempotent", "property.reinvocation", "property.deterministic", "property.dry-run"];
     for style in [
-        Style { reorder_ops: true, restate_unchanged: false },
-        Style { reorder_ops: false, restate_unchanged: true },
-        Style { reorder_ops: true, restate_unchanged: true },
+        Style { reorder_ops: true, restate_unchanged: false, ..Style::default() },
+        Style { reorder_ops: false, restate_unchanged: true, ..Style::default() },
+        Style { reorder_ops: true, restate_unchanged: true, ..Style::default() },
     ] {
         let report = fuzz_reference(&webhooks, None, style, &options(24, &only)).await;
         let text = report.render_text();

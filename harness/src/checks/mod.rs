@@ -34,7 +34,8 @@ pub(crate) use denial::{
     audit_keys, code as denial_code, message as denial_message, no_patch as denial_no_patch, warnings,
 };
 pub(crate) use object::{
-    status_reset as object_status_reset, unmodelled_note as object_unmodelled_note, valid as object_valid,
+    status_reset as object_status_reset, unjudged as object_unjudged, unmodelled_note as object_unmodelled_note,
+    valid as object_valid,
 };
 pub(crate) use patch::{
     applies, base64, base64_string, json as patch_json, kind_decode, no_object, pairing, patch_type, rfc6902,

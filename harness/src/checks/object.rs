@@ -5,7 +5,8 @@
 //! metadata of every kind is validated; the spec of the kinds in
 //! `apiserver_validation::object::SPEC_MODELLED` (Pod, the workloads, ConfigMap, Secret) too, and the
 //! whole of a custom resource of a CRD given (`super::custom_resource`); for the others the check's
-//! detail and [`unmodelled_note`] say so. Of the subresource requests, an UPDATE of a Pod's
+//! detail and [`unmodelled_note`] say so; the fields of modelled kinds whose validation is not
+//! modelled are named per webhook when a patch writes them ([`unjudged`]). Of the subresource requests, an UPDATE of a Pod's
 //! `/status` is judged, after the pod status strategy's reset (`apiserver_validation::pod_status`),
 //! and [`status_reset`] names what of the patch that reset drops; the others are not judged.
 
@@ -13,6 +14,7 @@ use std::borrow::Cow;
 
 use apiserver_validation::defaults::defaulted_cow;
 use apiserver_validation::pod_status::prepare_for_update;
+use apiserver_validation::unmodelled;
 use apiserver_validation::{
     kinds, spec_modelled, status_modelled, validate_object_create, validate_object_status_update,
     validate_object_update, Refusal, Scope,
@@ -180,6 +182,32 @@ pub(crate) fn status_reset(x: &Exchange) -> Check {
     ))
 }
 
+/// The fields written by the patch a mutating webhook's allow carried whose validation is not
+/// modelled for a kind that otherwise is (`apiserver_validation::unmodelled`), as `Kind field`
+/// (`Pod spec.dnsConfig`): `object.valid` did not judge them, and the run names them per webhook.
+/// Empty where `object.valid` does not judge the object at all (it says so itself), for a custom
+/// resource (its whole schema is judged) and for a kind whose spec is not modelled
+/// ([`unmodelled_note`] names the kind).
+pub(crate) fn unjudged(x: &Exchange) -> Vec<String> {
+    let spec = &x.case.spec;
+    let status = modelled_status_update(x);
+    let gvk = x.case.object_kind();
+    let judged_as_kind = matches!(spec.operation, Operation::Create | Operation::Update)
+        && (spec.sub_resource.is_none() || status)
+        && x.case.schema.is_none()
+        && spec_modelled(&gvk.group, &gvk.kind);
+    let (Some(patch), Some(Ok(patched))) = (x.nonempty_patch(), x.patched()) else { return Vec::new() };
+    if !judged_as_kind {
+        return Vec::new();
+    }
+    let pointers = patch.pointers();
+    let touched: Vec<&str> = pointers.iter().map(String::as_str).collect();
+    unmodelled::written(&gvk.group, &gvk.kind, status, x.case.object(), patched, &touched)
+        .into_iter()
+        .map(|field| format!("{} {field}", gvk.kind))
+        .collect()
+}
+
 /// For a mutating webhook whose requests include kinds whose spec validation is not modelled, a
 /// note naming them: `object.valid` judges only their metadata.
 pub(crate) fn unmodelled_note(webhook: &WebhookSpec, api: &ApiResources) -> Option<String> {
@@ -276,6 +304,38 @@ mod tests {
         });
         let webhook = webhook();
         check(&Exchange::new(&webhook, case, &transport, "https://hook.example.com/"))
+    }
+
+    /// The unjudged fields of an allow carrying `ops` as its patch.
+    fn unjudged_by(case: &RequestCase, ops: Value) -> Vec<String> {
+        let patch = base64::engine::general_purpose::STANDARD.encode(ops.to_string());
+        let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {
+            "uid": case.uid(), "allowed": true, "patchType": "JSONPatch", "patch": patch}});
+        let transport = Transport::Answered(HttpAnswer {
+            status: 200,
+            content_type: Some("application/json".into()),
+            body: body.to_string().into_bytes(),
+            http_version: "HTTP/1.1".into(),
+            elapsed: Duration::ZERO,
+        });
+        let webhook = webhook();
+        unjudged(&Exchange::new(&webhook, case, &transport, "https://hook.example.com/"))
+    }
+
+    #[test]
+    fn a_patch_writing_a_field_whose_validation_is_not_modelled_names_it_and_still_passes() {
+        let c = case(Operation::Create, pod(json!({"name": "web", "namespace": "default"})), Value::Null);
+        let ops = json!([{"op": "add", "path": "/spec/dnsConfig", "value": {"nameservers": ["10.0.0.10"]}}]);
+        assert_eq!(judge(&c, ops.clone()), Check::Pass);
+        assert_eq!(unjudged_by(&c, ops), ["Pod spec.dnsConfig"]);
+        // A patch that writes only judged fields leaves nothing unjudged.
+        let labelled = json!([{"op": "add", "path": "/metadata/labels", "value": {"a": "b"}}]);
+        assert!(unjudged_by(&c, labelled).is_empty());
+        // A subresource request's object is not judged as the kind's: object.valid says so itself.
+        let mut scale = c.clone();
+        scale.spec.sub_resource = Some("ephemeralcontainers".into());
+        let ops = json!([{"op": "add", "path": "/spec/dnsConfig", "value": {}}]);
+        assert!(unjudged_by(&scale, ops).is_empty());
     }
 
     fn pod(meta: Value) -> Value {

@@ -63,10 +63,15 @@ fn key(record: &ExchangeRecord) -> String {
     }
 }
 
-/// Counts calls as they are made, from any task.
+/// Per webhook, per unjudged field (`Pod spec.dnsConfig`), how many answers' patches wrote it.
+type Unjudged = BTreeMap<String, BTreeMap<String, u64>>;
+
+/// Counts calls as they are made, from any task: what each webhook was sent and how it answered,
+/// and the fields its patches wrote that `object.valid` does not judge.
 #[derive(Debug, Default)]
 pub(crate) struct Tally {
     coverage: Mutex<Coverage>,
+    unjudged: Mutex<Unjudged>,
 }
 
 impl Tally {
@@ -75,12 +80,106 @@ impl Tally {
         if !record.sent() {
             return;
         }
-        let mut coverage = self.coverage.lock().unwrap_or_else(|e| e.into_inner());
-        coverage.entry(record.webhook.name.clone()).or_default().entry(key(record)).or_default().add(record.admission);
+        {
+            let mut coverage = self.coverage.lock().unwrap_or_else(|e| e.into_inner());
+            coverage
+                .entry(record.webhook.name.clone())
+                .or_default()
+                .entry(key(record))
+                .or_default()
+                .add(record.admission);
+        }
+        if record.admission == Admission::Patched {
+            let fields = crate::checks::object_unjudged(&record.view());
+            if !fields.is_empty() {
+                let mut unjudged = self.unjudged.lock().unwrap_or_else(|e| e.into_inner());
+                let per = unjudged.entry(record.webhook.name.clone()).or_default();
+                for field in fields {
+                    *per.entry(field).or_default() += 1;
+                }
+            }
+        }
+    }
+
+    /// Per webhook whose patches wrote fields `object.valid` does not judge, a note naming them
+    /// with the number of answers that wrote each.
+    pub(crate) fn unjudged_notes(&self) -> Vec<String> {
+        let unjudged = self.unjudged.lock().unwrap_or_else(|e| e.into_inner());
+        unjudged
+            .iter()
+            .map(|(webhook, fields)| {
+                let listed: Vec<String> = fields
+                    .iter()
+                    .map(|(field, n)| format!("{field} ({n} answer{})", if *n == 1 { "" } else { "s" }))
+                    .collect();
+                format!(
+                    "{webhook}: its patches wrote fields whose validation the suite does not model, so object.valid did not judge them (the apiserver does): {}",
+                    listed.join(", ")
+                )
+            })
+            .collect()
     }
 
     /// Everything counted so far.
     pub(crate) fn snapshot(&self) -> Coverage {
         self.coverage.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use base64::Engine as _;
+    use serde_json::{json, Value};
+
+    use super::*;
+    use crate::client::{HttpAnswer, Transport};
+    use crate::config::Manifest;
+    use crate::exchange::Stages;
+    use crate::requests::{plan_in, ApiResources};
+
+    /// The reference webhook's planned pod CREATE, answered with an allow carrying `ops`, judged.
+    fn answered(ops: Value) -> ExchangeRecord {
+        let text = "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: c}\nwebhooks:\n  - name: a.example.com\n    admissionReviewVersions: [v1]\n    sideEffects: None\n    clientConfig: {url: \"https://hook.example.com/\"}\n    rules: [{operations: [CREATE], apiGroups: [\"\"], apiVersions: [v1], resources: [pods]}]\n";
+        let webhook = Arc::new(Manifest::parse(Path::new("m.yaml"), text).unwrap().webhooks.remove(0));
+        let case = plan_in(&webhook, &ApiResources::built_in()).into_iter().find(|c| c.object().is_object()).unwrap();
+        let patch = base64::engine::general_purpose::STANDARD.encode(ops.to_string());
+        let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {
+            "uid": case.uid(), "allowed": true, "patchType": "JSONPatch", "patch": patch}});
+        let transport = Transport::Answered(HttpAnswer {
+            status: 200,
+            content_type: Some("application/json".into()),
+            body: body.to_string().into_bytes(),
+            http_version: "HTTP/1.1".into(),
+            elapsed: std::time::Duration::ZERO,
+        });
+        let url = "https://hook.example.com/".to_string();
+        let stages = Stages::default();
+        let view = crate::exchange::Exchange::kept(&webhook, &case, &transport, &url, &stages);
+        let findings = crate::run::evaluate(&view);
+        let admission = view.admission(&findings);
+        drop(view);
+        ExchangeRecord { webhook, case, url, transport, findings, admission, stages }
+    }
+
+    #[test]
+    fn fields_a_patch_writes_that_object_valid_does_not_judge_are_named_per_webhook_with_their_count() {
+        let tally = Tally::default();
+        let gates = json!([{"op": "add", "path": "/spec/schedulingGates", "value": [{"name": "wait"}]}]);
+        let record = answered(gates);
+        assert_eq!(record.admission, Admission::Patched);
+        tally.record(&record);
+        tally.record(&record);
+        tally.record(&answered(json!([{"op": "add", "path": "/metadata/labels/x", "value": "y"}])));
+        let notes = tally.unjudged_notes();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].starts_with("a.example.com: its patches wrote fields whose validation"), "{}", notes[0]);
+        assert!(notes[0].ends_with("Pod spec.schedulingGates (2 answers)"), "{}", notes[0]);
+        // Only labels written: nothing to name.
+        let plain = Tally::default();
+        plain.record(&answered(json!([{"op": "add", "path": "/metadata/labels/x", "value": "y"}])));
+        assert!(plain.unjudged_notes().is_empty());
     }
 }

@@ -488,6 +488,7 @@ pub(crate) async fn run(
     notes.extend(guessed_shapes(webhooks, &options.api));
     notes.extend(crd_shapes(webhooks, &options.api));
     notes.extend(webhooks.iter().filter_map(|w| crate::checks::object_unmodelled_note(w, &options.api)));
+    notes.extend(tally.unjudged_notes());
     if let Some(status) = target.exit_status() {
         notes.push(format!("the target exited during the run ({status})"));
     }

@@ -14,7 +14,7 @@ fn harmless_styles_reach_the_same_object() {
         Endpoint::Mutate,
         &parsed,
         None,
-        Style { reorder_ops: true, restate_unchanged: false },
+        Style { reorder_ops: true, restate_unchanged: false, ..Style::default() },
     );
     assert_ne!(patch_of(&plain["response"]), patch_of(&reordered["response"]));
     let result = apply(&bare_pod(), &patch_of(&plain["response"]));
@@ -24,7 +24,7 @@ fn harmless_styles_reach_the_same_object() {
         Endpoint::Mutate,
         &again,
         None,
-        Style { reorder_ops: false, restate_unchanged: true },
+        Style { reorder_ops: false, restate_unchanged: true, ..Style::default() },
     );
     assert_eq!(apply(&result, &patch_of(&restated["response"])), result);
 }

@@ -1,0 +1,393 @@
+//! The fields of the modelled kinds whose validation this crate does not model: what a caller
+//! names, rather than passes silently, when a mutation writes one of them. Each entry is a field
+//! the apiserver's validation of that kind does check (the modules' docs say which Go function);
+//! the kinds outside [`crate::object::SPEC_MODELLED`] are not listed here (their whole spec is
+//! unmodelled).
+//!
+//! A pattern is a path of object members; `*` stands for any array item or map key, a token ending
+//! in `*` for any map key with that prefix.
+
+use serde_json::Value;
+
+/// Of a pod spec (under `spec` of a Pod, `spec.template.spec` of a workload).
+const POD_SPEC: &[&str] = &[
+    "topologySpreadConstraints",
+    "dnsConfig",
+    "imagePullSecrets",
+    "readinessGates",
+    "schedulingGates",
+    "resourceClaims",
+    "resources",
+    "hostAliases",
+    "runtimeClassName",
+    "preemptionPolicy",
+    "overhead",
+    "securityContext supplementalGroupsPolicy",
+    "securityContext seLinuxChangePolicy",
+    "securityContext windowsOptions hostProcess",
+    "affinity podAffinity requiredDuringSchedulingIgnoredDuringExecution * matchLabelKeys",
+    "affinity podAffinity requiredDuringSchedulingIgnoredDuringExecution * mismatchLabelKeys",
+    "affinity podAffinity preferredDuringSchedulingIgnoredDuringExecution * podAffinityTerm matchLabelKeys",
+    "affinity podAffinity preferredDuringSchedulingIgnoredDuringExecution * podAffinityTerm mismatchLabelKeys",
+    "affinity podAntiAffinity requiredDuringSchedulingIgnoredDuringExecution * matchLabelKeys",
+    "affinity podAntiAffinity requiredDuringSchedulingIgnoredDuringExecution * mismatchLabelKeys",
+    "affinity podAntiAffinity preferredDuringSchedulingIgnoredDuringExecution * podAffinityTerm matchLabelKeys",
+    "affinity podAntiAffinity preferredDuringSchedulingIgnoredDuringExecution * podAffinityTerm mismatchLabelKeys",
+    "volumes * iscsi",
+    "volumes * fc",
+    "volumes * quobyte",
+    "volumes * azureDisk",
+    "volumes * ephemeral volumeClaimTemplate",
+    "volumes * image",
+    "volumes * downwardAPI items * resourceFieldRef divisor",
+    "volumes * projected sources * downwardAPI items * resourceFieldRef divisor",
+    "volumes * projected sources * clusterTrustBundle",
+];
+
+/// Of each container (regular, init and ephemeral) of a pod spec.
+const CONTAINER: &[&str] = &[
+    "envFrom",
+    "volumeDevices",
+    "resources claims",
+    "restartPolicyRules",
+    "securityContext windowsOptions hostProcess",
+];
+
+/// The container lists of a pod spec.
+const CONTAINER_LISTS: &[&str] = &["containers", "initContainers", "ephemeralContainers"];
+
+/// Of a Pod's metadata (`ValidatePodSpecificAnnotations`).
+const POD_METADATA: &[&str] = &[
+    "annotations seccomp.security.alpha.kubernetes.io/pod",
+    "annotations container.seccomp.security.alpha.kubernetes.io/*",
+    "annotations container.apparmor.security.beta.kubernetes.io/*",
+    "annotations kubernetes.io/config.mirror",
+];
+
+/// Of a Pod's status, on an UPDATE of its `/status` (`ValidatePodStatusUpdate`).
+const POD_STATUS: &[&str] = &[
+    "podIP",
+    "podIPs",
+    "hostIP",
+    "hostIPs",
+    "resourceClaimStatuses",
+    "containerStatuses * user",
+    "containerStatuses * allocatedResources",
+    "initContainerStatuses * user",
+    "initContainerStatuses * allocatedResources",
+    "ephemeralContainerStatuses * user",
+    "ephemeralContainerStatuses * allocatedResources",
+];
+
+/// Of every kind's metadata.
+const METADATA: &[&str] = &["managedFields"];
+
+/// Of the workloads' specs, by kind (`pkg/apis/apps/validation`, `pkg/apis/batch/validation`).
+const DEPLOYMENT: &[&str] =
+    &["replicas", "strategy", "minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds"];
+const REPLICASET: &[&str] = &["replicas", "minReadySeconds"];
+const STATEFULSET: &[&str] = &[
+    "replicas",
+    "podManagementPolicy",
+    "updateStrategy",
+    "volumeClaimTemplates",
+    "persistentVolumeClaimRetentionPolicy",
+    "ordinals",
+    "minReadySeconds",
+    "revisionHistoryLimit",
+];
+const DAEMONSET: &[&str] = &["updateStrategy", "minReadySeconds", "revisionHistoryLimit"];
+const JOB: &[&str] = &[
+    "parallelism",
+    "completions",
+    "activeDeadlineSeconds",
+    "backoffLimit",
+    "backoffLimitPerIndex",
+    "maxFailedIndexes",
+    "ttlSecondsAfterFinished",
+    "completionMode",
+    "podFailurePolicy",
+    "successPolicy",
+    "podReplacementPolicy",
+    "managedBy",
+];
+const CRONJOB: &[&str] =
+    &["schedule", "timeZone", "startingDeadlineSeconds", "successfulJobsHistoryLimit", "failedJobsHistoryLimit"];
+
+/// Of a Service's spec (`ValidateService`: IP syntax and families).
+const SERVICE: &[&str] =
+    &["clusterIP", "clusterIPs", "externalIPs", "loadBalancerSourceRanges", "ipFamilies", "trafficDistribution"];
+
+/// Of an Ingress's spec (a resource backend's own fields).
+const INGRESS: &[&str] = &["defaultBackend resource", "rules * http paths * backend resource"];
+
+/// Every unmodelled field pattern of a kind, as whole paths from the object's root (tokens split
+/// on spaces); `status` for an UPDATE of the `/status` subresource.
+fn patterns(group: &str, kind: &str, status: bool, object: &Value) -> Vec<String> {
+    let mut out: Vec<String> = METADATA.iter().map(|p| format!("metadata {p}")).collect();
+    let pod_spec = |out: &mut Vec<String>, prefix: &str| {
+        out.extend(POD_SPEC.iter().map(|p| format!("{prefix} {p}")));
+        for list in CONTAINER_LISTS {
+            out.extend(CONTAINER.iter().map(|p| format!("{prefix} {list} * {p}")));
+        }
+    };
+    let under = |out: &mut Vec<String>, prefix: &str, fields: &[&str]| {
+        out.extend(fields.iter().map(|p| format!("{prefix} {p}")));
+    };
+    match (group, kind) {
+        ("", "Pod") if status => under(&mut out, "status", POD_STATUS),
+        ("", "Pod") => {
+            under(&mut out, "metadata", POD_METADATA);
+            pod_spec(&mut out, "spec");
+        }
+        ("apps", "Deployment") => {
+            under(&mut out, "spec", DEPLOYMENT);
+            pod_spec(&mut out, "spec template spec");
+        }
+        ("apps", "ReplicaSet") => {
+            under(&mut out, "spec", REPLICASET);
+            pod_spec(&mut out, "spec template spec");
+        }
+        ("apps", "StatefulSet") => {
+            under(&mut out, "spec", STATEFULSET);
+            pod_spec(&mut out, "spec template spec");
+        }
+        ("apps", "DaemonSet") => {
+            under(&mut out, "spec", DAEMONSET);
+            pod_spec(&mut out, "spec template spec");
+        }
+        ("batch", "Job") => {
+            under(&mut out, "spec", JOB);
+            pod_spec(&mut out, "spec template spec");
+        }
+        ("batch", "CronJob") => {
+            under(&mut out, "spec", CRONJOB);
+            under(&mut out, "spec jobTemplate spec", JOB);
+            pod_spec(&mut out, "spec jobTemplate spec template spec");
+        }
+        ("", "Service") => under(&mut out, "spec", SERVICE),
+        ("networking.k8s.io", "Ingress") => under(&mut out, "spec", INGRESS),
+        // The keys a typed Secret must hold (`ValidateSecret`'s switch on the type) are not modelled.
+        ("", "Secret") if !matches!(object.get("type").and_then(Value::as_str), None | Some("" | "Opaque")) => {
+            out.extend(["data", "stringData", "type"].map(String::from));
+        }
+        _ => {}
+    }
+    out
+}
+
+/// The JSON pointer's tokens, unescaped.
+fn tokens(pointer: &str) -> Vec<String> {
+    pointer.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~")).collect()
+}
+
+/// Whether a pattern token matches an object member or array index token.
+fn token_matches(pattern: &str, token: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some("") => true,
+        Some(prefix) => token.starts_with(prefix),
+        None => pattern == token,
+    }
+}
+
+/// Whether a write at `touched` (a pointer's tokens) can reach the field `pattern`: one is a
+/// prefix of the other.
+fn reaches(pattern: &[&str], touched: &[String]) -> bool {
+    pattern.iter().zip(touched).all(|(p, t)| token_matches(p, t))
+}
+
+/// The member or item `token` of `value`.
+fn child<'a>(value: Option<&'a Value>, token: &str) -> Option<&'a Value> {
+    match value? {
+        Value::Object(m) => m.get(token),
+        Value::Array(a) => a.get(token.parse::<usize>().ok()?),
+        _ => None,
+    }
+}
+
+/// The tokens `value` holds that match a pattern token (its members, or its items' indices).
+fn matching(value: Option<&Value>, pattern: &str) -> Vec<String> {
+    match value {
+        Some(Value::Object(m)) => m.keys().filter(|k| token_matches(pattern, k)).cloned().collect(),
+        Some(Value::Array(a)) if pattern == "*" => (0..a.len()).map(|i| i.to_string()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Whether `before` and `after` differ anywhere `pattern` reaches.
+fn differs(pattern: &[&str], before: Option<&Value>, after: Option<&Value>) -> bool {
+    let Some((first, rest)) = pattern.split_first() else { return before != after };
+    if before.is_none() && after.is_none() {
+        return false;
+    }
+    if first.ends_with('*') {
+        let mut keys = matching(after, first);
+        for k in matching(before, first) {
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+        return keys.iter().any(|k| differs(rest, child(before, k), child(after, k)));
+    }
+    differs(rest, child(before, first), child(after, first))
+}
+
+/// Go's field path of a pattern: `spec.containers[*].envFrom`.
+fn field_path(pattern: &[&str]) -> String {
+    let mut out = String::new();
+    for t in pattern {
+        if *t == "*" {
+            out.push_str("[*]");
+        } else if t.ends_with('*') || t.contains(['.', '/']) {
+            out.push_str(&format!("[{t}]"));
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(t);
+        }
+    }
+    out
+}
+
+/// The fields of `after` whose validation is not modelled and that differ from `before`, among
+/// those a write at one of the pointers `touched` (a patch's `path`s and `from`s) can reach, as
+/// Go field paths (`spec.dnsConfig`, `spec.containers[*].envFrom`), each once, in the order of
+/// the kind's list. `status` for an UPDATE of the `/status` subresource. Empty for a kind whose
+/// spec is not modelled at all (the caller names the kind instead).
+pub fn written(group: &str, kind: &str, status: bool, before: &Value, after: &Value, touched: &[&str]) -> Vec<String> {
+    let touched: Vec<Vec<String>> = touched.iter().map(|p| tokens(p)).collect();
+    let mut out = Vec::new();
+    for pattern in patterns(group, kind, status, after) {
+        let pattern: Vec<&str> = pattern.split(' ').collect();
+        if touched.iter().any(|t| reaches(&pattern, t)) && differs(&pattern, Some(before), Some(after)) {
+            out.push(field_path(&pattern));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn pod(spec: Value) -> Value {
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec})
+    }
+
+    #[test]
+    fn a_write_to_an_unmodelled_pod_field_is_named() {
+        let before = pod(json!({"containers": [{"name": "a", "image": "x"}]}));
+        let after =
+            pod(json!({"containers": [{"name": "a", "image": "x"}], "dnsConfig": {"nameservers": ["1.1.1.1"]}}));
+        assert_eq!(written("", "Pod", false, &before, &after, &["/spec/dnsConfig"]), ["spec.dnsConfig"]);
+        // The same field present on both sides, untouched by the patch: nothing to name.
+        assert!(written("", "Pod", false, &after, &after, &["/spec/containers/0/image"]).is_empty());
+    }
+
+    #[test]
+    fn a_container_added_with_an_unmodelled_field_names_it_by_its_list() {
+        let before = pod(json!({"containers": [{"name": "a", "image": "x"}]}));
+        let after = pod(json!({"containers": [
+            {"name": "a", "image": "x"},
+            {"name": "b", "image": "y", "envFrom": [{"configMapRef": {"name": "c"}}]}
+        ]}));
+        assert_eq!(written("", "Pod", false, &before, &after, &["/spec/containers/-"]), ["spec.containers[*].envFrom"]);
+        // A write elsewhere cannot reach it: the container's fields are not examined.
+        assert!(written("", "Pod", false, &before, &after, &["/metadata/labels/a"]).is_empty());
+    }
+
+    #[test]
+    fn a_whole_spec_replaced_names_only_what_changed() {
+        let before = pod(json!({"containers": [{"name": "a", "image": "x"}], "imagePullSecrets": [{"name": "s"}]}));
+        let after = pod(
+            json!({"containers": [{"name": "a", "image": "x"}], "imagePullSecrets": [{"name": "s"}], "hostAliases": [{"ip": "10.0.0.1"}]}),
+        );
+        assert_eq!(written("", "Pod", false, &before, &after, &["/spec"]), ["spec.hostAliases"]);
+    }
+
+    #[test]
+    fn removals_count_as_writes() {
+        let before = pod(
+            json!({"containers": [{"name": "a", "image": "x", "volumeDevices": [{"name": "d", "devicePath": "/d"}]}]}),
+        );
+        let after = pod(json!({"containers": [{"name": "a", "image": "x"}]}));
+        assert_eq!(
+            written("", "Pod", false, &before, &after, &["/spec/containers/0/volumeDevices"]),
+            ["spec.containers[*].volumeDevices"]
+        );
+    }
+
+    #[test]
+    fn workloads_name_their_template_and_their_own_fields() {
+        let d = |replicas: i64| {
+            json!({"kind": "Deployment", "metadata": {"name": "d"}, "spec": {"replicas": replicas,
+                "template": {"spec": {"containers": [{"name": "a", "image": "x"}]}}}})
+        };
+        assert_eq!(written("apps", "Deployment", false, &d(1), &d(-1), &["/spec/replicas"]), ["spec.replicas"]);
+        let mut with_gates = d(1);
+        with_gates["spec"]["template"]["spec"]["schedulingGates"] = json!([{"name": "g"}]);
+        assert_eq!(
+            written("apps", "Deployment", false, &d(1), &with_gates, &["/spec/template/spec/schedulingGates"]),
+            ["spec.template.spec.schedulingGates"]
+        );
+        let cron = |tz: &str| json!({"kind": "CronJob", "spec": {"timeZone": tz}});
+        assert_eq!(
+            written("batch", "CronJob", false, &cron("UTC"), &cron("Mars/Olympus"), &["/spec/timeZone"]),
+            ["spec.timeZone"]
+        );
+    }
+
+    #[test]
+    fn annotation_keys_match_by_prefix_and_print_as_map_keys() {
+        let before = pod(json!({}));
+        let mut after = before.clone();
+        after["metadata"]["annotations"] =
+            json!({"container.apparmor.security.beta.kubernetes.io/app": "runtime/default", "team": "a"});
+        assert_eq!(
+            written("", "Pod", false, &before, &after, &["/metadata/annotations"]),
+            ["metadata.annotations[container.apparmor.security.beta.kubernetes.io/*]"]
+        );
+        // An ordinary annotation is validated (metadata): not named.
+        let mut plain = before.clone();
+        plain["metadata"]["annotations"] = json!({"team": "a"});
+        assert!(written("", "Pod", false, &before, &plain, &["/metadata/annotations"]).is_empty());
+    }
+
+    #[test]
+    fn status_updates_name_status_fields_only() {
+        let before = pod(json!({}));
+        let mut after = before.clone();
+        after["status"] = json!({"podIPs": [{"ip": "10.0.0.9"}]});
+        after["spec"]["dnsConfig"] = json!({});
+        assert_eq!(written("", "Pod", true, &before, &after, &["/status", "/spec/dnsConfig"]), ["status.podIPs"]);
+    }
+
+    #[test]
+    fn typed_secrets_name_their_data_and_opaque_ones_nothing() {
+        let s = |t: &str, v: &str| json!({"kind": "Secret", "type": t, "data": {"tls.crt": v}});
+        assert_eq!(
+            written(
+                "",
+                "Secret",
+                false,
+                &s("kubernetes.io/tls", "YQ=="),
+                &s("kubernetes.io/tls", "Yg=="),
+                &["/data/tls.crt"]
+            ),
+            ["data"]
+        );
+        assert!(written("", "Secret", false, &s("Opaque", "YQ=="), &s("Opaque", "Yg=="), &["/data/tls.crt"]).is_empty());
+    }
+
+    #[test]
+    fn kinds_whose_spec_is_modelled_in_full_name_nothing_but_managed_fields() {
+        let cm = |v: &str| json!({"kind": "ConfigMap", "data": {"k": v}});
+        assert!(written("", "ConfigMap", false, &cm("a"), &cm("b"), &["/data/k"]).is_empty());
+        let mut managed = cm("a");
+        managed["metadata"] = json!({"managedFields": [{"manager": "m"}]});
+        assert_eq!(written("", "ConfigMap", false, &cm("a"), &managed, &["/metadata"]), ["metadata.managedFields"]);
+    }
+}
