@@ -11,9 +11,16 @@ fn string_pairs(v: Option<&Value>) -> Vec<(&str, &str)> {
         .unwrap_or_default()
 }
 
-/// `metav1validation.ValidateLabelSelector`: match labels, and each expression's operator, key and
-/// values (`ValidateLabelSelectorRequirement`).
+/// `metav1validation.ValidateLabelSelector` with the options of a new object: match labels, and each
+/// expression's operator, key and values (`ValidateLabelSelectorRequirement`).
 pub(crate) fn validate_selector(selector: &Value, path: &str) -> Vec<FieldError> {
+    validate_selector_with(selector, path, false)
+}
+
+/// `metav1validation.ValidateLabelSelector`; `allow_invalid_label_value` is
+/// `LabelSelectorValidationOptions.AllowInvalidLabelValueInSelector` (the expressions' values are
+/// then not checked).
+pub(crate) fn validate_selector_with(selector: &Value, path: &str, allow_invalid_label_value: bool) -> Vec<FieldError> {
     let mut errs = validate_labels(&string_pairs(selector.get("matchLabels")), &format!("{path}.matchLabels"));
     let exprs = selector.get("matchExpressions").and_then(Value::as_array).cloned().unwrap_or_default();
     for (i, e) in exprs.iter().enumerate() {
@@ -40,7 +47,9 @@ pub(crate) fn validate_selector(selector: &Value, path: &str) -> Vec<FieldError>
         for m in crate::content::is_qualified_name(key) {
             errs.push(FieldError::invalid(&format!("{p}.key"), BadValue::Str(key.into()), m));
         }
-        // `AllowInvalidLabelValueInSelector` is false for a new object.
+        if allow_invalid_label_value {
+            continue;
+        }
         for (j, value) in e.get("values").and_then(Value::as_array).into_iter().flatten().enumerate() {
             let value = value.as_str().unwrap_or("");
             for m in crate::content::is_valid_label_value(value) {

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::field::FieldError;
 use crate::objectmeta::{validate_create, validate_update, Refusal, Scope};
+use crate::scheduling::AffinityOptions;
 use crate::{configdata, defaults, ingress, namespace, pod, pod_status, pod_update, service, workloads};
 
 /// The kinds whose spec (not only metadata) is validated here.
@@ -78,14 +79,15 @@ fn spec_errors_create(group: &str, kind: &str, object: &Value) -> Vec<FieldError
         ("", "Namespace") => namespace::validate_namespace(object),
         ("", "ServiceAccount") => namespace::validate_service_account(object),
         ("networking.k8s.io", "Ingress") => ingress::validate_ingress_create(object),
-        _ => workloads::validate(group, kind, object),
+        _ => workloads::validate(group, kind, object, None),
     }
 }
 
 fn spec_errors_update(group: &str, kind: &str, object: &Value, old: &Value) -> Vec<FieldError> {
     match (group, kind) {
         ("", "Pod") => {
-            let mut errs = pod::validate_pod(object);
+            let old_spec = old.get("spec").unwrap_or(&Value::Null);
+            let mut errs = pod::validate_pod(object, AffinityOptions::from_old_spec(old_spec));
             errs.extend(pod_update::validate_pod_update(object, old));
             errs
         }
@@ -105,7 +107,7 @@ fn spec_errors_update(group: &str, kind: &str, object: &Value, old: &Value) -> V
         ("", "ServiceAccount") => namespace::validate_service_account(object),
         ("networking.k8s.io", "Ingress") => ingress::validate_ingress_update(object, old),
         _ => {
-            let mut errs = workloads::validate(group, kind, object);
+            let mut errs = workloads::validate(group, kind, object, Some(old));
             errs.extend(workloads::validate_update(group, kind, object, old));
             errs
         }

@@ -21,9 +21,10 @@ use crate::field::{BadValue, FieldError};
 use crate::field_formats::{dns_label, dns_subdomain, inclusive_range, str_value};
 use crate::objectmeta::validate_labels;
 use crate::quantity;
+use crate::scheduling::{self, AffinityOptions};
+use crate::security;
 use crate::volumes::{validate_volume_mounts, validate_volumes, ValidVolume};
 use crate::zero_values::{list, present, s};
-use crate::{scheduling, security};
 
 const SUPPORTED_PROTOCOLS: &[&str] = &["SCTP", "TCP", "UDP"];
 const SUPPORTED_PULL_POLICIES: &[&str] = &["Always", "IfNotPresent", "Never"];
@@ -406,13 +407,13 @@ fn container_common(c: &Value, volumes: &[ValidVolume<'_>], host_users: bool, pa
 }
 
 /// `ValidatePodSpec` at `path` (`spec.template.spec` of a workload: a template's host port may
-/// be 0 under `hostNetwork`).
-pub fn validate_pod_spec(spec: &Value, path: &str) -> Vec<FieldError> {
-    pod_spec(spec, path, false)
+/// be 0 under `hostNetwork`) under the affinity options `opts`.
+pub fn validate_pod_spec(spec: &Value, opts: AffinityOptions, path: &str) -> Vec<FieldError> {
+    pod_spec(spec, path, false, opts)
 }
 
 /// `ValidatePodSpec`; `resource_is_pod` is `PodValidationOptions.ResourceIsPod`.
-fn pod_spec(spec: &Value, path: &str, resource_is_pod: bool) -> Vec<FieldError> {
+fn pod_spec(spec: &Value, path: &str, resource_is_pod: bool, opts: AffinityOptions) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if !present(spec, "terminationGracePeriodSeconds") {
         errs.push(FieldError::required(&format!("{path}.terminationGracePeriodSeconds"), ""));
@@ -534,7 +535,7 @@ fn pod_spec(spec: &Value, path: &str, resource_is_pod: bool) -> Vec<FieldError> 
         errs.extend(validate_labels(&pairs, &format!("{path}.nodeSelector")));
     }
     errs.extend(security::validate_pod_security_context(spec, path));
-    errs.extend(scheduling::validate_affinity(spec, path));
+    errs.extend(scheduling::validate_affinity(spec, opts, path));
     errs.extend(security::validate_host_users(spec, path));
     for key in ["serviceAccountName", "nodeName"] {
         let v = s(spec, key);
@@ -580,11 +581,11 @@ fn image_whitespace(c: &Value, path: &str) -> Vec<FieldError> {
     }
 }
 
-/// `validatePodMetadataAndSpec` without the metadata: the spec, then the pod-only image check of
-/// containers and init containers.
-pub fn validate_pod(pod: &Value) -> Vec<FieldError> {
+/// `validatePodMetadataAndSpec` without the metadata: the spec (under `opts`), then the pod-only
+/// image check of containers and init containers.
+pub fn validate_pod(pod: &Value, opts: AffinityOptions) -> Vec<FieldError> {
     let spec = pod.get("spec").unwrap_or(&Value::Null);
-    let mut errs = pod_spec(spec, "spec", true);
+    let mut errs = pod_spec(spec, "spec", true, opts);
     for list_name in ["containers", "initContainers"] {
         for (i, c) in list(spec, list_name).iter().enumerate() {
             errs.extend(image_whitespace(c, &format!("spec.{list_name}[{i}]")));
@@ -595,7 +596,7 @@ pub fn validate_pod(pod: &Value) -> Vec<FieldError> {
 
 /// `ValidatePodCreate` without the metadata.
 pub fn validate_pod_create(pod: &Value) -> Vec<FieldError> {
-    let mut errs = validate_pod(pod);
+    let mut errs = validate_pod(pod, AffinityOptions::default());
     let spec = pod.get("spec").unwrap_or(&Value::Null);
     if !list(spec, "ephemeralContainers").is_empty() {
         errs.push(FieldError::forbidden("spec.ephemeralContainers", "cannot be set on create"));
@@ -621,10 +622,11 @@ mod tests {
             "ephemeralContainers": [{"name": "debug", "image": "d:1", "imagePullPolicy": "IfNotPresent",
                                      "terminationMessagePolicy": "File",
                                      "volumeMounts": [{"name": "data", "mountPath": "/data"}]}]});
-        assert!(validate_pod_spec(&spec, "spec").is_empty());
+        assert!(validate_pod_spec(&spec, AffinityOptions::default(), "spec").is_empty());
         spec["ephemeralContainers"][0]["volumeMounts"][0]["subPath"] = json!("app");
         spec["ephemeralContainers"][0]["ports"] = json!([{"containerPort": 80, "protocol": "TCP"}]);
-        let texts: Vec<String> = validate_pod_spec(&spec, "spec").iter().map(ToString::to_string).collect();
+        let texts: Vec<String> =
+            validate_pod_spec(&spec, AffinityOptions::default(), "spec").iter().map(ToString::to_string).collect();
         assert_eq!(
             texts,
             [

@@ -6,20 +6,83 @@
 //! `validatePodAffinityTerm`, `validateWeightedPodAffinityTerms`,
 //! `ValidatePodAffinityTermSelector`) and `ValidateTolerations` with `validateTaintEffect`.
 //!
-//! Label values in a required node selector are always checked (`AllowInvalidLabelValueIn…` is
-//! false for a new pod; an update of a pod that already had invalid ones is not modelled). Not
-//! modelled: a pod affinity term's `matchLabelKeys` and `mismatchLabelKeys`.
+//! Label values in a required node selector and in pod affinity terms' selectors are checked
+//! unless the old pod spec of an UPDATE already broke those rules ([`AffinityOptions`], from
+//! `pkg/api/pod/util.go` `GetValidationOptionsFromPodSpecAndMeta`). Not modelled: a pod affinity
+//! term's `matchLabelKeys` and `mismatchLabelKeys`.
 
 use serde_json::Value;
 
 use crate::content;
 use crate::field::{BadValue, FieldError};
 use crate::field_formats::str_value;
-use crate::label_selector::validate_selector;
+use crate::label_selector::validate_selector_with;
 use crate::zero_values::{list, present, s};
 
 const TOLERATION_OPERATORS: &[&str] = &["Equal", "Exists"];
 const TAINT_EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];
+
+/// The affinity fields of `PodValidationOptions`: both false on CREATE; on UPDATE each is true when
+/// the old pod spec already holds what it lets through.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AffinityOptions {
+    /// `AllowInvalidLabelValueInSelector`: pod affinity terms' selectors keep their values unchecked.
+    pub allow_invalid_label_value_in_selector: bool,
+    /// `AllowInvalidLabelValueInRequiredNodeAffinity`: the required node selector's values likewise.
+    pub allow_invalid_label_value_in_required_node_affinity: bool,
+}
+
+impl AffinityOptions {
+    /// `GetValidationOptionsFromPodSpecAndMeta`'s affinity options for an UPDATE whose old pod spec
+    /// is `old` (`hasInvalidLabelValueInAffinitySelector`, `hasInvalidLabelValueInRequiredNodeAffinity`).
+    pub fn from_old_spec(old: &Value) -> Self {
+        AffinityOptions {
+            allow_invalid_label_value_in_selector: has_invalid_affinity_selector(old),
+            allow_invalid_label_value_in_required_node_affinity: has_invalid_required_node_affinity_value(old),
+        }
+    }
+}
+
+/// The pod affinity terms of a spec: required ones and the preferred ones' `podAffinityTerm`s.
+fn pod_affinity_terms(spec: &Value) -> Vec<&Value> {
+    let mut terms = Vec::new();
+    for key in ["podAffinity", "podAntiAffinity"] {
+        let Some(pa) = spec.pointer(&format!("/affinity/{key}")).filter(|v| !v.is_null()) else { continue };
+        terms.extend(list(pa, "requiredDuringSchedulingIgnoredDuringExecution"));
+        terms.extend(
+            list(pa, "preferredDuringSchedulingIgnoredDuringExecution").iter().filter_map(|t| t.get("podAffinityTerm")),
+        );
+    }
+    terms
+}
+
+/// `ValidatePodAffinityTermSelector`: the term's label and namespace selectors.
+fn pod_affinity_term_selector(term: &Value, allow_invalid_label_value: bool, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for key in ["labelSelector", "namespaceSelector"] {
+        if let Some(selector) = term.get(key).filter(|v| !v.is_null()) {
+            errs.extend(validate_selector_with(selector, &format!("{path}.{key}"), allow_invalid_label_value));
+        }
+    }
+    errs
+}
+
+/// `hasInvalidLabelValueInAffinitySelector`: a pod affinity term whose selectors fail the strict
+/// check (for any reason, not only a label value).
+fn has_invalid_affinity_selector(spec: &Value) -> bool {
+    pod_affinity_terms(spec).into_iter().any(|t| !pod_affinity_term_selector(t, false, "").is_empty())
+}
+
+/// `hasInvalidLabelValueInRequiredNodeAffinity` (`HasInvalidLabelValueInNodeSelectorTerms`): a value
+/// of a required node selector term's expression that is not a label value.
+fn has_invalid_required_node_affinity_value(spec: &Value) -> bool {
+    let path = "/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution";
+    let Some(required) = spec.pointer(path).filter(|v| !v.is_null()) else { return false };
+    list(required, "nodeSelectorTerms")
+        .iter()
+        .flat_map(|t| list(t, "matchExpressions"))
+        .any(|e| list(e, "values").iter().any(|v| !content::is_valid_label_value(v.as_str().unwrap_or("")).is_empty()))
+}
 
 /// `ValidateLabelName`: a qualified name.
 fn label_name(name: &str, path: &str) -> Vec<FieldError> {
@@ -112,7 +175,7 @@ fn node_selector_term(term: &Value, check_values: bool, path: &str) -> Vec<Field
 }
 
 /// `validateNodeAffinity`.
-fn node_affinity(na: &Value, path: &str) -> Vec<FieldError> {
+fn node_affinity(na: &Value, opts: AffinityOptions, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if let Some(required) = na.get("requiredDuringSchedulingIgnoredDuringExecution").filter(|v| !v.is_null()) {
         let tp = format!("{path}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms");
@@ -121,7 +184,8 @@ fn node_affinity(na: &Value, path: &str) -> Vec<FieldError> {
             errs.push(FieldError::required(&tp, "must have at least one node selector term"));
         }
         for (i, term) in terms.iter().enumerate() {
-            errs.extend(node_selector_term(term, true, &format!("{tp}[{i}]")));
+            let check_values = !opts.allow_invalid_label_value_in_required_node_affinity;
+            errs.extend(node_selector_term(term, check_values, &format!("{tp}[{i}]")));
         }
     }
     let pp = format!("{path}.preferredDuringSchedulingIgnoredDuringExecution");
@@ -136,13 +200,8 @@ fn node_affinity(na: &Value, path: &str) -> Vec<FieldError> {
 }
 
 /// `validatePodAffinityTerm`: its selectors, namespaces and a topology key.
-fn pod_affinity_term(term: &Value, path: &str) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    for key in ["labelSelector", "namespaceSelector"] {
-        if let Some(selector) = term.get(key).filter(|v| !v.is_null()) {
-            errs.extend(validate_selector(selector, &format!("{path}.{key}")));
-        }
-    }
+fn pod_affinity_term(term: &Value, allow_invalid_label_value: bool, path: &str) -> Vec<FieldError> {
+    let mut errs = pod_affinity_term_selector(term, allow_invalid_label_value, path);
     for ns in list(term, "namespaces") {
         let ns = ns.as_str().unwrap_or("");
         for m in content::is_dns1123_label(ns) {
@@ -159,33 +218,34 @@ fn pod_affinity_term(term: &Value, path: &str) -> Vec<FieldError> {
 }
 
 /// `validatePodAffinity` / `validatePodAntiAffinity`.
-fn pod_affinity(pa: &Value, path: &str) -> Vec<FieldError> {
+fn pod_affinity(pa: &Value, allow_invalid_label_value: bool, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let rp = format!("{path}.requiredDuringSchedulingIgnoredDuringExecution");
     for (i, term) in list(pa, "requiredDuringSchedulingIgnoredDuringExecution").iter().enumerate() {
-        errs.extend(pod_affinity_term(term, &format!("{rp}[{i}]")));
+        errs.extend(pod_affinity_term(term, allow_invalid_label_value, &format!("{rp}[{i}]")));
     }
     let pp = format!("{path}.preferredDuringSchedulingIgnoredDuringExecution");
     for (i, term) in list(pa, "preferredDuringSchedulingIgnoredDuringExecution").iter().enumerate() {
         let p = format!("{pp}[{i}]");
         errs.extend(weight(term, &p));
         let empty = Value::Null;
-        errs.extend(pod_affinity_term(term.get("podAffinityTerm").unwrap_or(&empty), &format!("{p}.podAffinityTerm")));
+        let term = term.get("podAffinityTerm").unwrap_or(&empty);
+        errs.extend(pod_affinity_term(term, allow_invalid_label_value, &format!("{p}.podAffinityTerm")));
     }
     errs
 }
 
-/// `validateAffinity` of a pod spec at `path` (`spec`).
-pub fn validate_affinity(spec: &Value, path: &str) -> Vec<FieldError> {
+/// `validateAffinity` of a pod spec at `path` (`spec`) under `opts`.
+pub fn validate_affinity(spec: &Value, opts: AffinityOptions, path: &str) -> Vec<FieldError> {
     let Some(affinity) = spec.get("affinity").filter(|v| !v.is_null()) else { return Vec::new() };
     let ap = format!("{path}.affinity");
     let mut errs = Vec::new();
     if let Some(na) = affinity.get("nodeAffinity").filter(|v| !v.is_null()) {
-        errs.extend(node_affinity(na, &format!("{ap}.nodeAffinity")));
+        errs.extend(node_affinity(na, opts, &format!("{ap}.nodeAffinity")));
     }
     for key in ["podAffinity", "podAntiAffinity"] {
         if let Some(pa) = affinity.get(key).filter(|v| !v.is_null()) {
-            errs.extend(pod_affinity(pa, &format!("{ap}.{key}")));
+            errs.extend(pod_affinity(pa, opts.allow_invalid_label_value_in_selector, &format!("{ap}.{key}")));
         }
     }
     errs
@@ -258,14 +318,14 @@ mod tests {
                  "matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-1"]}]}]},
             "preferredDuringSchedulingIgnoredDuringExecution": [
                 {"weight": 100, "preference": {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["not valid!"]}]}}]}}});
-        assert!(validate_affinity(&good, "spec").is_empty());
+        assert!(validate_affinity(&good, AffinityOptions::default(), "spec").is_empty());
         let bad = json!({"affinity": {"nodeAffinity": {
             "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []},
             "preferredDuringSchedulingIgnoredDuringExecution": [
                 {"weight": 0, "preference": {"matchExpressions": [{"key": "zone", "operator": "Near", "values": ["a"]}]}}]}}});
         let na = "spec.affinity.nodeAffinity";
         assert_eq!(
-            texts(&validate_affinity(&bad, "spec")),
+            texts(&validate_affinity(&bad, AffinityOptions::default(), "spec")),
             [
                 format!("{na}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: Required value: must have at least one node selector term"),
                 format!("{na}.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 0: must be in the range 1-100"),
@@ -274,7 +334,7 @@ mod tests {
         );
         let values = json!({"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
             {"matchExpressions": [{"key": "a", "operator": "Exists", "values": ["x"]}, {"key": "b", "operator": "Lt", "values": []}]}]}}}});
-        assert_eq!(validate_affinity(&values, "spec").len(), 2);
+        assert_eq!(validate_affinity(&values, AffinityOptions::default(), "spec").len(), 2);
     }
 
     #[test]
@@ -284,19 +344,56 @@ mod tests {
                 {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}],
             "preferredDuringSchedulingIgnoredDuringExecution": [
                 {"weight": 50, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "zone", "namespaces": ["default"]}}]}}});
-        assert!(validate_affinity(&good, "spec").is_empty());
+        assert!(validate_affinity(&good, AffinityOptions::default(), "spec").is_empty());
         let bad_value = json!({"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
             {"labelSelector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["not valid!"]}]}, "topologyKey": "zone"}]}}});
-        let errs = texts(&validate_affinity(&bad_value, "spec"));
+        let errs = texts(&validate_affinity(&bad_value, AffinityOptions::default(), "spec"));
         assert_eq!(errs.len(), 1);
         assert!(errs[0].starts_with("spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0].values[0]: Invalid value: \"not valid!\": a valid label must be"), "{errs:?}");
         let bad = json!({"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
             {"labelSelector": {"matchLabels": {"app": "web"}}}]}}});
-        let errs = texts(&validate_affinity(&bad, "spec"));
+        let errs = texts(&validate_affinity(&bad, AffinityOptions::default(), "spec"));
         let t = "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey";
         assert_eq!(errs[0], format!("{t}: Required value: can not be empty"));
         assert_eq!(errs[1], format!("{t}: Invalid value: \"\": name part must be non-empty"));
         assert_eq!(errs.len(), 3);
+    }
+
+    #[test]
+    fn an_update_keeps_the_invalid_label_values_the_old_spec_had() {
+        let term = |op: &str, value: &str| {
+            json!({"labelSelector": {"matchExpressions": [{"key": "app", "operator": op, "values": [value]}]},
+                   "topologyKey": "zone"})
+        };
+        let pod_affinity = |t: Value| json!({"affinity": {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "podAffinityTerm": t}]}}});
+        let node_affinity = |value: &str, op: &str| {
+            json!({"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "zone", "operator": op, "values": [value]}]}]}}}})
+        };
+        assert_eq!(AffinityOptions::from_old_spec(&json!({})), AffinityOptions::default());
+        // Any error of an old selector counts, not only a label value; a node selector's values only.
+        let old = AffinityOptions::from_old_spec(&pod_affinity(term("Near", "ok")));
+        assert!(old.allow_invalid_label_value_in_selector);
+        assert!(!old.allow_invalid_label_value_in_required_node_affinity);
+        assert!(
+            !AffinityOptions::from_old_spec(&node_affinity("ok", "Near"))
+                .allow_invalid_label_value_in_required_node_affinity
+        );
+        let old = AffinityOptions::from_old_spec(&node_affinity("not valid!", "In"));
+        assert!(old.allow_invalid_label_value_in_required_node_affinity);
+        assert!(!old.allow_invalid_label_value_in_selector);
+        // Allowed: the values go unchecked, the operator still is.
+        let relaxed = AffinityOptions { allow_invalid_label_value_in_selector: true, ..AffinityOptions::default() };
+        assert!(validate_affinity(&pod_affinity(term("In", "not valid!")), relaxed, "spec").is_empty());
+        assert_eq!(
+            validate_affinity(&pod_affinity(term("In", "not valid!")), AffinityOptions::default(), "spec").len(),
+            1
+        );
+        assert_eq!(validate_affinity(&pod_affinity(term("Near", "not valid!")), relaxed, "spec").len(), 1);
+        assert_eq!(validate_affinity(&node_affinity("not valid!", "In"), relaxed, "spec").len(), 1);
+        let relaxed_node =
+            AffinityOptions { allow_invalid_label_value_in_required_node_affinity: true, ..AffinityOptions::default() };
+        assert!(validate_affinity(&node_affinity("not valid!", "In"), relaxed_node, "spec").is_empty());
     }
 
     #[test]

@@ -173,13 +173,10 @@ fn needs_cluster_ip(spec: &Value) -> bool {
     text(spec, "type") != "ExternalName"
 }
 
-/// `needsNodePort`: NodePort, and LoadBalancer unless it allocates no node ports.
+/// `needsNodePort` (storage.go and strategy.go alike): NodePort and LoadBalancer, whatever
+/// `allocateLoadBalancerNodePorts` says.
 fn needs_node_port(spec: &Value) -> bool {
-    match text(spec, "type") {
-        "NodePort" => true,
-        "LoadBalancer" => spec.get("allocateLoadBalancerNodePorts").and_then(Value::as_bool) != Some(false),
-        _ => false,
-    }
+    matches!(text(spec, "type"), "NodePort" | "LoadBalancer")
 }
 
 /// `patchAllocatedValues`, `normalizeClusterIPs` (update) and `dropTypeDependentFields`, in the
@@ -249,8 +246,8 @@ pub fn prepare_update(svc: &mut Value, old: &Value) {
 }
 
 /// `dropTypeDependentFields`: each field the old object needed and the new one no longer needs
-/// (by its type, `allocateLoadBalancerNodePorts` or external IPs) is cleared if the update left it
-/// as it was (a changed one is left for validation to refuse).
+/// (by its type, or its external IPs) is cleared if the update left it as it was (a changed one is
+/// left for validation to refuse).
 fn drop_type_dependent_fields(s: &mut Map<String, Value>, old: &Value) {
     let view = Value::Object(s.clone());
     let same = |key: &str| view.get(key).filter(|v| !v.is_null()) == old.get(key).filter(|v| !v.is_null());
@@ -816,6 +813,34 @@ mod tests {
             texts(&validate_service_update(&changed, &lb("Local", 31000))),
             ["spec.healthCheckNodePort: Forbidden: field is immutable"]
         );
+    }
+
+    #[test]
+    fn a_load_balancer_without_allocated_node_ports_still_needs_its_node_ports() {
+        let lb = |allocate: bool, node_port: Option<i64>| {
+            let mut port = json!({"name": "http", "port": 80});
+            if let Some(n) = node_port {
+                port["nodePort"] = json!(n);
+            }
+            svc(json!({"type": "LoadBalancer", "allocateLoadBalancerNodePorts": allocate, "clusterIP": "10.0.0.1",
+                       "clusterIPs": ["10.0.0.1"], "ports": [port]}))
+        };
+        // patchAllocatedValues: an omitted node port is the old one.
+        let mut omitted = lb(false, None);
+        prepare_update(&mut omitted, &lb(false, Some(30080)));
+        assert_eq!(omitted["spec"]["ports"][0]["nodePort"], 30080);
+        // dropTypeDependentFields: turning allocation off is no change of type, the port stays.
+        let mut off = lb(false, Some(30080));
+        prepare_update(&mut off, &lb(true, Some(30080)));
+        assert_eq!(off["spec"]["ports"][0]["nodePort"], 30080);
+        // Such a load balancer turned ClusterIP has its unchanged node port cleared.
+        let mut to_cluster_ip = lb(false, Some(30080));
+        to_cluster_ip["spec"]["type"] = json!("ClusterIP");
+        to_cluster_ip["spec"]["externalTrafficPolicy"] = json!("Cluster");
+        let old = lb(false, Some(30080));
+        prepare_update(&mut to_cluster_ip, &old);
+        assert!(to_cluster_ip["spec"]["ports"][0].get("nodePort").is_none());
+        assert!(validate_service_update(&to_cluster_ip, &old).is_empty());
     }
 
     #[test]

@@ -18,6 +18,7 @@ use crate::field::{BadValue, FieldError};
 use crate::label_selector::validate_selector;
 use crate::objectmeta::{validate_annotations, validate_labels, FIELD_IMMUTABLE};
 use crate::pod::validate_pod_spec;
+use crate::scheduling::AffinityOptions;
 
 fn string_pairs(v: Option<&Value>) -> Vec<(&str, &str)> {
     v.and_then(Value::as_object)
@@ -58,8 +59,15 @@ fn is_empty_selector(selector: &Value) -> bool {
     n("matchLabels") + n("matchExpressions") == 0
 }
 
-/// `ValidatePodTemplateSpec`: the template's labels and annotations, then its spec.
-fn validate_template(template: &Value, path: &str) -> Vec<FieldError> {
+/// The affinity options `GetValidationOptionsFromPodTemplate` derives for `template` from the old
+/// object's template (`None` on CREATE).
+fn template_options(old_template: Option<&Value>) -> AffinityOptions {
+    old_template.and_then(|t| t.get("spec")).map_or_else(AffinityOptions::default, AffinityOptions::from_old_spec)
+}
+
+/// `ValidatePodTemplateSpec`: the template's labels and annotations, then its spec (under the
+/// options the old object's template gives, `old_template`).
+fn validate_template(template: &Value, old_template: Option<&Value>, path: &str) -> Vec<FieldError> {
     let meta = template.get("metadata");
     let mut errs =
         validate_labels(&string_pairs(meta.and_then(|m| m.get("labels"))), &format!("{path}.metadata.labels"));
@@ -67,7 +75,8 @@ fn validate_template(template: &Value, path: &str) -> Vec<FieldError> {
         &string_pairs(meta.and_then(|m| m.get("annotations"))),
         &format!("{path}.metadata.annotations"),
     ));
-    errs.extend(validate_pod_spec(template.get("spec").unwrap_or(&Value::Null), &format!("{path}.spec")));
+    let opts = template_options(old_template);
+    errs.extend(validate_pod_spec(template.get("spec").unwrap_or(&Value::Null), opts, &format!("{path}.spec")));
     errs
 }
 
@@ -81,7 +90,7 @@ fn labels_json(template: &Value) -> BadValue {
 
 /// The selector checks of `ValidateDeploymentSpec` / `ValidateReplicaSetSpec` /
 /// `ValidateDaemonSetSpec` / `ValidateStatefulSetSpec` and `ValidatePodTemplateSpecForReplicaSet`.
-fn apps_spec(kind: &str, spec: &Value) -> Vec<FieldError> {
+fn apps_spec(kind: &str, spec: &Value, old_spec: Option<&Value>) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let template = spec.get("template").unwrap_or(&Value::Null);
     match spec.get("selector").filter(|s| !s.is_null()) {
@@ -102,7 +111,7 @@ fn apps_spec(kind: &str, spec: &Value) -> Vec<FieldError> {
             }
         }
     }
-    errs.extend(validate_template(template, "spec.template"));
+    errs.extend(validate_template(template, old_spec.and_then(|o| o.get("template")), "spec.template"));
     let restart = template.pointer("/spec/restartPolicy").and_then(Value::as_str).unwrap_or("");
     if restart != "Always" {
         errs.push(FieldError::not_supported(
@@ -114,8 +123,9 @@ fn apps_spec(kind: &str, spec: &Value) -> Vec<FieldError> {
     errs
 }
 
-/// `validateJobSpec`'s template checks at `path` (`spec` or `spec.jobTemplate.spec`).
-fn job_spec(spec: &Value, path: &str) -> Vec<FieldError> {
+/// `validateJobSpec`'s template checks at `path` (`spec` or `spec.jobTemplate.spec`); `old_spec` is
+/// the old object's job spec on UPDATE.
+fn job_spec(spec: &Value, old_spec: Option<&Value>, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let template = spec.get("template").unwrap_or(&Value::Null);
     if spec.get("manualSelector").and_then(Value::as_bool) == Some(true) {
@@ -133,7 +143,7 @@ fn job_spec(spec: &Value, path: &str) -> Vec<FieldError> {
             }
         }
     }
-    errs.extend(validate_template(template, &format!("{path}.template")));
+    errs.extend(validate_template(template, old_spec.and_then(|o| o.get("template")), &format!("{path}.template")));
     let restart = template.pointer("/spec/restartPolicy").and_then(Value::as_str).unwrap_or("");
     let rp = format!("{path}.template.spec.restartPolicy");
     if restart == "Always" || restart.is_empty() {
@@ -144,12 +154,14 @@ fn job_spec(spec: &Value, path: &str) -> Vec<FieldError> {
     errs
 }
 
-/// The spec checks of a workload kind on CREATE (and on UPDATE, before [`validate_update`]).
-pub fn validate(group: &str, kind: &str, object: &Value) -> Vec<FieldError> {
+/// The spec checks of a workload kind on CREATE (`old` is `None`) and on UPDATE of `old` (before
+/// [`validate_update`]).
+pub fn validate(group: &str, kind: &str, object: &Value, old: Option<&Value>) -> Vec<FieldError> {
     let spec = object.get("spec").unwrap_or(&Value::Null);
+    let old_spec = old.and_then(|o| o.get("spec"));
     match (group, kind) {
-        ("apps", "Deployment" | "ReplicaSet" | "DaemonSet" | "StatefulSet") => apps_spec(kind, spec),
-        ("batch", "Job") => job_spec(spec, "spec"),
+        ("apps", "Deployment" | "ReplicaSet" | "DaemonSet" | "StatefulSet") => apps_spec(kind, spec, old_spec),
+        ("batch", "Job") => job_spec(spec, old_spec, "spec"),
         ("batch", "CronJob") => {
             let mut errs = Vec::new();
             if spec.get("schedule").and_then(Value::as_str).unwrap_or("").is_empty() {
@@ -163,7 +175,9 @@ pub fn validate(group: &str, kind: &str, object: &Value) -> Vec<FieldError> {
                     &["Allow", "Forbid", "Replace"],
                 ));
             }
-            errs.extend(job_spec(spec.pointer("/jobTemplate/spec").unwrap_or(&Value::Null), "spec.jobTemplate.spec"));
+            let job = spec.pointer("/jobTemplate/spec").unwrap_or(&Value::Null);
+            let old_job = old_spec.and_then(|o| o.pointer("/jobTemplate/spec"));
+            errs.extend(job_spec(job, old_job, "spec.jobTemplate.spec"));
             errs
         }
         _ => Vec::new(),

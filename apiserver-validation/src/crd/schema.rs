@@ -214,9 +214,9 @@ fn slice(schema: &Value, items: &[Value], name: &str, errs: &mut Vec<FieldError>
     }
 }
 
-/// `objectValidator.Validate`: too few or too many properties end the object's validation; then
-/// the members `additionalProperties` covers (`<path>.<key>`), the properties (`<key>` at the root,
-/// `<path>.<key>` below) and the required ones.
+/// `objectValidator.Validate`: too few or too many properties (which do not end the object's
+/// validation), then the members `additionalProperties` covers (`<path>.<key>`), the properties
+/// (`<key>` at the root, `<path>.<key>` below) and the required ones.
 fn object(schema: &Value, map: &serde_json::Map<String, Value>, name: &str, errs: &mut Vec<FieldError>) {
     let keys = map.len() as i64;
     if let Some(min) = count(schema, "minProperties").filter(|m| keys < *m) {
@@ -225,11 +225,9 @@ fn object(schema: &Value, map: &serde_json::Map<String, Value>, name: &str, errs
             BadValue::Int(keys),
             format!("{name} in body should have at least {min} properties"),
         ));
-        return;
     }
     if let Some(max) = count(schema, "maxProperties").filter(|m| keys > *m) {
         errs.push(FieldError::too_many(field(name), keys, max));
-        return;
     }
     let properties = schema.get("properties").and_then(Value::as_object);
     let is_property = |k: &str| properties.is_some_and(|p| p.contains_key(k));
