@@ -459,6 +459,24 @@ mod tests {
         assert!(apiserver_says(&refused).contains("pod updates may not change fields other than"), "{refused:?}");
     }
 
+    /// A planned Service UPDATE's stored object holds the cluster IP the registry allocated: a
+    /// patch that changes it is refused, one that leaves it out gets it back.
+    #[test]
+    fn a_planned_service_update_refuses_a_changed_cluster_ip() {
+        let text = "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: c}\nwebhooks:\n  - name: a.example.com\n    admissionReviewVersions: [v1]\n    sideEffects: None\n    clientConfig: {url: \"https://hook.example.com/\"}\n    rules: [{operations: [UPDATE], apiGroups: [\"\"], apiVersions: [v1], resources: [services]}]\n";
+        let services = Manifest::parse(Path::new("m.yaml"), text).unwrap().webhooks.remove(0);
+        let planned = crate::requests::plan_in(&services, &ApiResources::built_in());
+        let update = planned
+            .iter()
+            .find(|c| c.primary && c.spec.sub_resource.is_none() && c.object_kind().kind == "Service")
+            .expect("a planned Service UPDATE");
+        assert_eq!(update.spec.old_object["spec"]["clusterIP"], "10.96.0.10", "{}", update.spec.old_object);
+        let moved = judge(update, json!([{"op": "add", "path": "/spec/clusterIP", "value": "10.96.0.99"}]));
+        assert!(apiserver_says(&moved).contains("may not change once set"), "{moved:?}");
+        let labelled = json!([{"op": "add", "path": "/metadata/labels", "value": {"a": "b"}}]);
+        assert_eq!(judge(update, labelled), Check::Pass);
+    }
+
     /// A case file's bare object is sent as written: the check judges the patch applied to it
     /// defaulted, as a cluster's webhook would have received it.
     #[test]

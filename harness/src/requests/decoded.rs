@@ -2,7 +2,9 @@
 //! the handlers decode the body with the kind's defaulting decoder before mutating admission
 //! (`apiserver/pkg/endpoints/handlers/create.go`, `update.go`: `decoder.Decode`, which runs the
 //! scheme's `SetDefaults_*`, `pkg/apis/core/v1/defaults.go` and the apps and batch ones), and a
-//! stored object (an UPDATE's or DELETE's oldObject) was defaulted when it was decoded from storage.
+//! stored object (an UPDATE's or DELETE's oldObject) was defaulted when it was decoded from storage,
+//! and holds what the registry allocated when it was created (a Service's cluster IPs and node
+//! ports).
 //! A custom resource is pruned and defaulted by its structural schema instead
 //! (`apiextensions-apiserver/pkg/apiserver/customresource_handler.go`, [`super::schema::admit`]).
 //!
@@ -22,7 +24,45 @@ pub(super) fn default_objects(spec: &mut AdmissionSpec, schema: Option<&Value>) 
     let AdmissionSpec { kind, object, old_object, .. } = spec;
     default_object(kind, schema, object);
     default_object(kind, schema, old_object);
+    if schema.is_none() && kind.group.is_empty() && kind.kind == "Service" {
+        allocated_service(old_object);
+    }
     spec.sent_defaulted = true;
+}
+
+/// A stored Service holds what the registry allocated when it was created
+/// (`pkg/registry/core/service/storage/storage.go` `beginCreate`: `allocateClusterIPs`,
+/// `allocateNodePorts`, `allocateHealthCheckNodePort`): a cluster IP (`clusterIP` and
+/// `clusterIPs`) unless it is an ExternalName or headless one, a node port for each port of a
+/// NodePort or LoadBalancer one, and a health-check node port for a LoadBalancer with a `Local`
+/// external traffic policy. Values already there are kept; `null` (no object) stays so.
+fn allocated_service(stored: &mut Value) {
+    let Some(spec) = stored.get_mut("spec").and_then(Value::as_object_mut) else { return };
+    let kind = spec.get("type").and_then(Value::as_str).unwrap_or("ClusterIP").to_string();
+    if kind == "ExternalName" {
+        return;
+    }
+    let ip = spec.get("clusterIP").and_then(Value::as_str).unwrap_or("").to_string();
+    let ip = if ip.is_empty() { "10.96.0.10".to_string() } else { ip };
+    spec.insert("clusterIP".into(), Value::String(ip.clone()));
+    if spec.get("clusterIPs").and_then(Value::as_array).is_none_or(Vec::is_empty) {
+        spec.insert("clusterIPs".into(), serde_json::json!([ip]));
+    }
+    if !matches!(kind.as_str(), "NodePort" | "LoadBalancer") {
+        return;
+    }
+    let mut next = 30080;
+    for port in spec.get_mut("ports").and_then(Value::as_array_mut).into_iter().flatten() {
+        if let Some(port) = port.as_object_mut().filter(|p| p.get("nodePort").and_then(Value::as_i64).unwrap_or(0) == 0)
+        {
+            port.insert("nodePort".into(), next.into());
+            next += 1;
+        }
+    }
+    let local = spec.get("externalTrafficPolicy").and_then(Value::as_str) == Some("Local");
+    if kind == "LoadBalancer" && local && spec.get("healthCheckNodePort").and_then(Value::as_i64).unwrap_or(0) == 0 {
+        spec.insert("healthCheckNodePort".into(), next.into());
+    }
 }
 
 /// One object of kind `kind` as the decoder leaves it; `null` (no object) stays so.
@@ -181,6 +221,32 @@ mod tests {
         default_objects(&mut s, None);
         assert_eq!(s.object["type"], "kubernetes.io/tls");
         assert!(s.old_object.is_null(), "no oldObject stays none");
+    }
+
+    #[test]
+    fn a_stored_service_holds_its_allocated_cluster_ip_and_node_ports() {
+        let svc = |spec: Value| json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "a"}, "spec": spec});
+        let ports = json!([{"port": 80}, {"port": 443, "nodePort": 30443}]);
+        let new = svc(json!({"type": "LoadBalancer", "externalTrafficPolicy": "Local", "ports": ports}));
+        let mut s = spec(Gvk::new("", "v1", "Service"), new.clone(), new);
+        default_objects(&mut s, None);
+        let old = &s.old_object["spec"];
+        assert_eq!(old["clusterIP"], "10.96.0.10");
+        assert_eq!(old["clusterIPs"], json!(["10.96.0.10"]));
+        assert_eq!(old["ports"][0]["nodePort"], 30080);
+        assert_eq!(old["ports"][1]["nodePort"], 30443, "a node port given is kept");
+        assert_eq!(old["healthCheckNodePort"], 30081);
+        // The object sent as the user's is not given them.
+        assert!(s.object["spec"].get("clusterIP").is_none(), "{}", s.object);
+        // An ExternalName one has no cluster IP, a headless one keeps None.
+        let external = svc(json!({"type": "ExternalName", "externalName": "db.example.com"}));
+        let mut s = spec(Gvk::new("", "v1", "Service"), external.clone(), external);
+        default_objects(&mut s, None);
+        assert!(s.old_object["spec"].get("clusterIP").is_none(), "{}", s.old_object);
+        let headless = svc(json!({"clusterIP": "None", "selector": {"app": "a"}, "ports": [{"port": 80}]}));
+        let mut s = spec(Gvk::new("", "v1", "Service"), headless.clone(), headless);
+        default_objects(&mut s, None);
+        assert_eq!(s.old_object["spec"]["clusterIPs"], json!(["None"]));
     }
 
     #[test]
