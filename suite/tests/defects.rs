@@ -137,6 +137,44 @@ async fn run_with_widgets(defect: Option<Defect>) -> Report {
         .expect("run completes")
 }
 
+/// A case file's custom resource of a CRD given is held to the CRD's schema, as the generated
+/// ones are: the out-of-range defect FAILs `object.valid` on the case's own exchange.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_case_files_custom_resource_is_held_to_its_crds_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = "operation: CREATE\nresource: example.com/v1/widgets\nobject:\n  apiVersion: example.com/v1\n  kind: Widget\n  metadata: {name: w, namespace: team-a}\n  spec: {replicas: 2}\nexpect:\n  decision: allowed\n";
+    std::fs::write(dir.path().join("widget.yaml"), case).unwrap();
+    let crd = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/crd/widgets.yaml");
+    let run = |defect: Option<Defect>| {
+        Suite::new(reference_with_widgets())
+            .crds(std::slice::from_ref(&crd))
+            .unwrap()
+            .cases_dir(dir.path())
+            .unwrap()
+            .budget(Budget::NONE)
+            .target(embedded::target(defect, Style::default()))
+            .run()
+    };
+    let case_verdict = |report: &Report| -> Vec<(Outcome, String)> {
+        report
+            .records()
+            .exchange_findings()
+            .filter(|(x, f)| x.case.label.starts_with("case widget") && f.rule == "object.valid")
+            .map(|(_, f)| (f.outcome(), f.detail.clone().unwrap_or_default()))
+            .collect()
+    };
+    let honest = run(None).await.expect("run completes");
+    let verdicts = case_verdict(&honest);
+    assert!(!verdicts.is_empty() && verdicts.iter().all(|(o, _)| *o == Outcome::Pass), "{}", honest.render_text());
+    let broken = run(Some(Defect::CustomResourceOutOfRange)).await.expect("run completes");
+    let verdicts = case_verdict(&broken);
+    assert!(
+        verdicts.iter().any(|(o, d)| *o == Outcome::Fail && d.contains("spec.replicas")),
+        "{verdicts:?}\n{}",
+        broken.render_text()
+    );
+}
+
 /// With a CRD given, the reference webhook's mutations of a custom resource pass; a defect that
 /// breaks the CRD's schema or its CEL rule FAILs `object.valid`, one whose field the apiserver prunes WARNs
 /// `object.pruned`, and nothing else.

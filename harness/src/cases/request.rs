@@ -191,9 +191,16 @@ pub(crate) fn admission_spec(case: &Case, kind: WebhookKind, current: &Value) ->
 }
 
 /// The request sent to `webhook` for `case` around `current`, in the version a cluster sends.
+/// A custom resource of a CRD the run was given carries its version's schema (not a subresource's
+/// own kind, such as a Scale), so that `object.valid` holds the patched object to it.
 pub(crate) fn request_case(case: &Case, webhook: &WebhookSpec, current: &Value) -> RequestCase {
     let spec = admission_spec(case, webhook.kind, current);
+    let schema = match case.subresource.map(|s| s.object) {
+        None | Some(SubObject::Parent) => case.resource.crd_schema(),
+        Some(_) => None,
+    };
     RequestCase::new(format!("case {}: {}", case.name, case.what()), webhook.primary_review_version(), true, spec)
+        .with_schema(schema)
 }
 
 /// Do the webhook's namespaceSelector and objectSelector select the case's request as it is?
