@@ -14,6 +14,7 @@ mod managed_fields;
 mod objects;
 mod one_of;
 mod owned;
+mod pattern;
 mod plan;
 mod resources;
 mod review;

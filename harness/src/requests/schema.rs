@@ -15,7 +15,8 @@
 //!
 //! Only what structural schemas need is read: `type`, `properties`, `items`, `required`, `enum`,
 //! `default`, `nullable`, `additionalProperties`, the three `x-kubernetes-*` flags, and for values the
-//! bounds `minimum`/`maximum`, `minLength`/`maxLength`, `minItems`/`maxItems` and `format`.
+//! bounds `minimum`/`maximum`, `minLength`/`maxLength`, `minItems`/`maxItems`, `format` and
+//! `pattern` (strings drawn to match it: [`super::pattern`]).
 
 use serde_json::{json, Map, Value};
 
@@ -68,8 +69,8 @@ pub(crate) fn instance(schema: &Value, full: bool) -> Map<String, Value> {
 /// The fields of a valid object of the custom resource (as [`instance`]) with values that vary with
 /// `seed`: any of an enum's values, integers and numbers at and near their bounds, strings from
 /// `minLength` up to `maxLength`, optional fields present or absent, arrays and maps of several
-/// sizes within `minItems`/`maxItems` and `minProperties`/`maxProperties`. A `pattern` or `format`
-/// keeps the string [`instance`] gives (which the suite does not vary).
+/// sizes within `minItems`/`maxItems` and `minProperties`/`maxProperties`, strings drawn to match
+/// their `pattern`. A `format` keeps the string [`instance`] gives (which the suite does not vary).
 pub(crate) fn varied(schema: &Value, seed: u64) -> Map<String, Value> {
     let mut draw = Draw(seed ^ 0x9e37_79b9_7f4a_7c15);
     let mut out = Map::new();
@@ -104,9 +105,8 @@ pub(crate) fn summary(schema: &Value, limit: usize) -> String {
                 let show = |b: Option<f64>| b.map_or("…".to_string(), |n| n.to_string());
                 format!("{kind} {}..{} at and near its bounds", show(lo), show(hi))
             }
-            "string" if schema.get("pattern").is_some() || schema.get("format").is_some() => {
-                "string, one value (pattern or format)".to_string()
-            }
+            "string" if schema.get("format").is_some() => "string, one value (format)".to_string(),
+            "string" if schema.get("pattern").is_some() => "string matching its pattern".to_string(),
             "string" => format!(
                 "string of {} to {} characters",
                 count(schema, "minLength").unwrap_or(0),
@@ -199,7 +199,9 @@ fn varied_value(schema: &Value, draw: &mut Draw, depth: usize) -> Value {
             let items = schema.get("items").cloned().unwrap_or(Value::Null);
             Value::Array((0..n).map(|i| distinct_within(varied_value(&items, draw, depth + 1), i, &items)).collect())
         }
-        Some("string") if schema.get("pattern").is_some() || schema.get("format").is_some() => string(schema),
+        Some("string") if schema.get("pattern").is_some() || schema.get("format").is_some() => {
+            patterned(schema, draw).unwrap_or_else(|| string(schema))
+        }
         Some("string") => {
             let min = count(schema, "minLength").unwrap_or(0);
             let max = count(schema, "maxLength").unwrap_or(min.max(12) + 8).max(min);
@@ -407,7 +409,22 @@ fn object(schema: &Value, full: bool, depth: usize) -> Value {
     Value::Object(out)
 }
 
+/// A string matching the schema's `pattern` within its length bounds (none with a `format`,
+/// which gives its own value, or when the draw reaches no such string).
+fn patterned(schema: &Value, draw: &mut Draw) -> Option<Value> {
+    if schema.get("format").is_some() {
+        return None;
+    }
+    let pattern = schema.get("pattern")?.as_str()?;
+    let min = count(schema, "minLength").unwrap_or(0);
+    let max = count(schema, "maxLength").unwrap_or(usize::MAX);
+    super::pattern::matching(pattern, min, max, &mut |n| draw.below(n)).map(Value::String)
+}
+
 fn string(schema: &Value) -> Value {
+    if let Some(matching) = patterned(schema, &mut Draw(0x5eed)) {
+        return matching;
+    }
     let base = match schema.get("format").and_then(Value::as_str) {
         Some("date-time") => "2026-01-01T00:00:00Z",
         Some("date") => "2026-01-01",
@@ -801,11 +818,34 @@ mod tests {
             "spec.tags[]: string of 0 to 4 characters",
             "spec.tags: 2 to 5 items, or absent",
             "spec.labels: 0 to 3 entries, or absent",
-            "spec.owner: string, one value (pattern or format), or absent",
+            "spec.owner: string, one value (format), or absent",
         ] {
             assert!(text.contains(says), "{says:?} not in {text}");
         }
         assert!(summary(&schema(), 2).ends_with("more"));
+    }
+
+    #[test]
+    fn strings_with_a_pattern_are_drawn_to_match_it() {
+        let schema = json!({"type": "object", "required": ["spec"], "properties": {"spec": {
+        "type": "object", "required": ["version", "image"], "properties": {
+            "version": {"type": "string", "pattern": "^v[0-9]+\\.[0-9]+$", "maxLength": 8},
+            "image": {"type": "string", "pattern": "^[a-z]+(/[a-z]+)*:[0-9a-f]{6}$"}
+        }}}});
+        let version = regex::Regex::new(r"^v[0-9]+\.[0-9]+$").unwrap();
+        let image = regex::Regex::new(r"^[a-z]+(/[a-z]+)*:[0-9a-f]{6}$").unwrap();
+        let mut seen = std::collections::BTreeSet::new();
+        for seed in 0..40 {
+            let spec = &varied(&schema, seed)["spec"];
+            let (v, i) = (spec["version"].as_str().unwrap(), spec["image"].as_str().unwrap());
+            assert!(version.is_match(v) && v.len() <= 8, "{v:?}");
+            assert!(image.is_match(i), "{i:?}");
+            seen.insert(v.to_string());
+        }
+        assert!(seen.len() > 5, "the strings vary with the seed: {seen:?}");
+        let bare = instance(&schema, false);
+        assert!(version.is_match(bare["spec"]["version"].as_str().unwrap()), "{bare:?}");
+        assert!(summary(&schema, 10).contains("spec.version: string matching its pattern"));
     }
 
     #[test]
