@@ -37,38 +37,6 @@ fn as_decoded<'v>(x: &Exchange, schema: &Value, object: &'v Value) -> Cow<'v, Va
     }
 }
 
-/// The JSON pointers of what the patch wrote (`patched` differs from `before` there) that pruning
-/// removed (`admitted` lacks it).
-fn lost(before: Option<&Value>, patched: &Value, admitted: &Value, path: &str, out: &mut Vec<String>) {
-    let token = |k: &str| format!("{path}/{}", k.replace('~', "~0").replace('/', "~1"));
-    match patched {
-        Value::Object(map) => {
-            for (k, v) in map {
-                let was = before.and_then(|b| b.get(k));
-                if was == Some(v) {
-                    continue;
-                }
-                match admitted.get(k) {
-                    None => out.push(token(k)),
-                    Some(kept) => lost(was, v, kept, &token(k), out),
-                }
-            }
-        }
-        Value::Array(items) => {
-            for (i, v) in items.iter().enumerate() {
-                let was = before.and_then(|b| b.get(i));
-                if was == Some(v) {
-                    continue;
-                }
-                if let Some(kept) = admitted.get(i) {
-                    lost(was, v, kept, &format!("{path}/{i}"), out);
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
 /// Why a custom resource request is not judged here, or its schema.
 fn subject<'a>(x: &'a Exchange) -> Result<(&'a Value, &'a Value), Check> {
     let Some(schema) = x.case.schema.as_deref() else {
@@ -92,7 +60,8 @@ pub(crate) fn pruned(x: &Exchange) -> Check {
         Err(na) => return na,
     };
     let mut paths = Vec::new();
-    lost(Some(x.case.object()), patched, &admitted(schema, patched), "", &mut paths);
+    // What the patch wrote that the decoder does not keep: what pruning removed.
+    super::object::dropped(Some(x.case.object()), Some(patched), Some(&admitted(schema, patched)), "", &mut paths);
     if paths.is_empty() {
         return Check::Pass;
     }

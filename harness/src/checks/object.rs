@@ -134,8 +134,16 @@ pub(crate) fn valid(x: &Exchange) -> Check {
 }
 
 /// The JSON pointers at which `patched` differs from `before` and `kept` (what the registry keeps
-/// of it) does not hold the patched value: the writes of the patch that are dropped.
-fn dropped(before: Option<&Value>, patched: Option<&Value>, kept: Option<&Value>, path: &str, out: &mut Vec<String>) {
+/// of it) does not hold the patched value: the writes of the patch that are dropped (by the pod
+/// status strategy's reset here, by a custom resource's pruning in `custom_resource`). What `kept`
+/// adds (a default) is not a write of the patch.
+pub(super) fn dropped(
+    before: Option<&Value>,
+    patched: Option<&Value>,
+    kept: Option<&Value>,
+    path: &str,
+    out: &mut Vec<String>,
+) {
     if patched == before || patched == kept {
         return;
     }
