@@ -400,4 +400,7 @@ async fn a_webhook_that_needs_a_pod_name_fails_on_the_pods_controllers_make() {
     for label in &failed {
         assert!(label.starts_with("CREATE pods (made by a "), "{label}");
     }
+    // The report says which controller such a refusal leaves stuck.
+    let text = report.render_text();
+    assert!(text.contains("in a cluster: the ReplicaSet ") && text.contains("cannot create its pods"), "{text}");
 }

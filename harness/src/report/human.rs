@@ -107,6 +107,15 @@ pub(crate) fn render(report: &Report, options: &TextOptions) -> String {
                     if let Some(m) = &f.apiserver_message {
                         let _ = writeln!(out, "          apiserver says: {m}");
                     }
+                    // A refused controller CREATE leaves the controller stuck; a calling error under
+                    // failurePolicy Ignore lets the request through (a refusal after mutation does not).
+                    let ignored =
+                        record.webhook.failure_policy.as_deref() == Some("Ignore") && !f.rule.starts_with("object.");
+                    if f.outcome() == Outcome::Fail && !ignored {
+                        if let Some(stuck) = crate::checks::stuck_controller(&record.case) {
+                            let _ = writeln!(out, "          in a cluster: {stuck}");
+                        }
+                    }
                     match &record.transport {
                         Transport::Answered(a) => {
                             let _ = writeln!(
