@@ -292,7 +292,6 @@ mod tests {
     use std::cell::Cell;
     use std::path::Path;
 
-    use base64::Engine as _;
     use serde_json::json;
 
     use super::*;
@@ -311,17 +310,10 @@ mod tests {
         let text = "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: c}\nwebhooks:\n  - name: a.example.com\n    admissionReviewVersions: [v1]\n    sideEffects: None\n    clientConfig: {url: \"https://hook.example.com/\"}\n    rules: [{operations: [CREATE], apiGroups: [\"\"], apiVersions: [v1], resources: [pods]}]\n";
         let webhook = Arc::new(Manifest::parse(Path::new("m.yaml"), text).unwrap().webhooks.remove(0));
         let case = plan_in(&webhook, &ApiResources::built_in()).into_iter().find(|c| c.object().is_object()).unwrap();
-        let patch = base64::engine::general_purpose::STANDARD
-            .encode(json!([{"op": "add", "path": "/metadata/labels", "value": {"a": "b"}}]).to_string());
-        let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {
-            "uid": case.uid(), "allowed": true, "patchType": "JSONPatch", "patch": patch}});
-        let transport = Transport::Answered(HttpAnswer {
-            status: 200,
-            content_type: Some("application/json".into()),
-            body: body.to_string().into_bytes(),
-            http_version: "HTTP/1.1".into(),
-            elapsed: std::time::Duration::ZERO,
-        });
+        let transport = Transport::allow_with_patch(
+            case.uid(),
+            &json!([{"op": "add", "path": "/metadata/labels", "value": {"a": "b"}}]),
+        );
         let url = "https://hook.example.com/".to_string();
         DERIVED.with(|n| n.set(0));
         let stages = Stages::default();

@@ -183,14 +183,12 @@ pub(crate) fn valid(x: &Exchange, scope: &Scope, patched: &Value) -> Check {
 mod tests {
     use std::path::Path;
     use std::sync::Arc;
-    use std::time::Duration;
 
-    use base64::Engine as _;
     use serde_json::json;
 
     use super::*;
     use crate::admission::{GroupVersionResource, Gvk, ReviewVersion};
-    use crate::client::{HttpAnswer, Transport};
+    use crate::client::Transport;
     use crate::config::{Manifest, WebhookSpec};
     use crate::requests::{default_user, AdmissionSpec, RequestCase};
 
@@ -237,16 +235,7 @@ mod tests {
 
     /// What `check` says of an allow carrying `ops` as its patch.
     fn judge(check: fn(&Exchange) -> Check, case: &RequestCase, ops: Value) -> Check {
-        let patch = base64::engine::general_purpose::STANDARD.encode(ops.to_string());
-        let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {
-            "uid": case.uid(), "allowed": true, "patchType": "JSONPatch", "patch": patch}});
-        let transport = Transport::Answered(HttpAnswer {
-            status: 200,
-            content_type: Some("application/json".into()),
-            body: body.to_string().into_bytes(),
-            http_version: "HTTP/1.1".into(),
-            elapsed: Duration::ZERO,
-        });
+        let transport = Transport::allow_with_patch(case.uid(), &ops);
         let webhook = webhook();
         check(&Exchange::new(&webhook, case, &transport, "https://hook.example.com/"))
     }

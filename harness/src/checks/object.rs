@@ -245,14 +245,12 @@ pub(crate) fn unmodelled_note(webhook: &WebhookSpec, api: &ApiResources) -> Opti
 #[cfg(test)]
 mod tests {
     use std::path::Path;
-    use std::time::Duration;
 
-    use base64::Engine as _;
     use serde_json::json;
 
     use super::*;
     use crate::admission::{GroupVersionResource, Gvk, ReviewVersion};
-    use crate::client::{HttpAnswer, Transport};
+    use crate::client::Transport;
     use crate::config::{Manifest, WebhookSpec};
     use crate::requests::RequestCase;
     use crate::requests::{default_user, AdmissionSpec};
@@ -300,32 +298,14 @@ mod tests {
 
     /// `check`'s verdict on an allow carrying `ops` as its patch.
     fn judge_by(check: fn(&Exchange) -> Check, case: &RequestCase, ops: Value) -> Check {
-        let patch = base64::engine::general_purpose::STANDARD.encode(ops.to_string());
-        let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {
-            "uid": case.uid(), "allowed": true, "patchType": "JSONPatch", "patch": patch}});
-        let transport = Transport::Answered(HttpAnswer {
-            status: 200,
-            content_type: Some("application/json".into()),
-            body: body.to_string().into_bytes(),
-            http_version: "HTTP/1.1".into(),
-            elapsed: Duration::ZERO,
-        });
+        let transport = Transport::allow_with_patch(case.uid(), &ops);
         let webhook = webhook();
         check(&Exchange::new(&webhook, case, &transport, "https://hook.example.com/"))
     }
 
     /// The unjudged fields of an allow carrying `ops` as its patch.
     fn unjudged_by(case: &RequestCase, ops: Value) -> Vec<String> {
-        let patch = base64::engine::general_purpose::STANDARD.encode(ops.to_string());
-        let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {
-            "uid": case.uid(), "allowed": true, "patchType": "JSONPatch", "patch": patch}});
-        let transport = Transport::Answered(HttpAnswer {
-            status: 200,
-            content_type: Some("application/json".into()),
-            body: body.to_string().into_bytes(),
-            http_version: "HTTP/1.1".into(),
-            elapsed: Duration::ZERO,
-        });
+        let transport = Transport::allow_with_patch(case.uid(), &ops);
         let webhook = webhook();
         unjudged(&Exchange::new(&webhook, case, &transport, "https://hook.example.com/"))
     }

@@ -97,6 +97,25 @@ pub enum Transport {
     Failed(TransportFailure),
 }
 
+#[cfg(test)]
+impl Transport {
+    /// An HTTP/1.1 200 answer holding an admission.k8s.io/v1 allow of `uid` with `ops` as its
+    /// base64 JSON Patch.
+    pub(crate) fn allow_with_patch(uid: &str, ops: &serde_json::Value) -> Transport {
+        use base64::Engine as _;
+        let patch = base64::engine::general_purpose::STANDARD.encode(ops.to_string());
+        let body = serde_json::json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {
+            "uid": uid, "allowed": true, "patchType": "JSONPatch", "patch": patch}});
+        Transport::Answered(HttpAnswer {
+            status: 200,
+            content_type: Some("application/json".into()),
+            body: body.to_string().into_bytes(),
+            http_version: "HTTP/1.1".into(),
+            elapsed: std::time::Duration::ZERO,
+        })
+    }
+}
+
 #[derive(Clone, Debug)]
 /// An HTTP response as received.
 pub struct HttpAnswer {
