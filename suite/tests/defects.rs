@@ -403,4 +403,7 @@ async fn a_webhook_that_needs_a_pod_name_fails_on_the_pods_controllers_make() {
     // The report says which controller such a refusal leaves stuck.
     let text = report.render_text();
     assert!(text.contains("in a cluster: the ReplicaSet ") && text.contains("cannot create its pods"), "{text}");
+    // And what kubectl prints for the failed call.
+    let kubectl = "kubectl prints: Error from server (InternalError): Internal error occurred: failed calling webhook";
+    assert!(text.contains(kubectl), "{text}");
 }

@@ -25,6 +25,16 @@ pub(crate) fn kubectl_line(kind: &str, name: &str, refusal: &Refusal, apiserver_
     }
 }
 
+/// The line kubectl prints when the apiserver answers a request with the error `apiserver_says`
+/// of a failed webhook call, a patch it could not apply or a patched object it could not decode
+/// (`apierrors.NewInternalError`, HTTP 500: `Error from server (InternalError): Internal error
+/// occurred: …`); `None` for any other message.
+pub(crate) fn kubectl_internal_error(apiserver_says: &str) -> Option<String> {
+    apiserver_says
+        .starts_with("Internal error occurred: ")
+        .then(|| format!("Error from server (InternalError): {apiserver_says}"))
+}
+
 /// The refusal in a few words: `invalid <field>, <field>` for a 422, else the apiserver's message.
 pub(crate) fn in_brief(refusal: &Refusal) -> String {
     match refusal {
@@ -89,6 +99,16 @@ mod tests {
             sent_defaulted: false,
         };
         RequestCase::new("test".into(), ReviewVersion::V1, true, spec)
+    }
+
+    #[test]
+    fn an_internal_error_is_printed_as_kubectl_prints_it() {
+        let says = "Internal error occurred: failed calling webhook \"a.example.com\": context deadline exceeded";
+        assert_eq!(
+            kubectl_internal_error(says).as_deref(),
+            Some("Error from server (InternalError): Internal error occurred: failed calling webhook \"a.example.com\": context deadline exceeded")
+        );
+        assert_eq!(kubectl_internal_error("Pod \"web\" is invalid: metadata.name: Required value"), None);
     }
 
     #[test]

@@ -33,7 +33,7 @@ pub(crate) use custom_resource::pruned as object_pruned;
 pub(crate) use denial::{
     audit_keys, code as denial_code, message as denial_message, no_patch as denial_no_patch, warnings,
 };
-pub(crate) use kubectl::stuck_controller;
+pub(crate) use kubectl::{kubectl_internal_error, stuck_controller};
 pub(crate) use object::{
     status_reset as object_status_reset, unjudged as object_unjudged, unmodelled_note as object_unmodelled_note,
     valid as object_valid,

@@ -104,17 +104,20 @@ pub(crate) fn render(report: &Report, options: &TextOptions) -> String {
                     if let Some(d) = &f.detail {
                         let _ = writeln!(out, "          what: {d}");
                     }
-                    if let Some(m) = &f.apiserver_message {
-                        let _ = writeln!(out, "          apiserver says: {m}");
-                    }
-                    // A refused controller CREATE leaves the controller stuck; a calling error under
-                    // failurePolicy Ignore lets the request through (a refusal after mutation does not).
+                    // A calling error under failurePolicy Ignore lets the request through (a
+                    // refusal after mutation does not): kubectl prints nothing, nobody is stuck.
                     let ignored =
                         record.webhook.failure_policy.as_deref() == Some("Ignore") && !f.rule.starts_with("object.");
-                    if f.outcome() == Outcome::Fail && !ignored {
-                        if let Some(stuck) = crate::checks::stuck_controller(&record.case) {
-                            let _ = writeln!(out, "          in a cluster: {stuck}");
+                    let refused = f.outcome() == Outcome::Fail && !ignored;
+                    if let Some(m) = &f.apiserver_message {
+                        let _ = writeln!(out, "          apiserver says: {m}");
+                        if let Some(line) = crate::checks::kubectl_internal_error(m).filter(|_| refused) {
+                            let _ = writeln!(out, "          kubectl prints: {line}");
                         }
+                    }
+                    // A refused controller CREATE leaves the controller stuck.
+                    if let Some(stuck) = crate::checks::stuck_controller(&record.case).filter(|_| refused) {
+                        let _ = writeln!(out, "          in a cluster: {stuck}");
                     }
                     match &record.transport {
                         Transport::Answered(a) => {
