@@ -57,14 +57,14 @@ pub fn prepare_status_update(group: &str, kind: &str, object: &mut Value, old: &
     }
 }
 
-/// What the status strategy of `group`/`kind` puts back from the stored object, in words; `None`
-/// for a kind not in [`STATUS_MODELLED`].
+/// What the status strategy of `group`/`kind` puts back from the stored object, in words after
+/// "the old" (`spec and labels`); `None` for a kind not in [`STATUS_MODELLED`].
 pub fn status_reset_words(group: &str, kind: &str) -> Option<&'static str> {
     match (group, kind) {
         _ if !status_modelled(group, kind) => None,
-        ("", "Pod") => Some("the spec, owner references and deletion timestamp, and an emptied qosClass"),
-        ("apps", "Deployment") => Some("the spec and labels"),
-        _ => Some("the spec"),
+        ("", "Pod") => Some("spec, owner references and deletion timestamp, and an emptied qosClass"),
+        ("apps", "Deployment") => Some("spec and labels"),
+        _ => Some("spec"),
     }
 }
 
