@@ -15,6 +15,7 @@
 //! | [`scheduling`] | `core/validation`: `validateAffinity` (node and pod affinity terms), `ValidateTolerations` |
 //! | [`pod_update`] | `core/validation`: `ValidatePodUpdate` (containers neither added nor removed, only images, deadlines and tolerations change) |
 //! | [`pod_status`] | `registry/core/pod/strategy.go` `podStatusStrategy.PrepareForUpdate` and `core/validation`: `ValidatePodStatusUpdate` (conditions, nominated node, QoS class, container state transitions) |
+//! | [`workload_status`] | `registry/apps/*/strategy.go` and `registry/batch/cronjob/strategy.go`: the status strategies' `PrepareForUpdate`; `apps/validation`: `ValidateDeploymentStatusUpdate`, `ValidateReplicaSetStatusUpdate`, `ValidateStatefulSetStatusUpdate`, `ValidateDaemonSetStatusUpdate` (counts, bounds, `collisionCount`) |
 //! | [`workloads`] | `apps/validation` and `batch/validation`: selectors matching templates, immutable selectors and Job templates, templates as pods |
 //! | [`service`] | `core/validation`: `ValidateService`, `ValidateServiceCreate`, `ValidateServiceUpdate` (ports, type, selector, session affinity, cluster IPs, traffic policies), after the registry's fix-ups of allocated values |
 //! | [`namespace`] | `core/validation`: `ValidateNamespace` (spec finalizers), `ValidateServiceAccount` (metadata only); `SetDefaults_Namespace` |
@@ -50,13 +51,14 @@ pub mod security;
 pub mod service;
 pub mod unmodelled;
 pub mod volumes;
+pub mod workload_status;
 pub mod workloads;
 mod zero_values;
 
 pub use field::{invalid_message, FieldError};
 pub use kinds::{name_rule, NameRule};
 pub use object::{
-    spec_modelled, status_modelled, status_reset, validate_object_create, validate_object_status_update,
-    validate_object_update,
+    prepare_status_update, spec_modelled, status_modelled, status_reset, status_reset_words, validate_object_create,
+    validate_object_status_update, validate_object_update,
 };
 pub use objectmeta::{validate_create, validate_update, Refusal, Scope};

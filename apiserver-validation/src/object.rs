@@ -10,7 +10,9 @@ use serde_json::Value;
 use crate::field::FieldError;
 use crate::objectmeta::{validate_create, validate_update, Refusal, Scope};
 use crate::scheduling::AffinityOptions;
-use crate::{configdata, defaults, ingress, namespace, pod, pod_status, pod_update, service, workloads};
+use crate::{
+    configdata, defaults, ingress, namespace, pod, pod_status, pod_update, service, workload_status, workloads,
+};
 
 /// The kinds whose spec (not only metadata) is validated here.
 pub const SPEC_MODELLED: &[(&str, &str)] = &[
@@ -30,30 +32,67 @@ pub const SPEC_MODELLED: &[(&str, &str)] = &[
 ];
 
 /// The kinds whose `status` subresource UPDATE is modelled ([`validate_object_status_update`]).
-pub const STATUS_MODELLED: &[(&str, &str)] = &[("", "Pod")];
+pub const STATUS_MODELLED: &[(&str, &str)] = &[
+    ("", "Pod"),
+    ("apps", "Deployment"),
+    ("apps", "ReplicaSet"),
+    ("apps", "StatefulSet"),
+    ("apps", "DaemonSet"),
+    ("batch", "CronJob"),
+];
 
 /// Whether an UPDATE of the `status` subresource of `group`/`kind` is validated here.
 pub fn status_modelled(group: &str, kind: &str) -> bool {
     STATUS_MODELLED.contains(&(group, kind))
 }
 
+/// The kind's status strategy's `PrepareForUpdate` on `object` over `old` (both as decoded):
+/// [`pod_status::prepare_for_update`] or [`workload_status::prepare_for_update`]. Nothing for a
+/// kind not in [`STATUS_MODELLED`].
+pub fn prepare_status_update(group: &str, kind: &str, object: &mut Value, old: &Value) {
+    match (group, kind) {
+        ("", "Pod") => pod_status::prepare_for_update(object, old),
+        _ if status_modelled(group, kind) => workload_status::prepare_for_update(group, kind, object, old),
+        _ => {}
+    }
+}
+
+/// What the status strategy of `group`/`kind` puts back from the stored object, in words after
+/// "the old" (`spec and labels`); `None` for a kind not in [`STATUS_MODELLED`].
+pub fn status_reset_words(group: &str, kind: &str) -> Option<&'static str> {
+    match (group, kind) {
+        _ if !status_modelled(group, kind) => None,
+        ("", "Pod") => Some("spec, owner references and deletion timestamp, and an emptied qosClass"),
+        ("apps", "Deployment") => Some("spec and labels"),
+        _ => Some("spec"),
+    }
+}
+
 /// The object the registry stores for an UPDATE of the `status` subresource of `object` over
 /// `old`, before validation: both defaulted, then the kind's status strategy's
-/// `PrepareForUpdate` ([`pod_status::prepare_for_update`]). `None` for a kind not in
-/// [`STATUS_MODELLED`].
+/// `PrepareForUpdate` ([`prepare_status_update`]). `None` for a kind not in [`STATUS_MODELLED`].
 pub fn status_reset(scope: &Scope, object: &Value, old: &Value) -> Option<Value> {
     if !status_modelled(scope.group, scope.kind) {
         return None;
     }
     let mut object = defaults::defaulted_cow(scope.group, scope.kind, object).into_owned();
     let old = defaults::defaulted_cow(scope.group, scope.kind, old);
-    pod_status::prepare_for_update(&mut object, &old);
+    prepare_status_update(scope.group, scope.kind, &mut object, &old);
     Some(object)
 }
 
+/// The kind's status strategy's `ValidateUpdate` without the metadata's rules.
+fn status_errors(group: &str, kind: &str, object: &Value, old: &Value) -> Vec<FieldError> {
+    match (group, kind) {
+        ("", "Pod") => pod_status::validate_pod_status_update(object, old),
+        _ => workload_status::validate_status_update(group, kind, object, old),
+    }
+}
+
 /// What the registry refuses of `object` on an UPDATE of the `status` subresource of `old`:
-/// [`status_reset`], then the metadata's update rules and the kind's status validation
-/// (`podStatusStrategy.ValidateUpdate`: `ValidatePodStatusUpdate`). A kind not in
+/// [`status_reset`], then the metadata's update rules (`BeforeUpdate`'s `validateCommonFields`)
+/// and the kind's status strategy's `ValidateUpdate` (`ValidatePodStatusUpdate`,
+/// `Validate<Kind>StatusUpdate` of the apps kinds, nothing more for a CronJob). A kind not in
 /// [`STATUS_MODELLED`] is accepted.
 pub fn validate_object_status_update(scope: &Scope, object: &Value, old: &Value) -> Result<(), Refusal> {
     let Some(object) = status_reset(scope, object, old) else { return Ok(()) };
@@ -62,7 +101,7 @@ pub fn validate_object_status_update(scope: &Scope, object: &Value, old: &Value)
     if let Err(r @ (Refusal::BadRequest(_) | Refusal::Conflict(_))) = meta {
         return Err(r);
     }
-    join(meta, pod_status::validate_pod_status_update(&object, &old))
+    join(meta, status_errors(scope.group, scope.kind, &object, &old))
 }
 
 /// Whether the spec of `group`/`kind` is validated here (else only its metadata is).

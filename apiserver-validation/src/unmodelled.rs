@@ -79,6 +79,10 @@ const POD_STATUS: &[&str] = &[
     "ephemeralContainerStatuses * allocatedResources",
 ];
 
+/// Of a Deployment's or ReplicaSet's status, on an UPDATE of its `/status`
+/// (`ValidateDeploymentStatus`, `ValidateReplicaSetStatus`).
+const REPLICAS_STATUS: &[&str] = &["terminatingReplicas"];
+
 /// Of every kind's metadata.
 const METADATA: &[&str] = &["managedFields"];
 
@@ -136,6 +140,9 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value) -> Vec<String
     };
     match (group, kind) {
         ("", "Pod") if status => under(&mut out, "status", POD_STATUS),
+        ("apps", "Deployment" | "ReplicaSet") if status => under(&mut out, "status", REPLICAS_STATUS),
+        // The rest of a workload's status is modelled, and its spec is put back on a status UPDATE.
+        ("apps" | "batch", _) if status => {}
         ("", "Pod") => {
             under(&mut out, "metadata", POD_METADATA);
             pod_spec(&mut out, "spec");
@@ -363,6 +370,18 @@ mod tests {
         after["status"] = json!({"podIPs": [{"ip": "10.0.0.9"}]});
         after["spec"]["dnsConfig"] = json!({});
         assert_eq!(written("", "Pod", true, &before, &after, &["/status", "/spec/dnsConfig"]), ["status.podIPs"]);
+    }
+
+    #[test]
+    fn workload_status_updates_name_terminating_replicas_and_no_spec_field() {
+        let before = json!({"kind": "Deployment", "spec": {"replicas": 1}, "status": {}});
+        let mut after = before.clone();
+        after["status"] = json!({"terminatingReplicas": 1, "replicas": 1});
+        after["spec"]["replicas"] = json!(3);
+        let touched = ["/status", "/spec/replicas"];
+        assert_eq!(written("apps", "Deployment", true, &before, &after, &touched), ["status.terminatingReplicas"]);
+        assert!(written("apps", "StatefulSet", true, &before, &after, &touched).is_empty());
+        assert_eq!(written("apps", "Deployment", false, &before, &after, &touched), ["spec.replicas"]);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Replays `vectors/spec.json`: pods, workloads, ConfigMaps, Secrets, Services, Namespaces,
-//! ServiceAccounts and Ingresses, created or updated (pods also through their `status`
-//! subresource), each
-//! defaulted then validated, with the message the Go code gives (see `vectors/README.md`).
+//! ServiceAccounts and Ingresses, created or updated (pods, the apps workloads and CronJobs also
+//! through their `status` subresource), each defaulted then validated, with the message the Go
+//! code gives (see `vectors/README.md`).
 
 use apiserver_validation::{
     validate_object_create, validate_object_status_update, validate_object_update, Refusal, Scope,

@@ -6,18 +6,18 @@
 //! `apiserver_validation::object::SPEC_MODELLED` (Pod, the workloads, ConfigMap, Secret) too, and the
 //! whole of a custom resource of a CRD given (`super::custom_resource`); for the others the check's
 //! detail and [`unmodelled_note`] say so; the fields of modelled kinds whose validation is not
-//! modelled are named per webhook when a patch writes them ([`unjudged`]). Of the subresource requests, an UPDATE of a Pod's
-//! `/status` is judged, after the pod status strategy's reset (`apiserver_validation::pod_status`),
-//! and [`status_reset`] names what of the patch that reset drops; the others are not judged.
+//! modelled are named per webhook when a patch writes them ([`unjudged`]). Of the subresource requests, an UPDATE of the
+//! `/status` of a Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet or CronJob is judged, after
+//! the kind's status strategy's reset (`apiserver_validation::pod_status`, `workload_status`), and
+//! [`status_reset`] names what of the patch that reset drops; the others are not judged.
 
 use std::borrow::Cow;
 
 use apiserver_validation::defaults::defaulted_cow;
-use apiserver_validation::pod_status::prepare_for_update;
 use apiserver_validation::unmodelled;
 use apiserver_validation::{
-    kinds, spec_modelled, status_modelled, validate_object_create, validate_object_status_update,
-    validate_object_update, Refusal, Scope,
+    kinds, prepare_status_update, spec_modelled, status_modelled, status_reset_words, validate_object_create,
+    validate_object_status_update, validate_object_update, Refusal, Scope,
 };
 use serde_json::Value;
 
@@ -174,19 +174,20 @@ pub(crate) fn status_reset(x: &Exchange) -> Check {
     if !modelled_status_update(x) {
         return Check::na("not an UPDATE of the /status subresource of a kind whose status strategy is modelled");
     }
+    let gvk = x.case.object_kind();
     let mut kept = patched.clone();
-    prepare_for_update(&mut kept, &x.case.spec.old_object);
+    prepare_status_update(&gvk.group, &gvk.kind, &mut kept, &x.case.spec.old_object);
     let mut paths = Vec::new();
     dropped(Some(x.case.object()), Some(patched), Some(&kept), "", &mut paths);
     if paths.is_empty() {
         return Check::Pass;
     }
-    let gvk = x.case.object_kind();
     Check::violated_plain(format!(
-        "the patch writes {} (JSON pointer{}), which the registry puts back from the stored {} on a /status UPDATE (its status strategy's PrepareForUpdate keeps the old spec, owner references and deletion timestamp, and an emptied qosClass): it does so without a word, so this mutation never reaches storage",
+        "the patch writes {} (JSON pointer{}), which the registry puts back from the stored {} on a /status UPDATE (its status strategy's PrepareForUpdate keeps the old {}): it does so without a word, so this mutation never reaches storage",
         paths.join(", "),
         if paths.len() == 1 { "" } else { "s" },
-        gvk.kind
+        gvk.kind,
+        status_reset_words(&gvk.group, &gvk.kind).unwrap_or("spec")
     ))
 }
 
@@ -594,6 +595,51 @@ mod tests {
         plain.spec.sub_resource = None;
         let spec_write = json!([{"op": "replace", "path": "/spec/containers/0/image", "value": "j:2"}]);
         assert!(matches!(judge_by(status_reset, &plain, spec_write), Check::NotApplicable(_)));
+    }
+
+    /// An UPDATE of `<kind>s/status` (apps/v1) of a stored workload to the same object.
+    fn workload_status_case(kind: &str) -> RequestCase {
+        let object = json!({"apiVersion": "apps/v1", "kind": kind,
+            "metadata": {"name": "web", "namespace": "default", "uid": "u1", "resourceVersion": "3", "labels": {"app": "web"}},
+            "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}}},
+            "status": {"replicas": 2, "readyReplicas": 2, "availableReplicas": 2}});
+        let plural = format!("{}s", kind.to_lowercase());
+        let gvr = GroupVersionResource::new("apps", "v1", &plural);
+        let mut c = case_of(Gvk::new("apps", "v1", kind), gvr, Operation::Update, object.clone(), object);
+        c.spec.sub_resource = Some("status".into());
+        c
+    }
+
+    /// A workload's status is held to its kind's status validation after its strategy's reset; what
+    /// the reset drops (a Deployment's spec and labels, a ReplicaSet's spec) is named.
+    #[test]
+    fn a_workload_status_update_is_validated_and_its_dropped_writes_named() {
+        let d = workload_status_case("Deployment");
+        let ready = json!([{"op": "replace", "path": "/status/readyReplicas", "value": 5}]);
+        assert_eq!(
+            apiserver_says(&judge(&d, ready)),
+            "Deployment.apps \"web\" is invalid: status.readyReplicas: Invalid value: 5: cannot be greater than status.replicas"
+        );
+        let writes = json!([
+            {"op": "replace", "path": "/spec/replicas", "value": 3},
+            {"op": "add", "path": "/metadata/labels/team", "value": "bad value!"},
+            {"op": "replace", "path": "/status/replicas", "value": 3}
+        ]);
+        // The bad label value and the spec are put back: valid.
+        assert_eq!(judge(&d, writes.clone()), Check::Pass);
+        let dropped = judge_by(status_reset, &d, writes.clone());
+        let Check::Violated(v) = &dropped else { panic!("{dropped:?}") };
+        assert!(
+            v.detail.starts_with("the patch writes /metadata/labels/team, /spec/replicas (JSON pointers), which the registry puts back from the stored Deployment on a /status UPDATE (its status strategy's PrepareForUpdate keeps the old spec and labels)"),
+            "{}",
+            v.detail
+        );
+        // A ReplicaSet's labels are kept, so validated.
+        let rs = workload_status_case("ReplicaSet");
+        let Check::Violated(v) = judge_by(status_reset, &rs, writes.clone()) else { panic!() };
+        assert!(v.detail.starts_with("the patch writes /spec/replicas (JSON pointer),"), "{}", v.detail);
+        assert!(v.detail.contains("keeps the old spec)"), "{}", v.detail);
+        assert!(apiserver_says(&judge(&rs, writes)).contains("metadata.labels: Invalid value: \"bad value!\""));
     }
 
     #[test]

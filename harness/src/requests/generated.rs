@@ -868,11 +868,19 @@ mod tests {
             deterministic(),
         );
         let judged = std::sync::Mutex::new(0usize);
+        let status_kinds = std::sync::Mutex::new(std::collections::BTreeSet::new());
         runner
             .run(&strategy, |case| {
                 let spec = &case.spec;
-                if spec.sub_resource.is_some() || !matches!(spec.operation, Operation::Create | Operation::Update) {
+                let status = spec.sub_resource.as_deref() == Some("status")
+                    && apiserver_validation::status_modelled(&spec.kind.group, &spec.kind.kind);
+                if !(spec.sub_resource.is_none() || status)
+                    || !matches!(spec.operation, Operation::Create | Operation::Update)
+                {
                     return Ok(());
+                }
+                if status {
+                    status_kinds.lock().unwrap().insert(spec.kind.kind.clone());
                 }
                 *judged.lock().unwrap() += 1;
                 let refusal = super::super::refusal_of(spec);
@@ -881,6 +889,35 @@ mod tests {
             })
             .unwrap();
         assert!(judged.into_inner().unwrap() > 50);
+        assert!(status_kinds.into_inner().unwrap().contains("Pod"));
+    }
+
+    /// The generated `/status` UPDATEs of the workloads whose status strategy is modelled pass
+    /// that strategy's reset and validation.
+    #[test]
+    fn generated_workload_status_updates_pass_the_apiservers_validation() {
+        let text = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: s}\nwebhooks:\n  - name: s.example.com\n    admissionReviewVersions: [v1]\n    sideEffects: None\n    clientConfig: {url: \"https://hook.example.com/\"}\n    rules:\n      - {operations: [UPDATE], apiGroups: [apps], apiVersions: [v1], resources: [deployments/status, replicasets/status, statefulsets/status, daemonsets/status]}\n      - {operations: [UPDATE], apiGroups: [batch], apiVersions: [v1], resources: [cronjobs/status]}\n";
+        let webhook = Manifest::parse(std::path::Path::new("s.yaml"), text).unwrap().webhooks.remove(0);
+        let strategy = requests(&webhook, Scope::All).unwrap();
+        let mut runner = TestRunner::new_with_rng(
+            Config { cases: 200, failure_persistence: None, ..Config::default() },
+            deterministic(),
+        );
+        let kinds = std::sync::Mutex::new(std::collections::BTreeSet::new());
+        runner
+            .run(&strategy, |case| {
+                let spec = &case.spec;
+                if spec.sub_resource.as_deref() != Some("status") || spec.operation != Operation::Update {
+                    return Ok(());
+                }
+                kinds.lock().unwrap().insert(spec.kind.kind.clone());
+                let refusal = super::super::refusal_of(spec);
+                prop_assert!(refusal.is_none(), "{}: {}", case.label, refusal.unwrap_or_default());
+                Ok(())
+            })
+            .unwrap();
+        let kinds: Vec<String> = kinds.into_inner().unwrap().into_iter().collect();
+        assert_eq!(kinds, ["CronJob", "DaemonSet", "Deployment", "ReplicaSet", "StatefulSet"]);
     }
 
     /// The generated Services, Namespaces, ServiceAccounts and Ingresses (whose spec the

@@ -43,8 +43,9 @@ pub(crate) use review::{default_user, AdmissionSpec};
 pub(crate) use schema::admit as admit_custom_resource;
 pub(crate) use schema::summary as schema_summary;
 
-/// What the apiserver's validation says of the object `spec` sends, as it is: `None` when it
-/// accepts it (the tests hold the suite's own objects to it).
+/// What the apiserver's validation says of the object `spec` sends, as it is (an UPDATE of
+/// `/status` through the kind's status strategy): `None` when it accepts it (the tests hold the
+/// suite's own objects to it).
 #[cfg(test)]
 fn refusal_of(spec: &AdmissionSpec) -> Option<String> {
     use crate::admission::Operation;
@@ -57,8 +58,11 @@ fn refusal_of(spec: &AdmissionSpec) -> Option<String> {
         built_in: known.is_some(),
         request_namespace: spec.namespace.as_deref().unwrap_or(""),
     };
-    let result = match spec.operation {
-        Operation::Create => apiserver_validation::validate_object_create(&scope, &spec.object),
+    let result = match (spec.operation, spec.sub_resource.as_deref()) {
+        (Operation::Create, _) => apiserver_validation::validate_object_create(&scope, &spec.object),
+        (_, Some("status")) => {
+            apiserver_validation::validate_object_status_update(&scope, &spec.object, &spec.old_object)
+        }
         _ => apiserver_validation::validate_object_update(&scope, &spec.object, &spec.old_object),
     };
     result.err().map(|r| r.message(&scope, &spec.name))

@@ -290,6 +290,16 @@ pub(crate) fn updated_through(resource: &Resource, sub: &str, old: &Value) -> Va
     object
 }
 
+/// The kubelet writes the QoS class the stored pod holds (`ValidatePodStatusUpdate` refuses a
+/// changed one): `old`'s `status.qosClass`, none where it has none.
+fn keep_qos_class(object: &mut Value, old: &Value) {
+    let Some(status) = object.get_mut("status").and_then(Value::as_object_mut) else { return };
+    match old.pointer("/status/qosClass") {
+        Some(class) => status.insert("qosClass".into(), class.clone()),
+        None => status.remove("qosClass"),
+    };
+}
+
 /// [`updated_through`] before the apiserver's decoding.
 fn edited_through(resource: &Resource, sub: &str, old: &Value) -> Value {
     let mut object = old.clone();
@@ -301,6 +311,9 @@ fn edited_through(resource: &Resource, sub: &str, old: &Value) -> Value {
                 Origin::Guessed => Some(json!({"observedGeneration": 1, "ready": true})),
             };
             object["status"] = status.unwrap_or_else(|| json!({}));
+            if resource.kind == "Pod" {
+                keep_qos_class(&mut object, old);
+            }
         }
         "approval" => {
             object["status"] = json!({"conditions": [{"type": "Approved", "status": "True", "reason": "ApprovedByAdmin",
@@ -475,6 +488,11 @@ mod tests {
             "500m"
         );
         assert_eq!(updated_through(pods, "status", &old)["spec"], old["spec"]);
+        // The QoS class is the stored pod's: none here, Burstable once stored so.
+        assert!(updated_through(pods, "status", &old)["status"].get("qosClass").is_none());
+        let mut burstable = old.clone();
+        burstable["status"] = json!({"phase": "Pending", "qosClass": "Burstable"});
+        assert_eq!(updated_through(pods, "status", &burstable)["status"]["qosClass"], "Burstable");
     }
 
     #[test]

@@ -373,28 +373,38 @@ mod tests {
     /// A validating webhook runs after the apiserver's validation: every planned object it is sent,
     /// for every kind a rule can select, passes that validation. So does every planned object a
     /// mutating webhook is sent: the apiserver would accept it as it is, so that a refusal after
-    /// the webhook's patch is the webhook's.
+    /// the webhook's patch is the webhook's. The `/status` UPDATEs of every kind whose status
+    /// strategy is modelled are among them.
     #[test]
     fn planned_objects_pass_the_apiservers_validation() {
         let m = reference();
         let mut problems = Vec::new();
         let mut judged = 0;
+        let mut status_kinds = std::collections::BTreeSet::new();
         let cases: Vec<RequestCase> = m.webhooks.iter().flat_map(|w| plan(&everything(w))).collect();
         for case in &cases {
             let spec = &case.spec;
             // Reviews are answered, never stored: their registries validate no metadata.
             let review = matches!(spec.kind.group.as_str(), "authentication.k8s.io" | "authorization.k8s.io");
-            if review || spec.sub_resource.is_some() || !matches!(spec.operation, Operation::Create | Operation::Update)
-            {
+            let status = spec.sub_resource.as_deref() == Some("status")
+                && apiserver_validation::status_modelled(&spec.kind.group, &spec.kind.kind);
+            let judged_sub = spec.sub_resource.is_none() || status;
+            if review || !judged_sub || !matches!(spec.operation, Operation::Create | Operation::Update) {
                 continue;
             }
             judged += 1;
+            if status {
+                status_kinds.insert(spec.kind.kind.clone());
+            }
             if let Some(refusal) = super::super::refusal_of(spec) {
                 problems.push(format!("{}: {refusal}", case.label));
             }
         }
         assert!(judged > 50, "{judged}");
         assert!(problems.is_empty(), "{}", problems.join("\n"));
+        let modelled: std::collections::BTreeSet<String> =
+            apiserver_validation::object::STATUS_MODELLED.iter().map(|(_, k)| k.to_string()).collect();
+        assert_eq!(status_kinds, modelled);
     }
 
     /// generation is set on CREATE only for the kinds whose strategy sets it (and custom
