@@ -61,7 +61,7 @@ pub(crate) fn pruned(x: &Exchange) -> Check {
     };
     let mut paths = Vec::new();
     // What the patch wrote that the decoder does not keep: what pruning removed.
-    super::object::dropped(Some(x.case.object()), Some(patched), Some(&admitted(schema, patched)), "", &mut paths);
+    super::dropped::dropped(Some(x.case.object()), Some(patched), Some(&admitted(schema, patched)), "", &mut paths);
     if paths.is_empty() {
         return Check::Pass;
     }

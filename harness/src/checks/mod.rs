@@ -13,6 +13,7 @@ pub(crate) mod case;
 pub(crate) mod coverage;
 mod custom_resource;
 mod denial;
+mod dropped;
 mod http_status;
 mod kubectl;
 pub(crate) mod manifest;
