@@ -82,37 +82,18 @@ const POD_STATUS: &[&str] = &[
 /// Of every kind's metadata.
 const METADATA: &[&str] = &["managedFields"];
 
-/// Of the workloads' specs, by kind (`pkg/apis/apps/validation`, `pkg/apis/batch/validation`).
-const DEPLOYMENT: &[&str] =
-    &["replicas", "strategy", "minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds"];
-const REPLICASET: &[&str] = &["replicas", "minReadySeconds"];
+/// Of the workloads' specs, by kind (`pkg/apis/apps/validation`, `pkg/apis/batch/validation`); a
+/// Deployment's, a ReplicaSet's and a DaemonSet's own fields are all modelled
+/// ([`crate::workloads`], [`crate::rollout`]).
 const STATEFULSET: &[&str] = &[
-    "replicas",
-    "podManagementPolicy",
-    "updateStrategy",
+    "updateStrategy rollingUpdate maxUnavailable",
     "volumeClaimTemplates",
     "persistentVolumeClaimRetentionPolicy",
     "ordinals",
-    "minReadySeconds",
     "revisionHistoryLimit",
 ];
-const DAEMONSET: &[&str] = &["updateStrategy", "minReadySeconds", "revisionHistoryLimit"];
-const JOB: &[&str] = &[
-    "parallelism",
-    "completions",
-    "activeDeadlineSeconds",
-    "backoffLimit",
-    "backoffLimitPerIndex",
-    "maxFailedIndexes",
-    "ttlSecondsAfterFinished",
-    "completionMode",
-    "podFailurePolicy",
-    "successPolicy",
-    "podReplacementPolicy",
-    "managedBy",
-];
-const CRONJOB: &[&str] =
-    &["schedule", "timeZone", "startingDeadlineSeconds", "successfulJobsHistoryLimit", "failedJobsHistoryLimit"];
+const JOB: &[&str] = &["podFailurePolicy", "successPolicy", "podReplacementPolicy", "managedBy"];
+const CRONJOB: &[&str] = &["schedule", "timeZone"];
 
 /// Of a Service's spec (`ValidateService`: IP syntax and families).
 const SERVICE: &[&str] =
@@ -140,20 +121,9 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value) -> Vec<String
             under(&mut out, "metadata", POD_METADATA);
             pod_spec(&mut out, "spec");
         }
-        ("apps", "Deployment") => {
-            under(&mut out, "spec", DEPLOYMENT);
-            pod_spec(&mut out, "spec template spec");
-        }
-        ("apps", "ReplicaSet") => {
-            under(&mut out, "spec", REPLICASET);
-            pod_spec(&mut out, "spec template spec");
-        }
+        ("apps", "Deployment" | "ReplicaSet" | "DaemonSet") => pod_spec(&mut out, "spec template spec"),
         ("apps", "StatefulSet") => {
             under(&mut out, "spec", STATEFULSET);
-            pod_spec(&mut out, "spec template spec");
-        }
-        ("apps", "DaemonSet") => {
-            under(&mut out, "spec", DAEMONSET);
             pod_spec(&mut out, "spec template spec");
         }
         ("batch", "Job") => {
@@ -326,7 +296,10 @@ mod tests {
             json!({"kind": "Deployment", "metadata": {"name": "d"}, "spec": {"replicas": replicas,
                 "template": {"spec": {"containers": [{"name": "a", "image": "x"}]}}}})
         };
-        assert_eq!(written("apps", "Deployment", false, &d(1), &d(-1), &["/spec/replicas"]), ["spec.replicas"]);
+        // A Deployment's own fields are modelled: a write to one is not named.
+        assert!(written("apps", "Deployment", false, &d(1), &d(-1), &["/spec/replicas"]).is_empty());
+        let job = |limit: i64| json!({"kind": "Job", "spec": {"backoffLimit": 1, "podFailurePolicy": {"rules": [{"action": "Ignore", "onExitCodes": {"operator": "In", "values": [limit]}}]}}});
+        assert_eq!(written("batch", "Job", false, &job(1), &job(2), &["/spec"]), ["spec.podFailurePolicy"]);
         let mut with_gates = d(1);
         with_gates["spec"]["template"]["spec"]["schedulingGates"] = json!([{"name": "g"}]);
         assert_eq!(
