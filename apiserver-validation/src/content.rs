@@ -114,6 +114,33 @@ pub fn is_dns1123_subdomain(value: &str) -> Vec<String> {
     errs
 }
 
+/// `dns1123LabelFmtWithUnderscore`: `_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?`.
+fn matches_dns1123_label_with_underscore(value: &str) -> bool {
+    let rest = value.strip_prefix('_').unwrap_or(value);
+    let b = rest.as_bytes();
+    match b {
+        [] => false,
+        [only] => lower_alnum(*only),
+        [head, middle @ .., last] => {
+            lower_alnum(*head) && lower_alnum(*last) && middle.iter().all(|&c| lower_alnum(c) || c == b'-' || c == b'_')
+        }
+    }
+}
+
+/// `IsDNS1123SubdomainWithUnderscore`: a subdomain whose labels may hold `_` (and start with one).
+pub fn is_dns1123_subdomain_with_underscore(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > DNS1123_SUBDOMAIN_MAX_LENGTH {
+        errs.push(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH));
+    }
+    if !value.split('.').all(matches_dns1123_label_with_underscore) {
+        let msg = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character";
+        let fmt = r"_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?(\._?[a-z0-9]([-_a-z0-9]*[a-z0-9])?)*";
+        errs.push(regex_error(msg, fmt, &["example.com"]));
+    }
+    errs
+}
+
 /// `IsDNS1035Label`: starts with a letter.
 pub fn is_dns1035_label(value: &str) -> Vec<String> {
     let mut errs = Vec::new();

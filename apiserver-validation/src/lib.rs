@@ -10,6 +10,8 @@
 //! | [`defaults`] | `core/v1/defaults.go`: the `SetDefaults_*` the decoder applies before validation |
 //! | [`quantity`] | `api/resource`: a `Quantity`'s parse, comparison and canonical text |
 //! | [`pod`] | `core/validation`: `ValidatePodSpec`, `ValidatePodCreate` (containers, ports, env, resources, probes, in Go's order) |
+//! | [`pod_fields`] | `core/validation`: `ValidateEnvFrom`, `validatePodDNSConfig`, `validateReadinessGates`, `validateSchedulingGates`, `ValidateHostAliases`, runtime class and preemption policy |
+//! | [`ip`] | `util/validation`: `IsValidIP` (strict parse, canonical form) |
 //! | [`volumes`] | `core/validation`: `ValidateVolumes`, `validateVolumeSource` and the common sources' own checks, `ValidateVolumeMounts` |
 //! | [`security`] | `core/validation`: `ValidateSecurityContext`, `validatePodSpecSecurityContext` (IDs, seccomp, AppArmor, sysctls, proc mount, Windows options), host namespaces, `validateOS` |
 //! | [`scheduling`] | `core/validation`: `validateAffinity` (node and pod affinity terms), `ValidateTolerations` |
@@ -37,12 +39,14 @@ pub mod defaults;
 pub mod field;
 mod field_formats;
 pub mod ingress;
+pub mod ip;
 pub mod kinds;
 mod label_selector;
 pub mod namespace;
 pub mod object;
 pub mod objectmeta;
 pub mod pod;
+pub mod pod_fields;
 pub mod pod_status;
 pub mod pod_update;
 pub mod quantity;

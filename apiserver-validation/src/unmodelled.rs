@@ -9,18 +9,14 @@
 
 use serde_json::Value;
 
-/// Of a pod spec (under `spec` of a Pod, `spec.template.spec` of a workload).
+/// Of a pod spec (under `spec` of a Pod, `spec.template.spec` of a workload). `imagePullSecrets`
+/// stays named although `validateImagePullSecrets` cannot refuse a decoded entry (see
+/// [`crate::pod_fields`]).
 const POD_SPEC: &[&str] = &[
     "topologySpreadConstraints",
-    "dnsConfig",
     "imagePullSecrets",
-    "readinessGates",
-    "schedulingGates",
     "resourceClaims",
     "resources",
-    "hostAliases",
-    "runtimeClassName",
-    "preemptionPolicy",
     "overhead",
     "securityContext supplementalGroupsPolicy",
     "securityContext seLinuxChangePolicy",
@@ -45,13 +41,8 @@ const POD_SPEC: &[&str] = &[
 ];
 
 /// Of each container (regular, init and ephemeral) of a pod spec.
-const CONTAINER: &[&str] = &[
-    "envFrom",
-    "volumeDevices",
-    "resources claims",
-    "restartPolicyRules",
-    "securityContext windowsOptions hostProcess",
-];
+const CONTAINER: &[&str] =
+    &["volumeDevices", "resources claims", "restartPolicyRules", "securityContext windowsOptions hostProcess"];
 
 /// The container lists of a pod spec.
 const CONTAINER_LISTS: &[&str] = &["containers", "initContainers", "ephemeralContainers"];
@@ -202,7 +193,7 @@ fn differs(pattern: &[&str], before: Option<&Value>, after: Option<&Value>) -> b
     differs(rest, child(before, first), child(after, first))
 }
 
-/// Go's field path of a pattern: `spec.containers[*].envFrom`.
+/// Go's field path of a pattern: `spec.containers[*].volumeDevices`.
 fn field_path(pattern: &[&str]) -> String {
     let mut out = String::new();
     for t in pattern {
@@ -222,7 +213,7 @@ fn field_path(pattern: &[&str]) -> String {
 
 /// The fields of `after` whose validation is not modelled and that differ from `before`, among
 /// those a write at one of the pointers `touched` (a patch's `path`s and `from`s) can reach, as
-/// Go field paths (`spec.dnsConfig`, `spec.containers[*].envFrom`), each once, in the order of
+/// Go field paths (`spec.overhead`, `spec.containers[*].volumeDevices`), each once, in the order of
 /// the kind's list. `status` for an UPDATE of the `/status` subresource. Empty for a kind whose
 /// spec is not modelled at all (the caller names the kind instead).
 pub fn written(group: &str, kind: &str, status: bool, before: &Value, after: &Value, touched: &[&str]) -> Vec<String> {
@@ -250,9 +241,11 @@ mod tests {
     #[test]
     fn a_write_to_an_unmodelled_pod_field_is_named() {
         let before = pod(json!({"containers": [{"name": "a", "image": "x"}]}));
-        let after =
-            pod(json!({"containers": [{"name": "a", "image": "x"}], "dnsConfig": {"nameservers": ["1.1.1.1"]}}));
-        assert_eq!(written("", "Pod", false, &before, &after, &["/spec/dnsConfig"]), ["spec.dnsConfig"]);
+        let after = pod(json!({"containers": [{"name": "a", "image": "x"}], "overhead": {"cpu": "10m"}}));
+        assert_eq!(written("", "Pod", false, &before, &after, &["/spec/overhead"]), ["spec.overhead"]);
+        // A modelled field written: nothing to name.
+        let dns = pod(json!({"containers": [{"name": "a", "image": "x"}], "dnsConfig": {"nameservers": ["1.1.1.1"]}}));
+        assert!(written("", "Pod", false, &before, &dns, &["/spec/dnsConfig"]).is_empty());
         // The same field present on both sides, untouched by the patch: nothing to name.
         assert!(written("", "Pod", false, &after, &after, &["/spec/containers/0/image"]).is_empty());
     }
@@ -262,9 +255,12 @@ mod tests {
         let before = pod(json!({"containers": [{"name": "a", "image": "x"}]}));
         let after = pod(json!({"containers": [
             {"name": "a", "image": "x"},
-            {"name": "b", "image": "y", "envFrom": [{"configMapRef": {"name": "c"}}]}
+            {"name": "b", "image": "y", "volumeDevices": [{"name": "d", "devicePath": "/d"}]}
         ]}));
-        assert_eq!(written("", "Pod", false, &before, &after, &["/spec/containers/-"]), ["spec.containers[*].envFrom"]);
+        assert_eq!(
+            written("", "Pod", false, &before, &after, &["/spec/containers/-"]),
+            ["spec.containers[*].volumeDevices"]
+        );
         // A write elsewhere cannot reach it: the container's fields are not examined.
         assert!(written("", "Pod", false, &before, &after, &["/metadata/labels/a"]).is_empty());
     }
@@ -273,9 +269,9 @@ mod tests {
     fn a_whole_spec_replaced_names_only_what_changed() {
         let before = pod(json!({"containers": [{"name": "a", "image": "x"}], "imagePullSecrets": [{"name": "s"}]}));
         let after = pod(
-            json!({"containers": [{"name": "a", "image": "x"}], "imagePullSecrets": [{"name": "s"}], "hostAliases": [{"ip": "10.0.0.1"}]}),
+            json!({"containers": [{"name": "a", "image": "x"}], "imagePullSecrets": [{"name": "s"}], "topologySpreadConstraints": [{"maxSkew": 1}]}),
         );
-        assert_eq!(written("", "Pod", false, &before, &after, &["/spec"]), ["spec.hostAliases"]);
+        assert_eq!(written("", "Pod", false, &before, &after, &["/spec"]), ["spec.topologySpreadConstraints"]);
     }
 
     #[test]
@@ -298,13 +294,23 @@ mod tests {
         };
         // A Deployment's own fields are modelled: a write to one is not named.
         assert!(written("apps", "Deployment", false, &d(1), &d(-1), &["/spec/replicas"]).is_empty());
-        let job = |limit: i64| json!({"kind": "Job", "spec": {"backoffLimit": 1, "podFailurePolicy": {"rules": [{"action": "Ignore", "onExitCodes": {"operator": "In", "values": [limit]}}]}}});
+        let job = |code: i64| {
+            let rule = json!({"action": "Ignore", "onExitCodes": {"operator": "In", "values": [code]}});
+            json!({"kind": "Job", "spec": {"backoffLimit": 1, "podFailurePolicy": {"rules": [rule]}}})
+        };
         assert_eq!(written("batch", "Job", false, &job(1), &job(2), &["/spec"]), ["spec.podFailurePolicy"]);
-        let mut with_gates = d(1);
-        with_gates["spec"]["template"]["spec"]["schedulingGates"] = json!([{"name": "g"}]);
+        let mut with_spread = d(1);
+        with_spread["spec"]["template"]["spec"]["topologySpreadConstraints"] = json!([{"maxSkew": 1}]);
         assert_eq!(
-            written("apps", "Deployment", false, &d(1), &with_gates, &["/spec/template/spec/schedulingGates"]),
-            ["spec.template.spec.schedulingGates"]
+            written(
+                "apps",
+                "Deployment",
+                false,
+                &d(1),
+                &with_spread,
+                &["/spec/template/spec/topologySpreadConstraints"]
+            ),
+            ["spec.template.spec.topologySpreadConstraints"]
         );
         let cron = |tz: &str| json!({"kind": "CronJob", "spec": {"timeZone": tz}});
         assert_eq!(
@@ -334,8 +340,8 @@ mod tests {
         let before = pod(json!({}));
         let mut after = before.clone();
         after["status"] = json!({"podIPs": [{"ip": "10.0.0.9"}]});
-        after["spec"]["dnsConfig"] = json!({});
-        assert_eq!(written("", "Pod", true, &before, &after, &["/status", "/spec/dnsConfig"]), ["status.podIPs"]);
+        after["spec"]["overhead"] = json!({});
+        assert_eq!(written("", "Pod", true, &before, &after, &["/status", "/spec/overhead"]), ["status.podIPs"]);
     }
 
     #[test]
