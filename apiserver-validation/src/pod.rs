@@ -4,13 +4,14 @@
 //! `ValidateEnv` with relaxed names, `ValidateEnvFrom`, `validatePullPolicy`, `validateResourceRequirements`, the
 //! probes' `validateHandler`, `validateRestartPolicy`, `validateDNSPolicy`, node selector, tolerations,
 //! names of the service account, node, host and priority class, DNS config, readiness and
-//! scheduling gates, host aliases, runtime class and preemption policy, in Go's order),
+//! scheduling gates, topology spread, host aliases, runtime class and preemption policy, in Go's
+//! order),
 //! `validatePodMetadataAndSpec`'s pod-only image check and `ValidatePodCreate`. Run on the
 //! defaulted object (see [`crate::defaults`]). The volumes and mounts are [`crate::volumes`], the
 //! security contexts, host namespaces and OS rules [`crate::security`], affinity and tolerations
 //! [`crate::scheduling`], the smaller fields [`crate::pod_fields`].
 //!
-//! Not modelled: topology spread, resource claims, host-port conflicts, pod-level resources,
+//! Not modelled: a topology spread constraint's `matchLabelKeys`, resource claims, host-port conflicts, pod-level resources,
 //! overhead, Windows host-process pods and the pod annotations' own checks
 //! (seccomp, AppArmor, mirror pods, and their agreement with the fields).
 
@@ -541,6 +542,7 @@ fn pod_spec(spec: &Value, path: &str, resource_is_pod: bool, opts: AffinityOptio
     errs.extend(pod_fields::dns_config(spec, path));
     errs.extend(pod_fields::readiness_gates(spec, path));
     errs.extend(pod_fields::scheduling_gates(spec, path));
+    errs.extend(pod_fields::topology_spread_constraints(spec, path, opts.allow_invalid_topology_spread_selector));
     errs.extend(security::validate_host_users(spec, path));
     for key in ["serviceAccountName", "nodeName"] {
         let v = s(spec, key);

@@ -3,7 +3,10 @@
 //! (`validateConfigMapEnvSource`, `validateSecretEnvSource`), `validateReadinessGates`,
 //! `validateSchedulingGates`, `validatePodDNSConfig` (with `RelaxedDNSSearchValidation` on:
 //! `ValidateDNS1123SubdomainWithUnderScore`), `ValidateHostAliases`, `ValidateRuntimeClassName`
-//! and `ValidatePreemptionPolicy`. `validateImagePullSecrets` has nothing to refuse: the internal
+//! `ValidatePreemptionPolicy` and `validateTopologySpreadConstraints` (`ValidateMaxSkew`,
+//! `ValidateTopologyKey`, `ValidateWhenUnsatisfiable`, `ValidateSpreadConstraintNotRepeat`,
+//! `validateMinDomains`, `validateNodeInclusionPolicy`, the strict label selector unless the old
+//! spec already held an invalid one; not a constraint's `matchLabelKeys`). `validateImagePullSecrets` has nothing to refuse: the internal
 //! `LocalObjectReference` holds a name only, so an entry is always "only name".
 
 use serde_json::Value;
@@ -13,6 +16,7 @@ use crate::field::{BadValue, FieldError};
 use crate::field_formats::{dns_subdomain, str_value};
 use crate::ip::is_valid_ip;
 use crate::kinds::NameRule;
+use crate::label_selector::validate_selector;
 use crate::pod::env_var_name;
 use crate::zero_values::{list, present, s};
 
@@ -195,6 +199,67 @@ pub fn runtime_class_and_preemption(spec: &Value, path: &str) -> Vec<FieldError>
                 BadValue::Json(Value::from(v).to_string()),
                 PREEMPTION_POLICIES,
             )),
+        }
+    }
+    errs
+}
+
+/// `supportedScheduleActions`, `supportedPodTopologySpreadNodePolicies` (as `sets.List` sorts them).
+const SCHEDULE_ACTIONS: &[&str] = &["DoNotSchedule", "ScheduleAnyway"];
+const NODE_INCLUSION_POLICIES: &[&str] = &["Honor", "Ignore"];
+/// `isNotPositiveErrorMsg`.
+const NOT_POSITIVE: &str = "must be greater than zero";
+
+/// `validateTopologySpreadConstraints`; `allow_invalid_selector` is
+/// `AllowInvalidTopologySpreadConstraintLabelSelector`.
+pub fn topology_spread_constraints(spec: &Value, path: &str, allow_invalid_selector: bool) -> Vec<FieldError> {
+    let constraints = list(spec, "topologySpreadConstraints");
+    let mut errs = Vec::new();
+    for (i, c) in constraints.iter().enumerate() {
+        let p = format!("{path}.topologySpreadConstraints[{i}]");
+        errs.extend(spread_constraint(c, &constraints[i + 1..], &p));
+        if !allow_invalid_selector {
+            if let Some(selector) = c.get("labelSelector").filter(|l| !l.is_null()) {
+                errs.extend(validate_selector(selector, &format!("{p}.labelSelector")));
+            }
+        }
+    }
+    errs
+}
+
+/// One constraint's own checks, `rest` the constraints after it.
+fn spread_constraint(c: &Value, rest: &[Value], p: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let skew = c.get("maxSkew").and_then(Value::as_i64).unwrap_or(0);
+    if skew <= 0 {
+        errs.push(FieldError::invalid(&format!("{p}.maxSkew"), BadValue::Int(skew), NOT_POSITIVE));
+    }
+    let key = s(c, "topologyKey");
+    if key.is_empty() {
+        errs.push(FieldError::required(&format!("{p}.topologyKey"), "can not be empty"));
+    }
+    let action = s(c, "whenUnsatisfiable");
+    if !SCHEDULE_ACTIONS.contains(&action) {
+        errs.push(FieldError::not_supported(&format!("{p}.whenUnsatisfiable"), str_value(action), SCHEDULE_ACTIONS));
+    }
+    if rest.iter().any(|r| s(r, "topologyKey") == key && s(r, "whenUnsatisfiable") == action) {
+        let pair = format!("{{{key}, {action}}}");
+        errs.push(FieldError::duplicate(&format!("{p}.{{topologyKey, whenUnsatisfiable}}"), str_value(&pair)));
+    }
+    if let Some(min) = c.get("minDomains").and_then(Value::as_i64) {
+        let mp = format!("{p}.minDomains");
+        if min <= 0 {
+            errs.push(FieldError::invalid(&mp, BadValue::Int(min), NOT_POSITIVE));
+        }
+        if action != "DoNotSchedule" {
+            let detail = format!("can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {action}");
+            errs.push(FieldError::invalid(&mp, BadValue::Int(min), detail));
+        }
+    }
+    for key in ["nodeAffinityPolicy", "nodeTaintsPolicy"] {
+        if present(c, key) && !NODE_INCLUSION_POLICIES.contains(&s(c, key)) {
+            let bad = BadValue::Json(Value::from(s(c, key)).to_string());
+            errs.push(FieldError::not_supported(&format!("{p}.{key}"), bad, NODE_INCLUSION_POLICIES));
         }
     }
     errs

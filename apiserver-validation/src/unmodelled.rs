@@ -13,7 +13,7 @@ use serde_json::Value;
 /// stays named although `validateImagePullSecrets` cannot refuse a decoded entry (see
 /// [`crate::pod_fields`]).
 const POD_SPEC: &[&str] = &[
-    "topologySpreadConstraints",
+    "topologySpreadConstraints * matchLabelKeys",
     "imagePullSecrets",
     "resourceClaims",
     "resources",
@@ -269,9 +269,9 @@ mod tests {
     fn a_whole_spec_replaced_names_only_what_changed() {
         let before = pod(json!({"containers": [{"name": "a", "image": "x"}], "imagePullSecrets": [{"name": "s"}]}));
         let after = pod(
-            json!({"containers": [{"name": "a", "image": "x"}], "imagePullSecrets": [{"name": "s"}], "topologySpreadConstraints": [{"maxSkew": 1}]}),
+            json!({"containers": [{"name": "a", "image": "x"}], "imagePullSecrets": [{"name": "s"}], "overhead": {"cpu": "10m"}}),
         );
-        assert_eq!(written("", "Pod", false, &before, &after, &["/spec"]), ["spec.topologySpreadConstraints"]);
+        assert_eq!(written("", "Pod", false, &before, &after, &["/spec"]), ["spec.overhead"]);
     }
 
     #[test]
@@ -299,18 +299,13 @@ mod tests {
             json!({"kind": "Job", "spec": {"backoffLimit": 1, "podFailurePolicy": {"rules": [rule]}}})
         };
         assert_eq!(written("batch", "Job", false, &job(1), &job(2), &["/spec"]), ["spec.podFailurePolicy"]);
-        let mut with_spread = d(1);
-        with_spread["spec"]["template"]["spec"]["topologySpreadConstraints"] = json!([{"maxSkew": 1}]);
+        let mut with_keys = d(1);
+        let spread = json!([{"maxSkew": 1, "topologyKey": "zone", "matchLabelKeys": ["app"]}]);
+        with_keys["spec"]["template"]["spec"]["topologySpreadConstraints"] = spread;
+        let touched = ["/spec/template/spec/topologySpreadConstraints"];
         assert_eq!(
-            written(
-                "apps",
-                "Deployment",
-                false,
-                &d(1),
-                &with_spread,
-                &["/spec/template/spec/topologySpreadConstraints"]
-            ),
-            ["spec.template.spec.topologySpreadConstraints"]
+            written("apps", "Deployment", false, &d(1), &with_keys, &touched),
+            ["spec.template.spec.topologySpreadConstraints[*].matchLabelKeys"]
         );
         let cron = |tz: &str| json!({"kind": "CronJob", "spec": {"timeZone": tz}});
         assert_eq!(
