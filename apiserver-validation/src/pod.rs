@@ -1,19 +1,19 @@
 //! A pod's spec as kubernetes/kubernetes `pkg/apis/core/validation/validation.go` validates it
 //! (release-1.36): `ValidatePodSpec` (`validateContainers`, `validateInitContainers`,
 //! `validateEphemeralContainers`, `validateContainerCommon`, `validateContainerPorts`,
-//! `ValidateEnv` with relaxed names, `ValidateEnvFrom`, `validatePullPolicy`, `validateResourceRequirements`, the
-//! probes' `validateHandler`, `validateRestartPolicy`, `validateDNSPolicy`, node selector, tolerations,
-//! names of the service account, node, host and priority class, DNS config, readiness and
-//! scheduling gates, topology spread, host aliases, runtime class and preemption policy, in Go's
-//! order),
-//! `validatePodMetadataAndSpec`'s pod-only image check and `ValidatePodCreate`. Run on the
-//! defaulted object (see [`crate::defaults`]). The volumes and mounts are [`crate::volumes`], the
-//! security contexts, host namespaces and OS rules [`crate::security`], affinity and tolerations
-//! [`crate::scheduling`], the smaller fields [`crate::pod_fields`].
+//! `ValidateEnv` with relaxed names, `ValidateEnvFrom`, `validatePullPolicy`,
+//! `validateResourceRequirements`, the probes' `validateHandler`, `validateRestartPolicy`,
+//! `validateDNSPolicy`, node selector, tolerations, names of the service account, node, host and
+//! priority class, DNS config, readiness and scheduling gates, topology spread, host aliases,
+//! runtime class and preemption policy, in Go's order), `validatePodMetadataAndSpec`'s pod-only
+//! image check and `ValidatePodCreate`. Run on the defaulted object (see [`crate::defaults`]). The
+//! volumes and mounts are [`crate::volumes`], the security contexts, host namespaces and OS rules
+//! [`crate::security`], affinity and tolerations [`crate::scheduling`], the smaller fields
+//! [`crate::pod_fields`].
 //!
-//! Not modelled: a topology spread constraint's `matchLabelKeys`, resource claims, host-port conflicts, pod-level resources,
-//! overhead, Windows host-process pods and the pod annotations' own checks
-//! (seccomp, AppArmor, mirror pods, and their agreement with the fields).
+//! Not modelled: a topology spread constraint's `matchLabelKeys`, resource claims, host-port
+//! conflicts, pod-level resources, overhead, Windows host-process pods and the pod annotations'
+//! own checks (seccomp, AppArmor, mirror pods, and their agreement with the fields).
 
 use serde_json::{Map, Value};
 
