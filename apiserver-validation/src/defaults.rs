@@ -284,7 +284,8 @@ fn set_if_unset(o: &mut Map<String, Value>, key: &str, value: Value) {
     }
 }
 
-/// `SetDefaults_StatefulSet`'s policy, update strategy (with its partition), replicas and history.
+/// `SetDefaults_StatefulSet`'s policy, update strategy (with its partition), claim retention policy
+/// (`StatefulSetAutoDeletePVC`, on by default), replicas and history.
 fn default_stateful_set(spec: &mut Map<String, Value>) {
     if spec.get("podManagementPolicy").and_then(Value::as_str).unwrap_or("").is_empty() {
         spec.insert("podManagementPolicy".into(), json!("OrderedReady"));
@@ -297,6 +298,13 @@ fn default_stateful_set(spec: &mut Map<String, Value>) {
         let rolling = strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate");
         if let Some(r) = strategy.get_mut("rollingUpdate").and_then(Value::as_object_mut).filter(|_| rolling) {
             set_if_unset(r, "partition", json!(0));
+        }
+    }
+    if let Some(policy) = member_object(spec, "persistentVolumeClaimRetentionPolicy") {
+        for key in ["whenDeleted", "whenScaled"] {
+            if policy.get(key).and_then(Value::as_str).unwrap_or("").is_empty() {
+                policy.insert(key.into(), json!("Retain"));
+            }
         }
     }
     set_if_unset(spec, "replicas", json!(1));

@@ -76,13 +76,8 @@ const METADATA: &[&str] = &["managedFields"];
 /// Of the workloads' specs, by kind (`pkg/apis/apps/validation`, `pkg/apis/batch/validation`); a
 /// Deployment's, a ReplicaSet's and a DaemonSet's own fields are all modelled
 /// ([`crate::workloads`], [`crate::rollout`]).
-const STATEFULSET: &[&str] = &[
-    "updateStrategy rollingUpdate maxUnavailable",
-    "volumeClaimTemplates",
-    "persistentVolumeClaimRetentionPolicy",
-    "ordinals",
-    "revisionHistoryLimit",
-];
+const STATEFULSET: &[&str] =
+    &["updateStrategy rollingUpdate maxUnavailable", "volumeClaimTemplates", "revisionHistoryLimit"];
 const JOB: &[&str] = &["podFailurePolicy", "successPolicy", "podReplacementPolicy", "managedBy"];
 const CRONJOB: &[&str] = &["schedule", "timeZone"];
 
