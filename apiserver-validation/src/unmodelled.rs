@@ -78,7 +78,7 @@ const METADATA: &[&str] = &["managedFields"];
 /// ([`crate::workloads`], [`crate::rollout`]).
 const STATEFULSET: &[&str] =
     &["updateStrategy rollingUpdate maxUnavailable", "volumeClaimTemplates", "revisionHistoryLimit"];
-const JOB: &[&str] = &["podFailurePolicy", "successPolicy", "podReplacementPolicy", "managedBy"];
+const JOB: &[&str] = &["podFailurePolicy", "successPolicy"];
 const CRONJOB: &[&str] = &["schedule", "timeZone"];
 
 /// Of a Service's spec (`ValidateService`: IP syntax and families).
