@@ -16,7 +16,8 @@
 //! `SetDefaults_StatefulSet`, `SetDefaults_ReplicaSet`, `SetDefaults_Job`, `SetDefaults_CronJob`:
 //! replicas, update strategies and their rolling updates, history limits, a Deployment's progress
 //! deadline, a StatefulSet's pod management policy, a Job's completions, parallelism, backoff limit
-//! and completion mode, a CronJob's concurrency policy); a Service's
+//! and completion mode and its pod failure policy's condition statuses, a CronJob's concurrency
+//! policy); a Service's
 //! `SetDefaults_Service` ([`crate::service::default_service`]); a Namespace's name label
 //! (`SetDefaults_Namespace`, [`crate::namespace::default_namespace`]).
 
@@ -311,7 +312,8 @@ fn default_stateful_set(spec: &mut Map<String, Value>) {
     set_if_unset(spec, "revisionHistoryLimit", json!(10));
 }
 
-/// `SetDefaults_Job`'s counts and completion mode.
+/// `SetDefaults_Job`'s counts, completion mode and the pod failure policy's condition statuses
+/// (`True`).
 fn default_job(spec: &mut Map<String, Value>) {
     if unset(spec, "completions") && unset(spec, "parallelism") {
         spec.insert("completions".into(), json!(1));
@@ -319,6 +321,15 @@ fn default_job(spec: &mut Map<String, Value>) {
     set_if_unset(spec, "parallelism", json!(1));
     set_if_unset(spec, "backoffLimit", json!(6));
     set_if_unset(spec, "completionMode", json!("NonIndexed"));
+    let rules = spec.get_mut("podFailurePolicy").and_then(|p| p.get_mut("rules")).and_then(Value::as_array_mut);
+    for rule in rules.into_iter().flatten() {
+        let patterns = rule.get_mut("onPodConditions").and_then(Value::as_array_mut);
+        for pattern in patterns.into_iter().flatten().filter_map(Value::as_object_mut) {
+            if pattern.get("status").and_then(Value::as_str).unwrap_or("").is_empty() {
+                pattern.insert("status".into(), json!("True"));
+            }
+        }
+    }
 }
 
 /// The apps/v1 and batch/v1 defaults of a workload's own spec (`SetDefaults_Deployment`,

@@ -18,6 +18,7 @@
 //! | [`pod_update`] | `core/validation`: `ValidatePodUpdate` (containers neither added nor removed, only images, deadlines and tolerations change) |
 //! | [`pod_status`] | `registry/core/pod/strategy.go` `podStatusStrategy.PrepareForUpdate` and `core/validation`: `ValidatePodStatusUpdate` (conditions, nominated node, QoS class, container state transitions) |
 //! | [`workloads`] | `apps/validation` and `batch/validation`: selectors matching templates, counts, completion modes, immutable selectors and Job templates, templates as pods |
+//! | [`job_policy`] | `batch/validation`: a Job's pod failure policy (`validatePodFailurePolicy` and its rules) |
 //! | [`rollout`] | `apps/validation`: the Deployment, DaemonSet and StatefulSet update strategies (`ValidateDeploymentStrategy`, `ValidateRollingUpdateDeployment`, `ValidateDaemonSetUpdateStrategy`, int-or-percent rules) |
 //! | [`service`] | `core/validation`: `ValidateService`, `ValidateServiceCreate`, `ValidateServiceUpdate` (ports, type, selector, session affinity, cluster IPs, traffic policies), after the registry's fix-ups of allocated values |
 //! | [`namespace`] | `core/validation`: `ValidateNamespace` (spec finalizers), `ValidateServiceAccount` (metadata only); `SetDefaults_Namespace` |
@@ -40,6 +41,7 @@ pub mod field;
 mod field_formats;
 pub mod ingress;
 pub mod ip;
+pub mod job_policy;
 pub mod kinds;
 mod label_selector;
 pub mod namespace;

@@ -78,7 +78,7 @@ const METADATA: &[&str] = &["managedFields"];
 /// ([`crate::workloads`], [`crate::rollout`]).
 const STATEFULSET: &[&str] =
     &["updateStrategy rollingUpdate maxUnavailable", "volumeClaimTemplates", "revisionHistoryLimit"];
-const JOB: &[&str] = &["podFailurePolicy", "successPolicy"];
+const JOB: &[&str] = &["successPolicy"];
 const CRONJOB: &[&str] = &["schedule", "timeZone"];
 
 /// Of a Service's spec (`ValidateService`: IP syntax and families).
@@ -289,11 +289,11 @@ mod tests {
         };
         // A Deployment's own fields are modelled: a write to one is not named.
         assert!(written("apps", "Deployment", false, &d(1), &d(-1), &["/spec/replicas"]).is_empty());
-        let job = |code: i64| {
-            let rule = json!({"action": "Ignore", "onExitCodes": {"operator": "In", "values": [code]}});
-            json!({"kind": "Job", "spec": {"backoffLimit": 1, "podFailurePolicy": {"rules": [rule]}}})
+        let job = |count: i64| {
+            let rule = json!({"succeededCount": count});
+            json!({"kind": "Job", "spec": {"backoffLimit": 1, "successPolicy": {"rules": [rule]}}})
         };
-        assert_eq!(written("batch", "Job", false, &job(1), &job(2), &["/spec"]), ["spec.podFailurePolicy"]);
+        assert_eq!(written("batch", "Job", false, &job(1), &job(2), &["/spec"]), ["spec.successPolicy"]);
         let mut with_keys = d(1);
         let spread = json!([{"maxSkew": 1, "topologyKey": "zone", "matchLabelKeys": ["app"]}]);
         with_keys["spec"]["template"]["spec"]["topologySpreadConstraints"] = spread;
