@@ -319,7 +319,9 @@ fn default_job(spec: &mut Map<String, Value>) {
         spec.insert("completions".into(), json!(1));
     }
     set_if_unset(spec, "parallelism", json!(1));
-    set_if_unset(spec, "backoffLimit", json!(6));
+    // With a backoff limit per index, the Job-wide limit is effectively off.
+    let backoff = if unset(spec, "backoffLimitPerIndex") { 6 } else { i64::from(i32::MAX) };
+    set_if_unset(spec, "backoffLimit", json!(backoff));
     set_if_unset(spec, "completionMode", json!("NonIndexed"));
     let rules = spec.get_mut("podFailurePolicy").and_then(|p| p.get_mut("rules")).and_then(Value::as_array_mut);
     for rule in rules.into_iter().flatten() {
@@ -478,6 +480,20 @@ mod tests {
         assert_eq!(d["spec"]["securityContext"], json!({}));
         assert_eq!(d["spec"]["containers"][0]["resources"]["requests"]["cpu"], "1");
         assert_eq!(d["spec"]["volumes"][0]["emptyDir"], json!({}));
+    }
+
+    #[test]
+    fn a_job_gets_its_counts_and_a_per_index_one_no_job_wide_backoff_limit() {
+        let job = |spec: Value| defaulted("batch", "Job", &json!({"kind": "Job", "spec": spec}))["spec"].clone();
+        let plain = job(json!({}));
+        assert_eq!(
+            (&plain["completions"], &plain["parallelism"], &plain["backoffLimit"]),
+            (&json!(1), &json!(1), &json!(6))
+        );
+        assert_eq!(plain["completionMode"], "NonIndexed");
+        let per_index = job(json!({"backoffLimitPerIndex": 1, "parallelism": 3}));
+        assert_eq!(per_index["backoffLimit"], json!(2147483647));
+        assert!(per_index.get("completions").is_none());
     }
 
     #[test]
