@@ -114,6 +114,33 @@ pub fn is_dns1123_subdomain(value: &str) -> Vec<String> {
     errs
 }
 
+/// `dns1123LabelFmtWithUnderscore`: `_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?`.
+fn matches_dns1123_label_with_underscore(value: &str) -> bool {
+    let rest = value.strip_prefix('_').unwrap_or(value);
+    let b = rest.as_bytes();
+    match b {
+        [] => false,
+        [only] => lower_alnum(*only),
+        [head, middle @ .., last] => {
+            lower_alnum(*head) && lower_alnum(*last) && middle.iter().all(|&c| lower_alnum(c) || c == b'-' || c == b'_')
+        }
+    }
+}
+
+/// `IsDNS1123SubdomainWithUnderscore`: a subdomain whose labels may hold `_` (and start with one).
+pub fn is_dns1123_subdomain_with_underscore(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > DNS1123_SUBDOMAIN_MAX_LENGTH {
+        errs.push(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH));
+    }
+    if !value.split('.').all(matches_dns1123_label_with_underscore) {
+        let msg = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character";
+        let fmt = r"_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?(\._?[a-z0-9]([-_a-z0-9]*[a-z0-9])?)*";
+        errs.push(regex_error(msg, fmt, &["example.com"]));
+    }
+    errs
+}
+
 /// `IsDNS1035Label`: starts with a letter.
 pub fn is_dns1035_label(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
@@ -171,6 +198,22 @@ pub fn is_valid_label_value(value: &str) -> Vec<String> {
     }
     if !value.is_empty() && !matches_label_key_name(value) {
         errs.push(regex_error(LABEL_VALUE_ERR, LABEL_VALUE_FMT, &["MyValue", "my_value", "12345"]));
+    }
+    errs
+}
+
+/// `relaxedEnvVarNameFmtErrMsg` (`RelaxedEnvironmentVariableValidation`, on by default).
+pub const RELAXED_ENV_NAME_ERR: &str =
+    "a valid environment variable name must consist only of printable ASCII characters other than '='";
+
+/// `IsRelaxedEnvVarName`.
+pub fn env_var_name(name: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if name.is_empty() {
+        errs.push(format!("environment variable name {}", empty_error()));
+    }
+    if name.chars().any(|c| !(' '..='~').contains(&c) || c == '=') {
+        errs.push(RELAXED_ENV_NAME_ERR.into());
     }
     errs
 }

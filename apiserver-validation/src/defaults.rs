@@ -11,7 +11,13 @@
 //! `defaultMode` 0644, a host path's type `""`, a downward API file's `fieldRef` apiVersion and a
 //! projected token's `expirationSeconds` 3600; a pod's requests
 //! default to its limits (`SetDefaults_Pod`) and `enableServiceLinks` to true; a Secret's type to
-//! `Opaque`; a workload's selector from its template labels where apps/batch v1 do so; a Service's
+//! `Opaque`; a workload's selector from its template labels where apps/batch v1 do so; a
+//! workload's own counts and strategies (`SetDefaults_Deployment`, `SetDefaults_DaemonSet`,
+//! `SetDefaults_StatefulSet`, `SetDefaults_ReplicaSet`, `SetDefaults_Job`, `SetDefaults_CronJob`:
+//! replicas, update strategies and their rolling updates, history limits, a Deployment's progress
+//! deadline, a StatefulSet's pod management policy, a Job's completions, parallelism, backoff limit
+//! and completion mode and its pod failure policy's condition statuses, a CronJob's concurrency
+//! policy); a Service's
 //! `SetDefaults_Service` ([`crate::service::default_service`]); a Namespace's name label
 //! (`SetDefaults_Namespace`, [`crate::namespace::default_namespace`]).
 
@@ -244,6 +250,130 @@ fn default_pod(pod: &mut Value) {
     }
 }
 
+/// A member that is absent or null.
+fn unset(o: &Map<String, Value>, key: &str) -> bool {
+    o.get(key).is_none_or(Value::is_null)
+}
+
+/// The object member `key` of `o`, created (empty) when absent or null; `None` when it holds
+/// something else.
+fn member_object<'a>(o: &'a mut Map<String, Value>, key: &str) -> Option<&'a mut Map<String, Value>> {
+    if unset(o, key) {
+        o.insert(key.into(), json!({}));
+    }
+    o.get_mut(key).and_then(Value::as_object_mut)
+}
+
+/// A rolling update strategy's type (`type` defaulted to RollingUpdate) and, for that type, its
+/// `rollingUpdate`'s `maxUnavailable` and `maxSurge` (`SetDefaults_Deployment`,
+/// `SetDefaults_DaemonSet`).
+fn default_rolling_strategy(strategy: &mut Map<String, Value>, max_unavailable: Value, max_surge: Value) {
+    if strategy.get("type").and_then(Value::as_str).unwrap_or("").is_empty() {
+        strategy.insert("type".into(), json!("RollingUpdate"));
+    }
+    if strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate") {
+        if let Some(rolling) = member_object(strategy, "rollingUpdate") {
+            set_if_unset(rolling, "maxUnavailable", max_unavailable);
+            set_if_unset(rolling, "maxSurge", max_surge);
+        }
+    }
+}
+
+fn set_if_unset(o: &mut Map<String, Value>, key: &str, value: Value) {
+    if unset(o, key) {
+        o.insert(key.into(), value);
+    }
+}
+
+/// `SetDefaults_StatefulSet`'s policy, update strategy (with its partition), claim retention policy
+/// (`StatefulSetAutoDeletePVC`, on by default), replicas and history.
+fn default_stateful_set(spec: &mut Map<String, Value>) {
+    if spec.get("podManagementPolicy").and_then(Value::as_str).unwrap_or("").is_empty() {
+        spec.insert("podManagementPolicy".into(), json!("OrderedReady"));
+    }
+    if let Some(strategy) = member_object(spec, "updateStrategy") {
+        if strategy.get("type").and_then(Value::as_str).unwrap_or("").is_empty() {
+            strategy.insert("type".into(), json!("RollingUpdate"));
+            member_object(strategy, "rollingUpdate");
+        }
+        let rolling = strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate");
+        if let Some(r) = strategy.get_mut("rollingUpdate").and_then(Value::as_object_mut).filter(|_| rolling) {
+            set_if_unset(r, "partition", json!(0));
+        }
+    }
+    if let Some(policy) = member_object(spec, "persistentVolumeClaimRetentionPolicy") {
+        for key in ["whenDeleted", "whenScaled"] {
+            if policy.get(key).and_then(Value::as_str).unwrap_or("").is_empty() {
+                policy.insert(key.into(), json!("Retain"));
+            }
+        }
+    }
+    set_if_unset(spec, "replicas", json!(1));
+    set_if_unset(spec, "revisionHistoryLimit", json!(10));
+}
+
+/// `SetDefaults_Job`'s counts, completion mode and the pod failure policy's condition statuses
+/// (`True`).
+fn default_job(spec: &mut Map<String, Value>) {
+    if unset(spec, "completions") && unset(spec, "parallelism") {
+        spec.insert("completions".into(), json!(1));
+    }
+    set_if_unset(spec, "parallelism", json!(1));
+    // With a backoff limit per index, the Job-wide limit is effectively off.
+    let backoff = if unset(spec, "backoffLimitPerIndex") { 6 } else { i64::from(i32::MAX) };
+    set_if_unset(spec, "backoffLimit", json!(backoff));
+    set_if_unset(spec, "completionMode", json!("NonIndexed"));
+    let rules = spec.get_mut("podFailurePolicy").and_then(|p| p.get_mut("rules")).and_then(Value::as_array_mut);
+    for rule in rules.into_iter().flatten() {
+        let patterns = rule.get_mut("onPodConditions").and_then(Value::as_array_mut);
+        for pattern in patterns.into_iter().flatten().filter_map(Value::as_object_mut) {
+            if pattern.get("status").and_then(Value::as_str).unwrap_or("").is_empty() {
+                pattern.insert("status".into(), json!("True"));
+            }
+        }
+    }
+}
+
+/// The apps/v1 and batch/v1 defaults of a workload's own spec (`SetDefaults_Deployment`,
+/// `SetDefaults_DaemonSet`, `SetDefaults_StatefulSet`, `SetDefaults_ReplicaSet`, `SetDefaults_Job`,
+/// `SetDefaults_CronJob`).
+fn default_workload(group: &str, kind: &str, object: &mut Value) {
+    if !matches!(
+        (group, kind),
+        ("apps", "Deployment" | "DaemonSet" | "StatefulSet" | "ReplicaSet") | ("batch", "Job" | "CronJob")
+    ) {
+        return;
+    }
+    let Some(spec) = object.as_object_mut().and_then(|o| member_object(o, "spec")) else { return };
+    match (group, kind) {
+        ("apps", "Deployment") => {
+            set_if_unset(spec, "replicas", json!(1));
+            if let Some(strategy) = member_object(spec, "strategy") {
+                default_rolling_strategy(strategy, json!("25%"), json!("25%"));
+            }
+            set_if_unset(spec, "revisionHistoryLimit", json!(10));
+            set_if_unset(spec, "progressDeadlineSeconds", json!(600));
+        }
+        ("apps", "DaemonSet") => {
+            if let Some(strategy) = member_object(spec, "updateStrategy") {
+                default_rolling_strategy(strategy, json!(1), json!(0));
+            }
+            set_if_unset(spec, "revisionHistoryLimit", json!(10));
+        }
+        ("apps", "StatefulSet") => default_stateful_set(spec),
+        ("apps", "ReplicaSet") => set_if_unset(spec, "replicas", json!(1)),
+        ("batch", "Job") => default_job(spec),
+        ("batch", "CronJob") => {
+            if spec.get("concurrencyPolicy").and_then(Value::as_str).unwrap_or("").is_empty() {
+                spec.insert("concurrencyPolicy".into(), json!("Allow"));
+            }
+            set_if_unset(spec, "successfulJobsHistoryLimit", json!(3));
+            set_if_unset(spec, "failedJobsHistoryLimit", json!(1));
+        }
+        _ => {}
+    }
+}
+
 /// The pod template of a workload kind, as a JSON pointer (`None` for other kinds).
 pub fn template_pointer(group: &str, kind: &str) -> Option<&'static str> {
     match (group, kind) {
@@ -289,6 +419,7 @@ pub fn set_defaults(group: &str, kind: &str, object: &mut Value) {
             }
         }
         _ => {
+            default_workload(group, kind, object);
             if let Some(pointer) = template_pointer(group, kind) {
                 if let Some(spec) = object.pointer_mut(&format!("{pointer}/spec")) {
                     default_pod_spec(spec);
@@ -349,6 +480,20 @@ mod tests {
         assert_eq!(d["spec"]["securityContext"], json!({}));
         assert_eq!(d["spec"]["containers"][0]["resources"]["requests"]["cpu"], "1");
         assert_eq!(d["spec"]["volumes"][0]["emptyDir"], json!({}));
+    }
+
+    #[test]
+    fn a_job_gets_its_counts_and_a_per_index_one_no_job_wide_backoff_limit() {
+        let job = |spec: Value| defaulted("batch", "Job", &json!({"kind": "Job", "spec": spec}))["spec"].clone();
+        let plain = job(json!({}));
+        assert_eq!(
+            (&plain["completions"], &plain["parallelism"], &plain["backoffLimit"]),
+            (&json!(1), &json!(1), &json!(6))
+        );
+        assert_eq!(plain["completionMode"], "NonIndexed");
+        let per_index = job(json!({"backoffLimitPerIndex": 1, "parallelism": 3}));
+        assert_eq!(per_index["backoffLimit"], json!(2147483647));
+        assert!(per_index.get("completions").is_none());
     }
 
     #[test]

@@ -1,25 +1,28 @@
 //! A pod's spec as kubernetes/kubernetes `pkg/apis/core/validation/validation.go` validates it
 //! (release-1.36): `ValidatePodSpec` (`validateContainers`, `validateInitContainers`,
 //! `validateEphemeralContainers`, `validateContainerCommon`, `validateContainerPorts`,
-//! `ValidateEnv` with relaxed names, `validatePullPolicy`, `validateResourceRequirements`, the
-//! probes' `validateHandler`, `validateRestartPolicy`, `validateDNSPolicy`, node selector, tolerations,
-//! names of the service account, node, host and priority class, in Go's order),
-//! `validatePodMetadataAndSpec`'s pod-only image check and `ValidatePodCreate`. Run on the
-//! defaulted object (see [`crate::defaults`]). The volumes and mounts are [`crate::volumes`], the
-//! security contexts, host namespaces and OS rules [`crate::security`], affinity and tolerations
-//! [`crate::scheduling`].
+//! `ValidateEnv` with relaxed names, `ValidateEnvFrom`, `validatePullPolicy`,
+//! `validateResourceRequirements`, the probes' `validateHandler`, `validateRestartPolicy`,
+//! `validateDNSPolicy`, node selector, tolerations, names of the service account, node, host and
+//! priority class, DNS config, readiness and scheduling gates, topology spread, host aliases,
+//! runtime class and preemption policy, in Go's order), `validatePodMetadataAndSpec`'s pod-only
+//! image check and `ValidatePodCreate`. Run on the defaulted object (see [`crate::defaults`]). The
+//! volumes and mounts are [`crate::volumes`], the security contexts, host namespaces and OS rules
+//! [`crate::security`], affinity and tolerations [`crate::scheduling`], the smaller fields
+//! [`crate::pod_fields`].
 //!
-//! Not modelled: topology spread, DNS config, image pull secrets, readiness and scheduling gates,
-//! resource claims, host-port conflicts, pod-level resources, host aliases, runtime class,
-//! preemption policy, overhead, Windows host-process pods and the pod annotations' own checks
-//! (seccomp, AppArmor, mirror pods, and their agreement with the fields).
+//! Not modelled: a topology spread constraint's `matchLabelKeys`, resource claims, host-port
+//! conflicts, pod-level resources, overhead, Windows host-process pods and the pod annotations'
+//! own checks (seccomp, AppArmor, mirror pods, and their agreement with the fields).
 
 use serde_json::{Map, Value};
 
 use crate::content;
+use crate::content::env_var_name;
 use crate::field::{BadValue, FieldError};
 use crate::field_formats::{dns_label, dns_subdomain, inclusive_range, str_value};
 use crate::objectmeta::validate_labels;
+use crate::pod_fields;
 use crate::quantity;
 use crate::scheduling::{self, AffinityOptions};
 use crate::security;
@@ -31,9 +34,6 @@ const SUPPORTED_PULL_POLICIES: &[&str] = &["Always", "IfNotPresent", "Never"];
 const RESTART_POLICIES: &[&str] = &["Always", "OnFailure", "Never"];
 const DNS_POLICIES: &[&str] = &["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"];
 const TERMINATION_MESSAGE_POLICIES: &[&str] = &["File", "FallbackToLogsOnError"];
-/// `relaxedEnvVarNameFmtErrMsg` (`RelaxedEnvironmentVariableValidation`, on by default).
-pub const RELAXED_ENV_NAME_ERR: &str =
-    "a valid environment variable name must consist only of printable ASCII characters other than '='";
 const EPHEMERAL_FORBIDDEN: &[&str] = &[
     "ports",
     "resources",
@@ -71,18 +71,6 @@ pub fn port_name(port: &str) -> Vec<String> {
     }
     if port.starts_with('-') || port.ends_with('-') {
         errs.push("must not begin or end with a hyphen".into());
-    }
-    errs
-}
-
-/// `IsRelaxedEnvVarName`.
-pub fn env_var_name(name: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if name.is_empty() {
-        errs.push(format!("environment variable name {}", content::empty_error()));
-    }
-    if name.chars().any(|c| !(' '..='~').contains(&c) || c == '=') {
-        errs.push(RELAXED_ENV_NAME_ERR.into());
     }
     errs
 }
@@ -386,6 +374,7 @@ fn container_common(c: &Value, volumes: &[ValidVolume<'_>], host_users: bool, pa
     }
     errs.extend(ports(list(c, "ports"), &format!("{path}.ports")));
     errs.extend(env(list(c, "env"), &format!("{path}.env")));
+    errs.extend(pod_fields::env_from(list(c, "envFrom"), &format!("{path}.envFrom")));
     errs.extend(validate_volume_mounts(list(c, "volumeMounts"), volumes, c, &format!("{path}.volumeMounts")));
     let pull = s(c, "imagePullPolicy");
     if pull.is_empty() {
@@ -536,6 +525,10 @@ fn pod_spec(spec: &Value, path: &str, resource_is_pod: bool, opts: AffinityOptio
     }
     errs.extend(security::validate_pod_security_context(spec, path));
     errs.extend(scheduling::validate_affinity(spec, opts, path));
+    errs.extend(pod_fields::dns_config(spec, path));
+    errs.extend(pod_fields::readiness_gates(spec, path));
+    errs.extend(pod_fields::scheduling_gates(spec, path));
+    errs.extend(pod_fields::topology_spread_constraints(spec, path, opts.allow_invalid_topology_spread_selector));
     errs.extend(security::validate_host_users(spec, path));
     for key in ["serviceAccountName", "nodeName"] {
         let v = s(spec, key);
@@ -559,10 +552,12 @@ fn pod_spec(spec: &Value, path: &str, resource_is_pod: bool, opts: AffinityOptio
         }
     }
     errs.extend(scheduling::validate_tolerations(list(spec, "tolerations"), &format!("{path}.tolerations")));
+    errs.extend(pod_fields::host_aliases(spec, path));
     let priority_class = s(spec, "priorityClassName");
     if !priority_class.is_empty() {
         errs.extend(dns_subdomain(priority_class, &format!("{path}.priorityClassName")));
     }
+    errs.extend(pod_fields::runtime_class_and_preemption(spec, path));
     errs.extend(security::validate_os(spec, path));
     errs
 }

@@ -16,13 +16,13 @@ use serde_json::Value;
 use crate::content;
 use crate::field::{BadValue, FieldError};
 use crate::field_formats::str_value;
-use crate::label_selector::validate_selector_with;
+use crate::label_selector::{validate_selector, validate_selector_with};
 use crate::zero_values::{list, present, s};
 
 const TOLERATION_OPERATORS: &[&str] = &["Equal", "Exists"];
 const TAINT_EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];
 
-/// The affinity fields of `PodValidationOptions`: both false on CREATE; on UPDATE each is true when
+/// The selector fields of `PodValidationOptions`: all false on CREATE; on UPDATE each is true when
 /// the old pod spec already holds what it lets through.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AffinityOptions {
@@ -30,17 +30,30 @@ pub struct AffinityOptions {
     pub allow_invalid_label_value_in_selector: bool,
     /// `AllowInvalidLabelValueInRequiredNodeAffinity`: the required node selector's values likewise.
     pub allow_invalid_label_value_in_required_node_affinity: bool,
+    /// `AllowInvalidTopologySpreadConstraintLabelSelector`: topology spread selectors unchecked.
+    pub allow_invalid_topology_spread_selector: bool,
 }
 
 impl AffinityOptions {
-    /// `GetValidationOptionsFromPodSpecAndMeta`'s affinity options for an UPDATE whose old pod spec
-    /// is `old` (`hasInvalidLabelValueInAffinitySelector`, `hasInvalidLabelValueInRequiredNodeAffinity`).
+    /// `GetValidationOptionsFromPodSpecAndMeta`'s selector options for an UPDATE whose old pod spec
+    /// is `old` (`hasInvalidLabelValueInAffinitySelector`, `hasInvalidLabelValueInRequiredNodeAffinity`,
+    /// `hasInvalidTopologySpreadConstraintLabelSelector`).
     pub fn from_old_spec(old: &Value) -> Self {
         AffinityOptions {
             allow_invalid_label_value_in_selector: has_invalid_affinity_selector(old),
             allow_invalid_label_value_in_required_node_affinity: has_invalid_required_node_affinity_value(old),
+            allow_invalid_topology_spread_selector: has_invalid_topology_spread_selector(old),
         }
     }
+}
+
+/// `hasInvalidTopologySpreadConstraintLabelSelector`: a constraint's selector fails the strict
+/// `ValidateLabelSelector`.
+fn has_invalid_topology_spread_selector(spec: &Value) -> bool {
+    list(spec, "topologySpreadConstraints")
+        .iter()
+        .filter_map(|c| c.get("labelSelector").filter(|l| !l.is_null()))
+        .any(|l| !validate_selector(l, "").is_empty())
 }
 
 /// The pod affinity terms of a spec: required ones and the preferred ones' `podAffinityTerm`s.

@@ -9,18 +9,14 @@
 
 use serde_json::Value;
 
-/// Of a pod spec (under `spec` of a Pod, `spec.template.spec` of a workload).
+/// Of a pod spec (under `spec` of a Pod, `spec.template.spec` of a workload). `imagePullSecrets`
+/// stays named although `validateImagePullSecrets` cannot refuse a decoded entry (see
+/// [`crate::pod_fields`]).
 const POD_SPEC: &[&str] = &[
-    "topologySpreadConstraints",
-    "dnsConfig",
+    "topologySpreadConstraints * matchLabelKeys",
     "imagePullSecrets",
-    "readinessGates",
-    "schedulingGates",
     "resourceClaims",
     "resources",
-    "hostAliases",
-    "runtimeClassName",
-    "preemptionPolicy",
     "overhead",
     "securityContext supplementalGroupsPolicy",
     "securityContext seLinuxChangePolicy",
@@ -45,13 +41,8 @@ const POD_SPEC: &[&str] = &[
 ];
 
 /// Of each container (regular, init and ephemeral) of a pod spec.
-const CONTAINER: &[&str] = &[
-    "envFrom",
-    "volumeDevices",
-    "resources claims",
-    "restartPolicyRules",
-    "securityContext windowsOptions hostProcess",
-];
+const CONTAINER: &[&str] =
+    &["volumeDevices", "resources claims", "restartPolicyRules", "securityContext windowsOptions hostProcess"];
 
 /// The container lists of a pod spec.
 const CONTAINER_LISTS: &[&str] = &["containers", "initContainers", "ephemeralContainers"];
@@ -86,37 +77,13 @@ const REPLICAS_STATUS: &[&str] = &["terminatingReplicas"];
 /// Of every kind's metadata.
 const METADATA: &[&str] = &["managedFields"];
 
-/// Of the workloads' specs, by kind (`pkg/apis/apps/validation`, `pkg/apis/batch/validation`).
-const DEPLOYMENT: &[&str] =
-    &["replicas", "strategy", "minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds"];
-const REPLICASET: &[&str] = &["replicas", "minReadySeconds"];
-const STATEFULSET: &[&str] = &[
-    "replicas",
-    "podManagementPolicy",
-    "updateStrategy",
-    "volumeClaimTemplates",
-    "persistentVolumeClaimRetentionPolicy",
-    "ordinals",
-    "minReadySeconds",
-    "revisionHistoryLimit",
-];
-const DAEMONSET: &[&str] = &["updateStrategy", "minReadySeconds", "revisionHistoryLimit"];
-const JOB: &[&str] = &[
-    "parallelism",
-    "completions",
-    "activeDeadlineSeconds",
-    "backoffLimit",
-    "backoffLimitPerIndex",
-    "maxFailedIndexes",
-    "ttlSecondsAfterFinished",
-    "completionMode",
-    "podFailurePolicy",
-    "successPolicy",
-    "podReplacementPolicy",
-    "managedBy",
-];
-const CRONJOB: &[&str] =
-    &["schedule", "timeZone", "startingDeadlineSeconds", "successfulJobsHistoryLimit", "failedJobsHistoryLimit"];
+/// Of the workloads' specs, by kind (`pkg/apis/apps/validation`, `pkg/apis/batch/validation`); a
+/// Deployment's, a ReplicaSet's and a DaemonSet's own fields are all modelled
+/// ([`crate::workloads`], [`crate::rollout`]).
+const STATEFULSET: &[&str] =
+    &["updateStrategy rollingUpdate maxUnavailable", "volumeClaimTemplates", "revisionHistoryLimit"];
+const JOB: &[&str] = &["successPolicy"];
+const CRONJOB: &[&str] = &["schedule", "timeZone"];
 
 /// Of a Service's spec (`ValidateService`: IP syntax and families).
 const SERVICE: &[&str] =
@@ -147,20 +114,9 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value) -> Vec<String
             under(&mut out, "metadata", POD_METADATA);
             pod_spec(&mut out, "spec");
         }
-        ("apps", "Deployment") => {
-            under(&mut out, "spec", DEPLOYMENT);
-            pod_spec(&mut out, "spec template spec");
-        }
-        ("apps", "ReplicaSet") => {
-            under(&mut out, "spec", REPLICASET);
-            pod_spec(&mut out, "spec template spec");
-        }
+        ("apps", "Deployment" | "ReplicaSet" | "DaemonSet") => pod_spec(&mut out, "spec template spec"),
         ("apps", "StatefulSet") => {
             under(&mut out, "spec", STATEFULSET);
-            pod_spec(&mut out, "spec template spec");
-        }
-        ("apps", "DaemonSet") => {
-            under(&mut out, "spec", DAEMONSET);
             pod_spec(&mut out, "spec template spec");
         }
         ("batch", "Job") => {
@@ -239,7 +195,7 @@ fn differs(pattern: &[&str], before: Option<&Value>, after: Option<&Value>) -> b
     differs(rest, child(before, first), child(after, first))
 }
 
-/// Go's field path of a pattern: `spec.containers[*].envFrom`.
+/// Go's field path of a pattern: `spec.containers[*].volumeDevices`.
 fn field_path(pattern: &[&str]) -> String {
     let mut out = String::new();
     for t in pattern {
@@ -259,7 +215,7 @@ fn field_path(pattern: &[&str]) -> String {
 
 /// The fields of `after` whose validation is not modelled and that differ from `before`, among
 /// those a write at one of the pointers `touched` (a patch's `path`s and `from`s) can reach, as
-/// Go field paths (`spec.dnsConfig`, `spec.containers[*].envFrom`), each once, in the order of
+/// Go field paths (`spec.overhead`, `spec.containers[*].volumeDevices`), each once, in the order of
 /// the kind's list. `status` for an UPDATE of the `/status` subresource. Empty for a kind whose
 /// spec is not modelled at all (the caller names the kind instead).
 pub fn written(group: &str, kind: &str, status: bool, before: &Value, after: &Value, touched: &[&str]) -> Vec<String> {
@@ -287,9 +243,11 @@ mod tests {
     #[test]
     fn a_write_to_an_unmodelled_pod_field_is_named() {
         let before = pod(json!({"containers": [{"name": "a", "image": "x"}]}));
-        let after =
-            pod(json!({"containers": [{"name": "a", "image": "x"}], "dnsConfig": {"nameservers": ["1.1.1.1"]}}));
-        assert_eq!(written("", "Pod", false, &before, &after, &["/spec/dnsConfig"]), ["spec.dnsConfig"]);
+        let after = pod(json!({"containers": [{"name": "a", "image": "x"}], "overhead": {"cpu": "10m"}}));
+        assert_eq!(written("", "Pod", false, &before, &after, &["/spec/overhead"]), ["spec.overhead"]);
+        // A modelled field written: nothing to name.
+        let dns = pod(json!({"containers": [{"name": "a", "image": "x"}], "dnsConfig": {"nameservers": ["1.1.1.1"]}}));
+        assert!(written("", "Pod", false, &before, &dns, &["/spec/dnsConfig"]).is_empty());
         // The same field present on both sides, untouched by the patch: nothing to name.
         assert!(written("", "Pod", false, &after, &after, &["/spec/containers/0/image"]).is_empty());
     }
@@ -299,9 +257,12 @@ mod tests {
         let before = pod(json!({"containers": [{"name": "a", "image": "x"}]}));
         let after = pod(json!({"containers": [
             {"name": "a", "image": "x"},
-            {"name": "b", "image": "y", "envFrom": [{"configMapRef": {"name": "c"}}]}
+            {"name": "b", "image": "y", "volumeDevices": [{"name": "d", "devicePath": "/d"}]}
         ]}));
-        assert_eq!(written("", "Pod", false, &before, &after, &["/spec/containers/-"]), ["spec.containers[*].envFrom"]);
+        assert_eq!(
+            written("", "Pod", false, &before, &after, &["/spec/containers/-"]),
+            ["spec.containers[*].volumeDevices"]
+        );
         // A write elsewhere cannot reach it: the container's fields are not examined.
         assert!(written("", "Pod", false, &before, &after, &["/metadata/labels/a"]).is_empty());
     }
@@ -310,9 +271,9 @@ mod tests {
     fn a_whole_spec_replaced_names_only_what_changed() {
         let before = pod(json!({"containers": [{"name": "a", "image": "x"}], "imagePullSecrets": [{"name": "s"}]}));
         let after = pod(
-            json!({"containers": [{"name": "a", "image": "x"}], "imagePullSecrets": [{"name": "s"}], "hostAliases": [{"ip": "10.0.0.1"}]}),
+            json!({"containers": [{"name": "a", "image": "x"}], "imagePullSecrets": [{"name": "s"}], "overhead": {"cpu": "10m"}}),
         );
-        assert_eq!(written("", "Pod", false, &before, &after, &["/spec"]), ["spec.hostAliases"]);
+        assert_eq!(written("", "Pod", false, &before, &after, &["/spec"]), ["spec.overhead"]);
     }
 
     #[test]
@@ -333,12 +294,20 @@ mod tests {
             json!({"kind": "Deployment", "metadata": {"name": "d"}, "spec": {"replicas": replicas,
                 "template": {"spec": {"containers": [{"name": "a", "image": "x"}]}}}})
         };
-        assert_eq!(written("apps", "Deployment", false, &d(1), &d(-1), &["/spec/replicas"]), ["spec.replicas"]);
-        let mut with_gates = d(1);
-        with_gates["spec"]["template"]["spec"]["schedulingGates"] = json!([{"name": "g"}]);
+        // A Deployment's own fields are modelled: a write to one is not named.
+        assert!(written("apps", "Deployment", false, &d(1), &d(-1), &["/spec/replicas"]).is_empty());
+        let job = |count: i64| {
+            let rule = json!({"succeededCount": count});
+            json!({"kind": "Job", "spec": {"backoffLimit": 1, "successPolicy": {"rules": [rule]}}})
+        };
+        assert_eq!(written("batch", "Job", false, &job(1), &job(2), &["/spec"]), ["spec.successPolicy"]);
+        let mut with_keys = d(1);
+        let spread = json!([{"maxSkew": 1, "topologyKey": "zone", "matchLabelKeys": ["app"]}]);
+        with_keys["spec"]["template"]["spec"]["topologySpreadConstraints"] = spread;
+        let touched = ["/spec/template/spec/topologySpreadConstraints"];
         assert_eq!(
-            written("apps", "Deployment", false, &d(1), &with_gates, &["/spec/template/spec/schedulingGates"]),
-            ["spec.template.spec.schedulingGates"]
+            written("apps", "Deployment", false, &d(1), &with_keys, &touched),
+            ["spec.template.spec.topologySpreadConstraints[*].matchLabelKeys"]
         );
         let cron = |tz: &str| json!({"kind": "CronJob", "spec": {"timeZone": tz}});
         assert_eq!(
@@ -368,8 +337,8 @@ mod tests {
         let before = pod(json!({}));
         let mut after = before.clone();
         after["status"] = json!({"podIPs": [{"ip": "10.0.0.9"}]});
-        after["spec"]["dnsConfig"] = json!({});
-        assert_eq!(written("", "Pod", true, &before, &after, &["/status", "/spec/dnsConfig"]), ["status.podIPs"]);
+        after["spec"]["overhead"] = json!({});
+        assert_eq!(written("", "Pod", true, &before, &after, &["/status", "/spec/overhead"]), ["status.podIPs"]);
     }
 
     #[test]
@@ -381,7 +350,12 @@ mod tests {
         let touched = ["/status", "/spec/replicas"];
         assert_eq!(written("apps", "Deployment", true, &before, &after, &touched), ["status.terminatingReplicas"]);
         assert!(written("apps", "StatefulSet", true, &before, &after, &touched).is_empty());
-        assert_eq!(written("apps", "Deployment", false, &before, &after, &touched), ["spec.replicas"]);
+        // Outside the status subresource the spec's unmodelled fields are named.
+        let mut overhead = before.clone();
+        overhead["spec"]["template"] = json!({"spec": {"overhead": {"cpu": "1"}}});
+        let touched = ["/spec/template"];
+        assert_eq!(written("apps", "Deployment", false, &before, &overhead, &touched), ["spec.template.spec.overhead"]);
+        assert!(written("apps", "Deployment", true, &before, &overhead, &touched).is_empty());
     }
 
     #[test]
