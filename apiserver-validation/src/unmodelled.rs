@@ -10,11 +10,10 @@
 use serde_json::Value;
 
 /// Of a pod spec (under `spec` of a Pod, `spec.template.spec` of a workload). `imagePullSecrets`
-/// stays named although `validateImagePullSecrets` cannot refuse a decoded entry (see
-/// [`crate::pod_fields`]).
+/// is not listed: `validateImagePullSecrets` cannot refuse a decoded entry (only a name can be
+/// set), and on UPDATE its immutability is modelled.
 const POD_SPEC: &[&str] = &[
     "topologySpreadConstraints * matchLabelKeys",
-    "imagePullSecrets",
     "resourceClaims",
     "resources",
     "overhead",

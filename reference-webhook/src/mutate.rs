@@ -56,26 +56,27 @@ pub fn is_mutable(request: &Value) -> bool {
         && request.get("object").and_then(|o| o.get("metadata")).is_some_and(Value::is_object)
 }
 
-/// The image pull secret the `pull_secret` style adds to pods.
-pub const PULL_SECRET: &str = "registry-credentials";
+/// The `supplementalGroupsPolicy` the `group_policy` style sets on pods.
+pub const GROUP_POLICY: &str = "Merge";
 
-/// Under the `pull_secret` style: on a pod CREATE (not a subresource), the operation adding
-/// [`PULL_SECRET`] to `spec.imagePullSecrets`, none when it is there already.
-pub fn pull_secret_ops(request: &Value) -> Vec<Value> {
+/// Under the `group_policy` style: on a pod CREATE (not a subresource), the operation setting the
+/// pod security context's `supplementalGroupsPolicy` to [`GROUP_POLICY`], none when it is set.
+pub fn group_policy_ops(request: &Value) -> Vec<Value> {
     let object = &request["object"];
     let pod_create = request.get("operation").and_then(Value::as_str) == Some("CREATE")
         && request.get("subResource").is_none_or(Value::is_null)
         && object.get("kind").and_then(Value::as_str) == Some("Pod")
         && object.get("spec").is_some_and(Value::is_object);
-    if !pod_create {
+    if !pod_create || object.pointer("/spec/securityContext/supplementalGroupsPolicy").is_some() {
         return Vec::new();
     }
-    match object.pointer("/spec/imagePullSecrets").and_then(Value::as_array) {
-        Some(secrets) if secrets.iter().any(|s| s.get("name").and_then(Value::as_str) == Some(PULL_SECRET)) => {
-            Vec::new()
+    match object.pointer("/spec/securityContext") {
+        Some(Value::Object(_)) => {
+            vec![json!({"op": "add", "path": "/spec/securityContext/supplementalGroupsPolicy", "value": GROUP_POLICY})]
         }
-        Some(_) => vec![json!({"op": "add", "path": "/spec/imagePullSecrets/-", "value": {"name": PULL_SECRET}})],
-        None => vec![json!({"op": "add", "path": "/spec/imagePullSecrets", "value": [{"name": PULL_SECRET}]})],
+        _ => vec![
+            json!({"op": "add", "path": "/spec/securityContext", "value": {"supplementalGroupsPolicy": GROUP_POLICY}}),
+        ],
     }
 }
 
