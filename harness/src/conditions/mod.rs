@@ -20,6 +20,7 @@ mod authorizer;
 mod library;
 mod quantity;
 mod typecheck;
+mod urls;
 pub mod validation_rules;
 mod value;
 

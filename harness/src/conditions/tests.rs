@@ -133,6 +133,8 @@ fn quantities_decide_and_a_quantity_error_is_unknown_never_a_rejection() {
     assert_eq!(c.decide(&r), Dispatch::Call);
     let c = conditions(&[("small", "quantity('1Gi').isLessThan(quantity('1Mi'))")], None);
     assert_eq!(c.decide(&r), Dispatch::Skip("small".into()));
+    let c = conditions(&[("tls", "url('https://registry.example.com:5000/v2').getScheme() == 'https'")], None);
+    assert_eq!(c.decide(&r), Dispatch::Call);
     // `quantity('200K')` errs in the apiserver (ErrSuffix, in cel-go's wording): under failurePolicy
     // Fail that rejects the request there; the suite does not claim the words, so it is unknown.
     let c = conditions(&[("bad", "quantity('200K').isGreaterThan(quantity('1'))")], None);
