@@ -342,6 +342,11 @@ fn classify(expression: &str, error: ExecutionError) -> Outcome {
             "{function}() errs in the suite's CEL interpreter ({detail}); the suite does not reproduce cel-go's wording of this error"
         ));
     }
+    if library::involves_library_type(&error) {
+        return Outcome::Unevaluable(format!(
+            "the suite's CEL interpreter does not apply this to a value of a Kubernetes CEL library ({error})"
+        ));
+    }
     match &error {
         ExecutionError::UndeclaredReference(name) => Outcome::Unevaluable(format!(
             "the suite's CEL interpreter does not know {name:?} (a function of a Kubernetes CEL library it lacks?)"

@@ -142,6 +142,12 @@ fn quantities_decide_and_a_quantity_error_is_unknown_never_a_rejection() {
         Dispatch::Unknown(why) => assert!(why[0].1.contains("quantity() errs"), "{why:?}"),
         other => panic!("{other:?}"),
     }
+    // An operator the interpreter does not apply to a quantity (cel-go refuses it at compile time).
+    let c = conditions(&[("op", "quantity('1') < quantity('2')")], None);
+    match c.decide(&r) {
+        Dispatch::Unknown(why) => assert!(why[0].1.contains("Kubernetes CEL library"), "{why:?}"),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
