@@ -135,6 +135,11 @@ fn quantities_decide_and_a_quantity_error_is_unknown_never_a_rejection() {
     assert_eq!(c.decide(&r), Dispatch::Skip("small".into()));
     let c = conditions(&[("tls", "url('https://registry.example.com:5000/v2').getScheme() == 'https'")], None);
     assert_eq!(c.decide(&r), Dispatch::Call);
+    let c = conditions(&[("private", "ip('10.1.2.3').isLoopback()")], None);
+    assert_eq!(c.decide(&r), Dispatch::Skip("private".into()));
+    // string(<IP>) is ip.go's, which the interpreter's own `string` does not know.
+    let c = conditions(&[("text", "string(ip('10.1.2.3')) == '10.1.2.3'")], None);
+    assert!(matches!(c.decide(&r), Dispatch::Unknown(_)), "{:?}", c.decide(&r));
     // `quantity('200K')` errs in the apiserver (ErrSuffix, in cel-go's wording): under failurePolicy
     // Fail that rejects the request there; the suite does not claim the words, so it is unknown.
     let c = conditions(&[("bad", "quantity('200K').isGreaterThan(quantity('1'))")], None);
