@@ -10,8 +10,7 @@
 //! digits, `:`, `.`) is "cannot evaluate" rather than "not an IP", the two grammars' corners not
 //! being held to each other. The predicates and `String()` follow `net/netip` (`IsLoopback`,
 //! `IsMulticast`, `IsLinkLocalUnicast`, `IsLinkLocalMulticast`, `IsGlobalUnicast`,
-//! `IsUnspecified`, `appendTo6`). `string(<IP>)` and the CIDR library are not modelled: "cannot
-//! evaluate".
+//! `IsUnspecified`, `appendTo6`). `string(<IP>)` is not modelled: "cannot evaluate".
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::sync::Arc;
@@ -24,7 +23,7 @@ use super::library::{global, receiver, unvouched};
 
 /// A `kubernetes.IP`: an address without zone, not IPv4-mapped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Ip(IpAddr);
+pub(crate) struct Ip(pub(super) IpAddr);
 
 impl Opaque for Ip {
     fn runtime_type_name(&self) -> &str {
@@ -34,7 +33,7 @@ impl Opaque for Ip {
 
 /// Why `parseIPAddr` refuses a string, or why the suite cannot tell.
 #[derive(Debug, PartialEq, thiserror::Error)]
-enum IpError {
+pub(super) enum IpError {
     /// Go refuses it.
     #[error("{0}")]
     Refused(&'static str),
@@ -44,7 +43,7 @@ enum IpError {
 }
 
 /// `parseIPAddr`.
-fn parse(raw: &str) -> Result<Ip, IpError> {
+pub(super) fn parse(raw: &str) -> Result<Ip, IpError> {
     match raw.parse::<IpAddr>() {
         Ok(IpAddr::V6(v6)) if v6.to_ipv4_mapped().is_some() => {
             Err(IpError::Refused("IPv4-mapped IPv6 address is not allowed"))
@@ -66,7 +65,7 @@ fn parse(raw: &str) -> Result<Ip, IpError> {
 
 /// `netip.Addr.String()`: dotted decimal, or RFC 5952 (`appendTo6`: the first longest run of at
 /// least two zero fields is `::`, hex in lower case without leading zeros).
-fn string(ip: &Ip) -> String {
+pub(super) fn string(ip: &Ip) -> String {
     match ip.0 {
         IpAddr::V4(v4) => v4.to_string(),
         IpAddr::V6(v6) => string6(&v6),
@@ -165,7 +164,7 @@ fn string_argument(ftx: &FunctionContext, args: &[Value]) -> Result<Arc<String>,
 }
 
 /// The receiver of a member function of no arguments.
-fn this(ftx: &FunctionContext, args: &[Value]) -> Result<Ip, ExecutionError> {
+pub(super) fn this(ftx: &FunctionContext, args: &[Value]) -> Result<Ip, ExecutionError> {
     let this = receiver(ftx)?;
     if !args.is_empty() {
         return Err(unvouched(ftx.name, "expects no argument"));
@@ -176,8 +175,12 @@ fn this(ftx: &FunctionContext, args: &[Value]) -> Result<Ip, ExecutionError> {
     }
 }
 
-/// `ip(<string>)`: the address, an error when `parseIPAddr` refuses the string.
+/// `ip(<string>)`: the address, an error when `parseIPAddr` refuses the string; `<CIDR>.ip()`
+/// (cidr.go's member of the same name).
 fn ip(ftx: &FunctionContext, Arguments(args): Arguments) -> ResolveResult {
+    if ftx.this.is_some() {
+        return super::cidr::address(ftx, &args);
+    }
     let raw = string_argument(ftx, &args)?;
     parse(&raw).map(|ip| Value::Opaque(Arc::new(ip))).map_err(|e| unvouched("ip", e))
 }

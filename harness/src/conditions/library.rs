@@ -5,7 +5,7 @@
 //!
 //! Ported from kube-cel 0.8 (kube-rs, <https://github.com/kube-rs/kube-cel>, Apache License 2.0:
 //! `src/functions/sets.rs`, `regex_funcs.rs`, `lists.rs`), adapted to the `cel` 0.15 interpreter.
-//! It also registers the libraries of their own modules (`quantity.rs`, `urls.rs`, `ip.rs`), whose errors are
+//! It also registers the libraries of their own modules (`quantity.rs`, `urls.rs`, `ip.rs`, `cidr.rs`), whose errors are
 //! [`unvouched`]. Every other function an expression calls that the interpreter does not know is an
 //! undeclared reference, which the suite reports as "cannot evaluate" (never as true).
 
@@ -15,7 +15,7 @@ use std::sync::Arc;
 use cel::extractors::{Arguments, This};
 use cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
 
-use super::{ip, quantity, urls};
+use super::{cidr, ip, quantity, urls};
 
 /// What an evaluation error's message starts with when the suite does not reproduce cel-go's
 /// wording of it (see [`unvouched`]).
@@ -38,7 +38,7 @@ pub(crate) fn unvouched_detail(error: &ExecutionError) -> Option<(&str, &str)> {
 }
 
 /// The CEL types of the libraries registered here (`runtime_type_name` of their values).
-const LIBRARY_TYPES: &[&str] = &["kubernetes.Quantity", "kubernetes.URL", "kubernetes.IP"];
+const LIBRARY_TYPES: &[&str] = &["kubernetes.Quantity", "kubernetes.URL", "kubernetes.IP", "kubernetes.CIDR"];
 
 /// Whether an error of the interpreter itself involves a value of a library type: an operator or
 /// a standard function applied to it (`string(ip(…))`, `quantity('1') < quantity('2')`), which
@@ -77,6 +77,7 @@ pub(crate) fn register(context: &mut Context<'_, '_>) -> Result<(), cel::Declara
     quantity::register(context)?;
     urls::register(context)?;
     ip::register(context)?;
+    cidr::register(context)?;
     context.add_function("sets.contains", sets_contains)?;
     context.add_function("sets.equivalent", sets_equivalent)?;
     context.add_function("sets.intersects", sets_intersects)?;

@@ -17,6 +17,7 @@
 //! webhook. The apiserver's cost limits are not applied.
 
 mod authorizer;
+mod cidr;
 mod ip;
 mod library;
 mod quantity;
