@@ -620,7 +620,12 @@ mod tests {
             "quantity('8Ei') == quantity('9223372036854775807') && quantity('-9Ei') == quantity('-9223372036854775807')",
             "quantity('1e3') == quantity('1k') && quantity('1E3') == quantity('1k') && quantity('5e-3') == quantity('5m')",
             "quantity('1.5Ki') == quantity('1536') && quantity('+007') == quantity('7')",
+            // The exponent is read as an int64 and truncated to int32; extreme ones stay exact.
+            "quantity('1e4294967296') == quantity('1') && quantity('1e-2147483648') == quantity('1n')",
+            "!quantity('1e2147483647').isInteger() && quantity('1e2147483647').isGreaterThan(quantity('8Ei'))",
+            "quantity('1e2147483647').asApproximateFloat() == double('Infinity')",
         ]);
+        assert_unvouched("quantity('1e2147483647').add(1)");
         assert_unvouched("quantity('')");
         assert_unvouched("quantity('200K')");
     }
