@@ -367,6 +367,23 @@ mod tests {
     }
 
     #[test]
+    fn a_rule_using_the_quantity_library_is_judged_and_a_quantity_error_is_not() {
+        let mut s = schema();
+        s["properties"]["spec"]["properties"]["limit"] = json!({"type": "string"});
+        s["properties"]["spec"]["x-kubernetes-validations"] = json!([
+            {"rule": "!has(self.limit) || quantity(self.limit).isLessThan(quantity('1Gi'))", "message": "limit must be under 1Gi"}
+        ]);
+        let c = case_with(Operation::Create, widget(json!({"size": 3})), Value::Null, s);
+        let set = |limit: &str| json!([{"op": "add", "path": "/spec/limit", "value": limit}]);
+        let check = judge(super::super::object_valid, &c, set("2Gi"));
+        assert_eq!(said(&check), "Widget.example.com \"w\" is invalid: spec: Invalid value: limit must be under 1Gi");
+        assert_eq!(judge(super::super::object_valid, &c, set("512Mi")), Check::Pass);
+        // `quantity('lots')` errs in the apiserver, in cel-go's words: named, neither passed nor failed.
+        let check = judge(super::super::object_valid, &c, set("lots"));
+        assert!(matches!(&check, Check::NotApplicable(why) if why.contains("quantity(self.limit)")), "{check:?}");
+    }
+
+    #[test]
     fn a_broken_cel_rule_fails_and_a_rule_the_suite_cannot_evaluate_is_named_not_judged() {
         let mut s = schema();
         s["properties"]["spec"]["x-kubernetes-validations"] = json!([

@@ -10,14 +10,19 @@
 //! result not typed bool refuse the configuration), a result that is not a bool at run time is an
 //! error here, and an identifier that is none of the four variables is reported as the apiserver
 //! reports it, a compile error. What the interpreter cannot evaluate (syntax it does not parse,
-//! `cel.bind`, two-variable comprehensions, functions of the Kubernetes libraries beyond the few of
-//! `library.rs`, an authorization check when the authorizer is not described) is
+//! `cel.bind`, two-variable comprehensions, functions of the Kubernetes libraries beyond those
+//! `library.rs` registers, an error of those libraries whose cel-go wording the suite does not
+//! reproduce, an authorization check when the authorizer is not described) is
 //! [`Outcome::Unevaluable`], and a request it decides is not taken as matching: it is reported per
 //! webhook. The apiserver's cost limits are not applied.
 
 mod authorizer;
+mod cidr;
+mod ip;
 mod library;
+mod quantity;
 mod typecheck;
+mod urls;
 pub mod validation_rules;
 mod value;
 
@@ -334,6 +339,16 @@ fn request_variable(request: &AdmissionRequest) -> serde_json::Value {
 }
 
 fn classify(expression: &str, error: ExecutionError) -> Outcome {
+    if let Some((function, detail)) = library::unvouched_detail(&error) {
+        return Outcome::Unevaluable(format!(
+            "{function}() errs in the suite's CEL interpreter ({detail}); the suite does not reproduce cel-go's wording of this error"
+        ));
+    }
+    if library::involves_library_type(&error) {
+        return Outcome::Unevaluable(format!(
+            "the suite's CEL interpreter does not apply this to a value of a Kubernetes CEL library ({error})"
+        ));
+    }
     match &error {
         ExecutionError::UndeclaredReference(name) => Outcome::Unevaluable(format!(
             "the suite's CEL interpreter does not know {name:?} (a function of a Kubernetes CEL library it lacks?)"

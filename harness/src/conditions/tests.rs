@@ -112,7 +112,7 @@ fn what_the_interpreter_cannot_evaluate_is_unknown_never_true() {
     for (expression, says) in [
         ("cel.bind(x, 1, x == 1)", "cel.bind"),
         ("[1, 2].all(i, v, v > 0)", "two-variable"),
-        ("quantity('1Gi').isGreaterThan(quantity('1Mi'))", "quantity"),
+        ("isSemver('1.2.3')", "isSemver"),
         ("request.userInfo.username ==", "cannot parse"),
     ] {
         let c = conditions(&[("c", expression)], None);
@@ -124,6 +124,35 @@ fn what_the_interpreter_cannot_evaluate_is_unknown_never_true() {
     // A false elsewhere still decides.
     let c = conditions(&[("c", "cel.bind(x, 1, x == 1)"), ("no", "false")], None);
     assert_eq!(c.decide(&r), Dispatch::Skip("no".into()));
+}
+
+#[test]
+fn quantities_decide_and_a_quantity_error_is_unknown_never_a_rejection() {
+    let r = pod();
+    let c = conditions(&[("big", "quantity('1Gi').isGreaterThan(quantity('1Mi'))")], None);
+    assert_eq!(c.decide(&r), Dispatch::Call);
+    let c = conditions(&[("small", "quantity('1Gi').isLessThan(quantity('1Mi'))")], None);
+    assert_eq!(c.decide(&r), Dispatch::Skip("small".into()));
+    let c = conditions(&[("tls", "url('https://registry.example.com:5000/v2').getScheme() == 'https'")], None);
+    assert_eq!(c.decide(&r), Dispatch::Call);
+    let c = conditions(&[("private", "ip('10.1.2.3').isLoopback()")], None);
+    assert_eq!(c.decide(&r), Dispatch::Skip("private".into()));
+    // string(<IP>) is ip.go's, which the interpreter's own `string` does not know.
+    let c = conditions(&[("text", "string(ip('10.1.2.3')) == '10.1.2.3'")], None);
+    assert!(matches!(c.decide(&r), Dispatch::Unknown(_)), "{:?}", c.decide(&r));
+    // `quantity('200K')` errs in the apiserver (ErrSuffix, in cel-go's wording): under failurePolicy
+    // Fail that rejects the request there; the suite does not claim the words, so it is unknown.
+    let c = conditions(&[("bad", "quantity('200K').isGreaterThan(quantity('1'))")], None);
+    match c.decide(&r) {
+        Dispatch::Unknown(why) => assert!(why[0].1.contains("quantity() errs"), "{why:?}"),
+        other => panic!("{other:?}"),
+    }
+    // An operator the interpreter does not apply to a quantity (cel-go refuses it at compile time).
+    let c = conditions(&[("op", "quantity('1') < quantity('2')")], None);
+    match c.decide(&r) {
+        Dispatch::Unknown(why) => assert!(why[0].1.contains("Kubernetes CEL library"), "{why:?}"),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
