@@ -16,8 +16,8 @@ use cel::extractors::Arguments;
 use cel::objects::Opaque;
 use cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
 
+use super::calls::{global, receiver, unvouched};
 use super::ip::{self, Ip, IpError};
-use super::library::{global, receiver, unvouched};
 
 /// A `kubernetes.CIDR`: an address and a prefix length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -203,7 +203,7 @@ mod tests {
 
     fn assert_unvouched(expression: &str) {
         match eval(expression) {
-            Err(e) => assert!(super::super::library::unvouched_detail(&e).is_some(), "{expression}: {e:?}"),
+            Err(e) => assert!(super::super::calls::unvouched_detail(&e).is_some(), "{expression}: {e:?}"),
             other => panic!("{expression}: {other:?}"),
         }
     }
@@ -243,6 +243,6 @@ mod tests {
         assert_unvouched("cidr('10.0.0.0/8').containsIP('not-an-ip')");
         // The interpreter's own `string` does not take a CIDR: an error naming its type, cannot-evaluate.
         let e = eval("string(cidr('10.0.0.0/8')) == '10.0.0.0/8'").unwrap_err();
-        assert!(super::super::library::involves_library_type(&e), "{e:?}");
+        assert!(super::super::calls::involves_library_type(&e), "{e:?}");
     }
 }

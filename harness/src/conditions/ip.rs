@@ -19,7 +19,7 @@ use cel::extractors::Arguments;
 use cel::objects::Opaque;
 use cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
 
-use super::library::{global, receiver, unvouched};
+use super::calls::{global, receiver, unvouched};
 
 /// A `kubernetes.IP`: an address without zone, not IPv4-mapped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,7 +143,6 @@ fn is_global_unicast(ip: &Ip) -> bool {
 
 /// Register the library's functions on `context`.
 pub(crate) fn register(context: &mut Context<'_, '_>) -> Result<(), cel::DeclarationError> {
-    context.add_function("ip", ip)?;
     context.add_function("isIP", is_ip)?;
     context.add_function("ip.isCanonical", is_canonical)?;
     context.add_function("family", family)?;
@@ -175,12 +174,9 @@ pub(super) fn this(ftx: &FunctionContext, args: &[Value]) -> Result<Ip, Executio
     }
 }
 
-/// `ip(<string>)`: the address, an error when `parseIPAddr` refuses the string; `<CIDR>.ip()`
-/// (cidr.go's member of the same name).
-fn ip(ftx: &FunctionContext, Arguments(args): Arguments) -> ResolveResult {
-    if ftx.this.is_some() {
-        return super::cidr::address(ftx, &args);
-    }
+/// `ip(<string>)`: the address, an error when `parseIPAddr` refuses the string. Registered by
+/// `library::register` with cidr.go's member `<CIDR>.ip()`, which has the same name.
+pub(super) fn ip(ftx: &FunctionContext, Arguments(args): Arguments) -> ResolveResult {
     let raw = string_argument(ftx, &args)?;
     parse(&raw).map(|ip| Value::Opaque(Arc::new(ip))).map_err(|e| unvouched("ip", e))
 }
@@ -235,7 +231,7 @@ mod tests {
 
     fn assert_unvouched(expression: &str) {
         match eval(expression) {
-            Err(e) => assert!(super::super::library::unvouched_detail(&e).is_some(), "{expression}: {e:?}"),
+            Err(e) => assert!(super::super::calls::unvouched_detail(&e).is_some(), "{expression}: {e:?}"),
             other => panic!("{expression}: {other:?}"),
         }
     }

@@ -6,7 +6,7 @@
 //! Ported from kube-cel 0.8 (kube-rs, <https://github.com/kube-rs/kube-cel>, Apache License 2.0:
 //! `src/functions/sets.rs`, `regex_funcs.rs`, `lists.rs`), adapted to the `cel` 0.15 interpreter.
 //! It also registers the libraries of their own modules (`quantity.rs`, `urls.rs`, `ip.rs`, `cidr.rs`), whose errors are
-//! [`unvouched`]. Every other function an expression calls that the interpreter does not know is an
+//! [`super::calls::unvouched`]. Every other function an expression calls that the interpreter does not know is an
 //! undeclared reference, which the suite reports as "cannot evaluate" (never as true).
 
 use std::cmp::Ordering;
@@ -17,67 +17,13 @@ use cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
 
 use super::{cidr, ip, quantity, urls};
 
-/// What an evaluation error's message starts with when the suite does not reproduce cel-go's
-/// wording of it (see [`unvouched`]).
-const UNVOUCHED: &str = "[wording not reproduced] ";
-
-/// An evaluation error whose wording in the apiserver the suite cannot vouch for: an expression
-/// that errs so is reported as "cannot evaluate", never as an error verdict in the suite's words.
-pub(crate) fn unvouched(function: &str, detail: impl std::fmt::Display) -> ExecutionError {
-    ExecutionError::function_error(function, format!("{UNVOUCHED}{detail}"))
-}
-
-/// The function and detail of an [`unvouched`] error.
-pub(crate) fn unvouched_detail(error: &ExecutionError) -> Option<(&str, &str)> {
-    match error {
-        ExecutionError::FunctionError { function, message } => {
-            message.strip_prefix(UNVOUCHED).map(|detail| (function.as_str(), detail))
-        }
-        _ => None,
-    }
-}
-
-/// The CEL types of the libraries registered here (`runtime_type_name` of their values).
-const LIBRARY_TYPES: &[&str] = &["kubernetes.Quantity", "kubernetes.URL", "kubernetes.IP", "kubernetes.CIDR"];
-
-/// Whether an error of the interpreter itself involves a value of a library type: an operator or
-/// a standard function applied to it (`string(ip(…))`, `quantity('1') < quantity('2')`), which
-/// cel-go either implements or refuses at compile time, in words the suite does not reproduce.
-pub(crate) fn involves_library_type(error: &ExecutionError) -> bool {
-    let shown = format!("{error:?}");
-    LIBRARY_TYPES.iter().any(|t| shown.contains(t))
-}
-
-/// The receiver of a member call (`x.f()`), or an [`unvouched`] error when the function is called
-/// as a global one (`f(x)`), which cel-go's type check refuses for a member overload.
-pub(crate) fn receiver(ftx: &FunctionContext) -> Result<Value, ExecutionError> {
-    match &ftx.this {
-        Some(this) => Value::try_from(this.as_ref()),
-        None => Err(unvouched(
-            ftx.name,
-            format!("{}() is declared as a member function, called here as a global one", ftx.name),
-        )),
-    }
-}
-
-/// An [`unvouched`] error unless the call is global (`f(x)`): cel-go's type check refuses a
-/// member call (`x.f()`) of a function declared global only.
-pub(crate) fn global(ftx: &FunctionContext) -> Result<(), ExecutionError> {
-    match ftx.this {
-        None => Ok(()),
-        Some(_) => Err(unvouched(
-            ftx.name,
-            format!("{}() is declared as a global function, called here as a member", ftx.name),
-        )),
-    }
-}
-
 /// Register the functions on `context`.
 pub(crate) fn register(context: &mut Context<'_, '_>) -> Result<(), cel::DeclarationError> {
     quantity::register(context)?;
     urls::register(context)?;
     ip::register(context)?;
     cidr::register(context)?;
+    context.add_function("ip", ip_or_address)?;
     context.add_function("sets.contains", sets_contains)?;
     context.add_function("sets.equivalent", sets_equivalent)?;
     context.add_function("sets.intersects", sets_intersects)?;
@@ -88,6 +34,14 @@ pub(crate) fn register(context: &mut Context<'_, '_>) -> Result<(), cel::Declara
     context.add_function("min", list_min)?;
     context.add_function("max", list_max)?;
     Ok(())
+}
+
+/// `ip(<string>)` (ip.go) and `<CIDR>.ip()` (cidr.go): one name in two libraries.
+fn ip_or_address(ftx: &FunctionContext, Arguments(args): Arguments) -> ResolveResult {
+    match ftx.this {
+        Some(_) => cidr::address(ftx, &args),
+        None => ip::ip(ftx, Arguments(args)),
+    }
 }
 
 fn contains_all(a: &[Value], b: &[Value]) -> bool {

@@ -17,6 +17,7 @@
 //! webhook. The apiserver's cost limits are not applied.
 
 mod authorizer;
+mod calls;
 mod cidr;
 mod ip;
 mod library;
@@ -339,12 +340,12 @@ fn request_variable(request: &AdmissionRequest) -> serde_json::Value {
 }
 
 fn classify(expression: &str, error: ExecutionError) -> Outcome {
-    if let Some((function, detail)) = library::unvouched_detail(&error) {
+    if let Some((function, detail)) = calls::unvouched_detail(&error) {
         return Outcome::Unevaluable(format!(
             "{function}() errs in the suite's CEL interpreter ({detail}); the suite does not reproduce cel-go's wording of this error"
         ));
     }
-    if library::involves_library_type(&error) {
+    if calls::involves_library_type(&error) {
         return Outcome::Unevaluable(format!(
             "the suite's CEL interpreter does not apply this to a value of a Kubernetes CEL library ({error})"
         ));

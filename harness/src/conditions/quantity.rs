@@ -19,7 +19,7 @@ use cel::extractors::Arguments;
 use cel::objects::Opaque;
 use cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
 
-use super::library::{global, receiver, unvouched};
+use super::calls::{global, receiver, unvouched};
 
 /// An exact decimal `m × 10^e`, `m` without trailing zeros (zero is `0 × 10^0`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -560,7 +560,7 @@ mod tests {
 
     fn assert_unvouched(expression: &str) {
         match eval(expression) {
-            Err(e) => assert!(super::super::library::unvouched_detail(&e).is_some(), "{expression}: {e:?}"),
+            Err(e) => assert!(super::super::calls::unvouched_detail(&e).is_some(), "{expression}: {e:?}"),
             other => panic!("{expression}: {other:?}"),
         }
     }

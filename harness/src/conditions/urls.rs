@@ -17,7 +17,7 @@ use cel::extractors::Arguments;
 use cel::objects::Opaque;
 use cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
 
-use super::library::{global, receiver, unvouched};
+use super::calls::{global, receiver, unvouched};
 use super::value;
 
 /// Why `net/url` refuses a string, or why the suite cannot tell.
@@ -415,7 +415,7 @@ mod tests {
 
     fn assert_unvouched(expression: &str) {
         match eval(expression) {
-            Err(e) => assert!(super::super::library::unvouched_detail(&e).is_some(), "{expression}: {e:?}"),
+            Err(e) => assert!(super::super::calls::unvouched_detail(&e).is_some(), "{expression}: {e:?}"),
             other => panic!("{expression}: {other:?}"),
         }
     }
