@@ -766,6 +766,25 @@ mod tests {
         assert!(labels.len() > 5, "the draws vary over the targets: {labels:?}");
     }
 
+    /// The reviews as sent are what `serde_json` writes for them, byte for byte, over the
+    /// generated and planned requests of every webhook of the reference manifest.
+    #[test]
+    fn generated_and_planned_reviews_are_sent_as_serde_json_writes_them() {
+        let mut compared = 0;
+        for (i, webhook) in reference().webhooks.iter().enumerate() {
+            let mut cases = crate::requests::plan(webhook);
+            if let Some(mut sampler) = Sampler::new(webhook, Scope::All, i as u64) {
+                cases.extend((0..300).map(|_| sampler.draw()));
+            }
+            for case in cases {
+                let theirs = serde_json::to_vec(&case.review).unwrap();
+                assert!(case.review.to_bytes() == theirs, "{}: {}", case.label, String::from_utf8_lossy(&theirs));
+                compared += 1;
+            }
+        }
+        assert!(compared > 700, "{compared} reviews compared");
+    }
+
     #[test]
     fn generated_requests_pass_the_webhooks_selectors() {
         let mut webhook = reference().webhooks[0].clone();
