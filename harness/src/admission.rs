@@ -298,6 +298,134 @@ pub struct AdmissionRequest {
     pub options: Value,
 }
 
+impl AdmissionRequest {
+    /// Append the request's JSON, as its `Serialize` writes it (fields in order, the optional
+    /// ones only when set), to `out`.
+    fn write_to(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"uid\":");
+        write_str(out, &self.uid);
+        member(out, "kind", &self.kind);
+        member(out, "resource", &self.resource);
+        optional(out, "subResource", &self.sub_resource);
+        optional(out, "requestKind", &self.request_kind);
+        optional(out, "requestResource", &self.request_resource);
+        optional(out, "requestSubResource", &self.request_sub_resource);
+        optional(out, "name", &self.name);
+        optional(out, "namespace", &self.namespace);
+        member(out, "operation", &self.operation);
+        member(out, "userInfo", &self.user_info);
+        out.extend_from_slice(b",\"object\":");
+        write_value(out, &self.object);
+        out.extend_from_slice(b",\"oldObject\":");
+        write_value(out, &self.old_object);
+        member(out, "dryRun", &self.dry_run);
+        out.extend_from_slice(b",\"options\":");
+        write_value(out, &self.options);
+        out.push(b'}');
+    }
+}
+
+/// `,"key":` and `value` as `serde_json` writes it.
+fn member(out: &mut Vec<u8>, key: &str, value: &impl Serialize) {
+    out.push(b',');
+    write_str(out, key);
+    out.push(b':');
+    serde_json::to_writer(&mut *out, value).expect("a field of a review serializes");
+}
+
+/// [`member`] when `value` is set; nothing otherwise (`skip_serializing_if = "Option::is_none"`).
+fn optional(out: &mut Vec<u8>, key: &str, value: &Option<impl Serialize>) {
+    if let Some(value) = value {
+        member(out, key, value);
+    }
+}
+
+/// `value` as `serde_json` writes it (compact, members in the map's order), its strings through
+/// [`write_str`].
+fn write_value(out: &mut Vec<u8>, value: &Value) {
+    match value {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Value::Number(n) => serde_json::to_writer(&mut *out, n).expect("a number serializes"),
+        Value::String(s) => write_str(out, s),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_value(out, item);
+            }
+            out.push(b']');
+        }
+        Value::Object(map) => {
+            out.push(b'{');
+            for (i, (key, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_str(out, key);
+                out.push(b':');
+                write_value(out, item);
+            }
+            out.push(b'}');
+        }
+    }
+}
+
+/// The bytes a JSON string escapes: control characters, `"` and `\`.
+const fn needs_escape(b: u8) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\'
+}
+
+/// How many bytes of a string [`write_str`] looks at together.
+const BLOCK: usize = 32;
+
+/// `s` as a JSON string, escaped as `serde_json` escapes it. A block of bytes without any to
+/// escape (nearly all of them) is checked at once and copied whole, where `serde_json` looks each
+/// byte up on its own.
+fn write_str(out: &mut Vec<u8>, s: &str) {
+    let bytes = s.as_bytes();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    // Bytes before `start` are written.
+    let mut start = 0;
+    for (n, block) in bytes.chunks(BLOCK).enumerate() {
+        if !block.iter().fold(false, |any, &b| any | needs_escape(b)) {
+            continue;
+        }
+        for (i, &b) in block.iter().enumerate().filter(|&(_, &b)| needs_escape(b)) {
+            let at = n * BLOCK + i;
+            out.extend_from_slice(&bytes[start..at]);
+            write_escape(out, b);
+            start = at + 1;
+        }
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+/// The escape of `b` (one of [`needs_escape`]) as `serde_json` writes it: the short forms where
+/// JSON has one, `\u00xx` in lower-case hex otherwise.
+fn write_escape(out: &mut Vec<u8>, b: u8) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let short = match b {
+        b'"' => b'"',
+        b'\\' => b'\\',
+        0x08 => b'b',
+        0x0c => b'f',
+        b'\n' => b'n',
+        b'\r' => b'r',
+        b'\t' => b't',
+        _ => 0,
+    };
+    if short == 0 {
+        out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]);
+    } else {
+        out.extend_from_slice(&[b'\\', short]);
+    }
+}
+
 /// The room a serialized review starts with.
 const INITIAL_BODY: usize = 16 * 1024;
 
@@ -329,9 +457,15 @@ impl AdmissionReview {
     }
 
     /// Append the review's JSON bytes, as sent, to `out` (a buffer a caller reuses from one
-    /// request to the next).
+    /// request to the next): what `serde_json` writes for it, byte for byte, with the objects'
+    /// strings written by [`write_str`].
     pub fn write_to(&self, out: &mut Vec<u8>) {
-        serde_json::to_writer(out, self).expect("an AdmissionReview serializes")
+        out.extend_from_slice(b"{\"apiVersion\":");
+        write_str(out, self.api_version.api_version());
+        member(out, "kind", &self.kind);
+        out.extend_from_slice(b",\"request\":");
+        self.request.write_to(out);
+        out.push(b'}');
     }
 
     /// The review as a JSON value.
@@ -344,6 +478,85 @@ impl AdmissionReview {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A request with every optional field `set` or none, its objects holding what JSON escapes.
+    fn request(set: bool) -> AdmissionRequest {
+        let tricky = "q\"b\\s/\u{0}\u{1f}\u{7f}\u{8}\u{c}\n\r\t é✓𝄞 ".repeat(3) + &"x".repeat(100);
+        let gvk = GroupVersionKind::new("apps", "v1", "Deployment");
+        let gvr = GroupVersionResource::new("apps", "v1", "deployments");
+        AdmissionRequest {
+            uid: "u-\"1".into(),
+            kind: gvk.clone(),
+            resource: gvr.clone(),
+            sub_resource: set.then(|| "scale".into()),
+            request_kind: set.then_some(gvk),
+            request_resource: set.then_some(gvr),
+            request_sub_resource: set.then(|| "status".into()),
+            name: set.then(|| "n\n".into()),
+            namespace: set.then(|| "ns".into()),
+            operation: Operation::Update,
+            user_info: UserInfo {
+                username: "jöhn".into(),
+                uid: set.then(|| "1".into()),
+                groups: vec!["g\t".into()],
+                extra: [("k\"".to_string(), vec!["v".to_string()])].into_iter().collect(),
+            },
+            object: json!({tricky.clone(): [tricky.clone(), 1, -2, 3.5, 1e300, 18446744073709551615u64, null, true, false, {}, []], "": ""}).into(),
+            old_object: if set { json!({"a": {"b": [tricky]}}) } else { Value::Null }.into(),
+            dry_run: set,
+            options: if set { json!({"kind": "UpdateOptions", "dryRun": ["All"]}) } else { Value::Null },
+        }
+    }
+
+    #[test]
+    fn a_review_is_written_as_serde_json_writes_it() {
+        for version in ReviewVersion::ALL {
+            for set in [true, false] {
+                let review = AdmissionReview::new(version, request(set));
+                let ours = review.to_bytes();
+                let theirs = serde_json::to_vec(&review).unwrap();
+                assert_eq!(String::from_utf8(ours).unwrap(), String::from_utf8(theirs).unwrap(), "{version} {set}");
+            }
+        }
+    }
+
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        let sample = ['"', '\\', '\u{0}', '\u{1}', '\u{8}', '\u{1f}', ' ', '\u{7f}', 'é', '✓', '𝄞', 'a'];
+        let mut strings: Vec<String> = Vec::new();
+        // Every ASCII character alone and inside a block; the escapes at every place of a block,
+        // at its ends and across the border of two.
+        for c in (0u8..0x80).map(char::from) {
+            strings.push(c.to_string());
+            strings.push(format!("{}{c}{}", "a".repeat(10), "b".repeat(60)));
+        }
+        for at in 0..(2 * BLOCK + 1) {
+            for c in sample {
+                let mut s = "a".repeat(2 * BLOCK + 1);
+                s.insert(at, c);
+                strings.push(s);
+            }
+        }
+        // Mixed strings of every length up to a few blocks (a fixed linear congruential draw).
+        let mut x = 1u64;
+        for len in 0..(4 * BLOCK) {
+            for _ in 0..8 {
+                strings.push(
+                    (0..len)
+                        .map(|_| {
+                            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                            sample[(x >> 33) as usize % sample.len()]
+                        })
+                        .collect(),
+                );
+            }
+        }
+        for s in strings {
+            let mut ours = Vec::new();
+            write_str(&mut ours, &s);
+            assert_eq!(ours, serde_json::to_vec(&s).unwrap(), "{s:?}");
+        }
+    }
 
     #[test]
     fn round_trips_as_the_apiserver_writes_it() {

@@ -734,6 +734,7 @@ mod tests {
     use super::*;
     use crate::config::Manifest;
     use crate::kinds::decodes_as;
+    use crate::requests::AdmissionSpec;
     use crate::requests::ApiResources;
     use proptest::test_runner::{Config, TestRunner};
 
@@ -743,6 +744,45 @@ mod tests {
 
     fn deterministic() -> proptest::test_runner::TestRng {
         proptest::test_runner::TestRng::deterministic_rng(proptest::test_runner::RngAlgorithm::ChaCha)
+    }
+
+    /// What a drawn request is, its fresh uid aside.
+    fn drawn(sampler: &mut Sampler) -> (String, AdmissionSpec, ReviewVersion) {
+        let case = sampler.draw();
+        (case.label, case.spec, case.review.api_version)
+    }
+
+    #[test]
+    fn a_sampler_draws_the_same_requests_from_the_same_seed() {
+        let webhook = reference().webhooks[0].clone();
+        let draws = |seed| {
+            let mut sampler = Sampler::new(&webhook, Scope::All, seed).unwrap();
+            (0..60).map(|_| drawn(&mut sampler)).collect::<Vec<_>>()
+        };
+        let (first, again, other) = (draws(3), draws(3), draws(4));
+        assert_eq!(first, again, "the same seed, the same requests");
+        assert_ne!(first, other, "another seed, other requests");
+        let labels: std::collections::BTreeSet<_> = first.iter().map(|d| &d.0).collect();
+        assert!(labels.len() > 5, "the draws vary over the targets: {labels:?}");
+    }
+
+    /// The reviews as sent are what `serde_json` writes for them, byte for byte, over the
+    /// generated and planned requests of every webhook of the reference manifest.
+    #[test]
+    fn generated_and_planned_reviews_are_sent_as_serde_json_writes_them() {
+        let mut compared = 0;
+        for (i, webhook) in reference().webhooks.iter().enumerate() {
+            let mut cases = crate::requests::plan(webhook);
+            if let Some(mut sampler) = Sampler::new(webhook, Scope::All, i as u64) {
+                cases.extend((0..300).map(|_| sampler.draw()));
+            }
+            for case in cases {
+                let theirs = serde_json::to_vec(&case.review).unwrap();
+                assert!(case.review.to_bytes() == theirs, "{}: {}", case.label, String::from_utf8_lossy(&theirs));
+                compared += 1;
+            }
+        }
+        assert!(compared > 700, "{compared} reviews compared");
     }
 
     #[test]

@@ -54,7 +54,8 @@ impl<T: std::fmt::Debug + 'static> Strategy for OneOf<T> {
                 here
             })
             .unwrap_or(self.branches.len() - 1);
-        let seed: [u8; 16] = rng.random();
+        // One word for the branches not taken (`random::<[u8; 16]>` draws a word per byte).
+        let seed: u64 = rng.random();
         let tree = self.branches[pick].1.new_tree(runner)?;
         let mut trees: Vec<Option<Box<dyn ValueTree<Value = T>>>> = Vec::with_capacity(pick + 1);
         trees.resize_with(pick, || None);
@@ -63,13 +64,27 @@ impl<T: std::fmt::Debug + 'static> Strategy for OneOf<T> {
     }
 }
 
+/// The 16 bytes of a XorShift seed from `seed`: two outputs of splitmix64 from it.
+fn seed_bytes(mut seed: u64) -> [u8; 16] {
+    let mut out = [0u8; 16];
+    for chunk in out.chunks_mut(8) {
+        seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        chunk.copy_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+    }
+    out
+}
+
 /// The value tree of [`OneOf`].
 pub(crate) struct OneOfTree<T> {
     branches: Arc<[(u32, SBoxedStrategy<T>)]>,
     /// The trees of the branches up to the one drawn; those before it are made when shrinking
     /// reaches them.
     trees: Vec<Option<Box<dyn ValueTree<Value = T>>>>,
-    seed: [u8; 16],
+    /// Where the runner of the branches not taken starts (drawn with the branch taken).
+    seed: u64,
     runner: Option<TestRunner>,
     pick: usize,
     min_pick: usize,
@@ -87,7 +102,7 @@ impl<T: std::fmt::Debug> OneOfTree<T> {
             let seed = self.seed;
             let runner = self.runner.get_or_insert_with(|| {
                 let config = Config { failure_persistence: None, ..Config::default() };
-                TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::XorShift, &seed))
+                TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::XorShift, &seed_bytes(seed)))
             });
             self.trees[i] = self.branches[i].1.new_tree(runner).ok();
         }
@@ -186,6 +201,19 @@ mod tests {
         assert_eq!(minimal(|_| true), "first", "every value fails: the first branch");
         assert_eq!(minimal(|s| s != "first"), "a", "the second branch, simplified");
         assert_eq!(minimal(|s| s.parse::<u32>().is_ok()), "10", "only the third branch fails: within it");
+    }
+
+    /// A draw costs the pick and one word for the branches not taken: the runner of those is made
+    /// from it only when shrinking reaches them.
+    #[test]
+    fn a_draw_takes_a_pick_and_one_word_from_the_rng() {
+        let choice = one_of(vec![(1, Just(1u8).sboxed()), (1, Just(2u8).sboxed())]);
+        let rng = TestRng::deterministic_rng(RngAlgorithm::Recorder);
+        let mut runner = TestRunner::new_with_rng(Config { failure_persistence: None, ..Config::default() }, rng);
+        for _ in 0..10 {
+            choice.new_tree(&mut runner).unwrap();
+        }
+        assert_eq!(runner.rng().bytes_used().len(), 10 * (4 + 8), "a u32 for the pick, a u64 for the seed");
     }
 
     #[test]
