@@ -302,25 +302,43 @@ impl AdmissionRequest {
     /// Append the request's JSON, as its `Serialize` writes it (fields in order, the optional
     /// ones only when set), to `out`.
     fn write_to(&self, out: &mut Vec<u8>) {
+        // Every field named: one added to the struct does not compile until it is written here.
+        let AdmissionRequest {
+            uid,
+            kind,
+            resource,
+            sub_resource,
+            request_kind,
+            request_resource,
+            request_sub_resource,
+            name,
+            namespace,
+            operation,
+            user_info,
+            object,
+            old_object,
+            dry_run,
+            options,
+        } = self;
         out.extend_from_slice(b"{\"uid\":");
-        write_str(out, &self.uid);
-        member(out, "kind", &self.kind);
-        member(out, "resource", &self.resource);
-        optional(out, "subResource", &self.sub_resource);
-        optional(out, "requestKind", &self.request_kind);
-        optional(out, "requestResource", &self.request_resource);
-        optional(out, "requestSubResource", &self.request_sub_resource);
-        optional(out, "name", &self.name);
-        optional(out, "namespace", &self.namespace);
-        member(out, "operation", &self.operation);
-        member(out, "userInfo", &self.user_info);
+        write_str(out, uid);
+        member(out, "kind", kind);
+        member(out, "resource", resource);
+        optional(out, "subResource", sub_resource);
+        optional(out, "requestKind", request_kind);
+        optional(out, "requestResource", request_resource);
+        optional(out, "requestSubResource", request_sub_resource);
+        optional(out, "name", name);
+        optional(out, "namespace", namespace);
+        member(out, "operation", operation);
+        member(out, "userInfo", user_info);
         out.extend_from_slice(b",\"object\":");
-        write_value(out, &self.object);
+        write_value(out, object);
         out.extend_from_slice(b",\"oldObject\":");
-        write_value(out, &self.old_object);
-        member(out, "dryRun", &self.dry_run);
+        write_value(out, old_object);
+        member(out, "dryRun", dry_run);
         out.extend_from_slice(b",\"options\":");
-        write_value(out, &self.options);
+        write_value(out, options);
         out.push(b'}');
     }
 }
