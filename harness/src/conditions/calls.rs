@@ -58,3 +58,35 @@ pub(crate) fn global(ftx: &FunctionContext) -> Result<(), ExecutionError> {
         )),
     }
 }
+
+/// The evaluation the library modules' tests share.
+#[cfg(test)]
+pub(super) use self::tests::{assert_all, assert_unvouched, eval};
+
+#[cfg(test)]
+mod tests {
+    use cel::{Context, ResolveResult, Value};
+
+    /// `expression` evaluated with every library function registered.
+    pub(in crate::conditions) fn eval(expression: &str) -> ResolveResult {
+        let env = super::super::environment();
+        let mut context = Context::with_env(env.clone());
+        super::super::library::register(&mut context).unwrap();
+        env.compile(expression).unwrap().execute(&context)
+    }
+
+    /// Each expression evaluates to `true`.
+    pub(in crate::conditions) fn assert_all(cases: &[&str]) {
+        for expression in cases {
+            assert_eq!(eval(expression), Ok(Value::Bool(true)), "{expression}");
+        }
+    }
+
+    /// The expression errs with an error whose cel-go wording is not reproduced.
+    pub(in crate::conditions) fn assert_unvouched(expression: &str) {
+        match eval(expression) {
+            Err(e) => assert!(super::unvouched_detail(&e).is_some(), "{expression}: {e:?}"),
+            other => panic!("{expression}: {other:?}"),
+        }
+    }
+}

@@ -186,27 +186,8 @@ fn prefix_length(ftx: &FunctionContext, Arguments(args): Arguments) -> ResolveRe
 
 #[cfg(test)]
 mod tests {
-    use super::*;
 
-    fn eval(expression: &str) -> ResolveResult {
-        let env = super::super::environment();
-        let mut context = Context::with_env(env.clone());
-        super::super::library::register(&mut context).unwrap();
-        env.compile(expression).unwrap().execute(&context)
-    }
-
-    fn assert_all(cases: &[&str]) {
-        for expression in cases {
-            assert_eq!(eval(expression), Ok(Value::Bool(true)), "{expression}");
-        }
-    }
-
-    fn assert_unvouched(expression: &str) {
-        match eval(expression) {
-            Err(e) => assert!(super::super::calls::unvouched_detail(&e).is_some(), "{expression}: {e:?}"),
-            other => panic!("{expression}: {other:?}"),
-        }
-    }
+    use super::super::calls::{assert_all, assert_unvouched, eval};
 
     #[test]
     fn the_examples_of_the_apiserver_cidr_library() {
