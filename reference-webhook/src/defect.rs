@@ -134,6 +134,8 @@ defects! {
         "mutate: denies CREATE/UPDATE requests and still includes a patch";
     CustomResourcePrunedField = "custom-resource-pruned-field", "object.pruned",
         "mutate: writes `spec.conformanceInjected: true` into a custom resource, a field its CRD's schema does not specify: the apiserver prunes it and the mutation is lost";
+    StatusSpecWrite = "status-spec-write", "object.status-reset",
+        "mutate: injects its sidecar on an UPDATE of a pod's /status too, a write into the spec that the pod status strategy puts back from the stored pod (podStatusStrategy.PrepareForUpdate): the container is dropped without an error";
     // Properties over generated requests (`webhook-conformance fuzz`): every single answer is
     // valid; the defect only shows across calls.
     SidecarEveryCall = "sidecar-every-call", "property.idempotent",
@@ -167,6 +169,7 @@ impl Defect {
             | Defect::BadAuditKey
             | Defect::PatchWithDenial
             | Defect::CustomResourcePrunedField
+            | Defect::StatusSpecWrite
             | Defect::RandomAnnotation
             | Defect::NoMutationOnDryRun => "WARN",
             _ => "FAIL",
@@ -190,6 +193,13 @@ impl Defect {
     /// register for: a run whose manifest adds `services` to the mutating webhook catches them.
     pub fn needs_service(&self) -> bool {
         matches!(self, Defect::ServicePortOutOfRange)
+    }
+
+    /// True for the defects that show only on an UPDATE of a pod's `/status`, which the bundled
+    /// manifest registers for its validating webhook but not its mutating one: a run whose manifest
+    /// adds `pods/status` to the mutating webhook catches them.
+    pub fn needs_pod_status(&self) -> bool {
+        matches!(self, Defect::StatusSpecWrite)
     }
 
     /// True for the defects that show only on a custom resource, which the bundled manifest does
@@ -253,7 +263,7 @@ mod tests {
                 "{d} is not kebab-case"
             );
         }
-        assert_eq!(Defect::ALL.len(), 56);
+        assert_eq!(Defect::ALL.len(), 57);
     }
 
     #[test]

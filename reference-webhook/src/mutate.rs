@@ -263,8 +263,12 @@ pub fn patch_ops(request: &Value, defect: Option<Defect>) -> Vec<Value> {
     }
 
     // A pod's containers can be added only when it is created: the apiserver refuses an UPDATE
-    // that adds or removes one.
-    let injects = operation == Some("CREATE") || defect == Some(Defect::AddsContainerOnUpdate);
+    // that adds or removes one, and puts the stored spec back on an UPDATE of its /status.
+    let status_update =
+        operation == Some("UPDATE") && request.get("subResource").and_then(Value::as_str) == Some("status");
+    let injects = operation == Some("CREATE")
+        || defect == Some(Defect::AddsContainerOnUpdate)
+        || (defect == Some(Defect::StatusSpecWrite) && status_update);
     if object.get("kind").and_then(Value::as_str) == Some("Pod") && injects {
         if let Some(containers) = object.get("spec").and_then(|s| s.get("containers")).and_then(Value::as_array) {
             let name = if defect == Some(Defect::BadContainerName) { BAD_SIDECAR_NAME } else { SIDECAR_NAME };

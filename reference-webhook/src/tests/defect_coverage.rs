@@ -25,6 +25,9 @@ fn every_defect_changes_something_or_is_transport_level() {
     nameless["request"].as_object_mut().unwrap().remove("name");
     // A pod UPDATE, and a Deployment whose selector names its template's labels.
     let update = review_with(V1, "UPDATE", bare_pod(), bare_pod(), false);
+    // An UPDATE of a pod's /status.
+    let mut status_update = update.clone();
+    status_update["request"]["subResource"] = json!("status");
     let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
         "spec": {"selector": {"matchLabels": {"app": "d"}},
                  "template": {"metadata": {"labels": {"app": "d"}}, "spec": {"containers": [{"name": "a", "image": "a:1"}]}}}});
@@ -51,6 +54,7 @@ fn every_defect_changes_something_or_is_transport_level() {
         widget,
         create(V1, non_root),
         update,
+        status_update,
         create(V1, deployment),
         nameless,
         review_with(V1, "CREATE", bare_pod(), Value::Null, true),

@@ -208,6 +208,24 @@ fn the_sidecar_is_injected_on_create_only_unless_the_defect_adds_it_on_update() 
     assert!(defective.as_array().unwrap().iter().any(|op| op["path"] == "/spec/containers/-"), "{defective}");
 }
 
+/// `status-spec-write` injects the sidecar on an UPDATE of a pod's /status, as on CREATE, and on
+/// no other UPDATE; once the pod holds it, nothing more.
+#[test]
+fn the_status_spec_write_defect_injects_the_sidecar_on_a_status_update_only() {
+    let object = bare_pod();
+    let mut status = review_with(V1, "UPDATE", object.clone(), object.clone(), false);
+    status["request"]["subResource"] = json!("status");
+    let defective = patch_of(&defect_answer(Endpoint::Mutate, &status, Defect::StatusSpecWrite)["response"]);
+    assert_eq!(defective, expected_full_patch());
+    let honest = patch_of(&response(Endpoint::Mutate, &status));
+    assert!(honest.as_array().unwrap().iter().all(|op| op["path"] != "/spec/containers/-"), "{honest}");
+    let plain = review_with(V1, "UPDATE", object.clone(), object, false);
+    let ops = patch_of(&defect_answer(Endpoint::Mutate, &plain, Defect::StatusSpecWrite)["response"]);
+    assert!(ops.as_array().unwrap().iter().all(|op| op["path"] != "/spec/containers/-"), "{ops}");
+    status["request"]["object"] = apply(&status["request"]["object"], &defective);
+    assert_no_patch(&defect_answer(Endpoint::Mutate, &status, Defect::StatusSpecWrite)["response"]);
+}
+
 #[test]
 fn dry_run_gets_the_same_answer() {
     for endpoint in [Endpoint::Mutate, Endpoint::Validate] {
