@@ -191,6 +191,31 @@ pub fn go_quote(s: &str) -> String {
     out
 }
 
+/// A Go string as `json.Marshal` writes it (what `ErrorBody` prints for a named string type such as
+/// `types.UID`, or a `*string`): quoted, with `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, other
+/// control characters as `\u00XX`, and the HTML-sensitive `<`, `>`, `&` and U+2028, U+2029 as
+/// `\uXXXX`.
+pub fn go_json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\x08' => out.push_str("\\b"),
+            '\x0c' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}') => {
+                out.push_str(&format!("\\u{:04x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// `ErrorList.ToAggregate().Error()`: the errors' texts without repeats; one alone as it is,
 /// several as `[a, b]`; empty for none.
 pub fn aggregate(errs: &[FieldError]) -> String {

@@ -11,7 +11,8 @@ use crate::field::FieldError;
 use crate::objectmeta::{validate_create, validate_update, Refusal, Scope};
 use crate::scheduling::AffinityOptions;
 use crate::{
-    configdata, defaults, ingress, namespace, pod, pod_status, pod_update, service, workload_status, workloads,
+    configdata, defaults, ingress, job_status, namespace, pod, pod_status, pod_update, service, workload_status,
+    workloads,
 };
 
 /// The kinds whose spec (not only metadata) is validated here.
@@ -38,6 +39,7 @@ pub const STATUS_MODELLED: &[(&str, &str)] = &[
     ("apps", "ReplicaSet"),
     ("apps", "StatefulSet"),
     ("apps", "DaemonSet"),
+    ("batch", "Job"),
     ("batch", "CronJob"),
 ];
 
@@ -85,6 +87,7 @@ pub fn status_reset(scope: &Scope, object: &Value, old: &Value) -> Option<Value>
 fn status_errors(group: &str, kind: &str, object: &Value, old: &Value) -> Vec<FieldError> {
     match (group, kind) {
         ("", "Pod") => pod_status::validate_pod_status_update(object, old),
+        ("batch", "Job") => job_status::validate_job_status_update(object, old),
         _ => workload_status::validate_status_update(group, kind, object, old),
     }
 }
@@ -92,7 +95,8 @@ fn status_errors(group: &str, kind: &str, object: &Value, old: &Value) -> Vec<Fi
 /// What the registry refuses of `object` on an UPDATE of the `status` subresource of `old`:
 /// [`status_reset`], then the metadata's update rules (`BeforeUpdate`'s `validateCommonFields`)
 /// and the kind's status strategy's `ValidateUpdate` (`ValidatePodStatusUpdate`,
-/// `Validate<Kind>StatusUpdate` of the apps kinds, nothing more for a CronJob). A kind not in
+/// `Validate<Kind>StatusUpdate` of the apps kinds, `ValidateJobUpdateStatus`, nothing more for a
+/// CronJob). A kind not in
 /// [`STATUS_MODELLED`] is accepted.
 pub fn validate_object_status_update(scope: &Scope, object: &Value, old: &Value) -> Result<(), Refusal> {
     let Some(object) = status_reset(scope, object, old) else { return Ok(()) };

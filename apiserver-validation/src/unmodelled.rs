@@ -107,7 +107,9 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value) -> Vec<String
     match (group, kind) {
         ("", "Pod") if status => under(&mut out, "status", POD_STATUS),
         ("apps", "Deployment" | "ReplicaSet") if status => under(&mut out, "status", REPLICAS_STATUS),
-        // The rest of a workload's status is modelled, and its spec is put back on a status UPDATE.
+        // The rest of a workload's status is modelled (a Job's whole status: `crate::job_status`, whose
+        // rules switched off under JobManagedBy are about conditions, not a field), and its spec is
+        // put back on a status UPDATE.
         ("apps" | "batch", _) if status => {}
         ("", "Pod") => {
             under(&mut out, "metadata", POD_METADATA);
@@ -349,6 +351,7 @@ mod tests {
         let touched = ["/status", "/spec/replicas"];
         assert_eq!(written("apps", "Deployment", true, &before, &after, &touched), ["status.terminatingReplicas"]);
         assert!(written("apps", "StatefulSet", true, &before, &after, &touched).is_empty());
+        assert!(written("batch", "Job", true, &before, &after, &touched).is_empty());
         // Outside the status subresource the spec's unmodelled fields are named.
         let mut overhead = before.clone();
         overhead["spec"]["template"] = json!({"spec": {"overhead": {"cpu": "1"}}});

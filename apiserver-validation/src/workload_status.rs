@@ -14,10 +14,11 @@
 //!   `ValidateDaemonSetStatusUpdate` (`validateDaemonSetStatus`, a decremented `collisionCount`).
 //! - `pkg/registry/batch/cronjob/strategy.go` `cronJobStatusStrategy`: the old spec; its
 //!   `ValidateUpdate` returns no error.
+//! - `pkg/registry/batch/job/strategy.go` `jobStatusStrategy`: the old spec; its validation is
+//!   [`crate::job_status`].
 //!
 //! Not modelled: `dropDisabledStatusFields` (every feature gate is taken as enabled) and
-//! `status.terminatingReplicas` of Deployments and ReplicaSets. A Job's status strategy is not
-//! modelled ([`modelled`] is false for it).
+//! `status.terminatingReplicas` of Deployments and ReplicaSets.
 
 use serde_json::{Map, Value};
 
@@ -42,7 +43,7 @@ pub fn modelled(group: &str, kind: &str) -> bool {
 pub fn reset_fields(group: &str, kind: &str) -> &'static [&'static str] {
     match (group, kind) {
         ("apps", "Deployment") => &["/spec", "/metadata/labels"],
-        ("apps", "ReplicaSet" | "StatefulSet" | "DaemonSet") | ("batch", "CronJob") => &["/spec"],
+        ("apps", "ReplicaSet" | "StatefulSet" | "DaemonSet") | ("batch", "Job" | "CronJob") => &["/spec"],
         _ => &[],
     }
 }
@@ -185,7 +186,8 @@ fn daemon_set_status(status: &Value) -> Vec<FieldError> {
 }
 
 /// The kind's status strategy's `ValidateUpdate` without the metadata's update rules (the
-/// caller's), on objects already reset by [`prepare_for_update`].
+/// caller's), on objects already reset by [`prepare_for_update`]; nothing for a CronJob (a Job's
+/// is [`crate::job_status::validate_job_status_update`]).
 pub fn validate_status_update(group: &str, kind: &str, new: &Value, old: &Value) -> Vec<FieldError> {
     let null = Value::Null;
     let status = new.get("status").unwrap_or(&null);
@@ -285,6 +287,6 @@ mod tests {
         prepare_for_update("batch", "CronJob", &mut new, &old);
         assert_eq!(new["spec"], old["spec"]);
         assert!(validate_status_update("batch", "CronJob", &new, &old).is_empty());
-        assert!(modelled("batch", "CronJob") && !modelled("batch", "Job") && !modelled("", "Pod"));
+        assert!(modelled("batch", "CronJob") && modelled("batch", "Job") && !modelled("", "Pod"));
     }
 }

@@ -1,6 +1,6 @@
 //! Replays `vectors/spec.json`: pods, workloads, ConfigMaps, Secrets, Services, Namespaces,
-//! ServiceAccounts and Ingresses, created or updated (pods, the apps workloads and CronJobs also
-//! through their `status` subresource), each defaulted then validated, with the message the Go
+//! ServiceAccounts and Ingresses, created or updated (pods, the apps workloads, Jobs and CronJobs
+//! also through their `status` subresource), each defaulted then validated, with the message the Go
 //! code gives (see `vectors/README.md`).
 
 use apiserver_validation::{

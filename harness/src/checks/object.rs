@@ -7,9 +7,10 @@
 //! whole of a custom resource of a CRD given (`super::custom_resource`); for the others the check's
 //! detail and [`unmodelled_note`] say so; the fields of modelled kinds whose validation is not
 //! modelled are named per webhook when a patch writes them ([`unjudged`]). Of the subresource requests, an UPDATE of the
-//! `/status` of a Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet or CronJob is judged, after
-//! the kind's status strategy's reset (`apiserver_validation::pod_status`, `workload_status`), and
-//! [`status_reset`] names what of the patch that reset drops; the others are not judged.
+//! `/status` of a Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job or CronJob is judged,
+//! after the kind's status strategy's reset (`apiserver_validation::pod_status`, `workload_status`,
+//! `job_status`), and [`status_reset`] names what of the patch that reset drops; the others are
+//! not judged.
 
 use std::borrow::Cow;
 
@@ -609,6 +610,56 @@ mod tests {
         assert!(v.detail.starts_with("the patch writes /spec/replicas (JSON pointer),"), "{}", v.detail);
         assert!(v.detail.contains("keeps the old spec)"), "{}", v.detail);
         assert!(apiserver_says(&judge(&rs, writes)).contains("metadata.labels: Invalid value: \"bad value!\""));
+    }
+
+    /// An UPDATE of `jobs/status` (batch/v1) of a running Job to the same object.
+    fn job_status_case() -> RequestCase {
+        let labels = json!({"batch.kubernetes.io/controller-uid": "u1", "batch.kubernetes.io/job-name": "web",
+            "controller-uid": "u1", "job-name": "web"});
+        let object = json!({"apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"name": "web", "namespace": "default", "uid": "u1", "resourceVersion": "3"},
+            "spec": {"parallelism": 1, "completions": 1, "backoffLimit": 6,
+                "selector": {"matchLabels": {"batch.kubernetes.io/controller-uid": "u1"}},
+                "template": {"metadata": {"labels": labels},
+                    "spec": {"restartPolicy": "Never", "containers": [{"name": "app", "image": "registry.example/app:1"}]}}},
+            "status": {"active": 1, "ready": 1, "startTime": "2026-01-01T00:00:05Z"}});
+        let gvr = GroupVersionResource::new("batch", "v1", "jobs");
+        let mut c = case_of(Gvk::new("batch", "v1", "Job"), gvr, Operation::Update, object.clone(), object);
+        c.spec.sub_resource = Some("status".into());
+        c
+    }
+
+    /// A Job's status is held to `ValidateJobUpdateStatus` after its strategy's reset: a patch
+    /// that finishes the Job without what the apiserver requires of a finished Job FAILs, the
+    /// controller's own finishing write passes, and a spec write is put back and named.
+    #[test]
+    fn a_job_status_update_is_validated_and_its_dropped_spec_write_named() {
+        let c = job_status_case();
+        let complete =
+            json!([{"op": "add", "path": "/status/conditions", "value": [{"type": "Complete", "status": "True"}]}]);
+        assert_eq!(
+            apiserver_says(&judge(&c, complete)),
+            "Job.batch \"web\" is invalid: [status.completionTime: Required value: completionTime is required for Complete jobs, status.conditions: Invalid value: cannot set Complete=True condition without the SuccessCriteriaMet=true condition, status.active: Invalid value: 1: active>0 is invalid for finished job]"
+        );
+        let finished = json!([
+            {"op": "replace", "path": "/status", "value": {"succeeded": 1, "startTime": "2026-01-01T00:00:05Z",
+                "completionTime": "2026-01-01T00:01:00Z", "conditions": [
+                    {"type": "SuccessCriteriaMet", "status": "True"}, {"type": "Complete", "status": "True"}]}}
+        ]);
+        assert_eq!(judge(&c, finished.clone()), Check::Pass);
+        assert_eq!(judge_by(status_reset, &c, finished), Check::Pass);
+        let spec_write = json!([
+            {"op": "replace", "path": "/spec/parallelism", "value": -1},
+            {"op": "replace", "path": "/status/ready", "value": 0}
+        ]);
+        // The negative parallelism is put back: valid.
+        assert_eq!(judge(&c, spec_write.clone()), Check::Pass);
+        let Check::Violated(v) = judge_by(status_reset, &c, spec_write) else { panic!() };
+        assert!(
+            v.detail.starts_with("the patch writes /spec/parallelism (JSON pointer), which the registry puts back from the stored Job on a /status UPDATE (its status strategy's PrepareForUpdate keeps the old spec)"),
+            "{}",
+            v.detail
+        );
     }
 
     #[test]

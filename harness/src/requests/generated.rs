@@ -936,7 +936,7 @@ mod tests {
     /// that strategy's reset and validation.
     #[test]
     fn generated_workload_status_updates_pass_the_apiservers_validation() {
-        let text = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: s}\nwebhooks:\n  - name: s.example.com\n    admissionReviewVersions: [v1]\n    sideEffects: None\n    clientConfig: {url: \"https://hook.example.com/\"}\n    rules:\n      - {operations: [UPDATE], apiGroups: [apps], apiVersions: [v1], resources: [deployments/status, replicasets/status, statefulsets/status, daemonsets/status]}\n      - {operations: [UPDATE], apiGroups: [batch], apiVersions: [v1], resources: [cronjobs/status]}\n";
+        let text = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: s}\nwebhooks:\n  - name: s.example.com\n    admissionReviewVersions: [v1]\n    sideEffects: None\n    clientConfig: {url: \"https://hook.example.com/\"}\n    rules:\n      - {operations: [UPDATE], apiGroups: [apps], apiVersions: [v1], resources: [deployments/status, replicasets/status, statefulsets/status, daemonsets/status]}\n      - {operations: [UPDATE], apiGroups: [batch], apiVersions: [v1], resources: [jobs/status, cronjobs/status]}\n";
         let webhook = Manifest::parse(std::path::Path::new("s.yaml"), text).unwrap().webhooks.remove(0);
         let strategy = requests(&webhook, Scope::All).unwrap();
         let mut runner = TestRunner::new_with_rng(
@@ -957,7 +957,7 @@ mod tests {
             })
             .unwrap();
         let kinds: Vec<String> = kinds.into_inner().unwrap().into_iter().collect();
-        assert_eq!(kinds, ["CronJob", "DaemonSet", "Deployment", "ReplicaSet", "StatefulSet"]);
+        assert_eq!(kinds, ["CronJob", "DaemonSet", "Deployment", "Job", "ReplicaSet", "StatefulSet"]);
     }
 
     /// The generated Services, Namespaces, ServiceAccounts and Ingresses (whose spec the
