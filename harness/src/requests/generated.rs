@@ -334,48 +334,66 @@ fn users() -> impl Strategy<Value = UserInfo> {
     ])
 }
 
-fn containers_json(prefix: &str, shapes: &[ContainerShape], unknown_fields: bool) -> Value {
+/// The containers of `shapes` as JSON, named `prefix` and their index; with `resources` or
+/// without (an ephemeral container holds none). The shapes' strings and values are moved in.
+fn containers_json(prefix: &str, shapes: Vec<ContainerShape>, unknown_fields: bool, resources: bool) -> Value {
     Value::Array(
         shapes
-            .iter()
+            .into_iter()
             .enumerate()
             .map(|(i, c)| {
-                let mut o = json!({"name": format!("{prefix}{i}"), "image": c.image});
+                let mut o = Map::with_capacity(6);
+                o.insert("name".into(), Value::String(format!("{prefix}{i}")));
+                o.insert("image".into(), Value::String(c.image));
                 if !c.env.is_empty() {
-                    o["env"] = Value::Array(c.env.iter().map(|(n, v)| json!({"name": n, "value": v})).collect());
+                    let env = c.env.into_iter().map(|(n, v)| {
+                        let mut var = Map::with_capacity(2);
+                        var.insert("name".into(), Value::String(n));
+                        var.insert("value".into(), Value::String(v));
+                        Value::Object(var)
+                    });
+                    o.insert("env".into(), Value::Array(env.collect()));
                 }
                 if c.unknown_field && unknown_fields {
-                    o["unknownField"] = json!({"x": [1, "two"]});
+                    o.insert("unknownField".into(), json!({"x": [1, "two"]}));
                 }
-                if let Some(security) = &c.security {
-                    o["securityContext"] = security.clone();
+                if let Some(security) = c.security {
+                    o.insert("securityContext".into(), security);
                 }
-                if let Some(resources) = &c.resources {
-                    o["resources"] = resources.clone();
+                if let Some(r) = c.resources.filter(|_| resources) {
+                    o.insert("resources".into(), r);
                 }
-                o
+                Value::Object(o)
             })
             .collect(),
     )
 }
 
+/// A string map as a JSON object, in the map's order (what `serde_json` makes of it), its strings
+/// moved in.
+fn string_map_json(map: BTreeMap<String, String>) -> Value {
+    let mut o = Map::with_capacity(map.len());
+    o.extend(map.into_iter().map(|(k, v)| (k, Value::String(v))));
+    Value::Object(o)
+}
+
 /// Vary `object` (a fixture of `kind`) by `shape`.
-pub(crate) fn apply_shape(object: &mut Value, kind: &str, shape: &Shape) {
+pub(crate) fn apply_shape(object: &mut Value, kind: &str, shape: Shape) {
     apply_shape_with(object, kind, shape, true);
 }
 
 /// Vary `object` by `shape`, with the shape's unknown fields or without them (what the typed
 /// decoding of a built-in kind leaves of them).
-fn apply_shape_with(object: &mut Value, kind: &str, shape: &Shape, unknown_fields: bool) {
+fn apply_shape_with(object: &mut Value, kind: &str, shape: Shape, unknown_fields: bool) {
     let extra_fields = shape.extra_fields && unknown_fields;
     if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
-        for (field, map) in [("labels", &shape.labels), ("annotations", &shape.annotations)] {
+        for (field, map) in [("labels", shape.labels), ("annotations", shape.annotations)] {
             match map {
                 None => {
                     meta.remove(field);
                 }
                 Some(m) => {
-                    meta.insert(field.into(), json!(m));
+                    meta.insert(field.into(), string_map_json(m));
                 }
             }
         }
@@ -399,16 +417,13 @@ fn apply_shape_with(object: &mut Value, kind: &str, shape: &Shape, unknown_field
         }
     }
     let Some(spec) = spec.as_object_mut() else { return };
-    spec.insert("containers".into(), containers_json("c", &shape.containers, unknown_fields));
+    spec.insert("containers".into(), containers_json("c", shape.containers, unknown_fields, true));
     if !shape.init_containers.is_empty() {
-        spec.insert("initContainers".into(), containers_json("init", &shape.init_containers, unknown_fields));
+        spec.insert("initContainers".into(), containers_json("init", shape.init_containers, unknown_fields, true));
     }
     if kind == "Pod" && !shape.ephemeral_containers.is_empty() {
         // An ephemeral container holds no resources (nor ports or probes): the apiserver refuses them.
-        let mut ephemeral = containers_json("debug", &shape.ephemeral_containers, unknown_fields);
-        for c in ephemeral.as_array_mut().into_iter().flatten().filter_map(Value::as_object_mut) {
-            c.remove("resources");
-        }
+        let ephemeral = containers_json("debug", shape.ephemeral_containers, unknown_fields, false);
         spec.insert("ephemeralContainers".into(), ephemeral);
     }
     let host = &shape.host;
@@ -458,7 +473,7 @@ fn build_from(
     conditions: &MatchConditions,
     target: &Selected,
     mut fresh: Value,
-    shape: &Shape,
+    shape: Shape,
     version: ReviewVersion,
     primary: bool,
     dry_run: bool,
@@ -466,6 +481,7 @@ fn build_from(
 ) -> Option<RequestCase> {
     // A controller-made object is named by the registry: `<generateName>` and five characters.
     let controller_made = shape.controller_made && !target.resource.review && target.subresource.is_none();
+    let namespace = shape.namespace;
     let name = if controller_made { GENERATED_NAME_BY_REGISTRY } else { GENERATED_NAME };
     // What survives the apiserver's decoding: the kind's fields, or the CRD's schema. A built-in
     // kind's fixture is already what its type holds, and the shape adds only fields of the type
@@ -497,7 +513,7 @@ fn build_from(
     }
     spec.dry_run = dry_run;
     spec.user = user;
-    if let Some(ns) = shape.namespace {
+    if let Some(ns) = namespace {
         move_to_namespace(&mut spec, ns);
     }
     // Only what the webhook's namespaceSelector, objectSelector and matchConditions let through
@@ -680,7 +696,7 @@ fn recipe(webhook: &WebhookSpec, scope: Scope, api: &ApiResources) -> Option<Rec
             }
             _ => if full { labelled } else { bare }.clone(),
         };
-        build_from(kind, &selectors, &conditions, target, fresh, &shape, version, is_primary, dry_run, user)
+        build_from(kind, &selectors, &conditions, target, fresh, shape, version, is_primary, dry_run, user)
     });
     Some(Recipe { draws, build })
 }
@@ -1381,9 +1397,9 @@ mod typed_shapes {
                 for _ in 0..12 {
                     let shape = shapes.new_tree(&mut runner).unwrap().current();
                     let mut fast = fixture.clone();
-                    apply_shape_with(&mut fast, &resource.kind, &shape, false);
+                    apply_shape_with(&mut fast, &resource.kind, shape.clone(), false);
                     let mut typed = fixture.clone();
-                    apply_shape(&mut typed, &resource.kind, &shape);
+                    apply_shape(&mut typed, &resource.kind, shape);
                     conform(resource, &mut typed);
                     if fast != typed {
                         problems.push(format!("{} {variant:?}:\n  fast  {fast}\n  typed {typed}", resource.kind));

@@ -105,78 +105,115 @@ enum Shape {
     Granular,
 }
 
-/// The shape of the value at `path` (field names, list items left out) of an object of `kind`.
-fn shape(kind: &str, path: &[&str], value: &Value) -> Shape {
+/// The shape of `value` at `path` (field names, list items left out) of an object of `kind`,
+/// whose pod spec (if it holds one) is at `pod_spec`.
+fn shape(kind: &str, pod_spec: Option<&[&str]>, path: &[&str], value: &Value) -> Shape {
     let last = path.last().copied().unwrap_or_default();
-    let in_pod_spec = super::objects::pod_spec_path(kind).is_some_and(|p| path.len() > p.len() && path.starts_with(p));
-    match (last, value) {
-        ("selector", _) if matches!(kind, "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job") => {
-            Shape::Atomic
-        }
-        (_, Value::Array(_)) => match last {
-            "ownerReferences" if path.len() == 2 => Shape::Keyed(&["uid"]),
-            "finalizers" if path.len() == 2 => Shape::Set,
-            "ports" if kind == "Service" => Shape::Keyed(&["port", "protocol"]),
-            "containers" | "initContainers" | "ephemeralContainers" | "volumes" | "imagePullSecrets" | "env"
-                if in_pod_spec =>
-            {
-                Shape::Keyed(&["name"])
+    if last == "selector" && matches!(kind, "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job") {
+        return Shape::Atomic;
+    }
+    match value {
+        Value::Array(_) => {
+            let in_pod_spec = || pod_spec.is_some_and(|p| path.len() > p.len() && path.starts_with(p));
+            match last {
+                "ownerReferences" if path.len() == 2 => Shape::Keyed(&["uid"]),
+                "finalizers" if path.len() == 2 => Shape::Set,
+                "ports" if kind == "Service" => Shape::Keyed(&["port", "protocol"]),
+                "containers" | "initContainers" | "ephemeralContainers" | "volumes" | "imagePullSecrets" | "env"
+                    if in_pod_spec() =>
+                {
+                    Shape::Keyed(&["name"])
+                }
+                "ports" if in_pod_spec() => Shape::Keyed(&["containerPort", "protocol"]),
+                "volumeMounts" if in_pod_spec() => Shape::Keyed(&["mountPath"]),
+                _ => Shape::Atomic,
             }
-            "ports" if in_pod_spec => Shape::Keyed(&["containerPort", "protocol"]),
-            "volumeMounts" if in_pod_spec => Shape::Keyed(&["mountPath"]),
-            _ => Shape::Atomic,
-        },
-        (_, Value::Object(m)) if !m.is_empty() => Shape::Granular,
+        }
+        Value::Object(m) if !m.is_empty() => Shape::Granular,
         _ => Shape::Atomic,
     }
 }
 
-/// The FieldsV1 node of `value` at `path`, owned by whoever changed it from `base` (the live
-/// value there, `None` where the live object has nothing); `None` when nothing there changed.
-fn node<'a>(kind: &str, path: &mut Vec<&'a str>, value: &'a Value, base: Option<&Value>) -> Option<Value> {
-    let mut out: Vec<(String, Value)> = Vec::new();
-    match shape(kind, path, value) {
-        Shape::Atomic => return (base != Some(value)).then(empty),
-        Shape::Granular => {
-            let map = value.as_object()?;
-            let top_level_metadata = path.len() == 1 && path[0] == "metadata";
-            out.reserve(map.len() + 1);
-            for (field, child) in map {
-                if top_level_metadata && STRIPPED_METADATA.contains(&field.as_str()) {
-                    continue;
-                }
-                path.push(field);
-                let below = node(kind, path, child, base.and_then(|b| b.get(field)));
-                path.pop();
-                if let Some(n) = below {
-                    out.push((prefixed("f:", field), n));
-                }
-            }
-        }
-        Shape::Keyed(keys) => {
-            for item in value.as_array()? {
-                let key = item_key(item, keys);
-                let before = base.and_then(Value::as_array).and_then(|b| b.iter().find(|i| item_key(i, keys) == key));
-                if let Some(n) = node(kind, path, item, before).filter(|_| item.is_object()) {
-                    out.push((prefixed("k:", &key), n));
-                }
-            }
-        }
-        Shape::Set => {
-            for item in value.as_array()? {
-                let before = base.and_then(Value::as_array).is_some_and(|b| b.contains(item));
-                if !before {
-                    out.push((format!("v:{item}"), empty()));
-                }
-            }
-        }
+/// One FieldsV1 being built for an object of `kind`: the path of the node being built and the
+/// entries of the nodes still open, innermost last (one buffer for the whole tree, each node's
+/// entries taken from its end when it is done).
+struct Fields<'a> {
+    kind: &'a str,
+    pod_spec: Option<&'static [&'static str]>,
+    path: Vec<&'a str>,
+    entries: Vec<(String, Value)>,
+}
+
+impl<'a> Fields<'a> {
+    fn new(kind: &'a str) -> Self {
+        Fields { kind, pod_spec: super::objects::pod_spec_path(kind), path: Vec::new(), entries: Vec::new() }
     }
-    // A struct, map or list the live object did not hold is owned itself (`.`), besides its fields.
-    let top_level_metadata = path.len() == 1 && path[0] == "metadata";
-    if !out.is_empty() && base.is_none() && !top_level_metadata {
-        out.push((".".into(), empty()));
+
+    fn at_top_level_metadata(&self) -> bool {
+        self.path.len() == 1 && self.path[0] == "metadata"
     }
-    (!out.is_empty()).then(|| sorted(out))
+
+    /// The FieldsV1 node of `value` at the current path, owned by whoever changed it from `base`
+    /// (the live value there, `None` where the live object has nothing); `None` when nothing there
+    /// changed.
+    fn node(&mut self, value: &'a Value, base: Option<&Value>) -> Option<Value> {
+        let start = self.entries.len();
+        match shape(self.kind, self.pod_spec, &self.path, value) {
+            Shape::Atomic => return (base != Some(value)).then(empty),
+            Shape::Granular => {
+                let map = value.as_object()?;
+                let top_level_metadata = self.at_top_level_metadata();
+                for (field, child) in map {
+                    if top_level_metadata && STRIPPED_METADATA.contains(&field.as_str()) {
+                        continue;
+                    }
+                    self.path.push(field);
+                    let below = self.node(child, base.and_then(|b| b.get(field)));
+                    self.path.pop();
+                    if let Some(n) = below {
+                        self.entries.push((prefixed("f:", field), n));
+                    }
+                }
+            }
+            Shape::Keyed(keys) => {
+                let base_items = base.and_then(Value::as_array);
+                let base_keys: Vec<String> = base_items.into_iter().flatten().map(|i| item_key(i, keys)).collect();
+                for item in value.as_array()?.iter().filter(|i| i.is_object()) {
+                    let key = item_key(item, keys);
+                    let before =
+                        base_keys.iter().position(|k| *k == key).and_then(|i| base_items.and_then(|b| b.get(i)));
+                    if let Some(n) = self.node(item, before) {
+                        self.entries.push((key, n));
+                    }
+                }
+            }
+            Shape::Set => {
+                for item in value.as_array()? {
+                    let before = base.and_then(Value::as_array).is_some_and(|b| b.contains(item));
+                    if !before {
+                        self.entries.push((format!("v:{item}"), empty()));
+                    }
+                }
+            }
+        }
+        // A struct, map or list the live object did not hold is owned itself (`.`), besides its
+        // fields.
+        let owned = self.entries.len() > start;
+        if owned && base.is_none() && !self.at_top_level_metadata() {
+            self.entries.push((".".into(), empty()));
+        }
+        owned.then(|| self.take(start))
+    }
+
+    /// The FieldsV1 node of the entries from `start` on, in the order of their names; of two
+    /// entries of one name the later one is kept (a stable sort puts it after the earlier one,
+    /// and inserting it replaces the earlier one's value where that one stands).
+    fn take(&mut self, start: usize) -> Value {
+        self.entries[start..].sort_by(|a, b| a.0.cmp(&b.0));
+        let mut map = Map::with_capacity(self.entries.len() - start);
+        map.extend(self.entries.drain(start..));
+        Value::Object(map)
+    }
 }
 
 /// An empty FieldsV1 node: the field itself is owned.
@@ -192,47 +229,54 @@ fn prefixed(prefix: &str, name: &str) -> String {
     key
 }
 
-/// A FieldsV1 node of `entries`, in the order of their names; of two entries of one name the
-/// later one is kept.
-fn sorted(mut entries: Vec<(String, Value)>) -> Value {
-    entries.reverse();
-    entries.sort_by(|a, b| a.0.cmp(&b.0));
-    entries.dedup_by(|later, kept| later.0 == kept.0);
-    let mut map = Map::with_capacity(entries.len());
-    map.extend(entries);
-    Value::Object(map)
-}
-
-/// A list item's key as FieldsV1 writes it: its key fields, sorted by name, as compact JSON.
+/// A list item's key as FieldsV1 writes it, `k:` and its key fields, sorted by name, as compact
+/// JSON. `keys` are sorted by name already.
 fn item_key(item: &Value, keys: &[&str]) -> String {
-    use std::fmt::Write;
-    let mut fields: Vec<&str> = keys.iter().copied().filter(|k| item.get(*k).is_some()).collect();
-    fields.sort_unstable();
-    let mut key = String::from("{");
-    for (i, k) in fields.iter().enumerate() {
+    debug_assert!(keys.is_sorted());
+    let mut key = String::with_capacity(32);
+    key.push_str("k:{");
+    for (i, (k, v)) in keys.iter().filter_map(|k| Some((k, item.get(*k)?))).enumerate() {
         if i > 0 {
             key.push(',');
         }
-        let _ = write!(key, "{}:{}", Value::from(*k), item[*k]);
+        // A key field's name needs no escape.
+        key.push('"');
+        key.push_str(k);
+        key.push_str("\":");
+        compact(&mut key, v);
     }
     key.push('}');
     key
 }
 
+/// `value` as compact JSON, as serde_json writes it: a string that needs no escape directly.
+fn compact(out: &mut String, value: &Value) {
+    match value {
+        Value::String(s) if !s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) => {
+            out.push('"');
+            out.push_str(s);
+            out.push('"');
+        }
+        _ => {
+            use std::fmt::Write;
+            let _ = write!(out, "{value}");
+        }
+    }
+}
+
 /// The FieldsV1 of what `object` changed from `base` (the whole object as the live one).
 fn fields_v1(kind: &str, object: &Value, base: &Value) -> Value {
-    let mut path = Vec::new();
     // The object's root is always there; apiVersion, kind and status are left out.
     let Some(map) = object.as_object() else { return empty() };
-    let mut fields = Vec::with_capacity(map.len());
+    let mut fields = Fields::new(kind);
     for (field, child) in map.iter().filter(|(f, _)| !matches!(f.as_str(), "apiVersion" | "kind" | "status")) {
-        path.push(field.as_str());
-        if let Some(n) = node(kind, &mut path, child, base.get(field)) {
-            fields.push((prefixed("f:", field), n));
+        fields.path.push(field.as_str());
+        if let Some(n) = fields.node(child, base.get(field)) {
+            fields.entries.push((prefixed("f:", field), n));
         }
-        path.pop();
+        fields.path.pop();
     }
-    sorted(fields)
+    fields.take(0)
 }
 
 /// One managedFields entry, its fields in the order Go writes them.
@@ -265,9 +309,9 @@ fn creator(object: &Value) -> &'static str {
 /// `object` as created by kubectl: one entry owning every field it set. Kinds not described here
 /// are left as they are.
 fn record_created(object: &mut Value) {
-    let kind = kind_of(object).to_string();
-    let Some(base) = zero(&kind) else { return };
-    let fields = fields_v1(&kind, object, &base);
+    let kind = kind_of(object);
+    let Some(base) = zero(kind) else { return };
+    let fields = fields_v1(kind, object, &base);
     let e = entry(creator(object), &object["apiVersion"], CREATED_AT, fields);
     if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         meta.insert("managedFields".into(), Value::Array(vec![e]));
@@ -278,13 +322,13 @@ fn record_created(object: &mut Value) {
 /// entries, and, when `changed_by_user` (an UPDATE of the resource itself, not of a
 /// subresource), one more owning what the user changed.
 fn record_updated(object: &mut Value, old: &Value, changed_by_user: bool) {
-    let kind = kind_of(object).to_string();
-    if !described(&kind) {
+    let kind = kind_of(object);
+    if !described(kind) {
         return;
     }
     let mut entries = old["metadata"]["managedFields"].as_array().cloned().unwrap_or_default();
     if changed_by_user {
-        let fields = fields_v1(&kind, object, old);
+        let fields = fields_v1(kind, object, old);
         if fields.as_object().is_some_and(|f| !f.is_empty()) {
             entries.push(entry(UPDATE_MANAGER, &object["apiVersion"], UPDATED_AT, fields));
         }

@@ -158,9 +158,40 @@ pub(crate) fn admission_review(version: ReviewVersion, spec: &AdmissionSpec, uid
     AdmissionReview::new(version, request)
 }
 
-/// A fresh request uid, as the apiserver makes for every call.
+/// A fresh request uid, as the apiserver makes for every call: an RFC 4122 version 4 UUID, never
+/// the same twice in a process. The operating system's randomness is read once, for a key; each
+/// uid is then the key's keyed mix of a process-wide counter, in user space. The mix is a
+/// bijection of the counter, and the 64 bits it gives are all kept beside the version and variant
+/// bits, so two uids of one process never collide; the key makes them unpredictable from one run
+/// to the next, as random ones are.
 pub(crate) fn fresh_uid() -> String {
-    uuid::Uuid::new_v4().to_string()
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::OnceLock;
+    static KEY: OnceLock<(u64, u64)> = OnceLock::new();
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let &(k0, k1) = KEY.get_or_init(|| uuid::Uuid::new_v4().as_u64_pair());
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let (high, low) = uid_bits(n, k0, k1);
+    let mut text = [0u8; uuid::fmt::Hyphenated::LENGTH];
+    uuid::Uuid::from_u64_pair(high, low).hyphenated().encode_lower(&mut text).to_string()
+}
+
+/// The two halves of the uid of counter `n` under key `(k0, k1)`: `a`, a bijection of `n`, fills
+/// the 62 free bits of the low half and two of the high half; the rest of the high half is a
+/// second mix, with the version (4) and the variant (`10`) set.
+fn uid_bits(n: u64, k0: u64, k1: u64) -> (u64, u64) {
+    let a = mix(n ^ k0);
+    let b = mix(a ^ k1);
+    let high = (b & !0xF003) | 0x4000 | (a >> 62);
+    let low = (a & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000;
+    (high, low)
+}
+
+/// SplitMix64's finalizer: a bijection of `u64` (shifts xored in, multiplications by odd numbers).
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 #[cfg(test)]
@@ -252,7 +283,33 @@ mod tests {
     }
 
     #[test]
-    fn uids_are_fresh() {
-        assert_ne!(fresh_uid(), fresh_uid());
+    fn uids_are_fresh_version_4_uuids() {
+        let uids: Vec<String> = (0..2)
+            .flat_map(|_| std::thread::spawn(|| (0..20_000).map(|_| fresh_uid()).collect::<Vec<_>>()).join().unwrap())
+            .collect();
+        let distinct: std::collections::HashSet<&String> = uids.iter().collect();
+        assert_eq!(distinct.len(), uids.len());
+        for uid in &uids {
+            let parsed = uuid::Uuid::parse_str(uid).unwrap();
+            assert_eq!(parsed.get_version(), Some(uuid::Version::Random), "{uid}");
+            assert_eq!(parsed.get_variant(), uuid::Variant::RFC4122, "{uid}");
+            assert_eq!(uid, &parsed.hyphenated().to_string(), "lower-case and hyphenated as Go writes it");
+        }
+    }
+
+    #[test]
+    fn the_counter_is_kept_whole_in_the_uid() {
+        // Counters that differ only in the bits the version and variant overwrite in a plain mix
+        // still give different uids, under any key.
+        for (k0, k1) in [(0, 0), (u64::MAX, 7), (0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210)] {
+            let bits: std::collections::HashSet<(u64, u64)> = (0..4096).map(|n| uid_bits(n, k0, k1)).collect();
+            assert_eq!(bits.len(), 4096);
+            // `a` is read back whole from the uid: two of its bits in the high half, the rest low.
+            for n in [0, 1, 1 << 62, 3 << 62, u64::MAX] {
+                let (high, low) = uid_bits(n, k0, k1);
+                let a = ((high & 3) << 62) | (low & 0x3FFF_FFFF_FFFF_FFFF);
+                assert_eq!(a, mix(n ^ k0));
+            }
+        }
     }
 }
