@@ -912,40 +912,49 @@ mod tests {
         }
     }
 
+    /// Runs `cases` requests generated for `webhook` and asserts that the apiserver's validation
+    /// accepts every one `judged` selects; the kind and subresource of each, in order.
+    fn accepted_kinds(
+        webhook: &WebhookSpec,
+        cases: u32,
+        judged: impl Fn(&AdmissionSpec) -> bool,
+    ) -> Vec<(String, Option<String>)> {
+        let strategy = requests(webhook, Scope::All).unwrap();
+        let mut runner =
+            TestRunner::new_with_rng(Config { cases, failure_persistence: None, ..Config::default() }, deterministic());
+        let kinds = std::sync::Mutex::new(Vec::new());
+        runner
+            .run(&strategy, |case| {
+                let spec = &case.spec;
+                if !judged(spec) {
+                    return Ok(());
+                }
+                kinds.lock().unwrap().push((spec.kind.kind.clone(), spec.sub_resource.clone()));
+                let refusal = super::super::refusal_of(spec);
+                prop_assert!(refusal.is_none(), "{}: {}", case.label, refusal.unwrap_or_default());
+                Ok(())
+            })
+            .unwrap();
+        kinds.into_inner().unwrap()
+    }
+
+    fn creates_or_updates(spec: &AdmissionSpec) -> bool {
+        matches!(spec.operation, Operation::Create | Operation::Update)
+    }
+
     /// A validating webhook is called after the apiserver's validation: every object generated for
     /// one passes it (metadata of every kind, spec of the kinds whose spec is modelled).
     #[test]
     fn objects_sent_to_a_validating_webhook_pass_the_apiservers_validation() {
         let m = reference();
         let webhook = m.webhooks.iter().find(|w| w.kind == WebhookKind::Validating).unwrap();
-        let strategy = requests(webhook, Scope::All).unwrap();
-        let mut runner = TestRunner::new_with_rng(
-            Config { cases: 300, failure_persistence: None, ..Config::default() },
-            deterministic(),
-        );
-        let judged = std::sync::Mutex::new(0usize);
-        let status_kinds = std::sync::Mutex::new(std::collections::BTreeSet::new());
-        runner
-            .run(&strategy, |case| {
-                let spec = &case.spec;
-                let status = spec.sub_resource.as_deref() == Some("status")
-                    && apiserver_validation::status_modelled(&spec.kind.group, &spec.kind.kind);
-                if !(spec.sub_resource.is_none() || status)
-                    || !matches!(spec.operation, Operation::Create | Operation::Update)
-                {
-                    return Ok(());
-                }
-                if status {
-                    status_kinds.lock().unwrap().insert(spec.kind.kind.clone());
-                }
-                *judged.lock().unwrap() += 1;
-                let refusal = super::super::refusal_of(spec);
-                prop_assert!(refusal.is_none(), "{}: {}", case.label, refusal.unwrap_or_default());
-                Ok(())
-            })
-            .unwrap();
-        assert!(judged.into_inner().unwrap() > 50);
-        assert!(status_kinds.into_inner().unwrap().contains("Pod"));
+        let judged = accepted_kinds(webhook, 300, |spec| {
+            let status = spec.sub_resource.as_deref() == Some("status")
+                && apiserver_validation::status_modelled(&spec.kind.group, &spec.kind.kind);
+            (spec.sub_resource.is_none() || status) && creates_or_updates(spec)
+        });
+        assert!(judged.len() > 50);
+        assert!(judged.iter().any(|(kind, sub)| kind == "Pod" && sub.as_deref() == Some("status")));
     }
 
     /// The generated `/status` UPDATEs of the workloads whose status strategy is modelled pass
@@ -954,26 +963,11 @@ mod tests {
     fn generated_workload_status_updates_pass_the_apiservers_validation() {
         let text = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: s}\nwebhooks:\n  - name: s.example.com\n    admissionReviewVersions: [v1]\n    sideEffects: None\n    clientConfig: {url: \"https://hook.example.com/\"}\n    rules:\n      - {operations: [UPDATE], apiGroups: [apps], apiVersions: [v1], resources: [deployments/status, replicasets/status, statefulsets/status, daemonsets/status]}\n      - {operations: [UPDATE], apiGroups: [batch], apiVersions: [v1], resources: [jobs/status, cronjobs/status]}\n";
         let webhook = Manifest::parse(std::path::Path::new("s.yaml"), text).unwrap().webhooks.remove(0);
-        let strategy = requests(&webhook, Scope::All).unwrap();
-        let mut runner = TestRunner::new_with_rng(
-            Config { cases: 200, failure_persistence: None, ..Config::default() },
-            deterministic(),
-        );
-        let kinds = std::sync::Mutex::new(std::collections::BTreeSet::new());
-        runner
-            .run(&strategy, |case| {
-                let spec = &case.spec;
-                if spec.sub_resource.as_deref() != Some("status") || spec.operation != Operation::Update {
-                    return Ok(());
-                }
-                kinds.lock().unwrap().insert(spec.kind.kind.clone());
-                let refusal = super::super::refusal_of(spec);
-                prop_assert!(refusal.is_none(), "{}: {}", case.label, refusal.unwrap_or_default());
-                Ok(())
-            })
-            .unwrap();
-        let kinds: Vec<String> = kinds.into_inner().unwrap().into_iter().collect();
-        assert_eq!(kinds, ["CronJob", "DaemonSet", "Deployment", "Job", "ReplicaSet", "StatefulSet"]);
+        let judged = accepted_kinds(&webhook, 200, |spec| {
+            spec.sub_resource.as_deref() == Some("status") && spec.operation == Operation::Update
+        });
+        let kinds: std::collections::BTreeSet<&str> = judged.iter().map(|(kind, _)| kind.as_str()).collect();
+        assert_eq!(Vec::from_iter(kinds), ["CronJob", "DaemonSet", "Deployment", "Job", "ReplicaSet", "StatefulSet"]);
     }
 
     /// The generated Services, Namespaces, ServiceAccounts and Ingresses (whose spec the
@@ -982,25 +976,8 @@ mod tests {
     fn generated_objects_of_the_service_and_ingress_kinds_pass_the_apiservers_validation() {
         let text = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: k}\nwebhooks:\n  - name: k.example.com\n    admissionReviewVersions: [v1]\n    sideEffects: None\n    clientConfig: {url: \"https://hook.example.com/\"}\n    rules:\n      - {operations: [CREATE, UPDATE], apiGroups: [\"\"], apiVersions: [v1], resources: [services, namespaces, serviceaccounts]}\n      - {operations: [CREATE, UPDATE], apiGroups: [networking.k8s.io], apiVersions: [v1], resources: [ingresses]}\n";
         let webhook = Manifest::parse(std::path::Path::new("k.yaml"), text).unwrap().webhooks.remove(0);
-        let strategy = requests(&webhook, Scope::All).unwrap();
-        let mut runner = TestRunner::new_with_rng(
-            Config { cases: 300, failure_persistence: None, ..Config::default() },
-            deterministic(),
-        );
-        let kinds = std::sync::Mutex::new(std::collections::BTreeSet::new());
-        runner
-            .run(&strategy, |case| {
-                let spec = &case.spec;
-                if spec.sub_resource.is_some() || !matches!(spec.operation, Operation::Create | Operation::Update) {
-                    return Ok(());
-                }
-                kinds.lock().unwrap().insert(spec.kind.kind.clone());
-                let refusal = super::super::refusal_of(spec);
-                prop_assert!(refusal.is_none(), "{}: {}", case.label, refusal.unwrap_or_default());
-                Ok(())
-            })
-            .unwrap();
-        let kinds = kinds.into_inner().unwrap();
+        let judged = accepted_kinds(&webhook, 300, |spec| spec.sub_resource.is_none() && creates_or_updates(spec));
+        let kinds: std::collections::BTreeSet<&str> = judged.iter().map(|(kind, _)| kind.as_str()).collect();
         assert_eq!(kinds.len(), 4, "{kinds:?}");
     }
 
