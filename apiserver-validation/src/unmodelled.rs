@@ -46,14 +46,6 @@ const CONTAINER: &[&str] =
 /// The container lists of a pod spec.
 const CONTAINER_LISTS: &[&str] = &["containers", "initContainers", "ephemeralContainers"];
 
-/// Of a Pod's metadata (`ValidatePodSpecificAnnotations`).
-const POD_METADATA: &[&str] = &[
-    "annotations seccomp.security.alpha.kubernetes.io/pod",
-    "annotations container.seccomp.security.alpha.kubernetes.io/*",
-    "annotations container.apparmor.security.beta.kubernetes.io/*",
-    "annotations kubernetes.io/config.mirror",
-];
-
 /// Of a Pod's status, on an UPDATE of its `/status` (`ValidatePodStatusUpdate`).
 const POD_STATUS: &[&str] = &[
     "podIP",
@@ -111,10 +103,7 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value) -> Vec<String
         // rules switched off under JobManagedBy are about conditions, not a field), and its spec is
         // put back on a status UPDATE.
         ("apps" | "batch", _) if status => {}
-        ("", "Pod") => {
-            under(&mut out, "metadata", POD_METADATA);
-            pod_spec(&mut out, "spec");
-        }
+        ("", "Pod") => pod_spec(&mut out, "spec"),
         ("apps", "Deployment" | "ReplicaSet" | "DaemonSet") => pod_spec(&mut out, "spec template spec"),
         ("apps", "StatefulSet") => {
             under(&mut out, "spec", STATEFULSET);
@@ -318,19 +307,20 @@ mod tests {
     }
 
     #[test]
-    fn annotation_keys_match_by_prefix_and_print_as_map_keys() {
+    fn pod_annotations_are_modelled_and_not_named() {
         let before = pod(json!({}));
         let mut after = before.clone();
-        after["metadata"]["annotations"] =
-            json!({"container.apparmor.security.beta.kubernetes.io/app": "runtime/default", "team": "a"});
-        assert_eq!(
-            written("", "Pod", false, &before, &after, &["/metadata/annotations"]),
-            ["metadata.annotations[container.apparmor.security.beta.kubernetes.io/*]"]
-        );
-        // An ordinary annotation is validated (metadata): not named.
-        let mut plain = before.clone();
-        plain["metadata"]["annotations"] = json!({"team": "a"});
-        assert!(written("", "Pod", false, &before, &plain, &["/metadata/annotations"]).is_empty());
+        after["metadata"]["annotations"] = json!({"container.apparmor.security.beta.kubernetes.io/app": "runtime/default",
+            "seccomp.security.alpha.kubernetes.io/pod": "runtime/default", "kubernetes.io/config.mirror": "x", "team": "a"});
+        assert!(written("", "Pod", false, &before, &after, &["/metadata/annotations"]).is_empty());
+    }
+
+    #[test]
+    fn map_key_patterns_match_by_prefix_and_print_as_map_keys() {
+        let pattern = ["metadata", "annotations", "example.com/*"];
+        assert!(reaches(&pattern, &tokens("/metadata/annotations/example.com~1a")));
+        assert!(!reaches(&pattern, &tokens("/metadata/annotations/team")));
+        assert_eq!(field_path(&pattern), "metadata.annotations[example.com/*]");
     }
 
     #[test]
