@@ -46,6 +46,14 @@ const CONTAINER: &[&str] =
 /// The container lists of a pod spec.
 const CONTAINER_LISTS: &[&str] = &["containers", "initContainers", "ephemeralContainers"];
 
+/// Of a Pod's or pod template's metadata: the annotations `ValidatePodSpecificAnnotations` parses
+/// (the tolerations annotation, `ValidateTolerationsInPodAnnotations`, and the pod deletion cost);
+/// the seccomp, AppArmor and mirror pod annotations are modelled ([`crate::pod_annotations`]).
+const POD_METADATA: &[&str] = &[
+    "annotations scheduler.alpha.kubernetes.io/tolerations",
+    "annotations controller.kubernetes.io/pod-deletion-cost",
+];
+
 /// Of a Pod's status, on an UPDATE of its `/status` (`ValidatePodStatusUpdate`).
 const POD_STATUS: &[&str] = &[
     "podIP",
@@ -88,6 +96,8 @@ const INGRESS: &[&str] = &["defaultBackend resource", "rules * http paths * back
 fn patterns(group: &str, kind: &str, status: bool, object: &Value) -> Vec<String> {
     let mut out: Vec<String> = METADATA.iter().map(|p| format!("metadata {p}")).collect();
     let pod_spec = |out: &mut Vec<String>, prefix: &str| {
+        let meta = format!("{}metadata", prefix.strip_suffix("spec").unwrap_or_default());
+        out.extend(POD_METADATA.iter().map(|p| format!("{meta} {p}")));
         out.extend(POD_SPEC.iter().map(|p| format!("{prefix} {p}")));
         for list in CONTAINER_LISTS {
             out.extend(CONTAINER.iter().map(|p| format!("{prefix} {list} * {p}")));
@@ -313,6 +323,18 @@ mod tests {
         after["metadata"]["annotations"] = json!({"container.apparmor.security.beta.kubernetes.io/app": "runtime/default",
             "seccomp.security.alpha.kubernetes.io/pod": "runtime/default", "kubernetes.io/config.mirror": "x", "team": "a"});
         assert!(written("", "Pod", false, &before, &after, &["/metadata/annotations"]).is_empty());
+        // The tolerations and deletion cost annotations are not: named, of a pod and of a template.
+        after["metadata"]["annotations"]["controller.kubernetes.io/pod-deletion-cost"] = json!("x");
+        assert_eq!(
+            written("", "Pod", false, &before, &after, &["/metadata/annotations"]),
+            ["metadata.annotations[controller.kubernetes.io/pod-deletion-cost]"]
+        );
+        let d = |annotations: Value| json!({"kind": "Deployment", "spec": {"template": {"metadata": {"annotations": annotations}, "spec": {}}}});
+        let tolerations = d(json!({"scheduler.alpha.kubernetes.io/tolerations": "[]"}));
+        assert_eq!(
+            written("apps", "Deployment", false, &d(json!({})), &tolerations, &["/spec/template/metadata"]),
+            ["spec.template.metadata.annotations[scheduler.alpha.kubernetes.io/tolerations]"]
+        );
     }
 
     #[test]
