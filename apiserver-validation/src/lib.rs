@@ -10,6 +10,7 @@
 //! | [`defaults`] | `core/v1/defaults.go`: the `SetDefaults_*` the decoder applies before validation |
 //! | [`quantity`] | `api/resource`: a `Quantity`'s parse, comparison and canonical text |
 //! | [`pod`] | `core/validation`: `ValidatePodSpec`, `ValidatePodCreate` (containers, ports, env, resources, probes, in Go's order) |
+//! | [`pod_annotations`] | `core/validation`: `ValidatePodSpecificAnnotations` (mirror pod, seccomp and AppArmor annotations), `validateSeccompAnnotationsAndFields`, `validateAppArmorAnnotationsAndFieldsMatchOnCreate` (after `applyAppArmorVersionSkew`), `ValidatePodSpecificAnnotationUpdates` |
 //! | [`pod_fields`] | `core/validation`: `ValidateEnvFrom`, `validatePodDNSConfig`, `validateReadinessGates`, `validateSchedulingGates`, `ValidateHostAliases`, runtime class and preemption policy |
 //! | [`ip`] | `util/validation`: `IsValidIP` (strict parse, canonical form) |
 //! | [`volumes`] | `core/validation`: `ValidateVolumes`, `validateVolumeSource` and the common sources' own checks, `ValidateVolumeMounts` |
@@ -51,6 +52,7 @@ pub mod namespace;
 pub mod object;
 pub mod objectmeta;
 pub mod pod;
+pub mod pod_annotations;
 pub mod pod_fields;
 pub mod pod_status;
 pub mod pod_update;

@@ -11,8 +11,8 @@ use crate::field::FieldError;
 use crate::objectmeta::{validate_create, validate_update, Refusal, Scope};
 use crate::scheduling::AffinityOptions;
 use crate::{
-    configdata, defaults, ingress, job_status, namespace, pod, pod_status, pod_update, service, workload_status,
-    workloads,
+    configdata, defaults, ingress, job_status, namespace, pod, pod_annotations, pod_status, pod_update, service,
+    workload_status, workloads,
 };
 
 /// The kinds whose spec (not only metadata) is validated here.
@@ -131,6 +131,15 @@ fn spec_errors_update(group: &str, kind: &str, object: &Value, old: &Value) -> V
         ("", "Pod") => {
             let old_spec = old.get("spec").unwrap_or(&Value::Null);
             let mut errs = pod::validate_pod(object, AffinityOptions::from_old_spec(old_spec));
+            // ValidatePodSpecificAnnotationUpdates, which ends with ValidatePodSpecificAnnotations
+            // again (its repeats are dropped by ToAggregate).
+            errs.extend(pod_annotations::pod_specific_annotation_updates(object.get("metadata"), old.get("metadata")));
+            let spec = object.get("spec").unwrap_or(&Value::Null);
+            errs.extend(pod_annotations::validate_pod_specific_annotations(
+                object.get("metadata"),
+                spec,
+                "metadata.annotations",
+            ));
             errs.extend(pod_update::validate_pod_update(object, old));
             errs
         }

@@ -11,9 +11,11 @@
 //! [`crate::security`], affinity and tolerations [`crate::scheduling`], the smaller fields
 //! [`crate::pod_fields`].
 //!
+//! The pod annotations' own checks (seccomp, AppArmor, mirror pods, and their agreement with the
+//! fields) are [`crate::pod_annotations`].
+//!
 //! Not modelled: a topology spread constraint's `matchLabelKeys`, resource claims, host-port
-//! conflicts, pod-level resources, overhead, Windows host-process pods and the pod annotations'
-//! own checks (seccomp, AppArmor, mirror pods, and their agreement with the fields).
+//! conflicts, pod-level resources, overhead and Windows host-process pods.
 
 use serde_json::{Map, Value};
 
@@ -22,6 +24,7 @@ use crate::content::env_var_name;
 use crate::field::{BadValue, FieldError};
 use crate::field_formats::{dns_label, dns_subdomain, inclusive_range, str_value};
 use crate::objectmeta::validate_labels;
+use crate::pod_annotations;
 use crate::pod_fields;
 use crate::quantity;
 use crate::scheduling::{self, AffinityOptions};
@@ -576,11 +579,14 @@ fn image_whitespace(c: &Value, path: &str) -> Vec<FieldError> {
     }
 }
 
-/// `validatePodMetadataAndSpec` without the metadata: the spec (under `opts`), then the pod-only
-/// image check of containers and init containers.
+/// `validatePodMetadataAndSpec` without `ValidateObjectMeta`: `ValidatePodSpecificAnnotations`
+/// ([`pod_annotations`]), the spec (under `opts`), then the pod-only image check of containers and
+/// init containers.
 pub fn validate_pod(pod: &Value, opts: AffinityOptions) -> Vec<FieldError> {
     let spec = pod.get("spec").unwrap_or(&Value::Null);
-    let mut errs = pod_spec(spec, "spec", true, opts);
+    let mut errs =
+        pod_annotations::validate_pod_specific_annotations(pod.get("metadata"), spec, "metadata.annotations");
+    errs.extend(pod_spec(spec, "spec", true, opts));
     for list_name in ["containers", "initContainers"] {
         for (i, c) in list(spec, list_name).iter().enumerate() {
             errs.extend(image_whitespace(c, &format!("spec.{list_name}[{i}]")));
@@ -589,7 +595,8 @@ pub fn validate_pod(pod: &Value, opts: AffinityOptions) -> Vec<FieldError> {
     errs
 }
 
-/// `ValidatePodCreate` without the metadata.
+/// `ValidatePodCreate` without `ValidateObjectMeta`, on the pod `PrepareForCreate` left
+/// (`applyAppArmorVersionSkew`, see [`pod_annotations`]).
 pub fn validate_pod_create(pod: &Value) -> Vec<FieldError> {
     let mut errs = validate_pod(pod, AffinityOptions::default());
     let spec = pod.get("spec").unwrap_or(&Value::Null);
@@ -599,6 +606,8 @@ pub fn validate_pod_create(pod: &Value) -> Vec<FieldError> {
     if !s(spec, "nodeName").is_empty() && !list(spec, "schedulingGates").is_empty() {
         errs.push(FieldError::forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared"));
     }
+    errs.extend(pod_annotations::seccomp_annotations_and_fields(pod.get("metadata"), spec, "spec"));
+    errs.extend(pod_annotations::apparmor_annotations_and_fields_on_create(pod.get("metadata"), spec, "spec", true));
     errs
 }
 

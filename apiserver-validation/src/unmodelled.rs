@@ -46,12 +46,12 @@ const CONTAINER: &[&str] =
 /// The container lists of a pod spec.
 const CONTAINER_LISTS: &[&str] = &["containers", "initContainers", "ephemeralContainers"];
 
-/// Of a Pod's metadata (`ValidatePodSpecificAnnotations`).
+/// Of a Pod's or pod template's metadata: the annotations `ValidatePodSpecificAnnotations` parses
+/// (the tolerations annotation, `ValidateTolerationsInPodAnnotations`, and the pod deletion cost);
+/// the seccomp, AppArmor and mirror pod annotations are modelled ([`crate::pod_annotations`]).
 const POD_METADATA: &[&str] = &[
-    "annotations seccomp.security.alpha.kubernetes.io/pod",
-    "annotations container.seccomp.security.alpha.kubernetes.io/*",
-    "annotations container.apparmor.security.beta.kubernetes.io/*",
-    "annotations kubernetes.io/config.mirror",
+    "annotations scheduler.alpha.kubernetes.io/tolerations",
+    "annotations controller.kubernetes.io/pod-deletion-cost",
 ];
 
 /// Of a Pod's status, on an UPDATE of its `/status` (`ValidatePodStatusUpdate`).
@@ -96,6 +96,8 @@ const INGRESS: &[&str] = &["defaultBackend resource", "rules * http paths * back
 fn patterns(group: &str, kind: &str, status: bool, object: &Value) -> Vec<String> {
     let mut out: Vec<String> = METADATA.iter().map(|p| format!("metadata {p}")).collect();
     let pod_spec = |out: &mut Vec<String>, prefix: &str| {
+        let meta = format!("{}metadata", prefix.strip_suffix("spec").unwrap_or_default());
+        out.extend(POD_METADATA.iter().map(|p| format!("{meta} {p}")));
         out.extend(POD_SPEC.iter().map(|p| format!("{prefix} {p}")));
         for list in CONTAINER_LISTS {
             out.extend(CONTAINER.iter().map(|p| format!("{prefix} {list} * {p}")));
@@ -111,10 +113,7 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value) -> Vec<String
         // rules switched off under JobManagedBy are about conditions, not a field), and its spec is
         // put back on a status UPDATE.
         ("apps" | "batch", _) if status => {}
-        ("", "Pod") => {
-            under(&mut out, "metadata", POD_METADATA);
-            pod_spec(&mut out, "spec");
-        }
+        ("", "Pod") => pod_spec(&mut out, "spec"),
         ("apps", "Deployment" | "ReplicaSet" | "DaemonSet") => pod_spec(&mut out, "spec template spec"),
         ("apps", "StatefulSet") => {
             under(&mut out, "spec", STATEFULSET);
@@ -318,19 +317,32 @@ mod tests {
     }
 
     #[test]
-    fn annotation_keys_match_by_prefix_and_print_as_map_keys() {
+    fn pod_annotations_are_modelled_and_not_named() {
         let before = pod(json!({}));
         let mut after = before.clone();
-        after["metadata"]["annotations"] =
-            json!({"container.apparmor.security.beta.kubernetes.io/app": "runtime/default", "team": "a"});
+        after["metadata"]["annotations"] = json!({"container.apparmor.security.beta.kubernetes.io/app": "runtime/default",
+            "seccomp.security.alpha.kubernetes.io/pod": "runtime/default", "kubernetes.io/config.mirror": "x", "team": "a"});
+        assert!(written("", "Pod", false, &before, &after, &["/metadata/annotations"]).is_empty());
+        // The tolerations and deletion cost annotations are not: named, of a pod and of a template.
+        after["metadata"]["annotations"]["controller.kubernetes.io/pod-deletion-cost"] = json!("x");
         assert_eq!(
             written("", "Pod", false, &before, &after, &["/metadata/annotations"]),
-            ["metadata.annotations[container.apparmor.security.beta.kubernetes.io/*]"]
+            ["metadata.annotations[controller.kubernetes.io/pod-deletion-cost]"]
         );
-        // An ordinary annotation is validated (metadata): not named.
-        let mut plain = before.clone();
-        plain["metadata"]["annotations"] = json!({"team": "a"});
-        assert!(written("", "Pod", false, &before, &plain, &["/metadata/annotations"]).is_empty());
+        let d = |annotations: Value| json!({"kind": "Deployment", "spec": {"template": {"metadata": {"annotations": annotations}, "spec": {}}}});
+        let tolerations = d(json!({"scheduler.alpha.kubernetes.io/tolerations": "[]"}));
+        assert_eq!(
+            written("apps", "Deployment", false, &d(json!({})), &tolerations, &["/spec/template/metadata"]),
+            ["spec.template.metadata.annotations[scheduler.alpha.kubernetes.io/tolerations]"]
+        );
+    }
+
+    #[test]
+    fn map_key_patterns_match_by_prefix_and_print_as_map_keys() {
+        let pattern = ["metadata", "annotations", "example.com/*"];
+        assert!(reaches(&pattern, &tokens("/metadata/annotations/example.com~1a")));
+        assert!(!reaches(&pattern, &tokens("/metadata/annotations/team")));
+        assert_eq!(field_path(&pattern), "metadata.annotations[example.com/*]");
     }
 
     #[test]

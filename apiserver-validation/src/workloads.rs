@@ -26,6 +26,7 @@ use crate::job_policy::{internal_json, pod_failure_policy};
 use crate::label_selector::validate_selector;
 use crate::objectmeta::{validate_annotations, validate_labels, FIELD_IMMUTABLE};
 use crate::pod::validate_pod_spec;
+use crate::pod_annotations;
 use crate::rollout::{
     daemon_set_update_strategy, deployment_strategy, int, nonnegative_member, stateful_set_update_strategy,
 };
@@ -86,8 +87,12 @@ fn validate_template(template: &Value, old_template: Option<&Value>, path: &str)
         &string_pairs(meta.and_then(|m| m.get("annotations"))),
         &format!("{path}.metadata.annotations"),
     ));
+    let spec = template.get("spec").unwrap_or(&Value::Null);
+    errs.extend(pod_annotations::validate_pod_specific_annotations(meta, spec, &format!("{path}.annotations")));
     let opts = template_options(old_template);
-    errs.extend(validate_pod_spec(template.get("spec").unwrap_or(&Value::Null), opts, &format!("{path}.spec")));
+    errs.extend(validate_pod_spec(spec, opts, &format!("{path}.spec")));
+    errs.extend(pod_annotations::seccomp_annotations_and_fields(meta, spec, &format!("{path}.spec")));
+    errs.extend(pod_annotations::apparmor_annotations_and_fields_on_create(meta, spec, &format!("{path}.spec"), false));
     errs
 }
 

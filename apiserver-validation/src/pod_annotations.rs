@@ -1,0 +1,399 @@
+//! The pod annotations kubernetes/kubernetes `pkg/apis/core/validation/validation.go` checks
+//! (release-1.36), for a Pod and for a pod template:
+//!
+//! - `ValidatePodSpecificAnnotations`: the mirror pod annotation (`kubernetes.io/config.mirror`)
+//!   needs `spec.nodeName`; `ValidateSeccompPodAnnotations` (`ValidateSeccompProfile` of
+//!   `seccomp.security.alpha.kubernetes.io/pod` and each
+//!   `container.seccomp.security.alpha.kubernetes.io/*`); `ValidateAppArmorPodAnnotations` (each
+//!   `container.apparmor.security.beta.kubernetes.io/<name>` names a container, its value by
+//!   `ValidateAppArmorProfileFormat`);
+//! - `validateSeccompAnnotationsAndFields` (`validateSeccompAnnotationsAndFieldsMatch`): an
+//!   annotation and the `seccompProfile` field it stands for agree (`ValidatePodCreate`,
+//!   `ValidatePodTemplateSpec`);
+//! - `validateAppArmorAnnotationsAndFieldsMatchOnCreate`: a container's annotation and its
+//!   effective `appArmorProfile` (its own, else the pod's) agree (`ValidatePodCreate`,
+//!   `ValidatePodTemplateSpec`). On a Pod's CREATE the registry first runs
+//!   `pkg/registry/core/pod/strategy.go` `applyAppArmorVersionSkew` (`PrepareForCreate`): a
+//!   container with the annotation and no field of its own gets the field the annotation stands
+//!   for (`podutil.ApparmorFieldForAnnotation`) when that is valid, so only an annotation that
+//!   cannot be converted is compared with the pod's profile;
+//! - `ValidatePodSpecificAnnotationUpdates`: AppArmor and mirror pod annotations are neither
+//!   added, changed nor removed on UPDATE.
+//!
+//! Go ranges over the annotations map in no fixed order; the errors here follow the keys' order.
+//! Not modelled: the tolerations annotation and the pod deletion cost.
+
+use serde_json::{json, Value};
+
+use crate::field::{go_quote, FieldError};
+use crate::field_formats::str_value;
+use crate::volumes::local_descending_path;
+use crate::zero_values::{list, s};
+
+/// `core.MirrorPodAnnotationKey`.
+pub const MIRROR_POD: &str = "kubernetes.io/config.mirror";
+/// `core.SeccompPodAnnotationKey`.
+pub const SECCOMP_POD: &str = "seccomp.security.alpha.kubernetes.io/pod";
+/// `core.SeccompContainerAnnotationKeyPrefix`.
+pub const SECCOMP_CONTAINER_PREFIX: &str = "container.seccomp.security.alpha.kubernetes.io/";
+/// `v1.DeprecatedAppArmorBetaContainerAnnotationKeyPrefix`.
+pub const APPARMOR_CONTAINER_PREFIX: &str = "container.apparmor.security.beta.kubernetes.io/";
+
+const LOCALHOST_PREFIX: &str = "localhost/";
+const RUNTIME_DEFAULT: &str = "runtime/default";
+const DOCKER_DEFAULT: &str = "docker/default";
+const UNCONFINED: &str = "unconfined";
+
+/// A metadata's annotations, string values only (what decodes into `map[string]string`), in the
+/// keys' order.
+fn annotations(meta: Option<&Value>) -> Vec<(&str, &str)> {
+    let mut out: Vec<(&str, &str)> = meta
+        .and_then(|m| m.get("annotations"))
+        .and_then(Value::as_object)
+        .map(|m| m.iter().filter_map(|(k, v)| Some((k.as_str(), v.as_str()?))).collect())
+        .unwrap_or_default();
+    out.sort_unstable();
+    out
+}
+
+fn lookup<'a>(pairs: &[(&str, &'a str)], key: &str) -> Option<&'a str> {
+    pairs.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+}
+
+/// `VisitContainersWithPath`: init containers, containers, ephemeral containers, each with its
+/// field path.
+fn containers<'a>(spec: &'a Value, spec_path: &str) -> Vec<(&'a Value, String)> {
+    let mut out = Vec::new();
+    for key in ["initContainers", "containers", "ephemeralContainers"] {
+        for (i, c) in list(spec, key).iter().enumerate() {
+            out.push((c, format!("{spec_path}.{key}[{i}]")));
+        }
+    }
+    out
+}
+
+/// `ValidateSeccompProfile` of an annotation's value.
+fn seccomp_profile(p: &str, path: &str) -> Vec<FieldError> {
+    if p == RUNTIME_DEFAULT || p == DOCKER_DEFAULT || p == UNCONFINED {
+        return Vec::new();
+    }
+    match p.strip_prefix(LOCALHOST_PREFIX) {
+        Some(rest) => local_descending_path(rest, path),
+        None => vec![FieldError::invalid(path, str_value(p), "must be a valid seccomp profile")],
+    }
+}
+
+/// `ValidateAppArmorProfileFormat`'s error text.
+fn apparmor_format(profile: &str) -> Option<String> {
+    if profile.is_empty()
+        || profile == RUNTIME_DEFAULT
+        || profile == UNCONFINED
+        || profile.starts_with(LOCALHOST_PREFIX)
+    {
+        None
+    } else {
+        Some(format!("invalid AppArmor profile name: {}", go_quote(profile)))
+    }
+}
+
+/// `ValidatePodSpecificAnnotations` (the mirror pod, seccomp and AppArmor annotations) of the
+/// metadata `meta` with the pod spec `spec`, under `path` (`metadata.annotations`, or a template's
+/// `….template.annotations`).
+pub fn validate_pod_specific_annotations(meta: Option<&Value>, spec: &Value, path: &str) -> Vec<FieldError> {
+    let pairs = annotations(meta);
+    let mut errs = Vec::new();
+    if let Some(value) = lookup(&pairs, MIRROR_POD) {
+        if s(spec, "nodeName").is_empty() {
+            errs.push(FieldError::invalid(
+                &format!("{path}[{MIRROR_POD}]"),
+                str_value(value),
+                "must set spec.nodeName if mirror pod annotation is set",
+            ));
+        }
+    }
+    // ValidateSeccompPodAnnotations: fldPath.Child(key), a dotted path.
+    if let Some(p) = lookup(&pairs, SECCOMP_POD) {
+        errs.extend(seccomp_profile(p, &format!("{path}.{SECCOMP_POD}")));
+    }
+    for (k, p) in &pairs {
+        if k.starts_with(SECCOMP_CONTAINER_PREFIX) {
+            errs.extend(seccomp_profile(p, &format!("{path}.{k}")));
+        }
+    }
+    // ValidateAppArmorPodAnnotations.
+    let names: Vec<&str> = containers(spec, "spec").iter().map(|(c, _)| s(c, "name")).collect();
+    for (k, p) in &pairs {
+        let Some(name) = k.strip_prefix(APPARMOR_CONTAINER_PREFIX) else { continue };
+        let key_path = format!("{path}[{k}]");
+        if !names.contains(&name) {
+            errs.push(FieldError::invalid(&key_path, str_value(name), "container not found"));
+        }
+        if let Some(msg) = apparmor_format(p) {
+            errs.push(FieldError::invalid(&key_path, str_value(p), msg));
+        }
+    }
+    errs
+}
+
+/// `validateSeccompAnnotationsAndFieldsMatch`.
+fn seccomp_match(annotation: &str, profile: &Value, path: &str) -> Option<FieldError> {
+    let type_error =
+        || Some(FieldError::forbidden(&format!("{path}.type"), "seccomp type in annotation and field must match"));
+    match s(profile, "type") {
+        "Unconfined" if annotation != UNCONFINED => type_error(),
+        "RuntimeDefault" if annotation != RUNTIME_DEFAULT && annotation != DOCKER_DEFAULT => type_error(),
+        "Localhost" => match annotation.strip_prefix(LOCALHOST_PREFIX) {
+            None => type_error(),
+            Some(rest) if profile.get("localhostProfile").and_then(Value::as_str) != Some(rest) => {
+                Some(FieldError::forbidden(
+                    &format!("{path}.localhostProfile"),
+                    "seccomp profile in annotation and field must match",
+                ))
+            }
+            Some(_) => None,
+        },
+        _ => None,
+    }
+}
+
+fn profile_of<'a>(holder: &'a Value, key: &str) -> Option<&'a Value> {
+    holder.get("securityContext").and_then(|sc| sc.get(key)).filter(|p| !p.is_null())
+}
+
+/// `validateSeccompAnnotationsAndFields`: the pod's annotation against the pod's field, each
+/// container's against the container's own field, under `spec_path`.
+pub fn seccomp_annotations_and_fields(meta: Option<&Value>, spec: &Value, spec_path: &str) -> Vec<FieldError> {
+    let pairs = annotations(meta);
+    let mut errs = Vec::new();
+    if let (Some(profile), Some(annotation)) = (profile_of(spec, "seccompProfile"), lookup(&pairs, SECCOMP_POD)) {
+        errs.extend(seccomp_match(annotation, profile, &format!("{spec_path}.securityContext.seccompProfile")));
+    }
+    for (c, c_path) in containers(spec, spec_path) {
+        let Some(profile) = profile_of(c, "seccompProfile") else { continue };
+        let key = format!("{SECCOMP_CONTAINER_PREFIX}{}", s(c, "name"));
+        if let Some(annotation) = lookup(&pairs, &key) {
+            errs.extend(seccomp_match(annotation, profile, &format!("{c_path}.securityContext.seccompProfile")));
+        }
+    }
+    errs
+}
+
+/// `podutil.ApparmorFieldForAnnotation`, kept only when `ValidateAppArmorProfileField` accepts it:
+/// the field `applyAppArmorVersionSkew` copies into a container.
+fn apparmor_field_for_annotation(annotation: &str) -> Option<Value> {
+    match annotation {
+        UNCONFINED => Some(json!({"type": "Unconfined"})),
+        RUNTIME_DEFAULT => Some(json!({"type": "RuntimeDefault"})),
+        _ => {
+            let profile = annotation.strip_prefix(LOCALHOST_PREFIX).filter(|p| !p.is_empty())?;
+            (profile.trim() == profile && profile.len() <= 4095)
+                .then(|| json!({"type": "Localhost", "localhostProfile": profile}))
+        }
+    }
+}
+
+/// `validateAppArmorAnnotationsAndFieldsMatchOnCreate` under `spec_path`; `version_skew` for a
+/// Pod's CREATE, whose `applyAppArmorVersionSkew` has filled a container's field from its
+/// annotation first.
+pub fn apparmor_annotations_and_fields_on_create(
+    meta: Option<&Value>,
+    spec: &Value,
+    spec_path: &str,
+    version_skew: bool,
+) -> Vec<FieldError> {
+    if spec.get("os").map(|os| s(os, "name")) == Some("windows") {
+        return Vec::new();
+    }
+    let pairs = annotations(meta);
+    let pod_profile = profile_of(spec, "appArmorProfile");
+    let mut errs = Vec::new();
+    for (c, c_path) in containers(spec, spec_path) {
+        let key = format!("{APPARMOR_CONTAINER_PREFIX}{}", s(c, "name"));
+        let Some(annotation) = lookup(&pairs, &key) else { continue };
+        let synced = if version_skew && profile_of(c, "appArmorProfile").is_none() {
+            apparmor_field_for_annotation(annotation)
+        } else {
+            None
+        };
+        let Some(profile) = synced.as_ref().or(profile_of(c, "appArmorProfile")).or(pod_profile) else { continue };
+        let path = format!("{c_path}.securityContext.appArmorProfile");
+        let type_error =
+            || FieldError::forbidden(&format!("{path}.type"), "apparmor type in annotation and field must match");
+        match s(profile, "type") {
+            "Unconfined" if annotation != UNCONFINED => errs.push(type_error()),
+            "RuntimeDefault" if annotation != RUNTIME_DEFAULT => errs.push(type_error()),
+            "Localhost" => match annotation.strip_prefix(LOCALHOST_PREFIX) {
+                None => errs.push(type_error()),
+                Some(rest) if profile.get("localhostProfile").and_then(Value::as_str) != Some(rest) => {
+                    errs.push(FieldError::forbidden(
+                        &format!("{path}.localhostProfile"),
+                        "apparmor profile in annotation and field must match",
+                    ));
+                }
+                Some(_) => {}
+            },
+            _ => {}
+        }
+    }
+    errs
+}
+
+/// `ValidatePodSpecificAnnotationUpdates` without its closing `ValidatePodSpecificAnnotations`
+/// (the caller's [`validate_pod_specific_annotations`] of the new pod): AppArmor and mirror pod
+/// annotations changed or removed, then added.
+pub fn pod_specific_annotation_updates(new_meta: Option<&Value>, old_meta: Option<&Value>) -> Vec<FieldError> {
+    let new = annotations(new_meta);
+    let old = annotations(old_meta);
+    let path = "metadata.annotations";
+    let mut errs = Vec::new();
+    for (k, old_value) in &old {
+        if lookup(&new, k) == Some(*old_value) {
+            continue;
+        }
+        if k.starts_with(APPARMOR_CONTAINER_PREFIX) {
+            errs.push(FieldError::forbidden(&format!("{path}[{k}]"), "may not remove or update AppArmor annotations"));
+        }
+        if *k == MIRROR_POD {
+            errs.push(FieldError::forbidden(&format!("{path}[{k}]"), "may not remove or update mirror pod annotation"));
+        }
+    }
+    for (k, _) in &new {
+        if lookup(&old, k).is_some() {
+            continue;
+        }
+        if k.starts_with(APPARMOR_CONTAINER_PREFIX) {
+            errs.push(FieldError::forbidden(&format!("{path}[{k}]"), "may not add AppArmor annotations"));
+        }
+        if *k == MIRROR_POD {
+            errs.push(FieldError::forbidden(&format!("{path}[{k}]"), "may not add mirror pod annotation"));
+        }
+    }
+    errs
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::field::texts;
+
+    fn meta(annotations: Value) -> Value {
+        json!({"name": "p", "annotations": annotations})
+    }
+
+    fn spec(pod_sc: Value, container_sc: Value) -> Value {
+        json!({"securityContext": pod_sc, "containers": [{"name": "app", "image": "a", "securityContext": container_sc}]})
+    }
+
+    #[test]
+    fn seccomp_annotations_take_the_known_profiles_and_relative_localhost_paths() {
+        let ok = meta(
+            json!({SECCOMP_POD: "runtime/default", "container.seccomp.security.alpha.kubernetes.io/app": "localhost/p.json"}),
+        );
+        assert!(validate_pod_specific_annotations(Some(&ok), &spec(json!({}), json!({})), "metadata.annotations")
+            .is_empty());
+        let bad = meta(
+            json!({SECCOMP_POD: "strict", "container.seccomp.security.alpha.kubernetes.io/app": "localhost/../p"}),
+        );
+        assert_eq!(
+            texts(&validate_pod_specific_annotations(Some(&bad), &spec(json!({}), json!({})), "metadata.annotations")),
+            [
+                "metadata.annotations.seccomp.security.alpha.kubernetes.io/pod: Invalid value: \"strict\": must be a valid seccomp profile",
+                "metadata.annotations.container.seccomp.security.alpha.kubernetes.io/app: Invalid value: \"../p\": must not contain '..'",
+            ]
+        );
+    }
+
+    #[test]
+    fn apparmor_annotations_name_a_container_and_a_known_profile() {
+        let ok = meta(json!({"container.apparmor.security.beta.kubernetes.io/app": "localhost/k8s-default"}));
+        assert!(validate_pod_specific_annotations(Some(&ok), &spec(json!({}), json!({})), "metadata.annotations")
+            .is_empty());
+        let bad = meta(json!({"container.apparmor.security.beta.kubernetes.io/db": "strict"}));
+        assert_eq!(
+            texts(&validate_pod_specific_annotations(Some(&bad), &spec(json!({}), json!({})), "metadata.annotations")),
+            [
+                "metadata.annotations[container.apparmor.security.beta.kubernetes.io/db]: Invalid value: \"db\": container not found",
+                "metadata.annotations[container.apparmor.security.beta.kubernetes.io/db]: Invalid value: \"strict\": invalid AppArmor profile name: \"strict\"",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_mirror_pod_needs_a_node() {
+        let m = meta(json!({MIRROR_POD: "abc"}));
+        assert_eq!(
+            texts(&validate_pod_specific_annotations(Some(&m), &spec(json!({}), json!({})), "metadata.annotations")),
+            ["metadata.annotations[kubernetes.io/config.mirror]: Invalid value: \"abc\": must set spec.nodeName if mirror pod annotation is set"]
+        );
+        let mut on_node = spec(json!({}), json!({}));
+        on_node["nodeName"] = json!("n1");
+        assert!(validate_pod_specific_annotations(Some(&m), &on_node, "metadata.annotations").is_empty());
+    }
+
+    #[test]
+    fn seccomp_annotations_and_fields_must_agree() {
+        let m = meta(
+            json!({SECCOMP_POD: "runtime/default", "container.seccomp.security.alpha.kubernetes.io/app": "localhost/a.json"}),
+        );
+        let agree = spec(
+            json!({"seccompProfile": {"type": "RuntimeDefault"}}),
+            json!({"seccompProfile": {"type": "Localhost", "localhostProfile": "a.json"}}),
+        );
+        assert!(seccomp_annotations_and_fields(Some(&m), &agree, "spec").is_empty());
+        let differ = spec(
+            json!({"seccompProfile": {"type": "Unconfined"}}),
+            json!({"seccompProfile": {"type": "Localhost", "localhostProfile": "b.json"}}),
+        );
+        assert_eq!(
+            texts(&seccomp_annotations_and_fields(Some(&m), &differ, "spec")),
+            [
+                "spec.securityContext.seccompProfile.type: Forbidden: seccomp type in annotation and field must match",
+                "spec.containers[0].securityContext.seccompProfile.localhostProfile: Forbidden: seccomp profile in annotation and field must match",
+            ]
+        );
+        // A field without its annotation, or an annotation without its field: nothing to compare.
+        assert!(seccomp_annotations_and_fields(Some(&meta(json!({}))), &differ, "spec").is_empty());
+        assert!(seccomp_annotations_and_fields(Some(&m), &spec(json!({}), json!({})), "spec").is_empty());
+    }
+
+    #[test]
+    fn apparmor_annotations_meet_the_effective_field_after_the_version_skew() {
+        let m = meta(json!({"container.apparmor.security.beta.kubernetes.io/app": "localhost/custom"}));
+        let pod_level = spec(json!({"appArmorProfile": {"type": "RuntimeDefault"}}), json!({}));
+        // A Pod: the container takes the annotation's field, which agrees with it.
+        assert!(apparmor_annotations_and_fields_on_create(Some(&m), &pod_level, "spec", true).is_empty());
+        // A template: no version skew, the pod's profile is compared.
+        assert_eq!(
+            texts(&apparmor_annotations_and_fields_on_create(Some(&m), &pod_level, "spec.template.spec", false)),
+            ["spec.template.spec.containers[0].securityContext.appArmorProfile.type: Forbidden: apparmor type in annotation and field must match"]
+        );
+        // The container's own field is never replaced.
+        let own = spec(json!({}), json!({"appArmorProfile": {"type": "Localhost", "localhostProfile": "other"}}));
+        assert_eq!(
+            texts(&apparmor_annotations_and_fields_on_create(Some(&m), &own, "spec", true)),
+            ["spec.containers[0].securityContext.appArmorProfile.localhostProfile: Forbidden: apparmor profile in annotation and field must match"]
+        );
+        // Windows pods are skipped.
+        let mut windows = own.clone();
+        windows["os"] = json!({"name": "windows"});
+        assert!(apparmor_annotations_and_fields_on_create(Some(&m), &windows, "spec", true).is_empty());
+    }
+
+    #[test]
+    fn apparmor_and_mirror_annotations_do_not_change_on_update() {
+        let old = meta(json!({"container.apparmor.security.beta.kubernetes.io/app": "runtime/default", "team": "a"}));
+        let new = meta(
+            json!({"container.apparmor.security.beta.kubernetes.io/app": "unconfined", MIRROR_POD: "x", "team": "b"}),
+        );
+        assert_eq!(
+            texts(&pod_specific_annotation_updates(Some(&new), Some(&old))),
+            [
+                "metadata.annotations[container.apparmor.security.beta.kubernetes.io/app]: Forbidden: may not remove or update AppArmor annotations",
+                "metadata.annotations[kubernetes.io/config.mirror]: Forbidden: may not add mirror pod annotation",
+            ]
+        );
+        assert!(pod_specific_annotation_updates(Some(&old), Some(&old)).is_empty());
+    }
+}
