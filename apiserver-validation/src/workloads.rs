@@ -78,14 +78,15 @@ fn template_options(old_template: Option<&Value>) -> AffinityOptions {
 }
 
 /// `ValidatePodTemplateSpec`: the template's labels and annotations, then its spec (under the
-/// options the old object's template gives, `old_template`).
+/// options the old object's template gives, `old_template`). Go names the metadata's fields
+/// `fldPath.Child("labels")` and `fldPath.Child("annotations")`: `spec.template.labels`, without
+/// `metadata`.
 fn validate_template(template: &Value, old_template: Option<&Value>, path: &str) -> Vec<FieldError> {
     let meta = template.get("metadata");
-    let mut errs =
-        validate_labels(&string_pairs(meta.and_then(|m| m.get("labels"))), &format!("{path}.metadata.labels"));
+    let mut errs = validate_labels(&string_pairs(meta.and_then(|m| m.get("labels"))), &format!("{path}.labels"));
     errs.extend(validate_annotations(
         &string_pairs(meta.and_then(|m| m.get("annotations"))),
-        &format!("{path}.metadata.annotations"),
+        &format!("{path}.annotations"),
     ));
     let spec = template.get("spec").unwrap_or(&Value::Null);
     errs.extend(pod_annotations::validate_pod_specific_annotations(meta, spec, &format!("{path}.annotations")));
