@@ -369,19 +369,13 @@ pub fn validate_update(scope: &Scope, object: &Value, old: &Value) -> Result<(),
     }
     ensure_namespace(&mut meta, scope)?;
     for key in ["generation", "creationTimestamp", "deletionTimestamp"] {
-        match old_meta.get(key) {
-            // Setting a member to the value it holds, or removing an absent one, changes nothing.
-            Some(v) if !v.is_null() => {
-                if meta.get(key) != Some(v) {
-                    meta.to_mut().insert(key.into(), v.clone());
-                }
+        // Setting a member to the value it holds, or removing an absent one, changes nothing.
+        if let Some(v) = old_meta.get(key).filter(|v| !v.is_null()) {
+            if meta.get(key) != Some(v) {
+                meta.to_mut().insert(key.into(), v.clone());
             }
-            _ if key == "generation" => {
-                if meta.contains_key(key) {
-                    meta.to_mut().remove(key);
-                }
-            }
-            _ => {}
+        } else if key == "generation" && meta.contains_key(key) {
+            meta.to_mut().remove(key);
         }
     }
     if str_of(&meta, "uid").is_empty() {
