@@ -8,6 +8,8 @@
 //! order, so with several bad keys the apiserver's list may come in another order.
 //! `managedFields` (`ValidateManagedFields`) is not modelled.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use crate::content;
@@ -78,8 +80,9 @@ impl Refusal {
     }
 }
 
-fn meta_of(object: &Value) -> Map<String, Value> {
-    object.get("metadata").and_then(Value::as_object).cloned().unwrap_or_default()
+/// The object's metadata, borrowed until the registry's steps change something in it.
+fn meta_of(object: &Value) -> Cow<'_, Map<String, Value>> {
+    object.get("metadata").and_then(Value::as_object).map_or_else(|| Cow::Owned(Map::new()), Cow::Borrowed)
 }
 
 fn str_of<'a>(meta: &'a Map<String, Value>, key: &str) -> &'a str {
@@ -277,22 +280,22 @@ fn common(meta: &Map<String, Value>, namespaced: bool) -> Vec<FieldError> {
     }
     errs.extend(validate_labels(&string_map(meta, "labels"), "metadata.labels"));
     errs.extend(validate_annotations(&string_map(meta, "annotations"), "metadata.annotations"));
-    let refs = meta.get("ownerReferences").and_then(Value::as_array).cloned().unwrap_or_default();
-    errs.extend(validate_owner_references(&refs, "metadata.ownerReferences"));
+    let refs = meta.get("ownerReferences").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    errs.extend(validate_owner_references(refs, "metadata.ownerReferences"));
     errs.extend(validate_finalizers(&strings(meta, "finalizers"), "metadata.finalizers"));
     errs
 }
 
 /// `EnsureObjectNamespaceMatchesRequestNamespace` (rest/meta.go): an empty namespace takes the
 /// request's, a cluster-scoped object's is cleared, another one is a bad request.
-fn ensure_namespace(meta: &mut Map<String, Value>, scope: &Scope) -> Result<(), Refusal> {
+fn ensure_namespace(meta: &mut Cow<'_, Map<String, Value>>, scope: &Scope) -> Result<(), Refusal> {
     let expected = if scope.namespaced { scope.request_namespace } else { "" };
     let current = str_of(meta, "namespace").to_string();
     if current == expected {
         return Ok(());
     }
     if current.is_empty() || expected.is_empty() {
-        meta.insert("namespace".into(), Value::String(expected.into()));
+        meta.to_mut().insert("namespace".into(), Value::String(expected.into()));
         return Ok(());
     }
     Err(Refusal::BadRequest(
@@ -352,7 +355,7 @@ pub fn validate_update(scope: &Scope, object: &Value, old: &Value) -> Result<(),
     let old_rv = str_of(old_meta, "resourceVersion");
     let rv = str_of(&meta, "resourceVersion").to_string();
     if rv.is_empty() {
-        meta.insert("resourceVersion".into(), Value::String(old_rv.into()));
+        meta.to_mut().insert("resourceVersion".into(), Value::String(old_rv.into()));
     } else if rv != old_rv {
         let qualified = if scope.group.is_empty() {
             scope.resource.to_string()
@@ -366,24 +369,23 @@ pub fn validate_update(scope: &Scope, object: &Value, old: &Value) -> Result<(),
     }
     ensure_namespace(&mut meta, scope)?;
     for key in ["generation", "creationTimestamp", "deletionTimestamp"] {
-        match old_meta.get(key) {
-            Some(v) if !v.is_null() => {
-                meta.insert(key.into(), v.clone());
+        // Setting a member to the value it holds, or removing an absent one, changes nothing.
+        if let Some(v) = old_meta.get(key).filter(|v| !v.is_null()) {
+            if meta.get(key) != Some(v) {
+                meta.to_mut().insert(key.into(), v.clone());
             }
-            _ if key == "generation" => {
-                meta.remove(key);
-            }
-            _ => {}
+        } else if key == "generation" && meta.contains_key(key) {
+            meta.to_mut().remove(key);
         }
     }
     if str_of(&meta, "uid").is_empty() {
         if let Some(uid) = old_meta.get("uid") {
-            meta.insert("uid".into(), uid.clone());
+            meta.to_mut().insert("uid".into(), uid.clone());
         }
     }
     if meta.get("deletionGracePeriodSeconds").is_none_or(Value::is_null) {
         if let Some(g) = old_meta.get("deletionGracePeriodSeconds") {
-            meta.insert("deletionGracePeriodSeconds".into(), g.clone());
+            meta.to_mut().insert("deletionGracePeriodSeconds".into(), g.clone());
         }
     }
 

@@ -11,6 +11,9 @@
 //!     cargo bench -p webhook-conformance --bench throughput
 //!
 //! `THROUGHPUT_REQUESTS` (default 4000) and `THROUGHPUT_CONCURRENCY` (default 8) tune it.
+//! `THROUGHPUT_STAGE=check` runs the check stage alone instead: `THROUGHPUT_REQUESTS` answers are
+//! fetched first, then every exchange rule runs on each of them in `check_only` (the one function to
+//! give `valgrind --tool=callgrind --toggle-collect='*check_only*'` for the instructions of the check).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -178,6 +181,43 @@ async fn stages(setup: &Setup, client: &Client, requests: usize) -> [Duration; 8
     spent.map(|d| d / requests as u32)
 }
 
+/// Every exchange rule on each fetched answer, one exchange after the other, as `stages` times them.
+#[inline(never)]
+fn check_only(
+    webhook: &WebhookSpec,
+    answered: &[(webhook_harness::lowlevel::RequestCase, Transport)],
+    url: &str,
+) -> usize {
+    let mut findings_total = 0;
+    for (case, transport) in answered {
+        let view = Exchange::new(webhook, case, transport, url);
+        let findings = evaluate(&view);
+        findings_total += findings.len();
+        std::hint::black_box(view.admission(&findings));
+    }
+    findings_total
+}
+
+/// `THROUGHPUT_STAGE=check`: the answers to `requests` drawn cases, then the check alone on them.
+async fn check_stage(setup: &Setup, client: &Client, requests: usize) {
+    let mut sampler = Sampler::new(&setup.webhook, Scope::All, 7).expect("requests");
+    let path = setup.webhook.path();
+    let url = client.endpoint().call_url(&path, setup.webhook.timeout_seconds).to_string();
+    let mut answered = Vec::with_capacity(requests);
+    for _ in 0..requests {
+        let case = sampler.draw();
+        let transport = client.call(&path, setup.webhook.timeout_seconds, &case.review.to_bytes()).await;
+        answered.push((case, transport));
+    }
+    let cpu = cpu_time();
+    let findings = check_only(&setup.webhook, &answered, &url);
+    let cpu = cpu_time() - cpu;
+    println!(
+        "check stage alone: {requests} answers, {findings} findings, {:.1} µs CPU per request",
+        cpu.as_secs_f64() * 1e6 / requests as f64
+    );
+}
+
 async fn warm_up(setup: &Setup, client: &Client, body: &[u8]) {
     for _ in 0..setup.concurrency * 4 {
         let _ = client.call(&setup.webhook.path(), setup.webhook.timeout_seconds, body).await;
@@ -200,6 +240,12 @@ fn main() {
         let endpoint: Endpoint = session.endpoint().expect("the reference webhook is ready").clone();
         let setup = Setup { webhook, concurrency, per_task: requests.div_ceil(concurrency) };
         let total = setup.total();
+        if std::env::var("THROUGHPUT_STAGE").as_deref() == Ok("check") {
+            let client = Client::new(endpoint.clone(), HttpVersions::Http1).expect("client");
+            check_stage(&setup, &client, requests).await;
+            drop(session);
+            return;
+        }
 
         let payloads: Vec<Arc<Vec<Vec<u8>>>> = (0..concurrency)
             .map(|t| {
