@@ -275,6 +275,111 @@ fn condition(kind: &str, status: &str, reason: &str) -> Value {
     json!({"type": kind, "status": status, "reason": reason, "lastTransitionTime": "2026-01-01T00:01:00Z"})
 }
 
+/// A write of the Job controller (`pkg/controller/job/job_controller.go`) through a Job's `/status`,
+/// as an (old, new) pair of statuses over one spec, each accepted by `ValidateJobUpdateStatus`
+/// (`pkg/apis/batch/validation`) under `JobManagedBy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum JobWrite {
+    /// The first write: a pod created and ready, `startTime` set ([`status`]'s Job status).
+    Started,
+    /// Pods finishing: `active`, `ready` and `succeeded` moving, finished pods' UIDs in
+    /// `uncountedTerminatedPods` until counted, a pod `terminating`.
+    Progress,
+    /// `completions` reached: `SuccessCriteriaMet` written first (`CompletionsReached`), then, with
+    /// every pod counted, `Complete` and a `completionTime` after `startTime`.
+    Succeeded,
+    /// `backoffLimit` exceeded: `FailureTarget` written first (`BackoffLimitExceeded`), then,
+    /// with the last failed pod counted, `Failed`.
+    Failed,
+    /// An Indexed Job: one more index in `completedIndexes`.
+    Indexed,
+    /// An Indexed Job with `backoffLimitPerIndex`: an index that used up its retries goes to
+    /// `failedIndexes`.
+    FailedIndex,
+}
+
+/// When the generated Job started (its first write's `startTime`).
+const JOB_START: &str = "2026-01-01T00:00:05Z";
+
+/// `job_controller.go` `newCondition` as the controller writes it.
+fn job_condition(kind: &str, reason: &str, message: &str, at: &str) -> Value {
+    json!({"type": kind, "status": "True", "reason": reason, "message": message,
+           "lastProbeTime": at, "lastTransitionTime": at})
+}
+
+impl JobWrite {
+    /// What the write's Job spec sets over the fixture's (the same in the old and the new object).
+    pub(crate) fn spec(self) -> Value {
+        match self {
+            JobWrite::Started | JobWrite::Succeeded | JobWrite::Failed => json!({}),
+            JobWrite::Progress => json!({"completions": 3, "parallelism": 2}),
+            JobWrite::Indexed => json!({"completionMode": "Indexed", "completions": 5, "parallelism": 2}),
+            JobWrite::FailedIndex => json!({"completionMode": "Indexed", "completions": 5, "parallelism": 2,
+                                            "backoffLimitPerIndex": 1}),
+        }
+    }
+
+    /// The stored Job's status (`None`: none yet) and the status the controller writes over it.
+    pub(crate) fn statuses(self) -> (Option<Value>, Value) {
+        let started = json!({"active": 1, "startTime": JOB_START, "ready": 1});
+        match self {
+            JobWrite::Started => (None, started),
+            JobWrite::Progress => (
+                Some(json!({"startTime": JOB_START, "active": 2, "ready": 2, "succeeded": 0, "terminating": 0,
+                            "uncountedTerminatedPods": {"succeeded": ["6f1c2a40-0000-4000-8000-000000000c01"]}})),
+                json!({"startTime": JOB_START, "active": 1, "ready": 1, "succeeded": 1, "terminating": 1,
+                       "uncountedTerminatedPods": {"succeeded": ["6f1c2a40-0000-4000-8000-000000000c02"]}}),
+            ),
+            JobWrite::Succeeded => {
+                let met = job_condition(
+                    "SuccessCriteriaMet",
+                    "CompletionsReached",
+                    "Reached expected number of succeeded pods",
+                    "2026-01-01T00:01:50Z",
+                );
+                let complete = job_condition(
+                    "Complete",
+                    "CompletionsReached",
+                    "Reached expected number of succeeded pods",
+                    "2026-01-01T00:02:00Z",
+                );
+                (
+                    Some(json!({"startTime": JOB_START, "active": 0, "ready": 0, "succeeded": 1, "terminating": 0,
+                                "uncountedTerminatedPods": {}, "conditions": [met]})),
+                    json!({"startTime": JOB_START, "completionTime": "2026-01-01T00:02:00Z", "active": 0, "ready": 0,
+                           "succeeded": 1, "terminating": 0, "uncountedTerminatedPods": {},
+                           "conditions": [met, complete]}),
+                )
+            }
+            JobWrite::Failed => {
+                let message = "Job has reached the specified backoff limit";
+                let target = job_condition("FailureTarget", "BackoffLimitExceeded", message, "2026-01-01T00:03:00Z");
+                let failed = job_condition("Failed", "BackoffLimitExceeded", message, "2026-01-01T00:03:10Z");
+                (
+                    Some(json!({"startTime": JOB_START, "active": 0, "ready": 0, "failed": 2, "terminating": 0,
+                                "uncountedTerminatedPods": {"failed": ["6f1c2a40-0000-4000-8000-000000000f03"]},
+                                "conditions": [target]})),
+                    json!({"startTime": JOB_START, "active": 0, "ready": 0, "failed": 3, "terminating": 0,
+                           "uncountedTerminatedPods": {}, "conditions": [target, failed]}),
+                )
+            }
+            JobWrite::Indexed => (
+                Some(json!({"startTime": JOB_START, "active": 2, "ready": 2, "succeeded": 3, "terminating": 0,
+                            "completedIndexes": "0-2", "uncountedTerminatedPods": {}})),
+                json!({"startTime": JOB_START, "active": 1, "ready": 1, "succeeded": 4, "terminating": 0,
+                       "completedIndexes": "0-2,4", "uncountedTerminatedPods": {}}),
+            ),
+            JobWrite::FailedIndex => (
+                Some(json!({"startTime": JOB_START, "active": 2, "ready": 2, "succeeded": 3, "failed": 1,
+                            "terminating": 0, "completedIndexes": "0-2", "failedIndexes": "",
+                            "uncountedTerminatedPods": {}})),
+                json!({"startTime": JOB_START, "active": 1, "ready": 1, "succeeded": 3, "failed": 2, "terminating": 0,
+                       "completedIndexes": "0-2", "failedIndexes": "3", "uncountedTerminatedPods": {}}),
+            ),
+        }
+    }
+}
+
 /// The status its controller writes through `/status` for an object of `gvk` (`None`: the kind has no
 /// status the suite knows).
 pub(crate) fn status(gvk: &Gvk) -> Option<Value> {
@@ -313,7 +418,7 @@ pub(crate) fn status(gvk: &Gvk) -> Option<Value> {
             "currentNumberScheduled": 3, "desiredNumberScheduled": 3, "numberMisscheduled": 0, "numberReady": 3,
             "observedGeneration": 1
         }),
-        ("batch", "v1", "Job") => json!({"active": 1, "startTime": "2026-01-01T00:00:05Z", "ready": 1}),
+        ("batch", "v1", "Job") => JobWrite::Started.statuses().1,
         ("batch", "v1", "CronJob") => json!({"lastScheduleTime": "2026-01-01T00:05:00Z"}),
         ("autoscaling", "v1", "HorizontalPodAutoscaler") => {
             json!({"currentReplicas": 2, "desiredReplicas": 3, "currentCPUUtilizationPercentage": 95})

@@ -18,6 +18,7 @@ use serde_json::{json, Map, Value};
 use super::case::RequestCase;
 use super::conditions::steer;
 use super::fit::{fit as fit_selectors, move_to_namespace, Selectors};
+use super::fixtures::JobWrite;
 pub(crate) use super::objects::pod_spec_path;
 use super::objects::{conform, new_object, pod_spec_mut, varied_object, Variant};
 use super::one_of::{one_of, weighted};
@@ -107,6 +108,8 @@ pub(crate) struct Shape {
     /// Made by a controller: `generateName`, a controller `ownerReference`, and on CREATE no name
     /// (none in the request, none in the object before mutating admission).
     pub controller_made: bool,
+    /// On a Job's `/status` UPDATE, which write of the Job controller it is.
+    pub job_write: JobWrite,
 }
 
 /// The annotation that makes an object large.
@@ -275,6 +278,7 @@ pub(crate) fn shapes() -> impl Strategy<Value = Shape> {
         host_access(),
         namespace(),
         weighted(vec![(3, false), (1, true)]),
+        job_writes(),
     )
         .prop_map(
             |(
@@ -289,6 +293,7 @@ pub(crate) fn shapes() -> impl Strategy<Value = Shape> {
                 host,
                 namespace,
                 controller_made,
+                job_write,
             )| Shape {
                 labels,
                 annotations,
@@ -301,8 +306,31 @@ pub(crate) fn shapes() -> impl Strategy<Value = Shape> {
                 host,
                 namespace,
                 controller_made,
+                job_write,
             },
         )
+}
+
+/// The Job controller's writes through `/status`, the first one most often; shrinks to it.
+fn job_writes() -> impl Strategy<Value = JobWrite> {
+    weighted(vec![
+        (3, JobWrite::Started),
+        (2, JobWrite::Progress),
+        (2, JobWrite::Succeeded),
+        (2, JobWrite::Failed),
+        (1, JobWrite::Indexed),
+        (1, JobWrite::FailedIndex),
+    ])
+}
+
+/// Is `target` the UPDATE of a Job's `/status`?
+fn job_status_update(target: &Selected) -> bool {
+    let r = &target.resource;
+    r.group == "batch"
+        && r.kind == "Job"
+        && matches!(r.origin, Origin::BuiltIn)
+        && target.operation == Operation::Update
+        && target.subresource.is_some_and(|s| s.name == "status")
 }
 
 fn users() -> impl Strategy<Value = UserInfo> {
@@ -482,6 +510,7 @@ fn build_from(
     // A controller-made object is named by the registry: `<generateName>` and five characters.
     let controller_made = shape.controller_made && !target.resource.review && target.subresource.is_none();
     let namespace = shape.namespace;
+    let job_write = job_status_update(target).then_some(shape.job_write);
     let name = if controller_made { GENERATED_NAME_BY_REGISTRY } else { GENERATED_NAME };
     // What survives the apiserver's decoding: the kind's fields, or the CRD's schema. A built-in
     // kind's fixture is already what its type holds, and the shape adds only fields of the type
@@ -504,7 +533,25 @@ fn build_from(
             meta.insert("ownerReferences".into(), json!([Maker::ReplicaSet.owner_reference()]));
         }
     }
+    // The Job's spec is the write's in the stored and the written object alike.
+    if let (Some(write), Some(spec)) = (job_write, fresh.get_mut("spec").and_then(Value::as_object_mut)) {
+        if let Value::Object(set) = write.spec() {
+            spec.extend(set);
+        }
+    }
     let mut spec = admission_spec_from(target, fresh, name, kind);
+    if let Some(write) = job_write {
+        let (stored, written) = write.statuses();
+        match stored {
+            Some(status) => spec.old_object["status"] = status,
+            None => {
+                if let Some(old) = spec.old_object.as_object_mut() {
+                    old.remove("status");
+                }
+            }
+        }
+        spec.object["status"] = written;
+    }
     if controller_made && target.operation == Operation::Create {
         spec.name = String::new();
         if kind == WebhookKind::Mutating {
@@ -968,6 +1015,61 @@ mod tests {
         });
         let kinds: std::collections::BTreeSet<&str> = judged.iter().map(|(kind, _)| kind.as_str()).collect();
         assert_eq!(Vec::from_iter(kinds), ["CronJob", "DaemonSet", "Deployment", "Job", "ReplicaSet", "StatefulSet"]);
+    }
+
+    /// What the Job controller wrote in `status` (a generated Job `/status` UPDATE's new object).
+    fn job_write_of(status: &Value) -> &'static str {
+        let condition = |kind: &str| {
+            status["conditions"].as_array().into_iter().flatten().any(|c| c["type"] == kind && c["status"] == "True")
+        };
+        let uncounted = |list: &str| status["uncountedTerminatedPods"][list].as_array().is_some_and(|l| !l.is_empty());
+        if condition("Complete") {
+            "completed"
+        } else if condition("Failed") {
+            "failed"
+        } else if status["failedIndexes"].as_str().is_some_and(|f| !f.is_empty()) {
+            "failed index"
+        } else if status["completedIndexes"].as_str().is_some_and(|c| !c.is_empty()) {
+            "indexed"
+        } else if uncounted("succeeded") || uncounted("failed") {
+            "progress"
+        } else {
+            "started"
+        }
+    }
+
+    /// The generated Job `/status` UPDATEs are the Job controller's writes, each over the status
+    /// it wrote before: started, progress, completed, failed, indexed and failed index all drawn,
+    /// the spec the same in both objects, and every one accepted by the apiserver's validation
+    /// (`ValidateJobUpdateStatus`); the same pair the other way round (a terminal condition or
+    /// a count taken back) is refused.
+    #[test]
+    fn generated_job_status_updates_are_the_job_controllers_writes() {
+        let text = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: j}\nwebhooks:\n  - name: j.example.com\n    admissionReviewVersions: [v1]\n    sideEffects: None\n    clientConfig: {url: \"https://hook.example.com/\"}\n    rules:\n      - {operations: [UPDATE], apiGroups: [batch], apiVersions: [v1], resources: [jobs/status]}\n";
+        let webhook = Manifest::parse(std::path::Path::new("j.yaml"), text).unwrap().webhooks.remove(0);
+        let strategy = requests(&webhook, Scope::All).unwrap();
+        let config = Config { cases: 120, failure_persistence: None, ..Config::default() };
+        let mut runner = TestRunner::new_with_rng(config, deterministic());
+        let seen = std::sync::Mutex::new(std::collections::BTreeMap::<&str, usize>::new());
+        runner
+            .run(&strategy, |case| {
+                let spec = &case.spec;
+                prop_assert_eq!(spec.sub_resource.as_deref(), Some("status"));
+                prop_assert_eq!(&spec.object["spec"], &spec.old_object["spec"]);
+                let write = job_write_of(&spec.object["status"]);
+                *seen.lock().unwrap().entry(write).or_default() += 1;
+                let refusal = super::super::refusal_of(spec);
+                prop_assert!(refusal.is_none(), "{write}: {}", refusal.unwrap_or_default());
+                let mut back = spec.clone();
+                back.old_object["status"] = spec.object["status"].clone();
+                back.object["status"] = spec.old_object.get("status").cloned().unwrap_or_else(|| json!({}));
+                prop_assert!(super::super::refusal_of(&back).is_some(), "{write} taken back is accepted");
+                Ok(())
+            })
+            .unwrap();
+        let seen = seen.into_inner().unwrap();
+        let writes: Vec<&str> = seen.keys().copied().collect();
+        assert_eq!(writes, ["completed", "failed", "failed index", "indexed", "progress", "started"], "{seen:?}");
     }
 
     /// The generated Services, Namespaces, ServiceAccounts and Ingresses (whose spec the
