@@ -42,10 +42,12 @@ fn the_report_says_what_was_judged() {
         .seed(7)
         .run_blocking()
         .unwrap();
-    // The per-answer rules hold; the property does not.
+    // The per-answer rules hold; a property does not (which of the two that a sidecar added on
+    // every call breaks, idempotence or reinvocation, finds it first depends on the draws).
     assert_eq!(report.verdict(), Verdict::Fail);
     let failed = report.failed_rules();
-    assert!(failed.contains(&"property.idempotent"), "{}", report.render_text());
+    let property = failed.iter().copied().find(|r| ["property.idempotent", "property.reinvocation"].contains(r));
+    let property = property.unwrap_or_else(|| panic!("{}", report.render_text()));
     assert!(failed.iter().all(|r| r.starts_with("property.")), "{}", report.render_text());
     assert_eq!(report.outcome("response.uid", None), Outcome::Pass);
     assert!(report.exchanges().len() > 50 && report.requests() > report.exchanges().len() as u64);
@@ -68,9 +70,9 @@ fn the_report_says_what_was_judged() {
     let (new, old) = (JsonReport::from_value(json).unwrap(), JsonReport::from_value(older).unwrap());
     let verdict_line = |r: &JsonReport| r.render_summary().lines().last().unwrap_or_default().to_string();
     assert_eq!(verdict_line(&new), verdict_line(&old));
-    assert!(verdict_line(&new).contains("property.idempotent"), "{}", new.render_summary());
-    assert!(new.to_markdown().contains("property.idempotent"));
-    assert!(report.to_junit().contains("name=\"property.idempotent\""));
+    assert!(verdict_line(&new).contains(property), "{}", new.render_summary());
+    assert!(new.to_markdown().contains(property));
+    assert!(report.to_junit().contains(&format!("name=\"{property}\"")));
 }
 
 #[test]
