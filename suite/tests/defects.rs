@@ -236,16 +236,18 @@ async fn custom_resource_defects_are_caught_by_their_rule_only() {
     }
 }
 
+/// The bundled manifest with its mutating webhook's core rule listing `resources` instead of
+/// `pods` and `configmaps`.
+fn reference_with_core_resources(resources: &str) -> Manifest {
+    let listed = "        resources: [\"pods\", \"configmaps\"]\n";
+    assert!(reference_webhook::MANIFEST.contains(listed));
+    let text = reference_webhook::MANIFEST.replacen(listed, &format!("        resources: [{resources}]\n"), 1);
+    Manifest::parse("core-resources.yaml".as_ref(), &text).unwrap()
+}
+
 /// The bundled manifest with its mutating webhook registered for `services` too.
 fn reference_with_services() -> Manifest {
-    let resources = "        resources: [\"pods\", \"configmaps\"]\n";
-    assert!(reference_webhook::MANIFEST.contains(resources));
-    let text = reference_webhook::MANIFEST.replacen(
-        resources,
-        "        resources: [\"pods\", \"configmaps\", \"services\"]\n",
-        1,
-    );
-    Manifest::parse("services.yaml".as_ref(), &text).unwrap()
+    reference_with_core_resources("\"pods\", \"configmaps\", \"services\"")
 }
 
 /// The planned requests of [`reference_with_services`] (no generated ones: the planned Services
@@ -297,14 +299,7 @@ async fn service_defects_are_caught_by_their_rule_only() {
 
 /// The bundled manifest with its mutating webhook registered for `pods/status` too.
 fn reference_with_pod_status() -> Manifest {
-    let resources = "        resources: [\"pods\", \"configmaps\"]\n";
-    assert!(reference_webhook::MANIFEST.contains(resources));
-    let text = reference_webhook::MANIFEST.replacen(
-        resources,
-        "        resources: [\"pods\", \"pods/status\", \"configmaps\"]\n",
-        1,
-    );
-    Manifest::parse("pod-status.yaml".as_ref(), &text).unwrap()
+    reference_with_core_resources("\"pods\", \"pods/status\", \"configmaps\"")
 }
 
 async fn run_with_pod_status(defect: Option<Defect>) -> Report {
