@@ -11,6 +11,7 @@
 //! | [`quantity`] | `api/resource`: a `Quantity`'s parse, comparison and canonical text |
 //! | [`pod`] | `core/validation`: `ValidatePodSpec`, `ValidatePodCreate` (containers, ports, env, resources, probes, in Go's order) |
 //! | [`pod_annotations`] | `core/validation`: `ValidatePodSpecificAnnotations` (mirror pod, seccomp and AppArmor annotations), `validateSeccompAnnotationsAndFields`, `validateAppArmorAnnotationsAndFieldsMatchOnCreate` (after `applyAppArmorVersionSkew`), `ValidatePodSpecificAnnotationUpdates` |
+//! | [`resources`] | `core/validation`: `validateResourceRequirements` (container resources, `validateOverhead`, `validatePodResources` and `validatePodResourceConsistency`), with `component-helpers/resource` `AggregateContainerRequests` and `AggregateContainerLimits` |
 //! | [`pod_fields`] | `core/validation`: `ValidateEnvFrom`, `validatePodDNSConfig`, `validateReadinessGates`, `validateSchedulingGates`, `ValidateHostAliases`, runtime class and preemption policy |
 //! | [`ip`] | `util/validation`: `IsValidIP` (strict parse, canonical form) |
 //! | [`volumes`] | `core/validation`: `ValidateVolumes`, `validateVolumeSource` and the common sources' own checks, `ValidateVolumeMounts` |
@@ -57,6 +58,7 @@ pub mod pod_fields;
 pub mod pod_status;
 pub mod pod_update;
 pub mod quantity;
+pub mod resources;
 pub mod rollout;
 pub mod scheduling;
 pub mod security;

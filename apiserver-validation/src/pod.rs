@@ -2,20 +2,22 @@
 //! (release-1.36): `ValidatePodSpec` (`validateContainers`, `validateInitContainers`,
 //! `validateEphemeralContainers`, `validateContainerCommon`, `validateContainerPorts`,
 //! `ValidateEnv` with relaxed names, `ValidateEnvFrom`, `validatePullPolicy`,
-//! `validateResourceRequirements`, the probes' `validateHandler`, `validateRestartPolicy`,
-//! `validateDNSPolicy`, node selector, tolerations, names of the service account, node, host and
-//! priority class, DNS config, readiness and scheduling gates, topology spread, host aliases,
-//! runtime class and preemption policy, in Go's order), `validatePodMetadataAndSpec`'s pod-only
-//! image check and `ValidatePodCreate`. Run on the defaulted object (see [`crate::defaults`]). The
+//! `validateResourceRequirements`, the probes' `validateHandler`, the pod-level resources
+//! (`validatePodResources`), `validateRestartPolicy`, `validateDNSPolicy`, node selector,
+//! tolerations, names of the service account, node, host and priority class, DNS config, readiness
+//! and scheduling gates, topology spread, host aliases, runtime class, preemption policy and
+//! overhead (`validateOverhead`), in Go's order), `validatePodMetadataAndSpec`'s pod-only image
+//! check and `ValidatePodCreate`. Run on the defaulted object (see [`crate::defaults`]). The
 //! volumes and mounts are [`crate::volumes`], the security contexts, host namespaces and OS rules
-//! [`crate::security`], affinity and tolerations [`crate::scheduling`], the smaller fields
+//! [`crate::security`], affinity and tolerations [`crate::scheduling`], the resource requirements
+//! (a container's, the pod-level ones, the overhead) [`crate::resources`], the smaller fields
 //! [`crate::pod_fields`].
 //!
 //! The pod annotations' own checks (seccomp, AppArmor, mirror pods, and their agreement with the
 //! fields) are [`crate::pod_annotations`].
 //!
 //! Not modelled: a topology spread constraint's `matchLabelKeys`, resource claims, host-port
-//! conflicts, pod-level resources, overhead and Windows host-process pods.
+//! conflicts and Windows host-process pods.
 
 use serde_json::{Map, Value};
 
@@ -26,7 +28,7 @@ use crate::field_formats::{dns_label, dns_subdomain, inclusive_range, str_value}
 use crate::objectmeta::validate_labels;
 use crate::pod_annotations;
 use crate::pod_fields;
-use crate::quantity;
+use crate::resources;
 use crate::scheduling::{self, AffinityOptions};
 use crate::security;
 use crate::volumes::{validate_volume_mounts, validate_volumes, ValidVolume};
@@ -153,95 +155,6 @@ fn env(vars: &[Value], path: &str) -> Vec<FieldError> {
                     "may not have more than one field specified at a time",
                 ));
             }
-        }
-    }
-    errs
-}
-
-/// `IsOvercommitAllowed`: everything but hugepages and extended (non-native) resources.
-fn overcommit_allowed(name: &str) -> bool {
-    is_native(name) && !name.starts_with("hugepages-")
-}
-
-/// `IsNativeResource`: no domain, or a `kubernetes.io` one.
-fn is_native(name: &str) -> bool {
-    !name.contains('/') || name.split('/').next().is_some_and(|d| d.contains("kubernetes.io"))
-}
-
-/// `validateContainerResourceName`. The bad value is a `core.ResourceName`, a `fmt.Stringer`:
-/// `ErrorBody` prints it without quotes.
-fn resource_name(name: &str, path: &str) -> Vec<FieldError> {
-    let bad = || BadValue::Json(name.to_string());
-    let mut errs: Vec<FieldError> =
-        content::is_qualified_name(name).into_iter().map(|m| FieldError::invalid(path, bad(), m)).collect();
-    let standard = matches!(name, "cpu" | "memory" | "ephemeral-storage") || name.starts_with("hugepages-");
-    if !name.contains('/') && !standard {
-        errs.push(FieldError::invalid(path, bad(), "must be a standard resource for containers"));
-    }
-    errs
-}
-
-/// `validateResourceRequirements` for a container: names, non-negative quantities, whole numbers
-/// for integer resources, requests ≤ limits (= for resources that cannot be overcommitted).
-/// A quantity that does not parse fails decoding before validation and is left alone here.
-fn resources(resources: Option<&Value>, path: &str) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    let Some(r) = resources else { return errs };
-    let empty = Map::new();
-    let limits = r.get("limits").and_then(Value::as_object).unwrap_or(&empty);
-    let requests = r.get("requests").and_then(Value::as_object).unwrap_or(&empty);
-    let lim_path = format!("{path}.limits");
-    let req_path = format!("{path}.requests");
-    let quantity_errs = |name: &str, q: &quantity::Quantity, p: &str| {
-        let mut errs = Vec::new();
-        if q.milli < 0 {
-            errs.push(FieldError::invalid(p, str_value(&q.canonical()), "must be greater than or equal to 0"));
-        }
-        let integer = !matches!(name, "cpu" | "memory" | "ephemeral-storage") && !name.starts_with("hugepages-");
-        if integer && q.milli % 1000 != 0 {
-            errs.push(FieldError::invalid(p, str_value(&q.canonical()), "must be an integer"));
-        }
-        errs
-    };
-    for (name, value) in limits {
-        let p = format!("{lim_path}[{name}]");
-        errs.extend(resource_name(name, &p));
-        if let Some(q) = value
-            .as_str()
-            .and_then(quantity::parse)
-            .or_else(|| value.as_i64().and_then(|n| quantity::parse(&n.to_string())))
-        {
-            errs.extend(quantity_errs(name, &q, &p));
-        }
-    }
-    let parse = |v: &Value| {
-        v.as_str().and_then(quantity::parse).or_else(|| v.as_i64().and_then(|n| quantity::parse(&n.to_string())))
-    };
-    for (name, value) in requests {
-        let p = format!("{req_path}[{name}]");
-        errs.extend(resource_name(name, &p));
-        let Some(q) = parse(value) else { continue };
-        errs.extend(quantity_errs(name, &q, &p));
-        match limits.get(name).and_then(parse) {
-            Some(limit) => {
-                if q.cmp_value(&limit).is_ne() && !overcommit_allowed(name) {
-                    errs.push(FieldError::invalid(
-                        &req_path,
-                        str_value(&q.canonical()),
-                        format!("must be equal to {name} limit of {}", limit.canonical()),
-                    ));
-                } else if q.cmp_value(&limit).is_gt() {
-                    errs.push(FieldError::invalid(
-                        &req_path,
-                        str_value(&q.canonical()),
-                        format!("must be less than or equal to {name} limit of {}", limit.canonical()),
-                    ));
-                }
-            }
-            None if !overcommit_allowed(name) && !limits.contains_key(name) => {
-                errs.push(FieldError::required(&lim_path, "Limit must be set for non overcommitable resources"));
-            }
-            None => {}
         }
     }
     errs
@@ -389,7 +302,7 @@ fn container_common(c: &Value, volumes: &[ValidVolume<'_>], host_users: bool, pa
             SUPPORTED_PULL_POLICIES,
         ));
     }
-    errs.extend(resources(c.get("resources").filter(|v| !v.is_null()), &format!("{path}.resources")));
+    errs.extend(resources::container_resources(c.get("resources"), &format!("{path}.resources")));
     errs.extend(security::validate_security_context(
         c.get("securityContext"),
         &format!("{path}.securityContext"),
@@ -509,6 +422,7 @@ fn pod_spec(spec: &Value, path: &str, resource_is_pod: bool, opts: AffinityOptio
         }
     }
 
+    errs.extend(resources::pod_resources(spec, path));
     errs.extend(security::host_network_deps(spec, path, resource_is_pod));
     let restart = s(spec, "restartPolicy");
     if restart.is_empty() {
@@ -561,6 +475,7 @@ fn pod_spec(spec: &Value, path: &str, resource_is_pod: bool, opts: AffinityOptio
         errs.extend(dns_subdomain(priority_class, &format!("{path}.priorityClassName")));
     }
     errs.extend(pod_fields::runtime_class_and_preemption(spec, path));
+    errs.extend(resources::overhead(spec, path));
     errs.extend(security::validate_os(spec, path));
     errs
 }
