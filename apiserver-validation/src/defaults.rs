@@ -9,8 +9,12 @@
 //! its ports' `protocol`, its probes' thresholds and periods, `httpGet` path and scheme, an env
 //! `fieldRef`'s apiVersion; a volume without a source becomes an `emptyDir`, a volume source's
 //! `defaultMode` 0644, a host path's type `""`, a downward API file's `fieldRef` apiVersion and a
-//! projected token's `expirationSeconds` 3600; a pod's requests
-//! default to its limits (`SetDefaults_Pod`) and `enableServiceLinks` to true; a Secret's type to
+//! projected token's `expirationSeconds` 3600; a pod's container requests default to their limits
+//! (`SetDefaults_Pod`), then, `PodLevelResources` being on, its pod-level hugepages limits to the
+//! containers' (`defaultHugePagePodLimits`) and its pod-level requests to the containers' aggregate
+//! or to the pod-level limits (`defaultPodRequests`; `defaultPodLimits`, which fills pod-level
+//! cpu and memory limits from the containers', is not modelled), and `enableServiceLinks` to true;
+//! a Secret's type to
 //! `Opaque`; a workload's selector from its template labels where apps/batch v1 do so; a
 //! workload's own counts and strategies (`SetDefaults_Deployment`, `SetDefaults_DaemonSet`,
 //! `SetDefaults_StatefulSet`, `SetDefaults_ReplicaSet`, `SetDefaults_Job`, `SetDefaults_CronJob`:
@@ -24,6 +28,8 @@
 use std::borrow::Cow;
 
 use serde_json::{json, Map, Value};
+
+use crate::resources;
 
 /// `TerminationMessagePathDefault`.
 pub const TERMINATION_MESSAGE_PATH: &str = "/dev/termination-log";
@@ -245,9 +251,70 @@ fn default_pod(pod: &mut Value) {
             }
         }
     }
+    // PodLevelResources (on by default): after the containers' requests.
+    default_huge_page_pod_limits(s);
+    default_pod_requests(s);
     if s.get("enableServiceLinks").is_none_or(Value::is_null) {
         s.insert("enableServiceLinks".into(), json!(true));
     }
+}
+
+/// The keys of the object at `key` of `o` (none when absent, `null` or not an object).
+fn keys_of(o: &Map<String, Value>, key: &str) -> Vec<String> {
+    o.get(key).and_then(Value::as_object).map(|m| m.keys().cloned().collect()).unwrap_or_default()
+}
+
+/// Adds `entries` to the object at `key` of `o`, creating it when absent or `null`.
+fn add_entries(o: &mut Map<String, Value>, key: &str, entries: Vec<(String, Value)>) {
+    if entries.is_empty() {
+        return;
+    }
+    if let Some(m) = member_object(o, key) {
+        m.extend(entries);
+    }
+}
+
+/// `defaultHugePagePodLimits`: when the pod-level resources set limits or requests, a hugepages
+/// limit the containers have and the pod level neither limits nor requests defaults to the
+/// containers' aggregate limit (`AggregateContainerLimits`).
+fn default_huge_page_pod_limits(spec: &mut Map<String, Value>) {
+    let aggregate = resources::aggregate_containers(&Value::Object(spec.clone()), "limits");
+    let Some(r) = spec.get_mut("resources").and_then(Value::as_object_mut) else { return };
+    let (limits, requests) = (keys_of(r, "limits"), keys_of(r, "requests"));
+    if limits.is_empty() && requests.is_empty() {
+        return;
+    }
+    let added: Vec<(String, Value)> = aggregate
+        .into_iter()
+        .filter(|(name, _)| resources::is_supported_pod_level(name) && name.starts_with("hugepages-"))
+        .filter(|(name, _)| !requests.contains(name) && !limits.contains(name))
+        .map(|(name, q)| (name, Value::String(q.canonical())))
+        .collect();
+    add_entries(r, "limits", added);
+}
+
+/// `defaultPodRequests`: when the pod level sets limits, a pod-level request left out defaults to
+/// the containers' aggregate request for cpu and memory (`AggregateContainerRequests`), else to
+/// the pod-level limit of a supported resource.
+fn default_pod_requests(spec: &mut Map<String, Value>) {
+    let aggregate = resources::aggregate_containers(&Value::Object(spec.clone()), "requests");
+    let Some(r) = spec.get_mut("resources").and_then(Value::as_object_mut) else { return };
+    let Some(limits) = r.get("limits").and_then(Value::as_object).filter(|l| !l.is_empty()).cloned() else { return };
+    let mut have = keys_of(r, "requests");
+    let mut added = Vec::new();
+    for (name, q) in aggregate {
+        if !have.contains(&name) && resources::is_supported_pod_level(&name) && resources::overcommit_allowed(&name) {
+            have.push(name.clone());
+            added.push((name, Value::String(q.canonical())));
+        }
+    }
+    for (name, limit) in limits {
+        if !have.contains(&name) && resources::is_supported_pod_level(&name) {
+            have.push(name.clone());
+            added.push((name, limit));
+        }
+    }
+    add_entries(r, "requests", added);
 }
 
 /// A member that is absent or null.
@@ -480,6 +547,37 @@ mod tests {
         assert_eq!(d["spec"]["securityContext"], json!({}));
         assert_eq!(d["spec"]["containers"][0]["resources"]["requests"]["cpu"], "1");
         assert_eq!(d["spec"]["volumes"][0]["emptyDir"], json!({}));
+    }
+
+    /// `defaultPodRequests` and `defaultHugePagePodLimits`: only once the pod level sets limits
+    /// (or, for hugepages, limits or requests); cpu and memory from the containers' aggregate
+    /// requests, else from the pod-level limit.
+    #[test]
+    fn pod_level_requests_and_hugepages_limits_are_defaulted() {
+        let pod = |resources: Value| {
+            json!({"spec": {"resources": resources, "containers": [
+                {"name": "a", "image": "i:1", "resources": {"requests": {"cpu": "300m"}, "limits": {"hugepages-2Mi": "4Mi"}}},
+                {"name": "b", "image": "i:1", "resources": {"requests": {"cpu": "200m"}}}]}})
+        };
+        let d = defaulted("", "Pod", &pod(json!({"limits": {"cpu": "1", "memory": "1Gi"}})));
+        let r = &d["spec"]["resources"];
+        assert_eq!(r["requests"], json!({"cpu": "500m", "memory": "1Gi", "hugepages-2Mi": "4Mi"}));
+        assert_eq!(r["limits"], json!({"cpu": "1", "memory": "1Gi", "hugepages-2Mi": "4Mi"}));
+        // Requests alone: the hugepages limit is added, and then its request from it.
+        let d = defaulted("", "Pod", &pod(json!({"requests": {"cpu": "1"}})));
+        assert_eq!(
+            d["spec"]["resources"],
+            json!({"requests": {"cpu": "1", "hugepages-2Mi": "4Mi"}, "limits": {"hugepages-2Mi": "4Mi"}})
+        );
+        // Empty pod-level resources, or none: nothing.
+        assert_eq!(defaulted("", "Pod", &pod(json!({})))["spec"]["resources"], json!({}));
+        assert!(defaulted("", "Pod", &json!({"spec": {"containers": []}}))["spec"].get("resources").is_none());
+        // A pod template is not defaulted so.
+        let deployment = json!({"kind": "Deployment", "spec": {"template": pod(json!({"limits": {"cpu": "1"}}))}});
+        assert_eq!(
+            defaulted("apps", "Deployment", &deployment)["spec"]["template"]["spec"]["resources"],
+            json!({"limits": {"cpu": "1"}})
+        );
     }
 
     #[test]
