@@ -3,7 +3,9 @@
 //! ([`crate::pod::validate_pod`]): `ValidateContainerUpdates` (no container added or removed,
 //! images set), `activeDeadlineSeconds`, `validateOnlyAddedTolerations`,
 //! `validateOnlyDeletedSchedulingGates`, then the rest of the spec compared with the old one once
-//! the updatable fields are copied over (`updatablePodSpecFields`).
+//! the updatable fields are copied over (`updatablePodSpecFields`) — the pod-level `resources` and
+//! the `overhead` among the fields that may not change, compared as `apiequality.Semantic` compares
+//! them (a quantity by its value, an empty resource list as none).
 //!
 //! Go appends `cmp.Diff(old, new)` to the last message; go-cmp randomises its own layout on
 //! purpose, so the text after the first line here is this crate's list of the changed fields, not
@@ -12,6 +14,7 @@
 use serde_json::{Map, Value};
 
 use crate::field::{BadValue, FieldError};
+use crate::resources::quantity_of;
 
 /// `updatablePodSpecFields`, joined as Go joins them (`,` without a space).
 pub const UPDATABLE_POD_SPEC_FIELDS: &str = "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
@@ -67,8 +70,34 @@ fn only_added_tolerations(new: &[Value], old: &[Value]) -> Vec<FieldError> {
     Vec::new()
 }
 
+/// What a JSON value is to `apiequality.Semantic.DeepEqual`, beyond its JSON shape.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Held {
+    /// Compared as JSON.
+    Json,
+    /// A `ResourceList` (`limits`, `requests`, `overhead`): a Go map, so empty is the same as absent.
+    ResourceList,
+    /// One of its quantities: equal when `Quantity.Cmp` says so (`1` and `1000m`).
+    Quantity,
+}
+
 /// The JSON paths at which two values differ (`null` and absent are the same, as Go's zero values).
 fn differences(old: &Value, new: &Value, path: &str, out: &mut Vec<String>) {
+    differ(old, new, path, Held::Json, out);
+}
+
+fn differ(old: &Value, new: &Value, path: &str, held: Held, out: &mut Vec<String>) {
+    let empty_map = |v: &Value| v.is_null() || v.as_object().is_some_and(Map::is_empty);
+    if held == Held::ResourceList && empty_map(old) && empty_map(new) {
+        return;
+    }
+    if held == Held::Quantity {
+        if let (Some(a), Some(b)) = (quantity_of(old), quantity_of(new)) {
+            if a.cmp_value(&b).is_eq() {
+                return;
+            }
+        }
+    }
     match (old, new) {
         (Value::Object(a), Value::Object(b)) => {
             let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
@@ -77,12 +106,17 @@ fn differences(old: &Value, new: &Value, path: &str, out: &mut Vec<String>) {
             for k in keys {
                 let x = a.get(k).unwrap_or(&Value::Null);
                 let y = b.get(k).unwrap_or(&Value::Null);
-                differences(x, y, &format!("{path}.{k}"), out);
+                let child = match (held, k.as_str()) {
+                    (Held::ResourceList, _) => Held::Quantity,
+                    (_, "limits" | "requests" | "overhead") => Held::ResourceList,
+                    _ => Held::Json,
+                };
+                differ(x, y, &format!("{path}.{k}"), child, out);
             }
         }
         (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
             for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                differences(x, y, &format!("{path}[{i}]"), out);
+                differ(x, y, &format!("{path}[{i}]"), Held::Json, out);
             }
         }
         (a, b) if a == b => {}
@@ -195,4 +229,42 @@ pub fn validate_pod_update(new: &Value, old: &Value) -> Vec<FieldError> {
         ));
     }
     errs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pod(extra: Value) -> Value {
+        let mut spec = json!({"containers": [{"name": "a", "image": "x:1", "resources": {"limits": {"cpu": "1"}}}]});
+        for (k, v) in extra.as_object().unwrap() {
+            spec[k] = v.clone();
+        }
+        json!({"spec": spec})
+    }
+
+    /// `ValidatePodUpdate`: the overhead and the pod-level resources may not change, but the same
+    /// quantity written otherwise, or an empty resource list for none, is no change.
+    #[test]
+    fn overhead_and_pod_level_resources_are_immutable_by_value() {
+        let old = pod(json!({"overhead": {"cpu": "1"}, "resources": {"limits": {"memory": "1Gi"}}}));
+        let same =
+            pod(json!({"overhead": {"cpu": "1000m"}, "resources": {"limits": {"memory": "1024Mi"}, "requests": {}}}));
+        assert!(validate_pod_update(&same, &old).is_empty());
+        let mut same_container = old.clone();
+        same_container["spec"]["containers"][0]["resources"]["limits"]["cpu"] = json!(1);
+        assert!(validate_pod_update(&same_container, &old).is_empty());
+        let changed = pod(json!({"overhead": {"cpu": "2"}, "resources": {"limits": {"memory": "1Gi"}}}));
+        let errs = validate_pod_update(&changed, &old);
+        assert_eq!(errs.len(), 1);
+        assert!(errs[0].detail.ends_with("\nspec.overhead.cpu: \"1\" -> \"2\""), "{}", errs[0].detail);
+        let dropped = pod(json!({"overhead": {"cpu": "1"}}));
+        let errs = validate_pod_update(&dropped, &old);
+        assert!(
+            errs[0].detail.ends_with("\nspec.resources: {\"limits\":{\"memory\":\"1Gi\"}} -> null"),
+            "{}",
+            errs[0].detail
+        );
+    }
 }
