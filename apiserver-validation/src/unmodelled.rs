@@ -15,8 +15,7 @@ use serde_json::Value;
 const POD_SPEC: &[&str] = &[
     "topologySpreadConstraints * matchLabelKeys",
     "resourceClaims",
-    "resources",
-    "overhead",
+    "resources claims",
     "securityContext supplementalGroupsPolicy",
     "securityContext seLinuxChangePolicy",
     "securityContext windowsOptions hostProcess",
@@ -215,7 +214,7 @@ fn field_path(pattern: &[&str]) -> String {
 
 /// The fields of `after` whose validation is not modelled and that differ from `before`, among
 /// those a write at one of the pointers `touched` (a patch's `path`s and `from`s) can reach, as
-/// Go field paths (`spec.overhead`, `spec.containers[*].volumeDevices`), each once, in the order of
+/// Go field paths (`spec.resourceClaims`, `spec.containers[*].volumeDevices`), each once, in the order of
 /// the kind's list. `status` for an UPDATE of the `/status` subresource. Empty for a kind whose
 /// spec is not modelled at all (the caller names the kind instead).
 pub fn written(group: &str, kind: &str, status: bool, before: &Value, after: &Value, touched: &[&str]) -> Vec<String> {
@@ -243,11 +242,20 @@ mod tests {
     #[test]
     fn a_write_to_an_unmodelled_pod_field_is_named() {
         let before = pod(json!({"containers": [{"name": "a", "image": "x"}]}));
-        let after = pod(json!({"containers": [{"name": "a", "image": "x"}], "overhead": {"cpu": "10m"}}));
-        assert_eq!(written("", "Pod", false, &before, &after, &["/spec/overhead"]), ["spec.overhead"]);
+        let after = pod(
+            json!({"containers": [{"name": "a", "image": "x"}], "resourceClaims": [{"name": "c", "resourceClaimName": "rc"}]}),
+        );
+        assert_eq!(written("", "Pod", false, &before, &after, &["/spec/resourceClaims"]), ["spec.resourceClaims"]);
         // A modelled field written: nothing to name.
         let dns = pod(json!({"containers": [{"name": "a", "image": "x"}], "dnsConfig": {"nameservers": ["1.1.1.1"]}}));
         assert!(written("", "Pod", false, &before, &dns, &["/spec/dnsConfig"]).is_empty());
+        // The overhead and the pod-level resources are modelled, but not the pod-level claims.
+        let resources = pod(json!({"containers": [{"name": "a", "image": "x"}], "overhead": {"cpu": "10m"},
+                                   "resources": {"limits": {"cpu": "1"}}}));
+        assert!(written("", "Pod", false, &before, &resources, &["/spec/overhead", "/spec/resources"]).is_empty());
+        let claims =
+            pod(json!({"containers": [{"name": "a", "image": "x"}], "resources": {"claims": [{"name": "c"}]}}));
+        assert_eq!(written("", "Pod", false, &before, &claims, &["/spec/resources"]), ["spec.resources.claims"]);
         // The same field present on both sides, untouched by the patch: nothing to name.
         assert!(written("", "Pod", false, &after, &after, &["/spec/containers/0/image"]).is_empty());
     }
@@ -271,9 +279,9 @@ mod tests {
     fn a_whole_spec_replaced_names_only_what_changed() {
         let before = pod(json!({"containers": [{"name": "a", "image": "x"}], "imagePullSecrets": [{"name": "s"}]}));
         let after = pod(
-            json!({"containers": [{"name": "a", "image": "x"}], "imagePullSecrets": [{"name": "s"}], "overhead": {"cpu": "10m"}}),
+            json!({"containers": [{"name": "a", "image": "x"}], "imagePullSecrets": [{"name": "s"}], "resourceClaims": [{"name": "c"}]}),
         );
-        assert_eq!(written("", "Pod", false, &before, &after, &["/spec"]), ["spec.overhead"]);
+        assert_eq!(written("", "Pod", false, &before, &after, &["/spec"]), ["spec.resourceClaims"]);
     }
 
     #[test]
@@ -350,8 +358,8 @@ mod tests {
         let before = pod(json!({}));
         let mut after = before.clone();
         after["status"] = json!({"podIPs": [{"ip": "10.0.0.9"}]});
-        after["spec"]["overhead"] = json!({});
-        assert_eq!(written("", "Pod", true, &before, &after, &["/status", "/spec/overhead"]), ["status.podIPs"]);
+        after["spec"]["resourceClaims"] = json!([{"name": "c"}]);
+        assert_eq!(written("", "Pod", true, &before, &after, &["/status", "/spec/resourceClaims"]), ["status.podIPs"]);
     }
 
     #[test]
@@ -365,11 +373,14 @@ mod tests {
         assert!(written("apps", "StatefulSet", true, &before, &after, &touched).is_empty());
         assert!(written("batch", "Job", true, &before, &after, &touched).is_empty());
         // Outside the status subresource the spec's unmodelled fields are named.
-        let mut overhead = before.clone();
-        overhead["spec"]["template"] = json!({"spec": {"overhead": {"cpu": "1"}}});
+        let mut claims = before.clone();
+        claims["spec"]["template"] = json!({"spec": {"resourceClaims": [{"name": "c"}]}});
         let touched = ["/spec/template"];
-        assert_eq!(written("apps", "Deployment", false, &before, &overhead, &touched), ["spec.template.spec.overhead"]);
-        assert!(written("apps", "Deployment", true, &before, &overhead, &touched).is_empty());
+        assert_eq!(
+            written("apps", "Deployment", false, &before, &claims, &touched),
+            ["spec.template.spec.resourceClaims"]
+        );
+        assert!(written("apps", "Deployment", true, &before, &claims, &touched).is_empty());
     }
 
     #[test]

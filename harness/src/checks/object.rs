@@ -280,9 +280,9 @@ mod tests {
     #[test]
     fn a_patch_writing_a_field_whose_validation_is_not_modelled_names_it_and_still_passes() {
         let c = case(Operation::Create, pod(json!({"name": "web", "namespace": "default"})), Value::Null);
-        let ops = json!([{"op": "add", "path": "/spec/overhead", "value": {"cpu": "10m"}}]);
+        let ops = json!([{"op": "add", "path": "/spec/resourceClaims", "value": [{"name": "gpu", "resourceClaimName": "gpu"}]}]);
         assert_eq!(judge(&c, ops.clone()), Check::Pass);
-        assert_eq!(unjudged_by(&c, ops), ["Pod spec.overhead"]);
+        assert_eq!(unjudged_by(&c, ops), ["Pod spec.resourceClaims"]);
         // A field whose validation is modelled: judged, not named.
         let dns = json!([{"op": "add", "path": "/spec/dnsConfig", "value": {"nameservers": ["10.0.0.10"]}}]);
         assert_eq!(judge(&c, dns.clone()), Check::Pass);
@@ -293,7 +293,7 @@ mod tests {
         // A subresource request's object is not judged as the kind's: object.valid says so itself.
         let mut scale = c.clone();
         scale.spec.sub_resource = Some("ephemeralcontainers".into());
-        let ops = json!([{"op": "add", "path": "/spec/overhead", "value": {}}]);
+        let ops = json!([{"op": "add", "path": "/spec/resourceClaims", "value": []}]);
         assert!(unjudged_by(&scale, ops).is_empty());
     }
 

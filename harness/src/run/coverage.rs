@@ -157,8 +157,8 @@ mod tests {
     #[test]
     fn fields_a_patch_writes_that_object_valid_does_not_judge_are_named_per_webhook_with_their_count() {
         let tally = Tally::default();
-        let overhead = json!([{"op": "add", "path": "/spec/overhead", "value": {"cpu": "10m"}}]);
-        let record = answered(overhead);
+        let claims = json!([{"op": "add", "path": "/spec/resourceClaims", "value": [{"name": "gpu", "resourceClaimName": "gpu"}]}]);
+        let record = answered(claims);
         assert_eq!(record.admission, Admission::Patched);
         tally.record(&record);
         tally.record(&record);
@@ -166,7 +166,7 @@ mod tests {
         let notes = tally.unjudged_notes();
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(notes[0].starts_with("a.example.com: its patches wrote fields whose validation"), "{}", notes[0]);
-        assert!(notes[0].ends_with("Pod spec.overhead (2 answers)"), "{}", notes[0]);
+        assert!(notes[0].ends_with("Pod spec.resourceClaims (2 answers)"), "{}", notes[0]);
         // Only labels written: nothing to name.
         let plain = Tally::default();
         plain.record(&answered(json!([{"op": "add", "path": "/metadata/labels/x", "value": "y"}])));
