@@ -190,13 +190,10 @@ pub(crate) fn apply_op(root: &mut Root, op: &Operation, index: usize, copied: &m
             let path = op.path().map_err(|e| cx.fail(format!("test operation failed to decode path: {e}")))?;
             if path.is_empty() {
                 let taken = std::mem::replace(root, Root::Doc(None));
-                let mut this = Lazy {
-                    raw: None,
-                    state: match taken {
-                        Root::Doc(doc) => State::Doc(doc),
-                        Root::Ary(ary) => State::Ary(ary),
-                    },
-                };
+                let mut this = Lazy::from_state(match taken {
+                    Root::Doc(doc) => State::Doc(doc),
+                    Root::Ary(ary) => State::Ary(ary),
+                });
                 let mut val = op.value();
                 let result = equal(Some(&mut this), val.as_deref_mut());
                 *root = match this.take_state() {
@@ -356,6 +353,10 @@ mod tests {
             r#"[{"op": "test", "path": "/kind", "value": "Pod"}, {"op": "move", "from": "/metadata/labels", "path": "/spec/labels"}]"#,
             r#"[{"op": "replace", "path": "", "value": {"a": 1}}]"#,
             r#"[{"op": "add", "path": "/spec/n/-1", "value": 1.0}, {"op": "move", "from": "/kind", "path": "/k"}]"#,
+            r#"[{"op": "move", "from": "/spec/n/0", "path": "/spec/n/-"}, {"op": "add", "path": "/metadata/labels/z", "value": "<"}]"#,
+            r#"[{"op": "move", "from": "/metadata/labels", "path": "/spec/n/1"}, {"op": "copy", "from": "/spec/n/0", "path": "/spec/m"}]"#,
+            r#"[{"op": "replace", "path": "/spec/n/1", "value": 2.50}, {"op": "remove", "path": "/spec/n/0"}]"#,
+            r#"[{"op": "add", "path": "/metadata/labels/x", "value": "<1>"}, {"op": "move", "from": "/metadata/name", "path": "/metadata/labels/n"}]"#,
         ];
         for patch in patches {
             let patch = crate::decode::decode_patch(patch.as_bytes()).expect("a patch");
@@ -363,6 +364,30 @@ mod tests {
             let read_back: Value = serde_json::from_slice(&bytes).expect("JSON");
             assert_eq!(apply(&doc, &patch), Ok(read_back.clone()));
             assert_eq!(crate::leniency::apply_noting_leniencies(&doc, &patch).0, Ok(read_back));
+        }
+    }
+
+    /// The members a patch leaves untouched are copied from the document, at any depth: only
+    /// the values the patch wrote are read back from text.
+    #[test]
+    fn only_what_the_patch_wrote_is_read_back() {
+        let doc = json!({"metadata": {"name": "a", "labels": {"x": "1"}}, "spec": {"containers": [
+            {"name": "a", "image": "x", "env": [{"name": "A", "value": "1.0"}], "ports": [{"containerPort": 80}]},
+            {"name": "b", "image": "y", "args": ["-v", "2"]}
+        ], "volumes": [{"name": "v", "emptyDir": {}}]}});
+        for (patch, written) in [
+            (r#"[{"op": "add", "path": "/spec/containers/0/env/-", "value": {"name": "B", "value": "2"}}]"#, 1),
+            (r#"[{"op": "add", "path": "/metadata/labels/y", "value": "2"}, {"op": "replace", "path": "/spec/containers/1/image", "value": "z"}]"#, 2),
+            (r#"[{"op": "move", "from": "/spec/containers/0", "path": "/spec/containers/-"}]"#, 0),
+            // A member moved to another container is read back from its text.
+            (r#"[{"op": "move", "from": "/spec/volumes/0", "path": "/spec/containers/1/volume"}]"#, 1),
+        ] {
+            let patch = crate::decode::decode_patch(patch.as_bytes()).expect("a patch");
+            crate::node::tests::READ_BACK.with(|n| n.set(0));
+            let applied = apply(&doc, &patch).expect("applies");
+            assert_eq!(crate::node::tests::READ_BACK.with(|n| n.get()), written, "{:?}", patch.operations());
+            let read_back: Value = serde_json::from_slice(&apply_json(&doc_bytes(&doc), &patch).unwrap()).unwrap();
+            assert_eq!(applied, read_back);
         }
     }
 

@@ -9,6 +9,7 @@
 //! - `partialDoc` → [`PDoc`] (`None` is a nil map; writing to it panics in Go),
 //! - `partialArray` → [`PArr`] (`None` is a nil slice).
 
+use std::collections::HashMap;
 use std::collections::{btree_map, BTreeMap};
 use std::sync::Arc;
 
@@ -27,10 +28,16 @@ pub(crate) const NIL_DEREF: &str = "runtime error: invalid memory address or nil
 pub(crate) const NIL_MAP: &str = "assignment to entry in nil map";
 
 /// `lazyNode`: its raw message (possibly nil) and which representation is current.
+///
+/// A node converted from its raw text also keeps the raw children it was converted into, in the
+/// order of that text (`None` for a `null`): while the tree is patched, a child that still holds
+/// one of them (the same allocation) has the text it was cut from, which lets [`root_to_value`]
+/// copy a value the text was encoded from rather than read the text back.
 #[derive(Clone, Debug)]
 pub(crate) struct Lazy {
     pub(crate) raw: Option<Raw>,
     pub(crate) state: State,
+    born: Vec<Option<Raw>>,
 }
 
 #[derive(Clone, Debug)]
@@ -63,13 +70,25 @@ fn child(raw: &[u8]) -> Node {
     }
 }
 
+/// The raw text a child holds (`None` for a nil one).
+fn raw_of(node: &Node) -> Option<Raw> {
+    node.as_ref().and_then(|n| n.raw.clone())
+}
+
 /// `json.Unmarshal(raw, &partialDoc)`: `None` on a type error.
 pub(crate) fn unmarshal_doc(raw: &[u8]) -> Option<PDoc> {
+    unmarshal_doc_noting(raw, &mut Vec::new())
+}
+
+/// [`unmarshal_doc`], pushing each member's raw text onto `born` in the order of `raw`.
+fn unmarshal_doc_noting(raw: &[u8], born: &mut Vec<Option<Raw>>) -> Option<PDoc> {
     match raw.first() {
         Some(b'{') => {
             let mut map = BTreeMap::new();
             for (k, v) in object_members(raw) {
-                map.insert(unquote(k), child(v));
+                let node = child(v);
+                born.push(raw_of(&node));
+                map.insert(unquote(k), node);
             }
             Some(Some(map))
         }
@@ -80,8 +99,17 @@ pub(crate) fn unmarshal_doc(raw: &[u8]) -> Option<PDoc> {
 
 /// `json.Unmarshal(raw, &partialArray)`: `None` on a type error.
 pub(crate) fn unmarshal_ary(raw: &[u8]) -> Option<PArr> {
+    unmarshal_ary_noting(raw, &mut Vec::new())
+}
+
+/// [`unmarshal_ary`], pushing each element's raw text onto `born`.
+fn unmarshal_ary_noting(raw: &[u8], born: &mut Vec<Option<Raw>>) -> Option<PArr> {
     match raw.first() {
-        Some(b'[') => Some(Some(array_elements(raw).into_iter().map(child).collect())),
+        Some(b'[') => {
+            let items: Vec<Node> = array_elements(raw).into_iter().map(child).collect();
+            born.extend(items.iter().map(raw_of));
+            Some(Some(items))
+        }
         Some(b'n') => Some(None),
         _ => None,
     }
@@ -127,7 +155,12 @@ impl Lazy {
     }
 
     pub(crate) fn from_raw(raw: Option<Raw>) -> Self {
-        Lazy { raw, state: State::Raw }
+        Lazy { raw, state: State::Raw, born: Vec::new() }
+    }
+
+    /// A node whose current representation is `state` (no raw text).
+    pub(crate) fn from_state(state: State) -> Self {
+        Lazy { raw: None, state, born: Vec::new() }
     }
 
     fn is_raw(&self) -> bool {
@@ -137,9 +170,11 @@ impl Lazy {
     /// `tryDoc`.
     fn try_doc(&mut self) -> bool {
         let Some(raw) = &self.raw else { return false };
-        match unmarshal_doc(raw) {
+        let mut born = Vec::new();
+        match unmarshal_doc_noting(raw, &mut born) {
             Some(doc) => {
                 self.state = State::Doc(doc);
+                self.born = born;
                 true
             }
             None => false,
@@ -149,9 +184,11 @@ impl Lazy {
     /// `tryAry`.
     fn try_ary(&mut self) -> bool {
         let Some(raw) = &self.raw else { return false };
-        match unmarshal_ary(raw) {
+        let mut born = Vec::new();
+        match unmarshal_ary_noting(raw, &mut born) {
             Some(ary) => {
                 self.state = State::Ary(ary);
+                self.born = born;
                 true
             }
             None => false,
@@ -345,23 +382,49 @@ pub(crate) fn marshal_root(root: &Root) -> Vec<u8> {
     out
 }
 
-/// A container of [`root_to_value`] being filled: the value so far and the children still to come.
-enum Build<'a> {
-    Doc(Map<String, Value>, btree_map::Iter<'a, String, Node>, Option<&'a String>),
-    Ary(Vec<Value>, std::slice::Iter<'a, Node>),
+/// Where the raw children of a container came from: the address of each raw text (the same
+/// allocation) that was encoded from a value, and that value.
+type Origin<'k> = HashMap<*const u8, &'k Value>;
+
+/// A container of [`root_to_value`] being filled: the value so far, the children still to come
+/// and the origin of their raw texts.
+enum Build<'a, 'k> {
+    Doc(Map<String, Value>, btree_map::Iter<'a, String, Node>, Option<&'a String>, Origin<'k>),
+    Ary(Vec<Value>, std::slice::Iter<'a, Node>, Origin<'k>),
+}
+
+fn address(raw: &Raw) -> *const u8 {
+    Arc::as_ptr(raw).cast::<u8>()
+}
+
+/// The origin of the children a converted node was cut into, when the node's own text was
+/// encoded from `source`: each raw child in the order of that text, paired with the member (the
+/// element) of `source` it was encoded from. Empty when nothing is known of the node's text.
+fn origin_of<'k>(born: &[Option<Raw>], source: Option<&'k Value>) -> Origin<'k> {
+    let pair = |children: &mut dyn Iterator<Item = &'k Value>, len: usize| {
+        if len != born.len() {
+            return Origin::new();
+        }
+        born.iter().zip(children).filter_map(|(raw, value)| Some((address(raw.as_ref()?), value))).collect()
+    };
+    match source {
+        Some(Value::Object(map)) => pair(&mut map.values(), map.len()),
+        Some(Value::Array(items)) => pair(&mut items.iter(), items.len()),
+        _ => Origin::new(),
+    }
 }
 
 /// A nil map as `null`, or `None` after pushing a frame for a map.
-fn open_doc<'a>(doc: &'a PDoc, stack: &mut Vec<Build<'a>>) -> Option<Value> {
+fn open_doc<'a, 'k>(doc: &'a PDoc, origin: Origin<'k>, stack: &mut Vec<Build<'a, 'k>>) -> Option<Value> {
     let Some(map) = doc else { return Some(Value::Null) };
-    stack.push(Build::Doc(Map::new(), map.iter(), None));
+    stack.push(Build::Doc(Map::new(), map.iter(), None, origin));
     None
 }
 
 /// A nil slice as `null`, or `None` after pushing a frame for a slice.
-fn open_ary<'a>(ary: &'a PArr, stack: &mut Vec<Build<'a>>) -> Option<Value> {
+fn open_ary<'a, 'k>(ary: &'a PArr, origin: Origin<'k>, stack: &mut Vec<Build<'a, 'k>>) -> Option<Value> {
     let Some(items) = ary else { return Some(Value::Null) };
-    stack.push(Build::Ary(Vec::with_capacity(items.len()), items.iter()));
+    stack.push(Build::Ary(Vec::with_capacity(items.len()), items.iter(), origin));
     None
 }
 
@@ -373,75 +436,93 @@ fn open_ary<'a>(ary: &'a PArr, stack: &mut Vec<Build<'a>>) -> Option<Value> {
 /// `raw_to_value` cannot hold, in output order, is the error. Iterative, like the marshalling.
 /// A raw node whose text is one of `known` (the same allocation) is the value that text was
 /// encoded from, copied rather than read back: reading back this crate's encoding of a `Value`
-/// gives that `Value`.
+/// gives that `Value`. So is a raw child cut from such a text by a conversion during the patch,
+/// at any depth: the text of a member of an encoded object is the encoding of that member.
 pub(crate) fn root_to_value(root: &Root, lossy: bool, known: &[(Raw, &Value)]) -> Result<Value, String> {
     let mut stack = Vec::new();
+    let origin: Origin = known.iter().map(|(raw, value)| (address(raw), *value)).collect();
     let ready = match root {
-        Root::Doc(doc) => open_doc(doc, &mut stack),
-        Root::Ary(ary) => open_ary(ary, &mut stack),
+        Root::Doc(doc) => open_doc(doc, origin, &mut stack),
+        Root::Ary(ary) => open_ary(ary, origin, &mut stack),
     };
-    build_value(stack, ready, lossy, known)
+    build_value(stack, ready, lossy)
 }
 
 /// A map as [`root_to_value`] gives it.
 pub(crate) fn doc_to_value(doc: &PDoc, lossy: bool) -> Result<Value, String> {
     let mut stack = Vec::new();
-    let ready = open_doc(doc, &mut stack);
-    build_value(stack, ready, lossy, &[])
+    let ready = open_doc(doc, Origin::new(), &mut stack);
+    build_value(stack, ready, lossy)
 }
 
 /// A slice as [`root_to_value`] gives it.
 pub(crate) fn ary_to_value(ary: &PArr, lossy: bool) -> Result<Value, String> {
     let mut stack = Vec::new();
-    let ready = open_ary(ary, &mut stack);
-    build_value(stack, ready, lossy, &[])
+    let ready = open_ary(ary, Origin::new(), &mut stack);
+    build_value(stack, ready, lossy)
 }
 
 /// Fill the containers on `stack` (the value is `ready` when there is none).
-fn build_value<'a>(
-    mut stack: Vec<Build<'a>>,
+fn build_value<'a, 'k>(
+    mut stack: Vec<Build<'a, 'k>>,
     mut ready: Option<Value>,
     lossy: bool,
-    known: &[(Raw, &Value)],
 ) -> Result<Value, String> {
     loop {
         if let Some(value) = ready.take() {
             match stack.last_mut() {
                 None => return Ok(value),
-                Some(Build::Doc(map, _, key)) => {
+                Some(Build::Doc(map, _, key, _)) => {
                     let key = key.take().expect("a member's key is set before its value");
                     map.insert(key.clone(), value);
                 }
-                Some(Build::Ary(items, _)) => items.push(value),
+                Some(Build::Ary(items, ..)) => items.push(value),
             }
         }
-        let child = match stack.last_mut().expect("a container is being built") {
-            Build::Doc(_, members, key) => members.next().map(|(k, v)| {
-                *key = Some(k);
-                v
-            }),
-            Build::Ary(_, items) => items.next(),
+        let (child, source) = match stack.last_mut().expect("a container is being built") {
+            Build::Doc(_, members, key, origin) => {
+                let child = members.next().map(|(k, v)| {
+                    *key = Some(k);
+                    v
+                });
+                (child, source_of(child, origin))
+            }
+            Build::Ary(_, items, origin) => {
+                let child = items.next();
+                (child, source_of(child, origin))
+            }
         };
         ready = match child {
             None => match stack.pop() {
                 Some(Build::Doc(map, ..)) => Some(Value::Object(map)),
-                Some(Build::Ary(items, _)) => Some(Value::Array(items)),
+                Some(Build::Ary(items, ..)) => Some(Value::Array(items)),
                 None => unreachable!("the container was just looked at"),
             },
             Some(None) => Some(Value::Null),
             Some(Some(node)) => match &node.state {
-                State::Raw => match &node.raw {
-                    Some(raw) => match known.iter().find(|(k, _)| Arc::ptr_eq(k, raw)) {
-                        Some((_, value)) => Some((*value).clone()),
-                        None => Some(raw_to_value(raw, lossy)?),
-                    },
-                    None => Some(Value::Null),
+                State::Raw => match (&node.raw, source) {
+                    (Some(_), Some(value)) => Some(value.clone()),
+                    (Some(raw), None) => {
+                        #[cfg(test)]
+                        tests::READ_BACK.with(|n| n.set(n.get() + 1));
+                        Some(raw_to_value(raw, lossy)?)
+                    }
+                    (None, _) => Some(Value::Null),
                 },
-                State::Doc(doc) => open_doc(doc, &mut stack),
-                State::Ary(ary) => open_ary(ary, &mut stack),
+                State::Doc(doc) => open_doc(doc, origin_of(&node.born, source), &mut stack),
+                State::Ary(ary) => open_ary(ary, origin_of(&node.born, source), &mut stack),
             },
         };
     }
+}
+
+/// The value a child's raw text was encoded from, when its container's origin knows it.
+fn source_of<'k>(child: Option<&Node>, origin: &Origin<'k>) -> Option<&'k Value> {
+    if origin.is_empty() {
+        return None;
+    }
+    let raw = child?.as_ref()?.raw.as_ref()?;
+    origin.get(&address(raw)).copied()
 }
 
 /// `deepCopy`: the node re-created from its marshalled bytes, and the number of those bytes.
@@ -596,8 +677,14 @@ impl<'a> Con<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    thread_local! {
+        /// How many raw values `root_to_value` read back from their text (this thread).
+        pub(crate) static READ_BACK: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
     use crate::apply::{apply_all, doc_bytes, load_root};
     use crate::decode::decode_patch;
 
