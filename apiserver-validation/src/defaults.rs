@@ -72,9 +72,10 @@ pub const VOLUME_SOURCES: &[&str] = &[
     "image",
 ];
 
-fn set_if_absent(obj: &mut Map<String, Value>, key: &str, value: Value) {
+/// Set the string member `key` to `value` when it is absent, `null` or empty.
+fn set_if_absent(obj: &mut Map<String, Value>, key: &str, value: &str) {
     if obj.get(key).is_none_or(|v| v.is_null() || v.as_str() == Some("")) {
-        obj.insert(key.into(), value);
+        obj.insert(key.into(), Value::String(value.into()));
     }
 }
 
@@ -106,8 +107,8 @@ fn default_probe(probe: &mut Value) {
 
 fn default_handler(handler: &mut Value) {
     if let Some(http) = handler.get_mut("httpGet").and_then(Value::as_object_mut) {
-        set_if_absent(http, "path", json!("/"));
-        set_if_absent(http, "scheme", json!("HTTP"));
+        set_if_absent(http, "path", "/");
+        set_if_absent(http, "scheme", "HTTP");
     }
 }
 
@@ -119,17 +120,17 @@ pub fn default_container(container: &mut Value) {
         let policy = if image_tag(image) == "latest" { "Always" } else { "IfNotPresent" };
         c.insert("imagePullPolicy".into(), json!(policy));
     }
-    set_if_absent(c, "terminationMessagePath", json!(TERMINATION_MESSAGE_PATH));
-    set_if_absent(c, "terminationMessagePolicy", json!("File"));
+    set_if_absent(c, "terminationMessagePath", TERMINATION_MESSAGE_PATH);
+    set_if_absent(c, "terminationMessagePolicy", "File");
     if let Some(ports) = c.get_mut("ports").and_then(Value::as_array_mut) {
         for port in ports.iter_mut().filter_map(Value::as_object_mut) {
-            set_if_absent(port, "protocol", json!("TCP"));
+            set_if_absent(port, "protocol", "TCP");
         }
     }
     if let Some(env) = c.get_mut("env").and_then(Value::as_array_mut) {
         for var in env {
             if let Some(field_ref) = var.pointer_mut("/valueFrom/fieldRef").and_then(Value::as_object_mut) {
-                set_if_absent(field_ref, "apiVersion", json!("v1"));
+                set_if_absent(field_ref, "apiVersion", "v1");
             }
         }
     }
@@ -151,15 +152,15 @@ pub fn default_container(container: &mut Value) {
 /// template's).
 pub fn default_pod_spec(spec: &mut Value) {
     let Some(s) = spec.as_object_mut() else { return };
-    set_if_absent(s, "dnsPolicy", json!("ClusterFirst"));
-    set_if_absent(s, "restartPolicy", json!("Always"));
+    set_if_absent(s, "dnsPolicy", "ClusterFirst");
+    set_if_absent(s, "restartPolicy", "Always");
     if s.get("securityContext").is_none_or(Value::is_null) {
         s.insert("securityContext".into(), json!({}));
     }
     if s.get("terminationGracePeriodSeconds").is_none_or(Value::is_null) {
         s.insert("terminationGracePeriodSeconds".into(), json!(DEFAULT_GRACE_PERIOD));
     }
-    set_if_absent(s, "schedulerName", json!(DEFAULT_SCHEDULER));
+    set_if_absent(s, "schedulerName", DEFAULT_SCHEDULER);
     for list in ["containers", "initContainers", "ephemeralContainers"] {
         if let Some(cs) = s.get_mut(list).and_then(Value::as_array_mut) {
             cs.iter_mut().for_each(default_container);
@@ -196,7 +197,7 @@ fn default_volume_sources(volume: &mut Map<String, Value>) {
     let default_files = |files: Option<&mut Value>| {
         for file in files.and_then(Value::as_array_mut).into_iter().flatten() {
             if let Some(field_ref) = file.get_mut("fieldRef").and_then(Value::as_object_mut) {
-                set_if_absent(field_ref, "apiVersion", json!("v1"));
+                set_if_absent(field_ref, "apiVersion", "v1");
             }
         }
     };
@@ -278,12 +279,13 @@ fn add_entries(o: &mut Map<String, Value>, key: &str, entries: Vec<(String, Valu
 /// limit the containers have and the pod level neither limits nor requests defaults to the
 /// containers' aggregate limit (`AggregateContainerLimits`).
 fn default_huge_page_pod_limits(spec: &mut Map<String, Value>) {
-    let aggregate = resources::aggregate_containers(&Value::Object(spec.clone()), "limits");
-    let Some(r) = spec.get_mut("resources").and_then(Value::as_object_mut) else { return };
+    let Some(r) = spec.get("resources").and_then(Value::as_object) else { return };
     let (limits, requests) = (keys_of(r, "limits"), keys_of(r, "requests"));
     if limits.is_empty() && requests.is_empty() {
         return;
     }
+    let aggregate = resources::aggregate_of(spec, "limits");
+    let Some(r) = spec.get_mut("resources").and_then(Value::as_object_mut) else { return };
     let added: Vec<(String, Value)> = aggregate
         .into_iter()
         .filter(|(name, _)| resources::is_supported_pod_level(name) && name.starts_with("hugepages-"))
@@ -297,7 +299,11 @@ fn default_huge_page_pod_limits(spec: &mut Map<String, Value>) {
 /// the containers' aggregate request for cpu and memory (`AggregateContainerRequests`), else to
 /// the pod-level limit of a supported resource.
 fn default_pod_requests(spec: &mut Map<String, Value>) {
-    let aggregate = resources::aggregate_containers(&Value::Object(spec.clone()), "requests");
+    let limits = spec.get("resources").and_then(|r| r.get("limits")).and_then(Value::as_object);
+    if limits.is_none_or(Map::is_empty) {
+        return;
+    }
+    let aggregate = resources::aggregate_of(spec, "requests");
     let Some(r) = spec.get_mut("resources").and_then(Value::as_object_mut) else { return };
     let Some(limits) = r.get("limits").and_then(Value::as_object).filter(|l| !l.is_empty()).cloned() else { return };
     let mut have = keys_of(r, "requests");
@@ -458,13 +464,46 @@ pub fn has_defaults(group: &str, kind: &str) -> bool {
     matches!((group, kind), ("", "Pod" | "Secret" | "Service" | "Namespace")) || template_pointer(group, kind).is_some()
 }
 
-/// [`defaulted`], borrowing the object itself when the kind has no defaults to fill.
-pub fn defaulted_cow<'v>(group: &str, kind: &str, object: &'v Value) -> Cow<'v, Value> {
-    if has_defaults(group, kind) {
-        Cow::Owned(defaulted(group, kind, object))
-    } else {
-        Cow::Borrowed(object)
+/// A top-level member of a `group`/`kind` object that its defaults neither read nor write: the
+/// status of every kind, and the metadata of every kind but a Namespace (whose name label is a
+/// default).
+fn out_of_defaults(group: &str, kind: &str, key: &str) -> bool {
+    match key {
+        "status" => true,
+        "metadata" => (group, kind) != ("", "Namespace"),
+        _ => false,
     }
+}
+
+/// [`defaulted`], borrowing the object itself when its defaults fill nothing (a kind without
+/// defaults, or an object already defaulted). Only the members the defaults can touch are copied
+/// to find out (the spec, not the metadata with its annotations and managed fields); the whole
+/// object is copied only when a default was missing.
+pub fn defaulted_cow<'v>(group: &str, kind: &str, object: &'v Value) -> Cow<'v, Value> {
+    if !has_defaults(group, kind) {
+        return Cow::Borrowed(object);
+    }
+    let Some(members) = object.as_object() else { return Cow::Owned(defaulted(group, kind, object)) };
+    let touched = members.iter().filter(|(k, _)| !out_of_defaults(group, kind, k));
+    let mut shell = Value::Object(touched.map(|(k, v)| (k.clone(), v.clone())).collect());
+    set_defaults(group, kind, &mut shell);
+    let Value::Object(mut filled) = shell else { return Cow::Owned(defaulted(group, kind, object)) };
+    let unchanged = filled.len() == members.iter().filter(|(k, _)| !out_of_defaults(group, kind, k)).count()
+        && filled.iter().all(|(k, v)| members.get(k) == Some(v));
+    if unchanged {
+        return Cow::Borrowed(object);
+    }
+    // In the object's own order, then the members a default added (as `defaulted` orders them).
+    let mut whole = Map::new();
+    for (k, v) in members {
+        match filled.shift_remove(k) {
+            Some(v) => whole.insert(k.clone(), v),
+            None if out_of_defaults(group, kind, k) => whole.insert(k.clone(), v.clone()),
+            None => None,
+        };
+    }
+    whole.extend(filled);
+    Cow::Owned(Value::Object(whole))
 }
 
 /// The object as the apiserver holds it after decoding and defaulting (a copy).
@@ -482,7 +521,7 @@ pub fn set_defaults(group: &str, kind: &str, object: &mut Value) {
         ("", "Namespace") => crate::namespace::default_namespace(object),
         ("", "Secret") => {
             if let Some(o) = object.as_object_mut() {
-                set_if_absent(o, "type", json!("Opaque"));
+                set_if_absent(o, "type", "Opaque");
             }
         }
         _ => {
@@ -499,6 +538,31 @@ pub fn set_defaults(group: &str, kind: &str, object: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An object whose defaults are all there is borrowed as it is; one missing a default is the
+    /// defaulted copy, with its members in the same order as [`defaulted`] gives them.
+    #[test]
+    fn only_objects_missing_a_default_are_copied() {
+        let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a", "annotations": {"x": "y"}},
+            "spec": {"containers": [{"name": "c", "image": "i:1"}]}, "status": {"phase": "Pending"}});
+        let full = defaulted("", "Pod", &pod);
+        assert_ne!(full, pod);
+        let copied = defaulted_cow("", "Pod", &pod);
+        assert!(matches!(copied, Cow::Owned(_)));
+        assert_eq!(serde_json::to_string(&copied).unwrap(), serde_json::to_string(&full).unwrap());
+        assert!(matches!(defaulted_cow("", "Pod", &full), Cow::Borrowed(v) if *v == full));
+        // A default that removes a member (a Service's affinity config without ClientIP) is a change.
+        let svc = json!({"kind": "Service", "metadata": {"name": "s"}, "spec": {"sessionAffinity": "None",
+            "sessionAffinityConfig": {"clientIP": {"timeoutSeconds": 10}}}});
+        assert_eq!(defaulted_cow("", "Service", &svc).into_owned(), defaulted("", "Service", &svc));
+        // A Namespace's defaults are in its metadata; a Secret's at the top.
+        let ns = json!({"kind": "Namespace", "metadata": {"name": "n"}});
+        assert_eq!(defaulted_cow("", "Namespace", &ns).into_owned(), defaulted("", "Namespace", &ns));
+        assert_ne!(defaulted("", "Namespace", &ns), ns);
+        let secret = json!({"kind": "Secret", "metadata": {"name": "s"}, "data": {}});
+        let owned = defaulted_cow("", "Secret", &secret);
+        assert_eq!(serde_json::to_string(&owned).unwrap(), serde_json::to_string(&defaulted("", "Secret", &secret)).unwrap());
+    }
 
     /// A kind without defaults is borrowed as it is; one with defaults is the defaulted copy.
     #[test]

@@ -395,14 +395,20 @@ fn max_list(list: &mut ResourceList, other: &ResourceList) {
 /// pod spec, with no status: the regular containers and the sidecars summed, then the greater of
 /// that and each init container on top of the sidecars declared before it.
 pub(crate) fn aggregate_containers(spec: &Value, key: &str) -> ResourceList {
+    spec.as_object().map(|s| aggregate_of(s, key)).unwrap_or_default()
+}
+
+/// [`aggregate_containers`] of a pod spec's members.
+pub(crate) fn aggregate_of(spec: &Map<String, Value>, key: &str) -> ResourceList {
     let of = |c: &Value| resource_list(c.get("resources").and_then(|r| r.get(key)));
+    let list = |name: &str| spec.get(name).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
     let mut result = ResourceList::new();
-    for c in list(spec, "containers") {
+    for c in list("containers") {
         add_list(&mut result, &of(c));
     }
     let mut sidecars = ResourceList::new();
     let mut init = ResourceList::new();
-    for c in list(spec, "initContainers") {
+    for c in list("initContainers") {
         let own = of(c);
         if s(c, "restartPolicy") == "Always" {
             add_list(&mut result, &own);

@@ -3,8 +3,10 @@
 //! also through their `status` subresource), each defaulted then validated, with the message the Go
 //! code gives (see `vectors/README.md`).
 
+use std::borrow::Cow;
+
 use apiserver_validation::{
-    validate_object_create, validate_object_status_update, validate_object_update, Refusal, Scope,
+    defaults, validate_object_create, validate_object_status_update, validate_object_update, Refusal, Scope,
 };
 use serde_json::Value;
 
@@ -12,6 +14,25 @@ mod common;
 
 fn vectors() -> Value {
     common::read(include_str!("../vectors/spec.json"), "vectors/spec.json")
+}
+
+/// Every object of the vectors, defaulted by copying only what its defaults can touch, is the
+/// object defaulted whole, member order included; and once defaulted, it is borrowed as it is.
+#[test]
+fn the_defaults_of_every_vector_object_fill_the_same_members() {
+    let v = vectors();
+    let mut copied = 0;
+    for case in v["objects"].as_array().unwrap() {
+        let (group, kind) = (case["scope"]["group"].as_str().unwrap(), case["scope"]["kind"].as_str().unwrap());
+        for object in [&case["object"], &case["oldObject"]].into_iter().filter(|o| o.is_object()) {
+            let whole = defaults::defaulted(group, kind, object);
+            let cow = defaults::defaulted_cow(group, kind, object);
+            copied += usize::from(matches!(cow, Cow::Owned(_)));
+            assert_eq!(serde_json::to_string(&cow).unwrap(), serde_json::to_string(&whole).unwrap(), "{}", case["source"]);
+            assert!(matches!(defaults::defaulted_cow(group, kind, &whole), Cow::Borrowed(_)), "{}", case["source"]);
+        }
+    }
+    assert!(copied >= 100, "only {copied} vector objects were missing a default");
 }
 
 #[test]
