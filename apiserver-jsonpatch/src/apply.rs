@@ -377,7 +377,10 @@ mod tests {
         ], "volumes": [{"name": "v", "emptyDir": {}}]}});
         for (patch, written) in [
             (r#"[{"op": "add", "path": "/spec/containers/0/env/-", "value": {"name": "B", "value": "2"}}]"#, 1),
-            (r#"[{"op": "add", "path": "/metadata/labels/y", "value": "2"}, {"op": "replace", "path": "/spec/containers/1/image", "value": "z"}]"#, 2),
+            (
+                r#"[{"op": "add", "path": "/metadata/labels/y", "value": "2"}, {"op": "replace", "path": "/spec/containers/1/image", "value": "z"}]"#,
+                2,
+            ),
             (r#"[{"op": "move", "from": "/spec/containers/0", "path": "/spec/containers/-"}]"#, 0),
             // A member moved to another container is read back from its text.
             (r#"[{"op": "move", "from": "/spec/volumes/0", "path": "/spec/containers/1/volume"}]"#, 1),

@@ -463,11 +463,7 @@ pub(crate) fn ary_to_value(ary: &PArr, lossy: bool) -> Result<Value, String> {
 }
 
 /// Fill the containers on `stack` (the value is `ready` when there is none).
-fn build_value<'a, 'k>(
-    mut stack: Vec<Build<'a, 'k>>,
-    mut ready: Option<Value>,
-    lossy: bool,
-) -> Result<Value, String> {
+fn build_value<'a, 'k>(mut stack: Vec<Build<'a, 'k>>, mut ready: Option<Value>, lossy: bool) -> Result<Value, String> {
     loop {
         if let Some(value) = ready.take() {
             match stack.last_mut() {

@@ -561,7 +561,10 @@ mod tests {
         assert_ne!(defaulted("", "Namespace", &ns), ns);
         let secret = json!({"kind": "Secret", "metadata": {"name": "s"}, "data": {}});
         let owned = defaulted_cow("", "Secret", &secret);
-        assert_eq!(serde_json::to_string(&owned).unwrap(), serde_json::to_string(&defaulted("", "Secret", &secret)).unwrap());
+        assert_eq!(
+            serde_json::to_string(&owned).unwrap(),
+            serde_json::to_string(&defaulted("", "Secret", &secret)).unwrap()
+        );
     }
 
     /// A kind without defaults is borrowed as it is; one with defaults is the defaulted copy.

@@ -28,7 +28,12 @@ fn the_defaults_of_every_vector_object_fill_the_same_members() {
             let whole = defaults::defaulted(group, kind, object);
             let cow = defaults::defaulted_cow(group, kind, object);
             copied += usize::from(matches!(cow, Cow::Owned(_)));
-            assert_eq!(serde_json::to_string(&cow).unwrap(), serde_json::to_string(&whole).unwrap(), "{}", case["source"]);
+            assert_eq!(
+                serde_json::to_string(&cow).unwrap(),
+                serde_json::to_string(&whole).unwrap(),
+                "{}",
+                case["source"]
+            );
             assert!(matches!(defaults::defaulted_cow(group, kind, &whole), Cow::Borrowed(_)), "{}", case["source"]);
         }
     }
