@@ -386,9 +386,9 @@ mod tests {
             (r#"[{"op": "move", "from": "/spec/volumes/0", "path": "/spec/containers/1/volume"}]"#, 1),
         ] {
             let patch = crate::decode::decode_patch(patch.as_bytes()).expect("a patch");
-            crate::node::tests::READ_BACK.with(|n| n.set(0));
+            crate::node::READ_BACK.with(|n| n.set(0));
             let applied = apply(&doc, &patch).expect("applies");
-            assert_eq!(crate::node::tests::READ_BACK.with(|n| n.get()), written, "{:?}", patch.operations());
+            assert_eq!(crate::node::READ_BACK.with(|n| n.get()), written, "{:?}", patch.operations());
             let read_back: Value = serde_json::from_slice(&apply_json(&doc_bytes(&doc), &patch).unwrap()).unwrap();
             assert_eq!(applied, read_back);
         }

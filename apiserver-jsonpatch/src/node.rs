@@ -500,7 +500,7 @@ fn build_value<'a, 'k>(mut stack: Vec<Build<'a, 'k>>, mut ready: Option<Value>, 
                     (Some(_), Some(value)) => Some(value.clone()),
                     (Some(raw), None) => {
                         #[cfg(test)]
-                        tests::READ_BACK.with(|n| n.set(n.get() + 1));
+                        READ_BACK.with(|n| n.set(n.get() + 1));
                         Some(raw_to_value(raw, lossy)?)
                     }
                     (None, _) => Some(Value::Null),
@@ -510,6 +510,12 @@ fn build_value<'a, 'k>(mut stack: Vec<Build<'a, 'k>>, mut ready: Option<Value>, 
             },
         };
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many raw values `root_to_value` read back from their text (this thread).
+    pub(crate) static READ_BACK: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// The value a child's raw text was encoded from, when its container's origin knows it.
@@ -673,13 +679,8 @@ impl<'a> Con<'a> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-
-    thread_local! {
-        /// How many raw values `root_to_value` read back from their text (this thread).
-        pub(crate) static READ_BACK: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-    }
 
     use crate::apply::{apply_all, doc_bytes, load_root};
     use crate::decode::decode_patch;
