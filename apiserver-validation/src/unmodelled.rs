@@ -76,10 +76,9 @@ const REPLICAS_STATUS: &[&str] = &["terminatingReplicas"];
 const METADATA: &[&str] = &["managedFields"];
 
 /// Of the workloads' specs, by kind (`pkg/apis/apps/validation`, `pkg/apis/batch/validation`); a
-/// Deployment's, a ReplicaSet's, a DaemonSet's and a Job's own fields are all modelled
-/// ([`crate::workloads`], [`crate::rollout`], [`crate::job_policy`], [`crate::job_success_policy`]).
-const STATEFULSET: &[&str] =
-    &["updateStrategy rollingUpdate maxUnavailable", "volumeClaimTemplates", "revisionHistoryLimit"];
+/// Deployment's, a ReplicaSet's, a DaemonSet's, a StatefulSet's and a Job's own fields are all
+/// modelled ([`crate::workloads`], [`crate::rollout`], [`crate::stateful_set`],
+/// [`crate::job_policy`], [`crate::job_success_policy`]).
 const CRONJOB: &[&str] = &["schedule", "timeZone"];
 
 /// Of a Service's spec (`ValidateService`: IP syntax and families).
@@ -112,11 +111,7 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value) -> Vec<String
         // put back on a status UPDATE.
         ("apps" | "batch", _) if status => {}
         ("", "Pod") => pod_spec(&mut out, "spec"),
-        ("apps", "Deployment" | "ReplicaSet" | "DaemonSet") => pod_spec(&mut out, "spec template spec"),
-        ("apps", "StatefulSet") => {
-            under(&mut out, "spec", STATEFULSET);
-            pod_spec(&mut out, "spec template spec");
-        }
+        ("apps", "Deployment" | "ReplicaSet" | "DaemonSet" | "StatefulSet") => pod_spec(&mut out, "spec template spec"),
         ("batch", "Job") => pod_spec(&mut out, "spec template spec"),
         ("batch", "CronJob") => {
             under(&mut out, "spec", CRONJOB);
@@ -318,6 +313,20 @@ mod tests {
             written("apps", "Deployment", false, &d(1), &with_keys, &touched),
             ["spec.template.spec.topologySpreadConstraints[*].matchLabelKeys"]
         );
+        // A StatefulSet's own fields are modelled too.
+        let sts = |claims: Value| {
+            json!({"kind": "StatefulSet", "spec": {"volumeClaimTemplates": claims, "revisionHistoryLimit": 1,
+            "updateStrategy": {"rollingUpdate": {"maxUnavailable": 2}}}})
+        };
+        assert!(written(
+            "apps",
+            "StatefulSet",
+            false,
+            &sts(json!([])),
+            &sts(json!([{"metadata": {"name": "d"}}])),
+            &["/spec"]
+        )
+        .is_empty());
         let cron = |tz: &str| json!({"kind": "CronJob", "spec": {"timeZone": tz}});
         assert_eq!(
             written("batch", "CronJob", false, &cron("UTC"), &cron("Mars/Olympus"), &["/spec/timeZone"]),
