@@ -358,8 +358,11 @@ fn set_if_unset(o: &mut Map<String, Value>, key: &str, value: Value) {
     }
 }
 
-/// `SetDefaults_StatefulSet`'s policy, update strategy (with its partition), claim retention policy
-/// (`StatefulSetAutoDeletePVC`, on by default), replicas and history.
+/// `SetDefaults_StatefulSet`'s policy, update strategy (with its partition, and its `maxUnavailable`
+/// 1 under `MaxUnavailableStatefulSet`, beta and on by default since 1.35), claim retention policy
+/// (`StatefulSetAutoDeletePVC`, on by default), replicas and history; and the claim templates'
+/// defaults the generated defaulter applies (`SetDefaults_PersistentVolumeClaim`: the phase
+/// `Pending`; `SetDefaults_PersistentVolumeClaimSpec`: the volume mode `Filesystem`).
 fn default_stateful_set(spec: &mut Map<String, Value>) {
     if spec.get("podManagementPolicy").and_then(Value::as_str).unwrap_or("").is_empty() {
         spec.insert("podManagementPolicy".into(), json!("OrderedReady"));
@@ -372,6 +375,18 @@ fn default_stateful_set(spec: &mut Map<String, Value>) {
         let rolling = strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate");
         if let Some(r) = strategy.get_mut("rollingUpdate").and_then(Value::as_object_mut).filter(|_| rolling) {
             set_if_unset(r, "partition", json!(0));
+            set_if_unset(r, "maxUnavailable", json!(1));
+        }
+    }
+    let claims = spec.get_mut("volumeClaimTemplates").and_then(Value::as_array_mut);
+    for claim in claims.into_iter().flatten().filter_map(Value::as_object_mut) {
+        if let Some(status) = member_object(claim, "status") {
+            if status.get("phase").and_then(Value::as_str).unwrap_or("").is_empty() {
+                status.insert("phase".into(), json!("Pending"));
+            }
+        }
+        if let Some(claim_spec) = member_object(claim, "spec") {
+            set_if_unset(claim_spec, "volumeMode", json!("Filesystem"));
         }
     }
     if let Some(policy) = member_object(spec, "persistentVolumeClaimRetentionPolicy") {
@@ -659,6 +674,27 @@ mod tests {
         let per_index = job(json!({"backoffLimitPerIndex": 1, "parallelism": 3}));
         assert_eq!(per_index["backoffLimit"], json!(2147483647));
         assert!(per_index.get("completions").is_none());
+    }
+
+    #[test]
+    fn a_stateful_set_gets_max_unavailable_and_its_claim_templates_their_defaults() {
+        let sts = |spec: Value| {
+            defaulted("apps", "StatefulSet", &json!({"kind": "StatefulSet", "spec": spec}))["spec"].clone()
+        };
+        let plain = sts(json!({"volumeClaimTemplates": [{"metadata": {"name": "data"}}]}));
+        assert_eq!(
+            plain["updateStrategy"],
+            json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": 1}})
+        );
+        assert_eq!(
+            plain["volumeClaimTemplates"][0],
+            json!({"metadata": {"name": "data"}, "status": {"phase": "Pending"}, "spec": {"volumeMode": "Filesystem"}})
+        );
+        // A set value stays; OnDelete takes no rolling update defaults.
+        let set = sts(json!({"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "50%"}}}));
+        assert_eq!(set["updateStrategy"]["rollingUpdate"]["maxUnavailable"], "50%");
+        let on_delete = sts(json!({"updateStrategy": {"type": "OnDelete", "rollingUpdate": {"partition": 2}}}));
+        assert_eq!(on_delete["updateStrategy"]["rollingUpdate"], json!({"partition": 2}));
     }
 
     #[test]

@@ -473,20 +473,23 @@ fn parse_index_interval(interval: &str, completions: i32) -> Result<(i64, i64), 
     Ok((x, y))
 }
 
-/// `validateIndexesFormat`: comma-separated intervals in increasing order (the error only).
-fn validate_indexes_format(indexes: &str, completions: i32) -> Result<(), String> {
+/// `validateIndexesFormat`: comma-separated intervals in increasing order; the number of indexes
+/// they hold, or Go's error text.
+pub(crate) fn validate_indexes_format(indexes: &str, completions: i32) -> Result<i64, String> {
     if indexes.is_empty() {
-        return Ok(());
+        return Ok(0);
     }
     let mut last: Option<i64> = None;
+    let mut total = 0;
     for interval in indexes.split(',') {
         let (x, y) = parse_index_interval(interval, completions)?;
         if let Some(last) = last.filter(|l| *l >= x) {
             return Err(format!("non-increasing order, previous: {last}, current: {x}"));
         }
+        total += y - x + 1;
         last = Some(y);
     }
-    Ok(())
+    Ok(total)
 }
 
 /// `validateFailedIndexesNotOverlapCompleted`: the first index both lists hold, walking their

@@ -23,6 +23,9 @@
 //! | [`job_status`] | `registry/batch/job/strategy.go` `getStatusValidationOptions` (`JobManagedBy` on) and `batch/validation`: `ValidateJobUpdateStatus`, `validateJobStatus`, `ValidateJobStatusUpdate` (counts, conditions, start and completion times, uncounted pods, completed and failed indexes) |
 //! | [`workloads`] | `apps/validation` and `batch/validation`: selectors matching templates, counts, completion modes, immutable selectors and Job templates, templates as pods |
 //! | [`job_policy`] | `batch/validation`: a Job's pod failure policy (`validatePodFailurePolicy` and its rules) |
+//! | [`job_success_policy`] | `batch/validation`: a Job's success policy (`validateSuccessPolicy`, `validateSuccessPolicyRule`, Indexed mode only, immutable) |
+//! | [`stateful_set`] | `apps/validation`: a StatefulSet's claim templates, service name and the template `ValidateStatefulSetSpec` validates; `ValidateStatefulSetUpdate`'s options |
+//! | [`claim_spec`] | `core/validation`: `ValidatePersistentVolumeClaimSpec` (access modes, storage request, classes, volume mode, data sources) |
 //! | [`rollout`] | `apps/validation`: the Deployment, DaemonSet and StatefulSet update strategies (`ValidateDeploymentStrategy`, `ValidateRollingUpdateDeployment`, `ValidateDaemonSetUpdateStrategy`, int-or-percent rules) |
 //! | [`service`] | `core/validation`: `ValidateService`, `ValidateServiceCreate`, `ValidateServiceUpdate` (ports, type, selector, session affinity, cluster IPs, traffic policies), after the registry's fix-ups of allocated values |
 //! | [`namespace`] | `core/validation`: `ValidateNamespace` (spec finalizers), `ValidateServiceAccount` (metadata only); `SetDefaults_Namespace` |
@@ -37,6 +40,7 @@
 
 #![warn(unreachable_pub)]
 
+pub mod claim_spec;
 pub mod configdata;
 pub mod content;
 pub mod crd;
@@ -47,6 +51,7 @@ pub mod ingress;
 pub mod ip;
 pub mod job_policy;
 pub mod job_status;
+pub mod job_success_policy;
 pub mod kinds;
 mod label_selector;
 pub mod namespace;
@@ -63,6 +68,7 @@ pub mod rollout;
 pub mod scheduling;
 pub mod security;
 pub mod service;
+pub mod stateful_set;
 pub mod unmodelled;
 pub mod volumes;
 pub mod workload_status;

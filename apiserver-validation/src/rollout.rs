@@ -4,8 +4,10 @@
 //! `ValidateRollingUpdateDaemonSet`, the StatefulSet update strategy of `ValidateStatefulSetSpec`
 //! (`validateRollingUpdateStatefulSet`'s partition), `ValidatePositiveIntOrPercent`,
 //! `IsNotMoreThan100Percent`, `getIntOrPercentValue`; and `core/validation`'s
-//! `ValidateNonnegativeField`. A StatefulSet's `maxUnavailable` (feature `MaxUnavailableStatefulSet`,
-//! off by default, its value dropped by the strategy) is not modelled.
+//! `ValidateNonnegativeField`. A StatefulSet's `maxUnavailable` is validated as
+//! `validateRollingUpdateStatefulSet` does with `MaxUnavailableStatefulSet` in its 1.36 state: beta
+//! and on by default since 1.35 (`pkg/features/kube_features.go`), so the strategy keeps the field
+//! and `SetDefaults_StatefulSet` defaults it to 1 ([`crate::defaults`]).
 
 use serde_json::{json, Value};
 
@@ -236,6 +238,23 @@ pub fn daemon_set_update_strategy(strategy: &Value, path: &str) -> Vec<FieldErro
     }
 }
 
+/// `validateRollingUpdateStatefulSet`: the partition not negative; a set `maxUnavailable` a valid
+/// integer or percent, not 0 (a value that does not parse counts as 0), at most 100%.
+fn rolling_update_stateful_set(rolling: &Value, path: &str) -> Vec<FieldError> {
+    let mut errs =
+        nonnegative(rolling.get("partition").and_then(Value::as_i64).unwrap_or(0), &format!("{path}.partition"));
+    if let Some(v) = rolling.get("maxUnavailable").filter(|v| !v.is_null()) {
+        let unavailable = IntOrString::of(Some(v));
+        let pu = format!("{path}.maxUnavailable");
+        errs.extend(positive_int_or_percent(&unavailable, &pu));
+        if int_or_percent_value(&unavailable) == 0 {
+            errs.push(FieldError::invalid(&pu, unavailable.bad_value(), "cannot be 0"));
+        }
+        errs.extend(not_more_than_100_percent(&unavailable, &pu));
+    }
+    errs
+}
+
 /// `ValidateStatefulSetSpec`'s switch on the (defaulted) `spec.updateStrategy`.
 pub fn stateful_set_update_strategy(strategy: &Value, path: &str) -> Vec<FieldError> {
     let rolling = strategy.get("rollingUpdate").filter(|r| !r.is_null());
@@ -249,12 +268,9 @@ pub fn stateful_set_update_strategy(strategy: &Value, path: &str) -> Vec<FieldEr
             )],
             None => Vec::new(),
         },
-        "RollingUpdate" => rolling.map_or_else(Vec::new, |r| {
-            nonnegative(
-                r.get("partition").and_then(Value::as_i64).unwrap_or(0),
-                &format!("{path}.rollingUpdate.partition"),
-            )
-        }),
+        "RollingUpdate" => {
+            rolling.map_or_else(Vec::new, |r| rolling_update_stateful_set(r, &format!("{path}.rollingUpdate")))
+        }
         _ => vec![FieldError::invalid(
             path,
             strategy_json(strategy, PARTITION_MEMBERS),
@@ -301,6 +317,28 @@ mod tests {
                 "spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: \"150%\": may not be set when maxUnavailable is non-zero"
             ]
         );
+    }
+
+    #[test]
+    fn a_stateful_set_may_not_stand_still_nor_exceed_all() {
+        let strategy =
+            |v: Value| json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": v}});
+        let errs = |v: Value| texts(&stateful_set_update_strategy(&strategy(v), "s"));
+        assert!(errs(json!(2)).is_empty() && errs(json!("50%")).is_empty());
+        assert_eq!(errs(json!(0)), ["s.rollingUpdate.maxUnavailable: Invalid value: 0: cannot be 0"]);
+        assert_eq!(errs(json!("0%")), ["s.rollingUpdate.maxUnavailable: Invalid value: \"0%\": cannot be 0"]);
+        assert_eq!(
+            errs(json!("101%")),
+            ["s.rollingUpdate.maxUnavailable: Invalid value: \"101%\": must not be greater than 100%"]
+        );
+        assert_eq!(
+            errs(json!(-1)),
+            ["s.rollingUpdate.maxUnavailable: Invalid value: -1: must be greater than or equal to 0"]
+        );
+        let bad = errs(json!("x"));
+        assert_eq!(bad.len(), 2);
+        assert!(bad[0].contains("a valid percent string must be a numeric string followed by an ending '%'"));
+        assert_eq!(bad[1], "s.rollingUpdate.maxUnavailable: Invalid value: \"x\": cannot be 0");
     }
 
     #[test]

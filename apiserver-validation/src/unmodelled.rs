@@ -76,11 +76,9 @@ const REPLICAS_STATUS: &[&str] = &["terminatingReplicas"];
 const METADATA: &[&str] = &["managedFields"];
 
 /// Of the workloads' specs, by kind (`pkg/apis/apps/validation`, `pkg/apis/batch/validation`); a
-/// Deployment's, a ReplicaSet's and a DaemonSet's own fields are all modelled
-/// ([`crate::workloads`], [`crate::rollout`]).
-const STATEFULSET: &[&str] =
-    &["updateStrategy rollingUpdate maxUnavailable", "volumeClaimTemplates", "revisionHistoryLimit"];
-const JOB: &[&str] = &["successPolicy"];
+/// Deployment's, a ReplicaSet's, a DaemonSet's, a StatefulSet's and a Job's own fields are all
+/// modelled ([`crate::workloads`], [`crate::rollout`], [`crate::stateful_set`],
+/// [`crate::job_policy`], [`crate::job_success_policy`]).
 const CRONJOB: &[&str] = &["schedule", "timeZone"];
 
 /// Of a Service's spec (`ValidateService`: IP syntax and families).
@@ -113,18 +111,10 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value) -> Vec<String
         // put back on a status UPDATE.
         ("apps" | "batch", _) if status => {}
         ("", "Pod") => pod_spec(&mut out, "spec"),
-        ("apps", "Deployment" | "ReplicaSet" | "DaemonSet") => pod_spec(&mut out, "spec template spec"),
-        ("apps", "StatefulSet") => {
-            under(&mut out, "spec", STATEFULSET);
-            pod_spec(&mut out, "spec template spec");
-        }
-        ("batch", "Job") => {
-            under(&mut out, "spec", JOB);
-            pod_spec(&mut out, "spec template spec");
-        }
+        ("apps", "Deployment" | "ReplicaSet" | "DaemonSet" | "StatefulSet") => pod_spec(&mut out, "spec template spec"),
+        ("batch", "Job") => pod_spec(&mut out, "spec template spec"),
         ("batch", "CronJob") => {
             under(&mut out, "spec", CRONJOB);
-            under(&mut out, "spec jobTemplate spec", JOB);
             pod_spec(&mut out, "spec jobTemplate spec template spec");
         }
         ("", "Service") => under(&mut out, "spec", SERVICE),
@@ -304,11 +294,17 @@ mod tests {
         };
         // A Deployment's own fields are modelled: a write to one is not named.
         assert!(written("apps", "Deployment", false, &d(1), &d(-1), &["/spec/replicas"]).is_empty());
-        let job = |count: i64| {
+        // A Job's own fields are modelled (its success policy too); its template's claims are not.
+        let job = |count: i64, claims: Value| {
             let rule = json!({"succeededCount": count});
-            json!({"kind": "Job", "spec": {"backoffLimit": 1, "successPolicy": {"rules": [rule]}}})
+            json!({"kind": "Job", "spec": {"successPolicy": {"rules": [rule]},
+                "template": {"spec": {"resourceClaims": claims}}}})
         };
-        assert_eq!(written("batch", "Job", false, &job(1), &job(2), &["/spec"]), ["spec.successPolicy"]);
+        assert!(written("batch", "Job", false, &job(1, json!([])), &job(2, json!([])), &["/spec"]).is_empty());
+        assert_eq!(
+            written("batch", "Job", false, &job(1, json!([])), &job(1, json!([{"name": "c"}])), &["/spec"]),
+            ["spec.template.spec.resourceClaims"]
+        );
         let mut with_keys = d(1);
         let spread = json!([{"maxSkew": 1, "topologyKey": "zone", "matchLabelKeys": ["app"]}]);
         with_keys["spec"]["template"]["spec"]["topologySpreadConstraints"] = spread;
@@ -317,6 +313,20 @@ mod tests {
             written("apps", "Deployment", false, &d(1), &with_keys, &touched),
             ["spec.template.spec.topologySpreadConstraints[*].matchLabelKeys"]
         );
+        // A StatefulSet's own fields are modelled too.
+        let sts = |claims: Value| {
+            json!({"kind": "StatefulSet", "spec": {"volumeClaimTemplates": claims, "revisionHistoryLimit": 1,
+            "updateStrategy": {"rollingUpdate": {"maxUnavailable": 2}}}})
+        };
+        assert!(written(
+            "apps",
+            "StatefulSet",
+            false,
+            &sts(json!([])),
+            &sts(json!([{"metadata": {"name": "d"}}])),
+            &["/spec"]
+        )
+        .is_empty());
         let cron = |tz: &str| json!({"kind": "CronJob", "spec": {"timeZone": tz}});
         assert_eq!(
             written("batch", "CronJob", false, &cron("UTC"), &cron("Mars/Olympus"), &["/spec/timeZone"]),
