@@ -81,6 +81,13 @@ enum Held {
     Quantity,
 }
 
+/// Whether `apiequality.Semantic.DeepEqual` tells two typed values apart, as [`differences`] finds.
+pub(crate) fn semantic_differs(old: &Value, new: &Value) -> bool {
+    let mut out = Vec::new();
+    differences(old, new, "", &mut out);
+    !out.is_empty()
+}
+
 /// The JSON paths at which two values differ (`null` and absent are the same, as Go's zero values).
 fn differences(old: &Value, new: &Value, path: &str, out: &mut Vec<String>) {
     differ(old, new, path, Held::Json, out);

@@ -29,6 +29,7 @@ use crate::label_selector::validate_selector;
 use crate::objectmeta::{validate_annotations, validate_labels, FIELD_IMMUTABLE};
 use crate::pod::validate_pod_spec;
 use crate::pod_annotations;
+use crate::pod_update::semantic_differs;
 use crate::rollout::{
     daemon_set_update_strategy, deployment_strategy, int, nonnegative_member, stateful_set_update_strategy,
 };
@@ -577,16 +578,11 @@ pub fn validate_update(group: &str, kind: &str, new: &Value, old: &Value) -> Vec
                     ] {
                         m.remove(k);
                     }
-                    // Semantic.DeepEqual holds a nil and an empty slice equal.
-                    if m.get("volumeClaimTemplates")
-                        .is_some_and(|v| v.is_null() || v.as_array().is_some_and(Vec::is_empty))
-                    {
-                        m.remove("volumeClaimTemplates");
-                    }
                 }
                 s
             };
-            if strip(ns) != strip(os) {
+            // Semantic.DeepEqual: a nil and an empty slice equal, quantities by value (`1Gi`, `1024Mi`).
+            if semantic_differs(&strip(os), &strip(ns)) {
                 vec![FieldError::forbidden("spec", STATEFULSET_FORBIDDEN)]
             } else {
                 Vec::new()
