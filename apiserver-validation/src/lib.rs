@@ -22,6 +22,9 @@
 //! | [`workload_status`] | `registry/apps/*/strategy.go`, `registry/batch/job/strategy.go` and `registry/batch/cronjob/strategy.go`: the status strategies' `PrepareForUpdate`; `apps/validation`: `ValidateDeploymentStatusUpdate`, `ValidateReplicaSetStatusUpdate`, `ValidateStatefulSetStatusUpdate`, `ValidateDaemonSetStatusUpdate` (counts, bounds, `collisionCount`) |
 //! | [`job_status`] | `registry/batch/job/strategy.go` `getStatusValidationOptions` (`JobManagedBy` on) and `batch/validation`: `ValidateJobUpdateStatus`, `validateJobStatus`, `ValidateJobStatusUpdate` (counts, conditions, start and completion times, uncounted pods, completed and failed indexes) |
 //! | [`workloads`] | `apps/validation` and `batch/validation`: selectors matching templates, counts, completion modes, immutable selectors and Job templates, templates as pods |
+//! | [`cron_job`] | `batch/validation`: a CronJob's schedule (`validateScheduleFormat`, `TZ` kept only from an old schedule) and time zone (`validateTimeZone`, on CREATE and when changed) |
+//! | [`cron_schedule`] | robfig/cron v3 `ParseStandard`: five fields, ranges, steps, names, descriptors, `TZ=` prefixes, with the parser's errors (and Go's `strconv.Atoi` and `time.ParseDuration` texts, [`go_strconv`], [`go_duration`]) |
+//! | [`time_zone`] | Go's `time.LoadLocation` over chrono-tz's IANA names, and `validateTimeZone` |
 //! | [`job_policy`] | `batch/validation`: a Job's pod failure policy (`validatePodFailurePolicy` and its rules) |
 //! | [`job_success_policy`] | `batch/validation`: a Job's success policy (`validateSuccessPolicy`, `validateSuccessPolicyRule`, Indexed mode only, immutable) |
 //! | [`stateful_set`] | `apps/validation`: a StatefulSet's claim templates, service name and the template `ValidateStatefulSetSpec` validates; `ValidateStatefulSetUpdate`'s options |
@@ -44,9 +47,13 @@ pub mod claim_spec;
 pub mod configdata;
 pub mod content;
 pub mod crd;
+pub mod cron_job;
+pub mod cron_schedule;
 pub mod defaults;
 pub mod field;
 mod field_formats;
+pub mod go_duration;
+pub mod go_strconv;
 pub mod ingress;
 pub mod ip;
 pub mod job_policy;
@@ -69,6 +76,7 @@ pub mod scheduling;
 pub mod security;
 pub mod service;
 pub mod stateful_set;
+pub mod time_zone;
 pub mod unmodelled;
 pub mod volumes;
 pub mod workload_status;

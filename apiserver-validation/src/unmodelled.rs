@@ -9,6 +9,8 @@
 
 use serde_json::Value;
 
+use crate::cron_schedule;
+
 /// Of a pod spec (under `spec` of a Pod, `spec.template.spec` of a workload). `imagePullSecrets`
 /// is not listed: `validateImagePullSecrets` cannot refuse a decoded entry (only a name can be
 /// set), and on UPDATE its immutability is modelled.
@@ -75,12 +77,6 @@ const REPLICAS_STATUS: &[&str] = &["terminatingReplicas"];
 /// Of every kind's metadata.
 const METADATA: &[&str] = &["managedFields"];
 
-/// Of the workloads' specs, by kind (`pkg/apis/apps/validation`, `pkg/apis/batch/validation`); a
-/// Deployment's, a ReplicaSet's, a DaemonSet's, a StatefulSet's and a Job's own fields are all
-/// modelled ([`crate::workloads`], [`crate::rollout`], [`crate::stateful_set`],
-/// [`crate::job_policy`], [`crate::job_success_policy`]).
-const CRONJOB: &[&str] = &["schedule", "timeZone"];
-
 /// Of a Service's spec (`ValidateService`: IP syntax and families).
 const SERVICE: &[&str] =
     &["clusterIP", "clusterIPs", "externalIPs", "loadBalancerSourceRanges", "ipFamilies", "trafficDistribution"];
@@ -113,8 +109,15 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value) -> Vec<String
         ("", "Pod") => pod_spec(&mut out, "spec"),
         ("apps", "Deployment" | "ReplicaSet" | "DaemonSet" | "StatefulSet") => pod_spec(&mut out, "spec template spec"),
         ("batch", "Job") => pod_spec(&mut out, "spec template spec"),
+        // The workloads' own fields are all modelled ([`crate::workloads`], [`crate::rollout`],
+        // [`crate::stateful_set`], [`crate::job_policy`], [`crate::job_success_policy`],
+        // [`crate::cron_job`]), but for a schedule on which robfig/cron panics (the apiserver
+        // answers 500, not a field error).
         ("batch", "CronJob") => {
-            under(&mut out, "spec", CRONJOB);
+            let schedule = object.pointer("/spec/schedule").and_then(Value::as_str).unwrap_or("");
+            if cron_schedule::panics(schedule) {
+                out.push("spec schedule".to_string());
+            }
             pod_spec(&mut out, "spec jobTemplate spec template spec");
         }
         ("", "Service") => under(&mut out, "spec", SERVICE),
@@ -327,11 +330,31 @@ mod tests {
             &["/spec"]
         )
         .is_empty());
-        let cron = |tz: &str| json!({"kind": "CronJob", "spec": {"timeZone": tz}});
+        // A CronJob's schedule and time zone are modelled; its template's claims are not.
+        let cron = |schedule: &str, tz: &str, claims: Value| {
+            json!({"kind": "CronJob", "spec": {"schedule": schedule, "timeZone": tz,
+                "jobTemplate": {"spec": {"template": {"spec": {"resourceClaims": claims}}}}}})
+        };
+        let before = cron("@daily", "UTC", json!([]));
+        let after = cron("61 * * * *", "Mars/Olympus", json!([]));
+        assert!(written("batch", "CronJob", false, &before, &after, &["/spec"]).is_empty());
+        let claims = cron("@daily", "UTC", json!([{"name": "c"}]));
         assert_eq!(
-            written("batch", "CronJob", false, &cron("UTC"), &cron("Mars/Olympus"), &["/spec/timeZone"]),
-            ["spec.timeZone"]
+            written("batch", "CronJob", false, &before, &claims, &["/spec/jobTemplate"]),
+            ["spec.jobTemplate.spec.template.spec.resourceClaims"]
         );
+    }
+
+    #[test]
+    fn a_cron_job_schedule_on_which_the_parser_panics_is_named() {
+        let cron = |schedule: &str| json!({"kind": "CronJob", "spec": {"schedule": schedule}});
+        let touched = ["/spec/schedule"];
+        assert_eq!(
+            written("batch", "CronJob", false, &cron("@daily"), &cron("TZ=Europe/Paris"), &touched),
+            ["spec.schedule"]
+        );
+        assert!(written("batch", "CronJob", false, &cron("@daily"), &cron("TZ=Europe/Paris 0 * * * *"), &touched)
+            .is_empty());
     }
 
     #[test]
