@@ -17,6 +17,7 @@
 //! | [`volumes`] | `core/validation`: `ValidateVolumes`, `validateVolumeSource` and the common sources' own checks, `ValidateVolumeMounts` |
 //! | [`security`] | `core/validation`: `ValidateSecurityContext`, `validatePodSpecSecurityContext` (IDs, seccomp, AppArmor, sysctls, proc mount, Windows options), host namespaces, `validateOS` |
 //! | [`scheduling`] | `core/validation`: `validateAffinity` (node and pod affinity terms), `ValidateTolerations` |
+//! | [`label_keys`] | `core/validation`: `ValidateMatchLabelKeysAndMismatchLabelKeys` (pod affinity terms, topology spread), `ValidateMatchLabelKeysInTopologySpread` (an UPDATE whose old spec fails the former); `registry/core/pod/strategy.go` `PrepareForCreate`'s merge of a Pod's label values into those selectors |
 //! | [`pod_update`] | `core/validation`: `ValidatePodUpdate` (containers neither added nor removed, only images, deadlines and tolerations change) |
 //! | [`pod_status`] | `registry/core/pod/strategy.go` `podStatusStrategy.PrepareForUpdate` and `core/validation`: `ValidatePodStatusUpdate` (conditions, nominated node, QoS class, container state transitions) |
 //! | [`workload_status`] | `registry/apps/*/strategy.go`, `registry/batch/job/strategy.go` and `registry/batch/cronjob/strategy.go`: the status strategies' `PrepareForUpdate`; `apps/validation`: `ValidateDeploymentStatusUpdate`, `ValidateReplicaSetStatusUpdate`, `ValidateStatefulSetStatusUpdate`, `ValidateDaemonSetStatusUpdate` (counts, bounds, `collisionCount`) |
@@ -60,6 +61,7 @@ pub mod job_policy;
 pub mod job_status;
 pub mod job_success_policy;
 pub mod kinds;
+pub mod label_keys;
 mod label_selector;
 pub mod namespace;
 pub mod object;

@@ -11,8 +11,8 @@ use crate::field::FieldError;
 use crate::objectmeta::{validate_create, validate_update, Refusal, Scope};
 use crate::scheduling::AffinityOptions;
 use crate::{
-    configdata, defaults, ingress, job_status, namespace, pod, pod_annotations, pod_status, pod_update, service,
-    workload_status, workloads,
+    configdata, defaults, ingress, job_status, label_keys, namespace, pod, pod_annotations, pod_status, pod_update,
+    service, workload_status, workloads,
 };
 
 /// The kinds whose spec (not only metadata) is validated here.
@@ -180,11 +180,16 @@ pub(crate) fn join(meta: Result<(), Refusal>, spec: Vec<FieldError>) -> Result<(
     }
 }
 
-/// What the registry refuses of `object` on CREATE: defaulted, then metadata and spec.
+/// What the registry refuses of `object` on CREATE: defaulted, the strategy's `PrepareForCreate`
+/// where it changes what is validated (a Service's cluster IPs, a Pod's label keys merged into its
+/// selectors), then metadata and spec.
 pub fn validate_object_create(scope: &Scope, object: &Value) -> Result<(), Refusal> {
     let mut object = defaults::defaulted_cow(scope.group, scope.kind, object);
     if (scope.group, scope.kind) == ("", "Service") {
         service::prepare_create(object.to_mut());
+    }
+    if (scope.group, scope.kind) == ("", "Pod") && label_keys::merge_changes(&object) {
+        label_keys::merge_label_keys(object.to_mut());
     }
     let meta = validate_create(scope, &object).map(|_| ());
     if let Err(r @ (Refusal::BadRequest(_) | Refusal::Conflict(_))) = meta {

@@ -16,8 +16,10 @@
 //! The pod annotations' own checks (seccomp, AppArmor, mirror pods, and their agreement with the
 //! fields) are [`crate::pod_annotations`].
 //!
-//! Not modelled: a topology spread constraint's `matchLabelKeys`, resource claims, host-port
-//! conflicts and Windows host-process pods.
+//! The label keys of affinity terms and topology spread constraints are [`crate::label_keys`]
+//! (a Pod is validated after `PrepareForCreate` merged its label values into their selectors).
+//!
+//! Not modelled: resource claims, host-port conflicts and Windows host-process pods.
 
 use serde_json::{Map, Value};
 
@@ -445,7 +447,7 @@ fn pod_spec(spec: &Value, path: &str, resource_is_pod: bool, opts: AffinityOptio
     errs.extend(pod_fields::dns_config(spec, path));
     errs.extend(pod_fields::readiness_gates(spec, path));
     errs.extend(pod_fields::scheduling_gates(spec, path));
-    errs.extend(pod_fields::topology_spread_constraints(spec, path, opts.allow_invalid_topology_spread_selector));
+    errs.extend(pod_fields::topology_spread_constraints(spec, path, opts));
     errs.extend(security::validate_host_users(spec, path));
     for key in ["serviceAccountName", "nodeName"] {
         let v = s(spec, key);

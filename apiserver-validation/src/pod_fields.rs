@@ -16,7 +16,9 @@ use crate::field::{BadValue, FieldError};
 use crate::field_formats::{dns_subdomain, str_value};
 use crate::ip::is_valid_ip;
 use crate::kinds::NameRule;
+use crate::label_keys;
 use crate::label_selector::validate_selector;
+use crate::scheduling::AffinityOptions;
 use crate::zero_values::{list, present, s};
 
 /// `MaxDNSNameservers`, `MaxDNSSearchPaths`, `MaxDNSSearchListChars`.
@@ -209,15 +211,17 @@ const NODE_INCLUSION_POLICIES: &[&str] = &["Honor", "Ignore"];
 /// `isNotPositiveErrorMsg`.
 const NOT_POSITIVE: &str = "must be greater than zero";
 
-/// `validateTopologySpreadConstraints`; `allow_invalid_selector` is
-/// `AllowInvalidTopologySpreadConstraintLabelSelector`.
-pub fn topology_spread_constraints(spec: &Value, path: &str, allow_invalid_selector: bool) -> Vec<FieldError> {
+/// `validateTopologySpreadConstraints` under `opts`
+/// (`AllowInvalidTopologySpreadConstraintLabelSelector`, `OldPodViolatesMatchLabelKeysValidation`);
+/// the match keys are [`crate::label_keys`].
+pub fn topology_spread_constraints(spec: &Value, path: &str, opts: AffinityOptions) -> Vec<FieldError> {
     let constraints = list(spec, "topologySpreadConstraints");
     let mut errs = Vec::new();
     for (i, c) in constraints.iter().enumerate() {
         let p = format!("{path}.topologySpreadConstraints[{i}]");
         errs.extend(spread_constraint(c, &constraints[i + 1..], &p));
-        if !allow_invalid_selector {
+        errs.extend(label_keys::topology_spread_keys(c, &p, opts.old_violates_match_label_keys));
+        if !opts.allow_invalid_topology_spread_selector {
             if let Some(selector) = c.get("labelSelector").filter(|l| !l.is_null()) {
                 errs.extend(validate_selector(selector, &format!("{p}.labelSelector")));
             }

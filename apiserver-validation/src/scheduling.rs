@@ -16,6 +16,7 @@ use serde_json::Value;
 use crate::content;
 use crate::field::{BadValue, FieldError};
 use crate::field_formats::str_value;
+use crate::label_keys;
 use crate::label_selector::{validate_selector, validate_selector_with};
 use crate::zero_values::{list, present, s};
 
@@ -32,17 +33,22 @@ pub struct AffinityOptions {
     pub allow_invalid_label_value_in_required_node_affinity: bool,
     /// `AllowInvalidTopologySpreadConstraintLabelSelector`: topology spread selectors unchecked.
     pub allow_invalid_topology_spread_selector: bool,
+    /// `OldPodViolatesMatchLabelKeysValidation`: topology spread match keys held to the legacy
+    /// `ValidateMatchLabelKeysInTopologySpread` (see [`crate::label_keys`]).
+    pub old_violates_match_label_keys: bool,
 }
 
 impl AffinityOptions {
     /// `GetValidationOptionsFromPodSpecAndMeta`'s selector options for an UPDATE whose old pod spec
     /// is `old` (`hasInvalidLabelValueInAffinitySelector`, `hasInvalidLabelValueInRequiredNodeAffinity`,
-    /// `hasInvalidTopologySpreadConstraintLabelSelector`).
+    /// `hasInvalidTopologySpreadConstraintLabelSelector`, and with both topology spread gates on
+    /// `hasInvalidTopologySpreadConstrainMatchLabelKeys`).
     pub fn from_old_spec(old: &Value) -> Self {
         AffinityOptions {
             allow_invalid_label_value_in_selector: has_invalid_affinity_selector(old),
             allow_invalid_label_value_in_required_node_affinity: has_invalid_required_node_affinity_value(old),
             allow_invalid_topology_spread_selector: has_invalid_topology_spread_selector(old),
+            old_violates_match_label_keys: label_keys::has_invalid_topology_spread_keys(old),
         }
     }
 }
@@ -212,7 +218,7 @@ fn node_affinity(na: &Value, opts: AffinityOptions, path: &str) -> Vec<FieldErro
     errs
 }
 
-/// `validatePodAffinityTerm`: its selectors, namespaces and a topology key.
+/// `validatePodAffinityTerm`: its selectors, namespaces, label keys and a topology key.
 fn pod_affinity_term(term: &Value, allow_invalid_label_value: bool, path: &str) -> Vec<FieldError> {
     let mut errs = pod_affinity_term_selector(term, allow_invalid_label_value, path);
     for ns in list(term, "namespaces") {
@@ -222,6 +228,7 @@ fn pod_affinity_term(term: &Value, allow_invalid_label_value: bool, path: &str) 
             errs.push(FieldError::invalid(&format!("{path}.namespace"), str_value(ns), m));
         }
     }
+    errs.extend(label_keys::pod_affinity_term_keys(term, path));
     let topology_key = s(term, "topologyKey");
     if topology_key.is_empty() {
         errs.push(FieldError::required(&format!("{path}.topologyKey"), "can not be empty"));

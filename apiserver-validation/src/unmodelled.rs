@@ -15,20 +15,11 @@ use crate::cron_schedule;
 /// is not listed: `validateImagePullSecrets` cannot refuse a decoded entry (only a name can be
 /// set), and on UPDATE its immutability is modelled.
 const POD_SPEC: &[&str] = &[
-    "topologySpreadConstraints * matchLabelKeys",
     "resourceClaims",
     "resources claims",
     "securityContext supplementalGroupsPolicy",
     "securityContext seLinuxChangePolicy",
     "securityContext windowsOptions hostProcess",
-    "affinity podAffinity requiredDuringSchedulingIgnoredDuringExecution * matchLabelKeys",
-    "affinity podAffinity requiredDuringSchedulingIgnoredDuringExecution * mismatchLabelKeys",
-    "affinity podAffinity preferredDuringSchedulingIgnoredDuringExecution * podAffinityTerm matchLabelKeys",
-    "affinity podAffinity preferredDuringSchedulingIgnoredDuringExecution * podAffinityTerm mismatchLabelKeys",
-    "affinity podAntiAffinity requiredDuringSchedulingIgnoredDuringExecution * matchLabelKeys",
-    "affinity podAntiAffinity requiredDuringSchedulingIgnoredDuringExecution * mismatchLabelKeys",
-    "affinity podAntiAffinity preferredDuringSchedulingIgnoredDuringExecution * podAffinityTerm matchLabelKeys",
-    "affinity podAntiAffinity preferredDuringSchedulingIgnoredDuringExecution * podAffinityTerm mismatchLabelKeys",
     "volumes * iscsi",
     "volumes * fc",
     "volumes * quobyte",
@@ -308,13 +299,17 @@ mod tests {
             written("batch", "Job", false, &job(1, json!([])), &job(1, json!([{"name": "c"}])), &["/spec"]),
             ["spec.template.spec.resourceClaims"]
         );
+        // A template's label keys are modelled; its supplemental groups policy is not.
         let mut with_keys = d(1);
         let spread = json!([{"maxSkew": 1, "topologyKey": "zone", "matchLabelKeys": ["app"]}]);
         with_keys["spec"]["template"]["spec"]["topologySpreadConstraints"] = spread;
-        let touched = ["/spec/template/spec/topologySpreadConstraints"];
+        let touched = ["/spec/template/spec"];
+        assert!(written("apps", "Deployment", false, &d(1), &with_keys, &touched).is_empty());
+        let mut with_policy = d(1);
+        with_policy["spec"]["template"]["spec"]["securityContext"] = json!({"supplementalGroupsPolicy": "Strict"});
         assert_eq!(
-            written("apps", "Deployment", false, &d(1), &with_keys, &touched),
-            ["spec.template.spec.topologySpreadConstraints[*].matchLabelKeys"]
+            written("apps", "Deployment", false, &d(1), &with_policy, &touched),
+            ["spec.template.spec.securityContext.supplementalGroupsPolicy"]
         );
         // A StatefulSet's own fields are modelled too.
         let sts = |claims: Value| {
