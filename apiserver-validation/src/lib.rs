@@ -31,7 +31,7 @@
 //! | [`stateful_set`] | `apps/validation`: a StatefulSet's claim templates, service name and the template `ValidateStatefulSetSpec` validates; `ValidateStatefulSetUpdate`'s options |
 //! | [`claim_spec`] | `core/validation`: `ValidatePersistentVolumeClaimSpec` (access modes, storage request, classes, volume mode, data sources) |
 //! | [`rollout`] | `apps/validation`: the Deployment, DaemonSet and StatefulSet update strategies (`ValidateDeploymentStrategy`, `ValidateRollingUpdateDeployment`, `ValidateDaemonSetUpdateStrategy`, int-or-percent rules) |
-//! | [`service`] | `core/validation`: `ValidateService`, `ValidateServiceCreate`, `ValidateServiceUpdate` (ports, type, selector, session affinity, cluster IPs, traffic policies), after the registry's fix-ups of allocated values |
+//! | [`service`] | `core/validation`: `ValidateService`, `ValidateServiceCreate`, `ValidateServiceUpdate` (ports, type, selector, session affinity, cluster IPs, external IPs, source ranges, traffic policies), after the registry's fix-ups of allocated values and its check of the cluster IPs before allocation |
 //! | [`namespace`] | `core/validation`: `ValidateNamespace` (spec finalizers), `ValidateServiceAccount` (metadata only); `SetDefaults_Namespace` |
 //! | [`ingress`] | `networking/validation`: `ValidateIngressCreate`, `ValidateIngressUpdate` (rules, paths, backends, TLS, class) |
 //! | [`configdata`] | `core/validation`: `ValidateConfigMap`, `ValidateSecret` and their updates (keys, 1 MiB) |
