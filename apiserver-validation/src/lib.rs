@@ -13,7 +13,7 @@
 //! | [`pod_annotations`] | `core/validation`: `ValidatePodSpecificAnnotations` (mirror pod, seccomp and AppArmor annotations), `validateSeccompAnnotationsAndFields`, `validateAppArmorAnnotationsAndFieldsMatchOnCreate` (after `applyAppArmorVersionSkew`), `ValidatePodSpecificAnnotationUpdates` |
 //! | [`resources`] | `core/validation`: `validateResourceRequirements` (container resources, `validateOverhead`, `validatePodResources` and `validatePodResourceConsistency`), with `component-helpers/resource` `AggregateContainerRequests` and `AggregateContainerLimits` |
 //! | [`pod_fields`] | `core/validation`: `ValidateEnvFrom`, `validatePodDNSConfig`, `validateReadinessGates`, `validateSchedulingGates`, `ValidateHostAliases`, runtime class and preemption policy |
-//! | [`ip`] | `util/validation`: `IsValidIP` (strict parse, canonical form) |
+//! | [`ip`] | `util/validation`: `IsValidIP` (strict parse, canonical form), `IsValidIPForLegacyField` and `IsValidCIDRForLegacyField` (sloppy parse, as 1.36 runs them); `core/validation` `ValidateNonSpecialIP` |
 //! | [`volumes`] | `core/validation`: `ValidateVolumes`, `validateVolumeSource` and the common sources' own checks, `ValidateVolumeMounts` |
 //! | [`security`] | `core/validation`: `ValidateSecurityContext`, `validatePodSpecSecurityContext` (IDs, seccomp, AppArmor, sysctls, proc mount, Windows options), host namespaces, `validateOS` |
 //! | [`scheduling`] | `core/validation`: `validateAffinity` (node and pod affinity terms), `ValidateTolerations` |
@@ -31,7 +31,7 @@
 //! | [`stateful_set`] | `apps/validation`: a StatefulSet's claim templates, service name and the template `ValidateStatefulSetSpec` validates; `ValidateStatefulSetUpdate`'s options |
 //! | [`claim_spec`] | `core/validation`: `ValidatePersistentVolumeClaimSpec` (access modes, storage request, classes, volume mode, data sources) |
 //! | [`rollout`] | `apps/validation`: the Deployment, DaemonSet and StatefulSet update strategies (`ValidateDeploymentStrategy`, `ValidateRollingUpdateDeployment`, `ValidateDaemonSetUpdateStrategy`, int-or-percent rules) |
-//! | [`service`] | `core/validation`: `ValidateService`, `ValidateServiceCreate`, `ValidateServiceUpdate` (ports, type, selector, session affinity, cluster IPs, traffic policies), after the registry's fix-ups of allocated values |
+//! | [`service`] | `core/validation`: `ValidateService`, `ValidateServiceCreate`, `ValidateServiceUpdate` (ports, type, selector, session affinity, cluster IPs, external IPs, source ranges, traffic policies), after the registry's fix-ups of allocated values and its check of the cluster IPs before allocation |
 //! | [`namespace`] | `core/validation`: `ValidateNamespace` (spec finalizers), `ValidateServiceAccount` (metadata only); `SetDefaults_Namespace` |
 //! | [`ingress`] | `networking/validation`: `ValidateIngressCreate`, `ValidateIngressUpdate` (rules, paths, backends, TLS, class) |
 //! | [`configdata`] | `core/validation`: `ValidateConfigMap`, `ValidateSecret` and their updates (keys, 1 MiB) |

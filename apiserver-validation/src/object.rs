@@ -182,7 +182,8 @@ pub(crate) fn join(meta: Result<(), Refusal>, spec: Vec<FieldError>) -> Result<(
 
 /// What the registry refuses of `object` on CREATE: defaulted, the strategy's `PrepareForCreate`
 /// where it changes what is validated (a Service's cluster IPs, a Pod's label keys merged into its
-/// selectors), then metadata and spec.
+/// selectors), a Service's cluster IPs as the registry checks them before it allocates, then
+/// metadata and spec.
 pub fn validate_object_create(scope: &Scope, object: &Value) -> Result<(), Refusal> {
     let mut object = defaults::defaulted_cow(scope.group, scope.kind, object);
     if (scope.group, scope.kind) == ("", "Service") {
@@ -195,11 +196,18 @@ pub fn validate_object_create(scope: &Scope, object: &Value) -> Result<(), Refus
     if let Err(r @ (Refusal::BadRequest(_) | Refusal::Conflict(_))) = meta {
         return Err(r);
     }
+    if (scope.group, scope.kind) == ("", "Service") {
+        let before_allocation = service::cluster_ips_before_allocation(&object, None);
+        if !before_allocation.is_empty() {
+            return Err(Refusal::Invalid(before_allocation));
+        }
+    }
     join(meta, spec_errors_create(scope.group, scope.kind, &object))
 }
 
-/// What the registry refuses of `object` on UPDATE of `old`: both defaulted, then metadata, the
-/// spec and the kind's update rules.
+/// What the registry refuses of `object` on UPDATE of `old`: both defaulted, a Service's cluster
+/// IPs as the registry checks them before it allocates, then metadata, the spec and the kind's
+/// update rules.
 pub fn validate_object_update(scope: &Scope, object: &Value, old: &Value) -> Result<(), Refusal> {
     let mut object = defaults::defaulted_cow(scope.group, scope.kind, object);
     let old = defaults::defaulted_cow(scope.group, scope.kind, old);
@@ -209,6 +217,12 @@ pub fn validate_object_update(scope: &Scope, object: &Value, old: &Value) -> Res
     let meta = validate_update(scope, &object, &old);
     if let Err(r @ (Refusal::BadRequest(_) | Refusal::Conflict(_))) = meta {
         return Err(r);
+    }
+    if (scope.group, scope.kind) == ("", "Service") {
+        let before_allocation = service::cluster_ips_before_allocation(&object, Some(&old));
+        if !before_allocation.is_empty() {
+            return Err(Refusal::Invalid(before_allocation));
+        }
     }
     join(meta, spec_errors_update(scope.group, scope.kind, &object, &old))
 }

@@ -14,15 +14,20 @@
 //! assigns (cluster IPs, node ports, the health-check node port, IP families) is not invented:
 //! the checks that need an allocated value are left out where the registry allocates it.
 //!
-//! Not modelled: the IP address syntax of `clusterIPs` and `externalIPs`, the CIDRs of
-//! `loadBalancerSourceRanges`, dual-stack family matching, the topology annotations and
-//! `trafficDistribution`.
+//! The IP addresses of `clusterIPs` and `externalIPs` and the CIDRs of `loadBalancerSourceRanges`
+//! (and of its annotation) are checked as 1.36 checks these legacy fields: by the sloppy parsers
+//! alone (see [`crate::ip`]). The registry checks the cluster IPs before it allocates
+//! ([`cluster_ips_before_allocation`]); a refusal there is the whole answer.
+//!
+//! Not modelled: what the allocator itself refuses (families or dual-stack the cluster is not
+//! configured for, a policy that does not fit the number of IPs or families, an address outside
+//! the service CIDRs or already taken), the topology annotations and `trafficDistribution`.
 
 use serde_json::{json, Map, Value};
 
-use crate::content;
 use crate::field::{BadValue, FieldError};
 use crate::objectmeta::{validate_labels, FIELD_IMMUTABLE};
+use crate::{content, ip};
 
 const SERVICE_TYPES: &[&str] = &["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"];
 const SESSION_AFFINITIES: &[&str] = &["ClientIP", "None"];
@@ -350,7 +355,11 @@ fn service_port(port: &Value, require_name: bool, names: &mut Vec<String>, path:
     errs
 }
 
-/// `ValidateServiceClusterIPsRelatedFields` without the IP syntax and family matching.
+/// `ValidateServiceClusterIPsRelatedFields`: `clusterIP` and `clusterIPs` in step, the families
+/// and the policy among the supported values, each cluster IP (but a lone leading `None`) an
+/// address as `IsValidIPForLegacyField` takes it, at most two of them; then, when none was
+/// refused, one address of each family and each address of the family `ipFamilies` names at its
+/// index.
 fn cluster_ips_related(spec: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if text(spec, "type") == "ExternalName" {
@@ -371,16 +380,17 @@ fn cluster_ips_related(spec: &Value) -> Vec<FieldError> {
             "must be empty when `clusterIP` is not specified",
         ));
     }
-    let mut seen: Vec<String> = Vec::new();
-    for (i, family) in strs(spec, "ipFamilies").iter().enumerate() {
+    let families = strs(spec, "ipFamilies");
+    let mut seen: Vec<&String> = Vec::new();
+    for (i, family) in families.iter().enumerate() {
         let p = format!("spec.ipFamilies[{i}]");
         if !IP_FAMILIES.contains(&family.as_str()) {
             errs.push(FieldError::not_supported(&p, BadValue::Str(family.clone()), IP_FAMILIES));
         }
-        if seen.contains(family) {
+        if seen.contains(&family) {
             errs.push(FieldError::duplicate(&p, BadValue::Str(family.clone())));
         }
-        seen.push(family.clone());
+        seen.push(family);
     }
     if let Some(policy) = spec.get("ipFamilyPolicy").and_then(Value::as_str) {
         if !IP_FAMILY_POLICIES.contains(&policy) {
@@ -391,13 +401,79 @@ fn cluster_ips_related(spec: &Value) -> Vec<FieldError> {
             ));
         }
     }
-    if ips.len() > 1 && ips[0] == "None" {
-        errs.push(FieldError::invalid("spec.clusterIPs", json_of(&ips), "'None' must be the first and only value"));
+    let mut has_invalid_ips = false;
+    for (i, value) in ips.iter().enumerate() {
+        if i == 0 && value == "None" {
+            if ips.len() > 1 {
+                has_invalid_ips = true;
+                errs.push(FieldError::invalid(
+                    "spec.clusterIPs",
+                    json_of(&ips),
+                    "'None' must be the first and only value",
+                ));
+            }
+            continue;
+        }
+        let bad = ip::is_valid_ip_for_legacy_field(&format!("spec.clusterIPs[{i}]"), value);
+        has_invalid_ips |= !bad.is_empty();
+        errs.extend(bad);
     }
     if ips.len() > 2 {
         errs.push(FieldError::invalid("spec.clusterIPs", json_of(&ips), "may only hold up to 2 values"));
     }
+    if has_invalid_ips {
+        return errs;
+    }
+    if ips.len() > 1 && !ip::is_dual_stack_ip_strings(&ips) {
+        errs.push(FieldError::invalid(
+            "spec.clusterIPs",
+            json_of(&ips),
+            "may specify no more than one IP for each IP family",
+        ));
+    }
+    if !is_headless(spec) {
+        for (i, (value, family)) in ips.iter().zip(&families).enumerate() {
+            let expected = match (family.as_str(), ip::is_ipv6_string(value)) {
+                ("IPv4", true) => "IPv4",
+                ("IPv6", false) => "IPv6",
+                _ => continue,
+            };
+            errs.push(FieldError::invalid(
+                &format!("spec.clusterIPs[{i}]"),
+                BadValue::Str(value.clone()),
+                format!("expected an {expected} value as indicated by `ipFamilies[{i}]`"),
+            ));
+        }
+    }
     errs
+}
+
+/// `isMatchingPreferDualStackClusterIPFields` (`pkg/registry/core/service/storage/alloc.go`): an
+/// update of a PreferDualStack Service of the same IP-assigned type that keeps its cluster IPs and
+/// families, for which `initIPFamilyFields` does nothing.
+fn matching_prefer_dual_stack(spec: &Value, old: &Value) -> bool {
+    let policy = |s: &Value| s.get("ipFamilyPolicy").and_then(Value::as_str).map(str::to_string);
+    policy(spec).as_deref() == Some("PreferDualStack")
+        && matches!(policy(old).as_deref(), None | Some("PreferDualStack"))
+        && text(spec, "type") == text(old, "type")
+        && matches!(text(spec, "type"), "ClusterIP" | "NodePort" | "LoadBalancer")
+        && strs(spec, "clusterIPs") == strs(old, "clusterIPs")
+        && strs(spec, "ipFamilies") == strs(old, "ipFamilies")
+}
+
+/// The registry's check of the cluster IPs before it allocates (`pkg/registry/core/service/storage`
+/// `beginCreate` / `beginUpdate`, `alloc.go` `initIPFamilyFields`: "loose pre-validation"), run
+/// before the strategy's validation: `ValidateServiceClusterIPsRelatedFields` of the prepared
+/// object, whose errors alone are the refusal (`errors.NewInvalid`). Not run for an ExternalName
+/// Service, nor for an update of a PreferDualStack Service that keeps its type, cluster IPs and
+/// families (`isMatchingPreferDualStackClusterIPFields`; `old` on update). The policy `initIPFamilyFields`
+/// infers first is always a supported one, so it changes nothing here.
+pub fn cluster_ips_before_allocation(svc: &Value, old: Option<&Value>) -> Vec<FieldError> {
+    let spec = spec(svc);
+    if old.is_some_and(|old| matching_prefer_dual_stack(spec, self::spec(old))) {
+        return Vec::new();
+    }
+    cluster_ips_related(spec)
 }
 
 /// `validateLoadBalancerClassField` (`old` on update).
@@ -464,6 +540,41 @@ fn external_traffic_policy(spec: &Value, allocated: bool) -> Vec<FieldError> {
     } else {
         for m in port_num(hc) {
             errs.push(FieldError::invalid("spec.healthCheckNodePort", BadValue::Int(hc), m));
+        }
+    }
+    errs
+}
+
+/// The annotation `loadBalancerSourceRanges` replaced (`core.AnnotationLoadBalancerSourceRangesKey`).
+const SOURCE_RANGES_ANNOTATION: &str = "service.beta.kubernetes.io/load-balancer-source-ranges";
+
+/// `ValidateService`'s source ranges: `loadBalancerSourceRanges` when it has any (each value
+/// space-trimmed, a CIDR as `IsValidCIDRForLegacyField` takes it), else the annotation (trimmed,
+/// split on commas, each part trimmed and checked at the annotation's path); either only on a
+/// LoadBalancer. The field's path is spelt `spec.LoadBalancerSourceRanges` in Go.
+fn source_ranges(svc: &Value, kind: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let ranges = strs(spec(svc), "loadBalancerSourceRanges");
+    if !ranges.is_empty() {
+        let path = "spec.LoadBalancerSourceRanges";
+        if kind != "LoadBalancer" {
+            errs.push(FieldError::forbidden(path, ONLY_LOAD_BALANCER));
+        }
+        for (i, value) in ranges.iter().enumerate() {
+            errs.extend(ip::is_valid_cidr_for_legacy_field(&format!("{path}[{i}]"), value.trim()));
+        }
+        return errs;
+    }
+    let annotation = svc.pointer("/metadata/annotations").and_then(|a| a.get(SOURCE_RANGES_ANNOTATION));
+    let Some(value) = annotation.and_then(Value::as_str) else { return errs };
+    let path = format!("metadata.annotations[{SOURCE_RANGES_ANNOTATION}]");
+    if kind != "LoadBalancer" {
+        errs.push(FieldError::forbidden(&path, ONLY_LOAD_BALANCER));
+    }
+    let value = value.trim();
+    if !value.is_empty() {
+        for part in value.split(',') {
+            errs.extend(ip::is_valid_cidr_for_legacy_field(&path, part.trim()));
         }
     }
     errs
@@ -539,6 +650,15 @@ fn validate_service(svc: &Value, hc_allocated: bool) -> Vec<FieldError> {
         }
     }
     errs.extend(cluster_ips_related(spec));
+    for (i, value) in strs(spec, "externalIPs").iter().enumerate() {
+        let path = format!("spec.externalIPs[{i}]");
+        let bad = ip::is_valid_ip_for_legacy_field(&path, value);
+        if bad.is_empty() {
+            errs.extend(ip::validate_non_special_ip(&path, value));
+        } else {
+            errs.extend(bad);
+        }
+    }
     if kind.is_empty() {
         errs.push(FieldError::required("spec.type", ""));
     } else if !SERVICE_TYPES.contains(&kind) {
@@ -579,9 +699,7 @@ fn validate_service(svc: &Value, hc_allocated: bool) -> Vec<FieldError> {
         }
         seen.push(key);
     }
-    if !items(spec, "loadBalancerSourceRanges").is_empty() && kind != "LoadBalancer" {
-        errs.push(FieldError::forbidden("spec.LoadBalancerSourceRanges", ONLY_LOAD_BALANCER));
-    }
+    errs.extend(source_ranges(svc, kind));
     if present(spec, "allocateLoadBalancerNodePorts") && kind != "LoadBalancer" {
         errs.push(FieldError::forbidden("spec.allocateLoadBalancerNodePorts", ONLY_LOAD_BALANCER));
     }
@@ -855,5 +973,48 @@ mod tests {
             texts(&validate_service_create(&bad)),
             ["spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'"]
         );
+    }
+
+    #[test]
+    fn cluster_ips_are_matched_to_their_families_once_all_parse() {
+        let with = |ips: Value, families: Value| {
+            svc(json!({"clusterIP": ips[0], "clusterIPs": ips, "ipFamilies": families, "ports": [{"port": 80}]}))
+        };
+        let good = with(json!(["10.0.0.1", "2001:db8::1"]), json!(["IPv4", "IPv6"]));
+        assert!(cluster_ips_before_allocation(&good, None).is_empty());
+        let swapped = with(json!(["10.0.0.1", "2001:db8::1"]), json!(["IPv6", "IPv4"]));
+        assert_eq!(
+            texts(&cluster_ips_before_allocation(&swapped, None)),
+            [
+                "spec.clusterIPs[0]: Invalid value: \"10.0.0.1\": expected an IPv6 value as indicated by `ipFamilies[0]`",
+                "spec.clusterIPs[1]: Invalid value: \"2001:db8::1\": expected an IPv4 value as indicated by `ipFamilies[1]`"
+            ]
+        );
+        // An address that does not parse stops the checks: no family or dual-stack error follows.
+        let bad = with(json!(["10.0.0.1", "2001:db8::g"]), json!(["IPv6", "IPv4"]));
+        assert_eq!(
+            texts(&cluster_ips_before_allocation(&bad, None)),
+            ["spec.clusterIPs[1]: Invalid value: \"2001:db8::g\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"]
+        );
+        // ExternalName Services are not checked here.
+        let external = svc(
+            json!({"type": "ExternalName", "externalName": "a.example.com", "clusterIP": "x", "clusterIPs": ["x"]}),
+        );
+        assert!(cluster_ips_before_allocation(&external, None).is_empty());
+    }
+
+    #[test]
+    fn an_unchanged_prefer_dual_stack_update_skips_the_check_before_allocation() {
+        let with = |policy: &str| {
+            svc(json!({"clusterIP": "10.0.0.1", "clusterIPs": ["10.0.0.1", "10.0.0.2"], "ipFamilyPolicy": policy,
+                       "ports": [{"port": 80}]}))
+        };
+        let old = with("PreferDualStack");
+        assert!(cluster_ips_before_allocation(&with("PreferDualStack"), Some(&old)).is_empty());
+        let refusal = ["spec.clusterIPs: Invalid value: [\"10.0.0.1\",\"10.0.0.2\"]: may specify no more than one IP for each IP family"];
+        assert_eq!(texts(&cluster_ips_before_allocation(&with("RequireDualStack"), Some(&old))), refusal);
+        assert_eq!(texts(&cluster_ips_before_allocation(&with("PreferDualStack"), None)), refusal);
+        // ValidateService still runs the check on such an update.
+        assert_eq!(texts(&validate_service_update(&with("PreferDualStack"), &old)), refusal);
     }
 }

@@ -68,9 +68,8 @@ const REPLICAS_STATUS: &[&str] = &["terminatingReplicas"];
 /// Of every kind's metadata.
 const METADATA: &[&str] = &["managedFields"];
 
-/// Of a Service's spec (`ValidateService`: IP syntax and families).
-const SERVICE: &[&str] =
-    &["clusterIP", "clusterIPs", "externalIPs", "loadBalancerSourceRanges", "ipFamilies", "trafficDistribution"];
+/// Of a Service's spec (`validateServiceTrafficDistribution`).
+const SERVICE: &[&str] = &["trafficDistribution"];
 
 /// Of an Ingress's spec (a resource backend's own fields).
 const INGRESS: &[&str] = &["defaultBackend resource", "rules * http paths * backend resource"];

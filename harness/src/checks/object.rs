@@ -486,9 +486,20 @@ mod tests {
             json!([{"op": "remove", "path": "/spec/clusterIPs"}, {"op": "remove", "path": "/spec/clusterIP"}]),
         );
         assert_eq!(dropped, Check::Pass);
-        let changed = judge(&c, json!([{"op": "replace", "path": "/spec/clusterIPs", "value": ["10.96.0.11"]}]));
+        let changed = judge(
+            &c,
+            json!([{"op": "replace", "path": "/spec/clusterIPs", "value": ["10.96.0.11"]},
+                   {"op": "replace", "path": "/spec/clusterIP", "value": "10.96.0.11"}]),
+        );
         assert!(apiserver_says(&changed)
             .contains("spec.clusterIPs[0]: Invalid value: [\"10.96.0.11\"]: may not change once set"));
+        // clusterIPs alone out of step with clusterIP: the registry refuses it before it allocates,
+        // and that refusal is the whole answer.
+        let out_of_step = judge(&c, json!([{"op": "replace", "path": "/spec/clusterIPs", "value": ["10.96.0.11"]}]));
+        assert_eq!(
+            apiserver_says(&out_of_step),
+            "Service \"web\" is invalid: spec.clusterIPs: Invalid value: [\"10.96.0.11\"]: first value must match `clusterIP`"
+        );
     }
 
     fn stored_pod() -> Value {
