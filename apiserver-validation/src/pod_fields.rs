@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::content::{self, env_var_name};
 use crate::field::{BadValue, FieldError};
 use crate::field_formats::{dns_subdomain, str_value};
-use crate::ip::is_valid_ip;
+use crate::ip::is_valid_ip_for_legacy_field;
 use crate::kinds::NameRule;
 use crate::label_keys;
 use crate::label_selector::validate_selector;
@@ -134,7 +134,7 @@ pub fn dns_config(spec: &Value, path: &str) -> Vec<FieldError> {
         errs.push(FieldError::invalid(&np, strings_json(nameservers), detail));
     }
     for (i, ns) in nameservers.iter().enumerate() {
-        errs.extend(is_valid_ip(&format!("{np}[{i}]"), ns.as_str().unwrap_or("")));
+        errs.extend(is_valid_ip_for_legacy_field(&format!("{np}[{i}]"), ns.as_str().unwrap_or("")));
     }
     errs.extend(searches(list(config, "searches"), &format!("{p}.searches")));
     for (i, option) in list(config, "options").iter().enumerate() {
@@ -176,7 +176,7 @@ pub fn host_aliases(spec: &Value, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for (i, alias) in list(spec, "hostAliases").iter().enumerate() {
         let p = format!("{path}.hostAliases[{i}]");
-        errs.extend(is_valid_ip(&format!("{p}.ip"), s(alias, "ip")));
+        errs.extend(is_valid_ip_for_legacy_field(&format!("{p}.ip"), s(alias, "ip")));
         for (j, host) in list(alias, "hostnames").iter().enumerate() {
             errs.extend(dns_subdomain(host.as_str().unwrap_or(""), &format!("{p}.hostnames[{j}]")));
         }
