@@ -105,9 +105,8 @@ fn the_replay_command_reproduces_the_request() {
     let curl = uid["breaches"][0]["curl"].as_str().unwrap().to_string();
     assert!(curl.contains(&tls.join("ca.pem").display().to_string()), "{curl}");
     // Start the same defect again on a port of our own and replay against it.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let mut server = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
-        .args(["reference-webhook", "--defect", "wrong-uid", "--port", &port.to_string()])
+        .args(["reference-webhook", "--defect", "wrong-uid", "--port", "0"])
         .arg("--cert")
         .arg(tls.join("tls.crt"))
         .arg("--key")
@@ -118,6 +117,7 @@ fn the_replay_command_reproduces_the_request() {
     let mut line = String::new();
     std::io::BufRead::read_line(&mut std::io::BufReader::new(server.stdout.as_mut().unwrap()), &mut line).unwrap();
     assert!(line.starts_with("listening on"), "{line}");
+    let port = line.trim().rsplit(':').next().unwrap().to_string();
     let old_port = curl.split(".svc:").nth(1).and_then(|s| s.split(['/', ':']).next()).unwrap().to_string();
     let replay = curl.replace(&format!(":{old_port}"), &format!(":{port}")).replace("curl ", "curl -sS --max-time 10 ");
     let out = Command::new("sh").arg("-c").arg(&replay).output().unwrap();

@@ -454,16 +454,20 @@ fn run_against_a_url_interrupted_while_requests_are_in_flight() {
     let dir = tempfile::tempdir().unwrap();
     let names = webhook_harness::tls::ServingNames::for_service("reference-webhook", "conformance");
     let tls = webhook_harness::tls::TlsMaterial::generate(&names, Some(&dir.path().join("tls"))).unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    // Port 0: the webhook binds a port of its own and says which (a port found free and released
+    // here could be taken by another test's connection before the webhook binds it).
     let mut server = Command::new(bin())
-        .args(["reference-webhook", "--defect", "hang", "--port", &port.to_string(), "--cert"])
+        .args(["reference-webhook", "--defect", "hang", "--port", "0", "--cert"])
         .arg(tls.cert_path())
         .arg("--key")
         .arg(tls.key_path())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
+    let mut line = String::new();
+    BufReader::new(server.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let port: u16 = line.trim().rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or_else(|| panic!("{line}"));
     let url = format!("https://localhost:{port}");
     let run = Run::start_with(&["run", "--duration", "10m"], Target::Url(&url, &tls.ca_path()));
     let cli = run.child.id();

@@ -1,10 +1,14 @@
 //! Loopback ports for the command targets the suite starts.
 //!
-//! A port is found by binding port 0 and closing the socket again; the command then binds the port
-//! itself. Once closed, the port is free again, and the kernel may hand the same one to the next
-//! caller: two targets started at once by this process (parallel tests of a Rust webhook author,
-//! say) would then both be told to listen on it, and one of them would fail to start. Ports are
-//! therefore handed out at most once among the last [`REMEMBERED`] handed out by this process.
+//! A port is chosen and checked free by binding it and closing the socket again; the command then
+//! binds the port itself. Between the two, another socket may take it. The kernel hands out ports
+//! from its ephemeral range (`net.ipv4.ip_local_port_range`) to every `bind` of port 0 and every
+//! outgoing connection of every process, so a port chosen there can be taken by any connection made
+//! meanwhile (a parallel test's client, say), and the command then fails with "Address already in
+//! use". Ports are therefore chosen below that range, where the kernel hands out nothing by
+//! itself, when the range leaves room (see [`chosen_range`]); and at most once among the last
+//! [`REMEMBERED`] handed out by this process, so two targets started at once (parallel tests of a
+//! Rust webhook author) are never told to listen on the same one.
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -16,10 +20,48 @@ const ATTEMPTS: usize = 64;
 
 static HANDED_OUT: Mutex<VecDeque<u16>> = Mutex::new(VecDeque::new());
 
+/// How many ports below the ephemeral range are chosen from.
+const SPAN: u16 = 16384;
+/// The lowest port chosen: ports below are often those of well-known services.
+const LOWEST: u16 = 1024;
+
 /// A free TCP port on loopback that this process has not handed out recently.
 pub(crate) fn free_port() -> std::io::Result<u16> {
     let mut book = HANDED_OUT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    first_new(&mut book, kernel_port)
+    match chosen_range(ephemeral_low()) {
+        Some(range) => first_new(&mut book, || bound_in(range.clone()).map_or_else(kernel_port, Ok)),
+        None => first_new(&mut book, kernel_port),
+    }
+}
+
+/// The lowest port of the kernel's ephemeral range, where it can be read.
+fn ephemeral_low() -> Option<u16> {
+    let text = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
+/// The ports chosen from: the [`SPAN`] ports just below the ephemeral range starting at `low`, from
+/// [`LOWEST`] up; `None` (let the kernel choose) when the range is unknown or leaves under 1024.
+fn chosen_range(low: Option<u16>) -> Option<std::ops::Range<u16>> {
+    let low = low?;
+    let start = low.saturating_sub(SPAN).max(LOWEST);
+    (low > start && low - start >= 1024).then_some(start..low)
+}
+
+/// A port of `range` that binds on loopback now, if one of a few random ones does (random, so
+/// that processes choosing at once choose apart).
+fn bound_in(range: std::ops::Range<u16>) -> Option<u16> {
+    use std::hash::{BuildHasher, Hasher};
+    // Each RandomState is keyed afresh from the OS: its hash of nothing is a random number.
+    let width = u64::from(range.end - range.start);
+    for _ in 0..8 {
+        let random = std::collections::hash_map::RandomState::new().build_hasher().finish();
+        let port = range.start + (random % width) as u16;
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return Some(port);
+        }
+    }
+    None
 }
 
 /// Port 0 bound on loopback and released: the port the kernel chose.
@@ -53,6 +95,27 @@ mod tests {
     fn offers(ports: &[u16]) -> impl FnMut() -> std::io::Result<u16> + '_ {
         let mut it = ports.iter();
         move || Ok(*it.next().expect("enough offers"))
+    }
+
+    #[test]
+    fn ports_are_chosen_below_the_ephemeral_range_where_it_leaves_room() {
+        assert_eq!(chosen_range(Some(32768)), Some(16384..32768));
+        assert_eq!(chosen_range(Some(10000)), Some(1024..10000));
+        // Too little room below, or the range unknown: the kernel chooses.
+        assert_eq!(chosen_range(Some(1500)), None);
+        assert_eq!(chosen_range(Some(1024)), None);
+        assert_eq!(chosen_range(None), None);
+    }
+
+    #[test]
+    fn a_chosen_port_is_free_and_outside_the_ephemeral_range() {
+        let Some(range) = chosen_range(ephemeral_low()) else { return };
+        let port = free_port().unwrap();
+        assert!(range.contains(&port), "{port} not in {range:?}");
+        // Held by a listener, no port of a one-port range binds.
+        let held = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let p = held.local_addr().unwrap().port();
+        assert_eq!(bound_in(p..p + 1), None);
     }
 
     #[test]
