@@ -21,7 +21,7 @@
 //!
 //! Not modelled: what the allocator itself refuses (families or dual-stack the cluster is not
 //! configured for, a policy that does not fit the number of IPs or families, an address outside
-//! the service CIDRs or already taken), the topology annotations and `trafficDistribution`.
+//! the service CIDRs or already taken) and the topology annotations.
 
 use serde_json::{json, Map, Value};
 
@@ -722,7 +722,21 @@ fn validate_service(svc: &Value, hc_allocated: bool) -> Vec<FieldError> {
         }
         _ => {}
     }
+    errs.extend(traffic_distribution(spec));
     errs
+}
+
+/// The values of `spec.trafficDistribution`, in Go's order (`PreferSameTrafficDistribution` GA and
+/// locked on since 1.35, so all three).
+const TRAFFIC_DISTRIBUTIONS: &[&str] = &["PreferClose", "PreferSameZone", "PreferSameNode"];
+
+/// `validateServiceTrafficDistribution`, the last check of `validateService`: a value that is set
+/// (even empty) is one of [`TRAFFIC_DISTRIBUTIONS`]; an old value is not kept on UPDATE either.
+fn traffic_distribution(spec: &Value) -> Option<FieldError> {
+    let value = spec.get("trafficDistribution").and_then(Value::as_str)?;
+    (!TRAFFIC_DISTRIBUTIONS.contains(&value)).then(|| {
+        FieldError::not_supported("spec.trafficDistribution", BadValue::Str(value.into()), TRAFFIC_DISTRIBUTIONS)
+    })
 }
 
 /// `ValidateServiceCreate` without the metadata.

@@ -68,9 +68,6 @@ const REPLICAS_STATUS: &[&str] = &["terminatingReplicas"];
 /// Of every kind's metadata.
 const METADATA: &[&str] = &["managedFields"];
 
-/// Of a Service's spec (`validateServiceTrafficDistribution`).
-const SERVICE: &[&str] = &["trafficDistribution"];
-
 /// Of an Ingress's spec (a resource backend's own fields).
 const INGRESS: &[&str] = &["defaultBackend resource", "rules * http paths * backend resource"];
 
@@ -110,7 +107,6 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value) -> Vec<String
             }
             pod_spec(&mut out, "spec jobTemplate spec template spec");
         }
-        ("", "Service") => under(&mut out, "spec", SERVICE),
         ("networking.k8s.io", "Ingress") => under(&mut out, "spec", INGRESS),
         // The keys a typed Secret must hold (`ValidateSecret`'s switch on the type) are not modelled.
         ("", "Secret") if !matches!(object.get("type").and_then(Value::as_str), None | Some("" | "Opaque")) => {
