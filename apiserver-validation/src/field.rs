@@ -177,7 +177,7 @@ pub fn go_quote(s: &str) -> String {
             '\t' => out.push_str("\\t"),
             '\x0b' => out.push_str("\\v"),
             c if (c as u32) < 0x20 || c == '\x7f' => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c if c.is_control() => {
+            c if !go_is_print(c) => {
                 if (c as u32) <= 0xffff {
                     out.push_str(&format!("\\u{:04x}", c as u32))
                 } else {
@@ -189,6 +189,24 @@ pub fn go_quote(s: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// Go's `unicode.IsPrint` (and `strconv.IsPrint`): letters, marks, numbers, punctuation, symbols
+/// and the ASCII space; not the other spaces, control, format, private-use or unassigned runes.
+pub fn go_is_print(c: char) -> bool {
+    use unicode_general_category::{get_general_category, GeneralCategory as G};
+    c == ' '
+        || !matches!(
+            get_general_category(c),
+            G::Control
+                | G::Format
+                | G::Surrogate
+                | G::PrivateUse
+                | G::Unassigned
+                | G::SpaceSeparator
+                | G::LineSeparator
+                | G::ParagraphSeparator
+        )
 }
 
 /// A Go string as `json.Marshal` writes it (what `ErrorBody` prints for a named string type such as

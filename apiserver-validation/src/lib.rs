@@ -5,6 +5,7 @@
 //! |---|---|
 //! | [`content`] | `util/validation` and `api/validate/content`: `IsDNS1123Label`, `IsDNS1123Subdomain`, `IsDNS1035Label`, `IsQualifiedName` (`IsLabelKey`), `IsValidLabelValue`, with their messages |
 //! | [`field`] | `util/validation/field`: `field.Error` and its `Error()` text, `ErrorList.ToAggregate`, and `errors.NewInvalid`'s message |
+//! | [`managed_fields`] | `fieldmanager/admission.go` and `managedfields.ValidateManagedFields` (`DecodeManagedFields`, structured-merge-diff's field-set reader): the managedFields the apiserver puts back after mutating admission; meta/v1 `ValidateManagedFields` |
 //! | [`objectmeta`] | `api/validation/objectmeta.go`: `ValidateObjectMeta`, `ValidateObjectMetaUpdate`, `ValidateAnnotations`, `ValidateOwnerReferences`, `ValidateFinalizers`; `apis/meta/v1/validation`: `ValidateLabels` |
 //! | [`kinds`] | which name rule (`NameIsDNSSubdomain`, `NameIsDNSLabel`, …) each kind's validation passes |
 //! | [`defaults`] | `core/v1/defaults.go`: the `SetDefaults_*` the decoder applies before validation |
@@ -63,6 +64,7 @@ pub mod job_success_policy;
 pub mod kinds;
 pub mod label_keys;
 mod label_selector;
+pub mod managed_fields;
 pub mod namespace;
 pub mod object;
 pub mod objectmeta;

@@ -6,7 +6,9 @@
 //!
 //! Labels, annotations and the like are walked in the object's key order; Go walks a map in random
 //! order, so with several bad keys the apiserver's list may come in another order.
-//! `managedFields` (`ValidateManagedFields`) is not modelled.
+//! `managedFields` are validated by [`crate::managed_fields::validate`] as they are given: a caller
+//! judging what mutating admission left puts back the entries the apiserver puts back first
+//! ([`crate::managed_fields::decode_error`]).
 
 use std::borrow::Cow;
 
@@ -255,7 +257,7 @@ fn validate_kube_finalizers(finalizers: &[String], path: &str) -> Vec<FieldError
 }
 
 /// `validateObjectMetaAccessorWithOptsCommon`: namespace, generation, labels, annotations, owner
-/// references, finalizers.
+/// references, finalizers, managedFields.
 fn common(meta: &Map<String, Value>, namespaced: bool) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let namespace = str_of(meta, "namespace");
@@ -283,6 +285,8 @@ fn common(meta: &Map<String, Value>, namespaced: bool) -> Vec<FieldError> {
     let refs = meta.get("ownerReferences").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
     errs.extend(validate_owner_references(refs, "metadata.ownerReferences"));
     errs.extend(validate_finalizers(&strings(meta, "finalizers"), "metadata.finalizers"));
+    let managed = meta.get("managedFields").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    errs.extend(crate::managed_fields::validate(managed));
     errs
 }
 

@@ -134,6 +134,8 @@ defects! {
         "mutate: denies CREATE/UPDATE requests and still includes a patch";
     CustomResourcePrunedField = "custom-resource-pruned-field", "object.pruned",
         "mutate: writes `spec.conformanceInjected: true` into a custom resource, a field its CRD's schema does not specify: the apiserver prunes it and the mutation is lost";
+    ManagedFieldsWithoutType = "managed-fields-without-type", "object.managed-fields",
+        "mutate: records its write in a metadata.managedFields entry without fieldsType, which the field manager cannot decode: the apiserver puts back the managedFields from before admission and warns the client, so the entry never reaches storage";
     StatusSpecWrite = "status-spec-write", "object.status-reset",
         "mutate: injects its sidecar on an UPDATE of a pod's /status too, a write into the spec that the pod status strategy puts back from the stored pod (podStatusStrategy.PrepareForUpdate): the container is dropped without an error";
     // Properties over generated requests (`webhook-conformance fuzz`): every single answer is
@@ -169,6 +171,7 @@ impl Defect {
             | Defect::BadAuditKey
             | Defect::PatchWithDenial
             | Defect::CustomResourcePrunedField
+            | Defect::ManagedFieldsWithoutType
             | Defect::StatusSpecWrite
             | Defect::RandomAnnotation
             | Defect::NoMutationOnDryRun => "WARN",

@@ -42,6 +42,8 @@ pub const NEGATIVE_RUN_AS_USER: i64 = -1;
 pub const CALLS_ANNOTATION: &str = "conformance.example/calls";
 /// The annotation with a random value under the `random-annotation` defect.
 pub const TOKEN_ANNOTATION: &str = "conformance.example/token";
+/// The manager of the managedFields entry of `--defect managed-fields-without-type`.
+pub const MANAGER: &str = "reference-webhook";
 
 /// Escapes one JSON Pointer reference token (RFC 6901): `~` → `~0`, `/` → `~1`.
 pub fn escape_token(token: &str) -> String {
@@ -209,6 +211,18 @@ pub fn patch_ops(request: &Value, defect: Option<Defect>) -> Vec<Value> {
         &annotations,
         MapStyle { unescaped: defect == Some(Defect::UnescapedSlash), ..MapStyle::default() },
     ));
+
+    if defect == Some(Defect::ManagedFieldsWithoutType) {
+        let entries = meta.get("managedFields").and_then(Value::as_array);
+        let recorded = entries.is_some_and(|e| e.iter().any(|m| m.get("manager") == Some(&json!(MANAGER))));
+        // No fieldsType: the field manager cannot decode the entry.
+        let entry = json!({"manager": MANAGER, "operation": "Update", "apiVersion": object.get("apiVersion").cloned().unwrap_or(json!("v1")), "fieldsV1": {"f:metadata": {"f:labels": {}}}});
+        match entries {
+            _ if recorded => {}
+            Some(_) => ops.push(json!({"op": "add", "path": "/metadata/managedFields/-", "value": entry})),
+            None => ops.push(json!({"op": "add", "path": "/metadata/managedFields", "value": [entry]})),
+        }
+    }
 
     let operation = request.get("operation").and_then(Value::as_str);
     if object.get("kind").and_then(Value::as_str) == Some("Deployment")

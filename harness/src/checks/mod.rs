@@ -2,7 +2,7 @@
 //!
 //! | kind | module | judges |
 //! |---|---|---|
-//! | exchange | [`transport`], [`review`], [`patch`], [`denial`], [`object`], [`custom_resource`] (kubectl's line: [`kubectl`]) | one [`Exchange`] |
+//! | exchange | [`transport`], [`review`], [`patch`], [`denial`], [`object`], [`managed_fields`], [`custom_resource`] (kubectl's line: [`kubectl`]) | one [`Exchange`] |
 //! | property | [`property`] | the [`Observation`] of one request's calls |
 //! | manifest | [`manifest`] | one webhook's configuration |
 //! | case | [`case`] | a case's outcome |
@@ -16,6 +16,7 @@ mod denial;
 mod dropped;
 mod http_status;
 mod kubectl;
+mod managed_fields;
 pub(crate) mod manifest;
 mod media_type;
 mod object;
@@ -35,6 +36,7 @@ pub(crate) use denial::{
     audit_keys, code as denial_code, message as denial_message, no_patch as denial_no_patch, warnings,
 };
 pub(crate) use kubectl::{kubectl_internal_error, stuck_controller};
+pub(crate) use managed_fields::reset as object_managed_fields;
 pub(crate) use object::{
     status_reset as object_status_reset, unjudged as object_unjudged, unmodelled_note as object_unmodelled_note,
     valid as object_valid,

@@ -94,6 +94,9 @@ pub(crate) fn valid(x: &Exchange) -> Check {
         (before, reapplied)
     };
     let patched = reapplied.as_ref().unwrap_or(patched);
+    // The admission wrapper puts back managedFields that do not decode (object.managed-fields).
+    let kept = super::managed_fields::put_back(&before, patched);
+    let patched = kept.as_ref();
     if x.case.schema.is_some() {
         return super::custom_resource::valid(x, &scope, patched);
     }
@@ -454,6 +457,37 @@ mod tests {
         // A container injected without its defaults: the patched object is defaulted before validation.
         let sidecar = json!([{"op": "add", "path": "/spec/containers/-", "value": {"name": "s", "image": "s:1"}}]);
         assert_eq!(judge(&c, sidecar), Check::Pass);
+    }
+
+    /// managedFields a patch leaves that do not decode are put back by the apiserver: WARN
+    /// `object.managed-fields`, and `object.valid` judges the object with the old ones (passing);
+    /// entries that decode but name a manager the registry refuses FAIL `object.valid`.
+    #[test]
+    fn managed_fields_that_do_not_decode_warn_and_a_refused_manager_fails() {
+        let entry = |manager: &str| json!({"manager": manager, "operation": "Update", "apiVersion": "v1", "fieldsType": "FieldsV1", "fieldsV1": {"f:metadata": {}}});
+        let meta = json!({"name": "web", "namespace": "default", "managedFields": [entry("kubectl")]});
+        let c = case(Operation::Create, pod(meta), Value::Null);
+        let reset = |ops: Value| judge_by(super::super::managed_fields::reset, &c, ops);
+        let untyped = json!([{"op": "add", "path": "/metadata/managedFields/-", "value": {"manager": "hook", "operation": "Update", "apiVersion": "v1"}}]);
+        let Check::Violated(v) = reset(untyped.clone()) else { panic!("{:?}", reset(untyped)) };
+        assert!(v.detail.contains("missing fieldsType in managed fields entry 1"), "{}", v.detail);
+        assert!(v.detail.contains(".metadata.managedFields was in an invalid state after admission"), "{}", v.detail);
+        assert_eq!(judge(&c, untyped), Check::Pass);
+        // An operation the registry would refuse is put back before it validates.
+        let patch_op = json!([{"op": "add", "path": "/metadata/managedFields/0/operation", "value": "Patch"}]);
+        assert!(matches!(reset(patch_op.clone()), Check::Violated(_)));
+        assert_eq!(judge(&c, patch_op), Check::Pass, "validated with the entries put back");
+        let named = json!([{"op": "add", "path": "/metadata/managedFields/-", "value": entry("hook")}]);
+        assert_eq!(reset(named.clone()), Check::Pass);
+        assert_eq!(judge(&c, named), Check::Pass);
+        let cleared = json!([{"op": "remove", "path": "/metadata/managedFields"}]);
+        assert_eq!(reset(cleared), Check::Pass, "no managedFields decode");
+        let long = json!([{"op": "add", "path": "/metadata/managedFields/-", "value": entry(&"m".repeat(129))}]);
+        assert_eq!(reset(long.clone()), Check::Pass, "the manager is not read by the decoder");
+        assert_eq!(
+            apiserver_says(&judge(&c, long)),
+            "Pod \"web\" is invalid: metadata.managedFields[1].manager: Too long: may not be more than 128 bytes"
+        );
     }
 
     /// A Service's spec is validated: a port beyond 65535 added by the patch FAILs; on UPDATE a
