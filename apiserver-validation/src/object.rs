@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::field::FieldError;
 use crate::objectmeta::{validate_create, validate_update, Refusal, Scope};
-use crate::scheduling::AffinityOptions;
+use crate::scheduling::PodOptions;
 use crate::{
     configdata, defaults, ingress, job_status, label_keys, namespace, pod, pod_annotations, pod_status, pod_update,
     service, workload_status, workloads,
@@ -130,7 +130,7 @@ fn spec_errors_update(group: &str, kind: &str, object: &Value, old: &Value) -> V
     match (group, kind) {
         ("", "Pod") => {
             let old_spec = old.get("spec").unwrap_or(&Value::Null);
-            let mut errs = pod::validate_pod(object, AffinityOptions::from_old_spec(old_spec));
+            let mut errs = pod::validate_pod(object, PodOptions::from_old_spec(old_spec));
             // ValidatePodSpecificAnnotationUpdates, which ends with ValidatePodSpecificAnnotations
             // again (its repeats are dropped by ToAggregate).
             errs.extend(pod_annotations::pod_specific_annotation_updates(object.get("metadata"), old.get("metadata")));

@@ -31,7 +31,7 @@ use crate::objectmeta::validate_labels;
 use crate::pod_annotations;
 use crate::pod_fields;
 use crate::resources;
-use crate::scheduling::{self, AffinityOptions};
+use crate::scheduling::{self, PodOptions};
 use crate::security;
 use crate::volumes::{validate_volume_mounts, validate_volumes, ValidVolume};
 use crate::zero_values::{list, present, s};
@@ -315,12 +315,12 @@ fn container_common(c: &Value, volumes: &[ValidVolume<'_>], host_users: bool, pa
 
 /// `ValidatePodSpec` at `path` (`spec.template.spec` of a workload: a template's host port may
 /// be 0 under `hostNetwork`) under the affinity options `opts`.
-pub fn validate_pod_spec(spec: &Value, opts: AffinityOptions, path: &str) -> Vec<FieldError> {
+pub fn validate_pod_spec(spec: &Value, opts: PodOptions, path: &str) -> Vec<FieldError> {
     pod_spec(spec, path, false, opts)
 }
 
 /// `ValidatePodSpec`; `resource_is_pod` is `PodValidationOptions.ResourceIsPod`.
-fn pod_spec(spec: &Value, path: &str, resource_is_pod: bool, opts: AffinityOptions) -> Vec<FieldError> {
+fn pod_spec(spec: &Value, path: &str, resource_is_pod: bool, opts: PodOptions) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if !present(spec, "terminationGracePeriodSeconds") {
         errs.push(FieldError::required(&format!("{path}.terminationGracePeriodSeconds"), ""));
@@ -442,12 +442,13 @@ fn pod_spec(spec: &Value, path: &str, resource_is_pod: bool, opts: AffinityOptio
         let pairs: Vec<(&str, &str)> = selector.iter().map(|(k, v)| (k.as_str(), v.as_str().unwrap_or(""))).collect();
         errs.extend(validate_labels(&pairs, &format!("{path}.nodeSelector")));
     }
-    errs.extend(security::validate_pod_security_context(spec, path));
+    errs.extend(security::validate_pod_security_context(spec, path, opts));
     errs.extend(scheduling::validate_affinity(spec, opts, path));
     errs.extend(pod_fields::dns_config(spec, path));
     errs.extend(pod_fields::readiness_gates(spec, path));
     errs.extend(pod_fields::scheduling_gates(spec, path));
     errs.extend(pod_fields::topology_spread_constraints(spec, path, opts));
+    errs.extend(security::windows_host_process(spec, path));
     errs.extend(security::validate_host_users(spec, path));
     for key in ["serviceAccountName", "nodeName"] {
         let v = s(spec, key);
@@ -499,7 +500,7 @@ fn image_whitespace(c: &Value, path: &str) -> Vec<FieldError> {
 /// `validatePodMetadataAndSpec` without `ValidateObjectMeta`: `ValidatePodSpecificAnnotations`
 /// ([`pod_annotations`]), the spec (under `opts`), then the pod-only image check of containers and
 /// init containers.
-pub fn validate_pod(pod: &Value, opts: AffinityOptions) -> Vec<FieldError> {
+pub fn validate_pod(pod: &Value, opts: PodOptions) -> Vec<FieldError> {
     let spec = pod.get("spec").unwrap_or(&Value::Null);
     let mut errs =
         pod_annotations::validate_pod_specific_annotations(pod.get("metadata"), spec, "metadata.annotations");
@@ -515,7 +516,7 @@ pub fn validate_pod(pod: &Value, opts: AffinityOptions) -> Vec<FieldError> {
 /// `ValidatePodCreate` without `ValidateObjectMeta`, on the pod `PrepareForCreate` left
 /// (`applyAppArmorVersionSkew`, see [`pod_annotations`]).
 pub fn validate_pod_create(pod: &Value) -> Vec<FieldError> {
-    let mut errs = validate_pod(pod, AffinityOptions::default());
+    let mut errs = validate_pod(pod, PodOptions::default());
     let spec = pod.get("spec").unwrap_or(&Value::Null);
     if !list(spec, "ephemeralContainers").is_empty() {
         errs.push(FieldError::forbidden("spec.ephemeralContainers", "cannot be set on create"));
@@ -543,11 +544,11 @@ mod tests {
             "ephemeralContainers": [{"name": "debug", "image": "d:1", "imagePullPolicy": "IfNotPresent",
                                      "terminationMessagePolicy": "File",
                                      "volumeMounts": [{"name": "data", "mountPath": "/data"}]}]});
-        assert!(validate_pod_spec(&spec, AffinityOptions::default(), "spec").is_empty());
+        assert!(validate_pod_spec(&spec, PodOptions::default(), "spec").is_empty());
         spec["ephemeralContainers"][0]["volumeMounts"][0]["subPath"] = json!("app");
         spec["ephemeralContainers"][0]["ports"] = json!([{"containerPort": 80, "protocol": "TCP"}]);
         let texts: Vec<String> =
-            validate_pod_spec(&spec, AffinityOptions::default(), "spec").iter().map(ToString::to_string).collect();
+            validate_pod_spec(&spec, PodOptions::default(), "spec").iter().map(ToString::to_string).collect();
         assert_eq!(
             texts,
             [

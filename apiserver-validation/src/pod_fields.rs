@@ -18,7 +18,7 @@ use crate::ip::is_valid_ip_for_legacy_field;
 use crate::kinds::NameRule;
 use crate::label_keys;
 use crate::label_selector::validate_selector;
-use crate::scheduling::AffinityOptions;
+use crate::scheduling::PodOptions;
 use crate::zero_values::{list, present, s};
 
 /// `MaxDNSNameservers`, `MaxDNSSearchPaths`, `MaxDNSSearchListChars`.
@@ -214,7 +214,7 @@ const NOT_POSITIVE: &str = "must be greater than zero";
 /// `validateTopologySpreadConstraints` under `opts`
 /// (`AllowInvalidTopologySpreadConstraintLabelSelector`, `OldPodViolatesMatchLabelKeysValidation`);
 /// the match keys are [`crate::label_keys`].
-pub fn topology_spread_constraints(spec: &Value, path: &str, opts: AffinityOptions) -> Vec<FieldError> {
+pub fn topology_spread_constraints(spec: &Value, path: &str, opts: PodOptions) -> Vec<FieldError> {
     let constraints = list(spec, "topologySpreadConstraints");
     let mut errs = Vec::new();
     for (i, c) in constraints.iter().enumerate() {

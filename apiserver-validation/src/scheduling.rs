@@ -7,7 +7,7 @@
 //! `ValidatePodAffinityTermSelector`) and `ValidateTolerations` with `validateTaintEffect`.
 //!
 //! Label values in a required node selector and in pod affinity terms' selectors are checked
-//! unless the old pod spec of an UPDATE already broke those rules ([`AffinityOptions`], from
+//! unless the old pod spec of an UPDATE already broke those rules ([`PodOptions`], from
 //! `pkg/api/pod/util.go` `GetValidationOptionsFromPodSpecAndMeta`). Not modelled: a pod affinity
 //! term's `matchLabelKeys` and `mismatchLabelKeys`.
 
@@ -23,10 +23,10 @@ use crate::zero_values::{list, present, s};
 const TOLERATION_OPERATORS: &[&str] = &["Equal", "Exists"];
 const TAINT_EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];
 
-/// The selector fields of `PodValidationOptions`: all false on CREATE; on UPDATE each is true when
-/// the old pod spec already holds what it lets through.
+/// The fields of `PodValidationOptions` this crate reads: all false on CREATE; on UPDATE each is
+/// true when the old pod spec already holds what it lets through.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct AffinityOptions {
+pub struct PodOptions {
     /// `AllowInvalidLabelValueInSelector`: pod affinity terms' selectors keep their values unchecked.
     pub allow_invalid_label_value_in_selector: bool,
     /// `AllowInvalidLabelValueInRequiredNodeAffinity`: the required node selector's values likewise.
@@ -36,19 +36,26 @@ pub struct AffinityOptions {
     /// `OldPodViolatesMatchLabelKeysValidation`: topology spread match keys held to the legacy
     /// `ValidateMatchLabelKeysInTopologySpread` (see [`crate::label_keys`]).
     pub old_violates_match_label_keys: bool,
+    /// Not `AllowOnlyRecursiveSELinuxChangePolicy`: `securityContext.seLinuxChangePolicy` may be
+    /// `MountOption` too (`useOnlyRecursiveSELinuxChangePolicy`: the old spec holds a policy; the
+    /// SELinuxMount gate, which would allow it always, is beta and off in 1.36).
+    pub allow_any_selinux_change_policy: bool,
 }
 
-impl AffinityOptions {
-    /// `GetValidationOptionsFromPodSpecAndMeta`'s selector options for an UPDATE whose old pod spec
-    /// is `old` (`hasInvalidLabelValueInAffinitySelector`, `hasInvalidLabelValueInRequiredNodeAffinity`,
-    /// `hasInvalidTopologySpreadConstraintLabelSelector`, and with both topology spread gates on
-    /// `hasInvalidTopologySpreadConstrainMatchLabelKeys`).
+impl PodOptions {
+    /// `GetValidationOptionsFromPodSpecAndMeta`'s options for an UPDATE whose old pod spec is `old`
+    /// (`hasInvalidLabelValueInAffinitySelector`, `hasInvalidLabelValueInRequiredNodeAffinity`,
+    /// `hasInvalidTopologySpreadConstraintLabelSelector`, with both topology spread gates on
+    /// `hasInvalidTopologySpreadConstrainMatchLabelKeys`, and `useOnlyRecursiveSELinuxChangePolicy`).
     pub fn from_old_spec(old: &Value) -> Self {
-        AffinityOptions {
+        PodOptions {
             allow_invalid_label_value_in_selector: has_invalid_affinity_selector(old),
             allow_invalid_label_value_in_required_node_affinity: has_invalid_required_node_affinity_value(old),
             allow_invalid_topology_spread_selector: has_invalid_topology_spread_selector(old),
             old_violates_match_label_keys: label_keys::has_invalid_topology_spread_keys(old),
+            allow_any_selinux_change_policy: old
+                .pointer("/securityContext/seLinuxChangePolicy")
+                .is_some_and(|p| !p.is_null()),
         }
     }
 }
@@ -194,7 +201,7 @@ fn node_selector_term(term: &Value, check_values: bool, path: &str) -> Vec<Field
 }
 
 /// `validateNodeAffinity`.
-fn node_affinity(na: &Value, opts: AffinityOptions, path: &str) -> Vec<FieldError> {
+fn node_affinity(na: &Value, opts: PodOptions, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if let Some(required) = na.get("requiredDuringSchedulingIgnoredDuringExecution").filter(|v| !v.is_null()) {
         let tp = format!("{path}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms");
@@ -256,7 +263,7 @@ fn pod_affinity(pa: &Value, allow_invalid_label_value: bool, path: &str) -> Vec<
 }
 
 /// `validateAffinity` of a pod spec at `path` (`spec`) under `opts`.
-pub fn validate_affinity(spec: &Value, opts: AffinityOptions, path: &str) -> Vec<FieldError> {
+pub fn validate_affinity(spec: &Value, opts: PodOptions, path: &str) -> Vec<FieldError> {
     let Some(affinity) = spec.get("affinity").filter(|v| !v.is_null()) else { return Vec::new() };
     let ap = format!("{path}.affinity");
     let mut errs = Vec::new();
@@ -338,14 +345,14 @@ mod tests {
                  "matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-1"]}]}]},
             "preferredDuringSchedulingIgnoredDuringExecution": [
                 {"weight": 100, "preference": {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["not valid!"]}]}}]}}});
-        assert!(validate_affinity(&good, AffinityOptions::default(), "spec").is_empty());
+        assert!(validate_affinity(&good, PodOptions::default(), "spec").is_empty());
         let bad = json!({"affinity": {"nodeAffinity": {
             "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []},
             "preferredDuringSchedulingIgnoredDuringExecution": [
                 {"weight": 0, "preference": {"matchExpressions": [{"key": "zone", "operator": "Near", "values": ["a"]}]}}]}}});
         let na = "spec.affinity.nodeAffinity";
         assert_eq!(
-            texts(&validate_affinity(&bad, AffinityOptions::default(), "spec")),
+            texts(&validate_affinity(&bad, PodOptions::default(), "spec")),
             [
                 format!("{na}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: Required value: must have at least one node selector term"),
                 format!("{na}.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 0: must be in the range 1-100"),
@@ -354,7 +361,7 @@ mod tests {
         );
         let values = json!({"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
             {"matchExpressions": [{"key": "a", "operator": "Exists", "values": ["x"]}, {"key": "b", "operator": "Lt", "values": []}]}]}}}});
-        assert_eq!(validate_affinity(&values, AffinityOptions::default(), "spec").len(), 2);
+        assert_eq!(validate_affinity(&values, PodOptions::default(), "spec").len(), 2);
     }
 
     #[test]
@@ -364,15 +371,15 @@ mod tests {
                 {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}],
             "preferredDuringSchedulingIgnoredDuringExecution": [
                 {"weight": 50, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "zone", "namespaces": ["default"]}}]}}});
-        assert!(validate_affinity(&good, AffinityOptions::default(), "spec").is_empty());
+        assert!(validate_affinity(&good, PodOptions::default(), "spec").is_empty());
         let bad_value = json!({"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
             {"labelSelector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["not valid!"]}]}, "topologyKey": "zone"}]}}});
-        let errs = texts(&validate_affinity(&bad_value, AffinityOptions::default(), "spec"));
+        let errs = texts(&validate_affinity(&bad_value, PodOptions::default(), "spec"));
         assert_eq!(errs.len(), 1);
         assert!(errs[0].starts_with("spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0].values[0]: Invalid value: \"not valid!\": a valid label must be"), "{errs:?}");
         let bad = json!({"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
             {"labelSelector": {"matchLabels": {"app": "web"}}}]}}});
-        let errs = texts(&validate_affinity(&bad, AffinityOptions::default(), "spec"));
+        let errs = texts(&validate_affinity(&bad, PodOptions::default(), "spec"));
         let t = "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey";
         assert_eq!(errs[0], format!("{t}: Required value: can not be empty"));
         assert_eq!(errs[1], format!("{t}: Invalid value: \"\": name part must be non-empty"));
@@ -390,29 +397,26 @@ mod tests {
             json!({"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
             {"matchExpressions": [{"key": "zone", "operator": op, "values": [value]}]}]}}}})
         };
-        assert_eq!(AffinityOptions::from_old_spec(&json!({})), AffinityOptions::default());
+        assert_eq!(PodOptions::from_old_spec(&json!({})), PodOptions::default());
         // Any error of an old selector counts, not only a label value; a node selector's values only.
-        let old = AffinityOptions::from_old_spec(&pod_affinity(term("Near", "ok")));
+        let old = PodOptions::from_old_spec(&pod_affinity(term("Near", "ok")));
         assert!(old.allow_invalid_label_value_in_selector);
         assert!(!old.allow_invalid_label_value_in_required_node_affinity);
         assert!(
-            !AffinityOptions::from_old_spec(&node_affinity("ok", "Near"))
+            !PodOptions::from_old_spec(&node_affinity("ok", "Near"))
                 .allow_invalid_label_value_in_required_node_affinity
         );
-        let old = AffinityOptions::from_old_spec(&node_affinity("not valid!", "In"));
+        let old = PodOptions::from_old_spec(&node_affinity("not valid!", "In"));
         assert!(old.allow_invalid_label_value_in_required_node_affinity);
         assert!(!old.allow_invalid_label_value_in_selector);
         // Allowed: the values go unchecked, the operator still is.
-        let relaxed = AffinityOptions { allow_invalid_label_value_in_selector: true, ..AffinityOptions::default() };
+        let relaxed = PodOptions { allow_invalid_label_value_in_selector: true, ..PodOptions::default() };
         assert!(validate_affinity(&pod_affinity(term("In", "not valid!")), relaxed, "spec").is_empty());
-        assert_eq!(
-            validate_affinity(&pod_affinity(term("In", "not valid!")), AffinityOptions::default(), "spec").len(),
-            1
-        );
+        assert_eq!(validate_affinity(&pod_affinity(term("In", "not valid!")), PodOptions::default(), "spec").len(), 1);
         assert_eq!(validate_affinity(&pod_affinity(term("Near", "not valid!")), relaxed, "spec").len(), 1);
         assert_eq!(validate_affinity(&node_affinity("not valid!", "In"), relaxed, "spec").len(), 1);
         let relaxed_node =
-            AffinityOptions { allow_invalid_label_value_in_required_node_affinity: true, ..AffinityOptions::default() };
+            PodOptions { allow_invalid_label_value_in_required_node_affinity: true, ..PodOptions::default() };
         assert!(validate_affinity(&node_affinity("not valid!", "In"), relaxed_node, "spec").is_empty());
     }
 

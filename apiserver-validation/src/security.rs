@@ -6,23 +6,25 @@
 //! `ValidateHostSysctl`, `validateFSGroupChangePolicy`), both with `validateSeccompProfileField`,
 //! `ValidateAppArmorProfileField` and `validateWindowsSecurityContextOptions`; and the pod-level
 //! rules that read them: `validatePodHostNetworkDeps`, `validateHostUsers`, `validateOS`,
-//! `validateLinux`, `validateWindows`.
+//! `validateLinux`, `validateWindows`; `validateSupplementalGroupsPolicy` (SupplementalGroupsPolicy
+//! GA and locked on since 1.35) and `validateSELinuxChangePolicy` (SELinuxChangePolicy GA in 1.36,
+//! SELinuxMount beta and off: only `Recursive` unless the old spec holds a policy).
 //!
 //! A v1 pod's `hostNetwork`, `hostPID`, `hostIPC`, `shareProcessNamespace` and `hostUsers` live
 //! in the internal `PodSecurityContext`; Go names them by that path. `runAsNonRoot` with
 //! `runAsUser: 0` is not refused here (the kubelet refuses it when it starts the container);
 //! capabilities and SELinux options are free text; `privileged: true` is refused only by an
 //! apiserver started with `--allow-privileged=false`, which clusters do not use, and is accepted
-//! here. Not modelled: `supplementalGroupsPolicy`,
-//! `seLinuxChangePolicy` (feature-gated), Windows `hostProcess` pods, and the domain part of
-//! a Windows `runAsUserName`.
+//! here, and so is a `hostProcess` pod (`validateWindowsHostProcessPod`'s "disallowed by cluster
+//! policy" is that same flag). Not modelled: the domain part of a Windows `runAsUserName`.
 
 use regex::Regex;
 use serde_json::{Map, Value};
 
 use crate::content;
-use crate::field::{BadValue, FieldError};
+use crate::field::{go_json_string, BadValue, FieldError};
 use crate::field_formats::{inclusive_range, str_value};
+use crate::scheduling::PodOptions;
 use crate::volumes::local_descending_path;
 use crate::zero_values::{list, present, s};
 
@@ -336,7 +338,7 @@ fn sysctls(pod_sc: &Value, spec: &Value, path: &str) -> Vec<FieldError> {
 
 /// `validatePodSpecSecurityContext` of a v1 pod spec at `path` (`spec`): the pod's
 /// `securityContext` and the host namespaces the internal type holds with it.
-pub fn validate_pod_security_context(spec: &Value, path: &str) -> Vec<FieldError> {
+pub fn validate_pod_security_context(spec: &Value, path: &str, opts: PodOptions) -> Vec<FieldError> {
     let empty = Value::Object(Map::new());
     let sc = spec.get("securityContext").filter(|v| !v.is_null()).unwrap_or(&empty);
     let scp = format!("{path}.securityContext");
@@ -374,8 +376,80 @@ pub fn validate_pod_security_context(spec: &Value, path: &str) -> Vec<FieldError
     errs.extend(seccomp_profile(sc.get("seccompProfile"), &format!("{scp}.seccompProfile")));
     errs.extend(windows_options(sc.get("windowsOptions"), &format!("{scp}.windowsOptions")));
     errs.extend(apparmor_profile(sc.get("appArmorProfile"), &format!("{scp}.appArmorProfile")));
+    if let Some(policy) = sc.get("supplementalGroupsPolicy").and_then(Value::as_str) {
+        if !SUPPLEMENTAL_GROUPS_POLICIES.contains(&policy) {
+            errs.push(FieldError::not_supported(
+                &format!("{scp}.supplementalGroupsPolicy"),
+                BadValue::Json(go_json_string(policy)),
+                SUPPLEMENTAL_GROUPS_POLICIES,
+            ));
+        }
+    }
+    if let Some(policy) = sc.get("seLinuxChangePolicy").and_then(Value::as_str) {
+        let allowed: &[&str] =
+            if opts.allow_any_selinux_change_policy { SELINUX_CHANGE_POLICIES } else { &["Recursive"] };
+        if !allowed.contains(&policy) {
+            errs.push(FieldError::not_supported(
+                &format!("{scp}.seLinuxChangePolicy"),
+                BadValue::Json(go_json_string(policy)),
+                allowed,
+            ));
+        }
+    }
     errs
 }
+
+/// `validateWindowsHostProcessPod`: a container's `hostProcess` agrees with the pod's where both
+/// are set; once any container is a HostProcess one (its own or the pod's value), all are, and the
+/// pod runs in the host's network. Containers are visited as `VisitContainersWithPath` does: init
+/// containers, containers, ephemeral containers.
+pub fn windows_host_process(spec: &Value, path: &str) -> Vec<FieldError> {
+    let host_process =
+        |sc: Option<&Value>| sc.and_then(|sc| sc.pointer("/windowsOptions/hostProcess")).and_then(Value::as_bool);
+    let pod = host_process(spec.get("securityContext"));
+    let mut errs = Vec::new();
+    let (mut containers, mut host_process_containers) = (0, 0);
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for (i, c) in spec.get(list).and_then(Value::as_array).map_or(&[][..], Vec::as_slice).iter().enumerate() {
+            containers += 1;
+            let own = host_process(c.get("securityContext"));
+            if let (Some(p), Some(o)) = (pod, own) {
+                if p != o {
+                    errs.push(FieldError::invalid(
+                        &format!("{path}.{list}[{i}].securityContext.windowsOptions.hostProcess"),
+                        BadValue::Json(o.to_string()),
+                        format!("pod hostProcess value must be identical if both are specified, was {p}"),
+                    ));
+                }
+            }
+            if own.or(pod) == Some(true) {
+                host_process_containers += 1;
+            }
+        }
+    }
+    if host_process_containers > 0 {
+        if host_process_containers != containers {
+            errs.push(FieldError::invalid(
+                path,
+                BadValue::Str(String::new()),
+                "If pod contains any hostProcess containers then all containers must be HostProcess containers",
+            ));
+        }
+        if bool_at(spec, "hostNetwork") != Some(true) {
+            errs.push(FieldError::invalid(
+                &format!("{path}.hostNetwork"),
+                BadValue::Json("false".into()),
+                "hostNetwork must be true if pod contains any hostProcess containers",
+            ));
+        }
+    }
+    errs
+}
+
+/// `validSupplementalGroupsPolicies`, as `sets.List` sorts them.
+const SUPPLEMENTAL_GROUPS_POLICIES: &[&str] = &["Merge", "Strict"];
+/// `validSELinuxChangePolicies`, as `sets.List` sorts them.
+const SELINUX_CHANGE_POLICIES: &[&str] = &["MountOption", "Recursive"];
 
 /// The pod's `hostUsers` (true when unset), which a container's `procMount` reads.
 pub fn host_users(spec: &Value) -> bool {
@@ -575,12 +649,12 @@ mod tests {
     fn pod_context_and_sysctls() {
         let good = json!({"securityContext": {"fsGroup": 2000, "supplementalGroups": [1, 2],
                           "sysctls": [{"name": "net.ipv4.ip_local_port_range", "value": "1 2"}, {"name": "kernel/shm_rmid_forced", "value": "1"}]}});
-        assert!(validate_pod_security_context(&good, "spec").is_empty());
+        assert!(validate_pod_security_context(&good, "spec", PodOptions::default()).is_empty());
         let bad = json!({"hostNetwork": true, "securityContext": {"fsGroup": -5, "supplementalGroups": [-1],
                          "sysctls": [{"name": "net.core.somaxconn", "value": "1"}, {"name": "Bad!", "value": "1"},
                                      {"name": "net.core.somaxconn", "value": "2"}],
                          "fsGroupChangePolicy": "Never"}});
-        let errs = texts(&validate_pod_security_context(&bad, "spec"));
+        let errs = texts(&validate_pod_security_context(&bad, "spec", PodOptions::default()));
         assert_eq!(
             errs[0],
             "spec.securityContext.fsGroup: Invalid value: -5: must be between 0 and 2147483647, inclusive"
@@ -635,5 +709,49 @@ mod tests {
             ["spec.containers[0].securityContext.privileged: Forbidden: cannot be set for a windows pod"]
         );
         assert!(validate_os(&json!({"os": {"name": "linux"}}), "spec").is_empty());
+    }
+
+    #[test]
+    fn group_and_selinux_change_policies() {
+        let spec = |sc: Value| json!({"securityContext": sc});
+        let create = PodOptions::default();
+        let ok = spec(json!({"supplementalGroupsPolicy": "Strict", "seLinuxChangePolicy": "Recursive"}));
+        assert!(validate_pod_security_context(&ok, "spec", create).is_empty());
+        let bad = spec(json!({"supplementalGroupsPolicy": "merge", "seLinuxChangePolicy": "MountOption"}));
+        assert_eq!(
+            texts(&validate_pod_security_context(&bad, "spec", create)),
+            [
+                "spec.securityContext.supplementalGroupsPolicy: Unsupported value: \"merge\": supported values: \"Merge\", \"Strict\"",
+                "spec.securityContext.seLinuxChangePolicy: Unsupported value: \"MountOption\": supported values: \"Recursive\"",
+            ]
+        );
+        // An UPDATE of a spec that held a policy may hold MountOption.
+        let old = spec(json!({"seLinuxChangePolicy": "Recursive"}));
+        let update = PodOptions::from_old_spec(&old);
+        let mount = spec(json!({"seLinuxChangePolicy": "MountOption"}));
+        assert!(validate_pod_security_context(&mount, "spec", update).is_empty());
+        let odd = spec(json!({"seLinuxChangePolicy": "Relabel"}));
+        assert_eq!(
+            texts(&validate_pod_security_context(&odd, "spec", update)),
+            ["spec.securityContext.seLinuxChangePolicy: Unsupported value: \"Relabel\": supported values: \"MountOption\", \"Recursive\""]
+        );
+    }
+
+    #[test]
+    fn host_process_pods() {
+        let hp = |v: bool| json!({"windowsOptions": {"hostProcess": v}});
+        let all = json!({"hostNetwork": true, "securityContext": hp(true), "containers": [{"name": "a"}, {"name": "b", "securityContext": hp(true)}]});
+        assert!(windows_host_process(&all, "spec").is_empty());
+        let none = json!({"securityContext": hp(false), "containers": [{"name": "a", "securityContext": hp(false)}]});
+        assert!(windows_host_process(&none, "spec").is_empty());
+        let mixed = json!({"securityContext": hp(true), "initContainers": [{"name": "i", "securityContext": hp(false)}], "containers": [{"name": "a"}]});
+        assert_eq!(
+            texts(&windows_host_process(&mixed, "spec")),
+            [
+                "spec.initContainers[0].securityContext.windowsOptions.hostProcess: Invalid value: false: pod hostProcess value must be identical if both are specified, was true",
+                "spec: Invalid value: \"\": If pod contains any hostProcess containers then all containers must be HostProcess containers",
+                "spec.hostNetwork: Invalid value: false: hostNetwork must be true if pod contains any hostProcess containers",
+            ]
+        );
     }
 }

@@ -17,9 +17,6 @@ use crate::cron_schedule;
 const POD_SPEC: &[&str] = &[
     "resourceClaims",
     "resources claims",
-    "securityContext supplementalGroupsPolicy",
-    "securityContext seLinuxChangePolicy",
-    "securityContext windowsOptions hostProcess",
     "volumes * iscsi",
     "volumes * fc",
     "volumes * quobyte",
@@ -32,8 +29,7 @@ const POD_SPEC: &[&str] = &[
 ];
 
 /// Of each container (regular, init and ephemeral) of a pod spec.
-const CONTAINER: &[&str] =
-    &["volumeDevices", "resources claims", "restartPolicyRules", "securityContext windowsOptions hostProcess"];
+const CONTAINER: &[&str] = &["volumeDevices", "resources claims", "restartPolicyRules"];
 
 /// The container lists of a pod spec.
 const CONTAINER_LISTS: &[&str] = &["containers", "initContainers", "ephemeralContainers"];
@@ -291,17 +287,18 @@ mod tests {
             written("batch", "Job", false, &job(1, json!([])), &job(1, json!([{"name": "c"}])), &["/spec"]),
             ["spec.template.spec.resourceClaims"]
         );
-        // A template's label keys are modelled; its supplemental groups policy is not.
+        // A template's label keys are modelled; its volume devices are not.
         let mut with_keys = d(1);
         let spread = json!([{"maxSkew": 1, "topologyKey": "zone", "matchLabelKeys": ["app"]}]);
         with_keys["spec"]["template"]["spec"]["topologySpreadConstraints"] = spread;
         let touched = ["/spec/template/spec"];
         assert!(written("apps", "Deployment", false, &d(1), &with_keys, &touched).is_empty());
-        let mut with_policy = d(1);
-        with_policy["spec"]["template"]["spec"]["securityContext"] = json!({"supplementalGroupsPolicy": "Strict"});
+        let mut with_devices = d(1);
+        with_devices["spec"]["template"]["spec"]["containers"] =
+            json!([{"name": "c", "volumeDevices": [{"name": "v", "devicePath": "/dev/v"}]}]);
         assert_eq!(
-            written("apps", "Deployment", false, &d(1), &with_policy, &touched),
-            ["spec.template.spec.securityContext.supplementalGroupsPolicy"]
+            written("apps", "Deployment", false, &d(1), &with_devices, &touched),
+            ["spec.template.spec.containers[*].volumeDevices"]
         );
         // A StatefulSet's own fields are modelled too.
         let sts = |claims: Value| {

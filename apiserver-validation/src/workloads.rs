@@ -34,7 +34,7 @@ use crate::pod_update::semantic_differs;
 use crate::rollout::{
     daemon_set_update_strategy, deployment_strategy, int, nonnegative_member, stateful_set_update_strategy,
 };
-use crate::scheduling::AffinityOptions;
+use crate::scheduling::PodOptions;
 use crate::stateful_set::{service_name, template_to_validate, volume_claim_templates, StatefulSetOptions};
 
 fn string_pairs(v: Option<&Value>) -> Vec<(&str, &str)> {
@@ -78,8 +78,8 @@ fn is_empty_selector(selector: &Value) -> bool {
 
 /// The affinity options `GetValidationOptionsFromPodTemplate` derives for `template` from the old
 /// object's template (`None` on CREATE).
-fn template_options(old_template: Option<&Value>) -> AffinityOptions {
-    old_template.and_then(|t| t.get("spec")).map_or_else(AffinityOptions::default, AffinityOptions::from_old_spec)
+fn template_options(old_template: Option<&Value>) -> PodOptions {
+    old_template.and_then(|t| t.get("spec")).map_or_else(PodOptions::default, PodOptions::from_old_spec)
 }
 
 /// `ValidatePodTemplateSpec`: the template's labels and annotations, then its spec (under the

@@ -266,7 +266,7 @@ mod tests {
                 "{d} is not kebab-case"
             );
         }
-        assert_eq!(Defect::ALL.len(), 57);
+        assert_eq!(Defect::ALL.len(), 58);
     }
 
     #[test]

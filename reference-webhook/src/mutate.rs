@@ -58,28 +58,26 @@ pub fn is_mutable(request: &Value) -> bool {
         && request.get("object").and_then(|o| o.get("metadata")).is_some_and(Value::is_object)
 }
 
-/// The `supplementalGroupsPolicy` the `group_policy` style sets on pods.
-pub const GROUP_POLICY: &str = "Merge";
+/// The pod deletion cost the `deletion_cost` style sets on pods.
+pub const DELETION_COST: &str = "10";
+/// The annotation holding a pod's deletion cost.
+pub const DELETION_COST_ANNOTATION: &str = "controller.kubernetes.io/pod-deletion-cost";
 
-/// Under the `group_policy` style: on a pod CREATE (not a subresource), the operation setting the
-/// pod security context's `supplementalGroupsPolicy` to [`GROUP_POLICY`], none when it is set.
-pub fn group_policy_ops(request: &Value) -> Vec<Value> {
+/// Under the `deletion_cost` style: on a pod CREATE (not a subresource), the operation setting the
+/// [`DELETION_COST_ANNOTATION`] to [`DELETION_COST`], none when it is set. It follows
+/// [`patch_ops`], whose annotation write leaves the pod an annotations map.
+pub fn deletion_cost_ops(request: &Value) -> Vec<Value> {
     let object = &request["object"];
     let pod_create = request.get("operation").and_then(Value::as_str) == Some("CREATE")
         && request.get("subResource").is_none_or(Value::is_null)
         && object.get("kind").and_then(Value::as_str) == Some("Pod")
-        && object.get("spec").is_some_and(Value::is_object);
-    if !pod_create || object.pointer("/spec/securityContext/supplementalGroupsPolicy").is_some() {
+        && object.get("metadata").is_some_and(Value::is_object);
+    let current = object.pointer("/metadata/annotations").and_then(|a| a.get(DELETION_COST_ANNOTATION));
+    if !pod_create || current.is_some() {
         return Vec::new();
     }
-    match object.pointer("/spec/securityContext") {
-        Some(Value::Object(_)) => {
-            vec![json!({"op": "add", "path": "/spec/securityContext/supplementalGroupsPolicy", "value": GROUP_POLICY})]
-        }
-        _ => vec![
-            json!({"op": "add", "path": "/spec/securityContext", "value": {"supplementalGroupsPolicy": GROUP_POLICY}}),
-        ],
-    }
+    let path = format!("/metadata/annotations/{}", escape_token(DELETION_COST_ANNOTATION));
+    vec![json!({"op": "add", "path": path, "value": DELETION_COST})]
 }
 
 /// How one metadata map (labels or annotations) is written under the active defect.
