@@ -130,7 +130,8 @@ fn spec_errors_update(group: &str, kind: &str, object: &Value, old: &Value) -> V
     match (group, kind) {
         ("", "Pod") => {
             let old_spec = old.get("spec").unwrap_or(&Value::Null);
-            let mut errs = pod::validate_pod(object, PodOptions::from_old_spec(old_spec));
+            let opts = PodOptions::from_old_spec(old_spec).with_old_meta(old.get("metadata"));
+            let mut errs = pod::validate_pod(object, opts);
             // ValidatePodSpecificAnnotationUpdates, which ends with ValidatePodSpecificAnnotations
             // again (its repeats are dropped by ToAggregate).
             errs.extend(pod_annotations::pod_specific_annotation_updates(object.get("metadata"), old.get("metadata")));
@@ -139,6 +140,7 @@ fn spec_errors_update(group: &str, kind: &str, object: &Value, old: &Value) -> V
                 object.get("metadata"),
                 spec,
                 "metadata.annotations",
+                opts,
             ));
             errs.extend(pod_update::validate_pod_update(object, old));
             errs

@@ -503,7 +503,7 @@ fn image_whitespace(c: &Value, path: &str) -> Vec<FieldError> {
 pub fn validate_pod(pod: &Value, opts: PodOptions) -> Vec<FieldError> {
     let spec = pod.get("spec").unwrap_or(&Value::Null);
     let mut errs =
-        pod_annotations::validate_pod_specific_annotations(pod.get("metadata"), spec, "metadata.annotations");
+        pod_annotations::validate_pod_specific_annotations(pod.get("metadata"), spec, "metadata.annotations", opts);
     errs.extend(pod_spec(spec, "spec", true, opts));
     for list_name in ["containers", "initContainers"] {
         for (i, c) in list(spec, list_name).iter().enumerate() {

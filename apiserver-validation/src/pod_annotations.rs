@@ -2,7 +2,9 @@
 //! (release-1.36), for a Pod and for a pod template:
 //!
 //! - `ValidatePodSpecificAnnotations`: the mirror pod annotation (`kubernetes.io/config.mirror`)
-//!   needs `spec.nodeName`; `ValidateSeccompPodAnnotations` (`ValidateSeccompProfile` of
+//!   needs `spec.nodeName`; the pod deletion cost (`controller.kubernetes.io/pod-deletion-cost`) a
+//!   32-bit integer as `GetDeletionCostFromPodAnnotations` reads it, unless the old object's did not
+//!   parse (`AllowInvalidPodDeletionCost`); `ValidateSeccompPodAnnotations` (`ValidateSeccompProfile` of
 //!   `seccomp.security.alpha.kubernetes.io/pod` and each
 //!   `container.seccomp.security.alpha.kubernetes.io/*`); `ValidateAppArmorPodAnnotations` (each
 //!   `container.apparmor.security.beta.kubernetes.io/<name>` names a container, its value by
@@ -27,6 +29,7 @@ use serde_json::{json, Value};
 
 use crate::field::{go_quote, FieldError};
 use crate::field_formats::str_value;
+use crate::scheduling::PodOptions;
 use crate::volumes::local_descending_path;
 use crate::zero_values::{list, s};
 
@@ -96,10 +99,35 @@ fn apparmor_format(profile: &str) -> Option<String> {
     }
 }
 
-/// `ValidatePodSpecificAnnotations` (the mirror pod, seccomp and AppArmor annotations) of the
+/// `core.PodDeletionCost`.
+pub const POD_DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost";
+
+/// Whether `GetDeletionCostFromPodAnnotations` reads `value`: `validFirstDigit` (no `+`, no
+/// leading zero but `0` itself), then `strconv.ParseInt(value, 10, 32)`.
+pub fn deletion_cost_valid(value: &str) -> bool {
+    let b = value.as_bytes();
+    let first_ok = match b.first() {
+        None => false,
+        Some(b'-') => true,
+        Some(b'0') => value == "0",
+        Some(c) => c.is_ascii_digit(),
+    };
+    let digits = value.strip_prefix('-').unwrap_or(value);
+    first_ok
+        && !digits.is_empty()
+        && digits.bytes().all(|c| c.is_ascii_digit())
+        && value.parse::<i64>().is_ok_and(|n| i32::try_from(n).is_ok())
+}
+
+/// `ValidatePodSpecificAnnotations` (the mirror pod, pod deletion cost, seccomp and AppArmor annotations) of the
 /// metadata `meta` with the pod spec `spec`, under `path` (`metadata.annotations`, or a template's
 /// `….template.annotations`).
-pub fn validate_pod_specific_annotations(meta: Option<&Value>, spec: &Value, path: &str) -> Vec<FieldError> {
+pub fn validate_pod_specific_annotations(
+    meta: Option<&Value>,
+    spec: &Value,
+    path: &str,
+    opts: PodOptions,
+) -> Vec<FieldError> {
     let pairs = annotations(meta);
     let mut errs = Vec::new();
     if let Some(value) = lookup(&pairs, MIRROR_POD) {
@@ -108,6 +136,16 @@ pub fn validate_pod_specific_annotations(meta: Option<&Value>, spec: &Value, pat
                 &format!("{path}[{MIRROR_POD}]"),
                 str_value(value),
                 "must set spec.nodeName if mirror pod annotation is set",
+            ));
+        }
+    }
+    // The tolerations annotation (ValidateTolerationsInPodAnnotations) is not modelled.
+    if let Some(value) = lookup(&pairs, POD_DELETION_COST).filter(|_| !opts.allow_invalid_pod_deletion_cost) {
+        if !deletion_cost_valid(value) {
+            errs.push(FieldError::invalid(
+                &format!("{path}[{POD_DELETION_COST}]"),
+                str_value(value),
+                "must be a 32bit integer",
             ));
         }
     }
@@ -291,13 +329,18 @@ mod tests {
         let ok = meta(
             json!({SECCOMP_POD: "runtime/default", "container.seccomp.security.alpha.kubernetes.io/app": "localhost/p.json"}),
         );
-        assert!(validate_pod_specific_annotations(Some(&ok), &spec(json!({}), json!({})), "metadata.annotations")
-            .is_empty());
+        assert!(validate_pod_specific_annotations(
+            Some(&ok),
+            &spec(json!({}), json!({})),
+            "metadata.annotations",
+            PodOptions::default()
+        )
+        .is_empty());
         let bad = meta(
             json!({SECCOMP_POD: "strict", "container.seccomp.security.alpha.kubernetes.io/app": "localhost/../p"}),
         );
         assert_eq!(
-            texts(&validate_pod_specific_annotations(Some(&bad), &spec(json!({}), json!({})), "metadata.annotations")),
+            texts(&validate_pod_specific_annotations(Some(&bad), &spec(json!({}), json!({})), "metadata.annotations", PodOptions::default())),
             [
                 "metadata.annotations.seccomp.security.alpha.kubernetes.io/pod: Invalid value: \"strict\": must be a valid seccomp profile",
                 "metadata.annotations.container.seccomp.security.alpha.kubernetes.io/app: Invalid value: \"../p\": must not contain '..'",
@@ -308,11 +351,16 @@ mod tests {
     #[test]
     fn apparmor_annotations_name_a_container_and_a_known_profile() {
         let ok = meta(json!({"container.apparmor.security.beta.kubernetes.io/app": "localhost/k8s-default"}));
-        assert!(validate_pod_specific_annotations(Some(&ok), &spec(json!({}), json!({})), "metadata.annotations")
-            .is_empty());
+        assert!(validate_pod_specific_annotations(
+            Some(&ok),
+            &spec(json!({}), json!({})),
+            "metadata.annotations",
+            PodOptions::default()
+        )
+        .is_empty());
         let bad = meta(json!({"container.apparmor.security.beta.kubernetes.io/db": "strict"}));
         assert_eq!(
-            texts(&validate_pod_specific_annotations(Some(&bad), &spec(json!({}), json!({})), "metadata.annotations")),
+            texts(&validate_pod_specific_annotations(Some(&bad), &spec(json!({}), json!({})), "metadata.annotations", PodOptions::default())),
             [
                 "metadata.annotations[container.apparmor.security.beta.kubernetes.io/db]: Invalid value: \"db\": container not found",
                 "metadata.annotations[container.apparmor.security.beta.kubernetes.io/db]: Invalid value: \"strict\": invalid AppArmor profile name: \"strict\"",
@@ -321,15 +369,38 @@ mod tests {
     }
 
     #[test]
+    fn a_pod_deletion_cost_is_a_32_bit_integer_without_sign_or_leading_zeros() {
+        for ok in ["0", "10", "-10", "-007", "2147483647", "-2147483648"] {
+            assert!(deletion_cost_valid(ok), "{ok}");
+        }
+        for bad in ["", "+10", "007", "00", "-", "1.5", "2147483648", "ten", " 1"] {
+            assert!(!deletion_cost_valid(bad), "{bad:?}");
+        }
+        let meta = |v: &str| json!({"annotations": {POD_DELETION_COST: v}});
+        let spec = spec(json!({}), json!({}));
+        let create = PodOptions::default();
+        assert_eq!(
+            texts(&validate_pod_specific_annotations(Some(&meta("+10")), &spec, "metadata.annotations", create)),
+            ["metadata.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: \"+10\": must be a 32bit integer"]
+        );
+        // An UPDATE of an object whose cost did not parse checks none.
+        let lax = create.with_old_meta(Some(&meta("x")));
+        assert!(validate_pod_specific_annotations(Some(&meta("y")), &spec, "metadata.annotations", lax).is_empty());
+        let strict = create.with_old_meta(Some(&meta("5")));
+        assert_eq!(validate_pod_specific_annotations(Some(&meta("y")), &spec, "metadata.annotations", strict).len(), 1);
+    }
+
+    #[test]
     fn a_mirror_pod_needs_a_node() {
         let m = meta(json!({MIRROR_POD: "abc"}));
         assert_eq!(
-            texts(&validate_pod_specific_annotations(Some(&m), &spec(json!({}), json!({})), "metadata.annotations")),
+            texts(&validate_pod_specific_annotations(Some(&m), &spec(json!({}), json!({})), "metadata.annotations", PodOptions::default())),
             ["metadata.annotations[kubernetes.io/config.mirror]: Invalid value: \"abc\": must set spec.nodeName if mirror pod annotation is set"]
         );
         let mut on_node = spec(json!({}), json!({}));
         on_node["nodeName"] = json!("n1");
-        assert!(validate_pod_specific_annotations(Some(&m), &on_node, "metadata.annotations").is_empty());
+        assert!(validate_pod_specific_annotations(Some(&m), &on_node, "metadata.annotations", PodOptions::default())
+            .is_empty());
     }
 
     #[test]

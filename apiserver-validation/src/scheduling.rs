@@ -40,6 +40,9 @@ pub struct PodOptions {
     /// `MountOption` too (`useOnlyRecursiveSELinuxChangePolicy`: the old spec holds a policy; the
     /// SELinuxMount gate, which would allow it always, is beta and off in 1.36).
     pub allow_any_selinux_change_policy: bool,
+    /// `AllowInvalidPodDeletionCost`: the old metadata's pod deletion cost annotation does not
+    /// parse, so the new one is not checked either (set by [`PodOptions::with_old_meta`]).
+    pub allow_invalid_pod_deletion_cost: bool,
 }
 
 impl PodOptions {
@@ -56,6 +59,21 @@ impl PodOptions {
             allow_any_selinux_change_policy: old
                 .pointer("/securityContext/seLinuxChangePolicy")
                 .is_some_and(|p| !p.is_null()),
+            allow_invalid_pod_deletion_cost: false,
+        }
+    }
+
+    /// These options with what `GetValidationOptionsFromPodSpecAndMeta` derives from the old
+    /// object's metadata on UPDATE (`old_meta`, a Pod's or a template's): the pod deletion cost
+    /// (PodDeletionCost beta and on) is checked only where the old one parsed.
+    pub fn with_old_meta(self, old_meta: Option<&Value>) -> Self {
+        let old_cost = old_meta
+            .and_then(|m| m.get("annotations"))
+            .and_then(|a| a.get(crate::pod_annotations::POD_DELETION_COST))
+            .and_then(Value::as_str);
+        PodOptions {
+            allow_invalid_pod_deletion_cost: old_cost.is_some_and(|c| !crate::pod_annotations::deletion_cost_valid(c)),
+            ..self
         }
     }
 }

@@ -34,13 +34,11 @@ const CONTAINER: &[&str] = &["volumeDevices", "resources claims", "restartPolicy
 /// The container lists of a pod spec.
 const CONTAINER_LISTS: &[&str] = &["containers", "initContainers", "ephemeralContainers"];
 
-/// Of a Pod's or pod template's metadata: the annotations `ValidatePodSpecificAnnotations` parses
-/// (the tolerations annotation, `ValidateTolerationsInPodAnnotations`, and the pod deletion cost);
-/// the seccomp, AppArmor and mirror pod annotations are modelled ([`crate::pod_annotations`]).
-const POD_METADATA: &[&str] = &[
-    "annotations scheduler.alpha.kubernetes.io/tolerations",
-    "annotations controller.kubernetes.io/pod-deletion-cost",
-];
+/// Of a Pod's or pod template's metadata: the annotation `ValidatePodSpecificAnnotations` parses
+/// and this crate does not (the tolerations annotation, `ValidateTolerationsInPodAnnotations`);
+/// the pod deletion cost, seccomp, AppArmor and mirror pod annotations are modelled
+/// ([`crate::pod_annotations`]).
+const POD_METADATA: &[&str] = &["annotations scheduler.alpha.kubernetes.io/tolerations"];
 
 /// Of a Pod's status, on an UPDATE of its `/status` (`ValidatePodStatusUpdate`).
 const POD_STATUS: &[&str] = &[
@@ -348,11 +346,13 @@ mod tests {
         after["metadata"]["annotations"] = json!({"container.apparmor.security.beta.kubernetes.io/app": "runtime/default",
             "seccomp.security.alpha.kubernetes.io/pod": "runtime/default", "kubernetes.io/config.mirror": "x", "team": "a"});
         assert!(written("", "Pod", false, &before, &after, &["/metadata/annotations"]).is_empty());
-        // The tolerations and deletion cost annotations are not: named, of a pod and of a template.
         after["metadata"]["annotations"]["controller.kubernetes.io/pod-deletion-cost"] = json!("x");
+        assert!(written("", "Pod", false, &before, &after, &["/metadata/annotations"]).is_empty());
+        // The tolerations annotation is not: named, of a pod and of a template.
+        after["metadata"]["annotations"]["scheduler.alpha.kubernetes.io/tolerations"] = json!("[]");
         assert_eq!(
             written("", "Pod", false, &before, &after, &["/metadata/annotations"]),
-            ["metadata.annotations[controller.kubernetes.io/pod-deletion-cost]"]
+            ["metadata.annotations[scheduler.alpha.kubernetes.io/tolerations]"]
         );
         let d = |annotations: Value| json!({"kind": "Deployment", "spec": {"template": {"metadata": {"annotations": annotations}, "spec": {}}}});
         let tolerations = d(json!({"scheduler.alpha.kubernetes.io/tolerations": "[]"}));

@@ -79,7 +79,8 @@ fn is_empty_selector(selector: &Value) -> bool {
 /// The affinity options `GetValidationOptionsFromPodTemplate` derives for `template` from the old
 /// object's template (`None` on CREATE).
 fn template_options(old_template: Option<&Value>) -> PodOptions {
-    old_template.and_then(|t| t.get("spec")).map_or_else(PodOptions::default, PodOptions::from_old_spec)
+    let Some(old) = old_template else { return PodOptions::default() };
+    PodOptions::from_old_spec(old.get("spec").unwrap_or(&Value::Null)).with_old_meta(old.get("metadata"))
 }
 
 /// `ValidatePodTemplateSpec`: the template's labels and annotations, then its spec (under the
@@ -87,10 +88,10 @@ fn template_options(old_template: Option<&Value>) -> PodOptions {
 /// `fldPath.Child("labels")` and `fldPath.Child("annotations")`: `spec.template.labels`, without
 /// `metadata`.
 fn validate_template(template: &Value, old_template: Option<&Value>, path: &str) -> Vec<FieldError> {
-    let mut errs = validate_template_metadata(template, path);
+    let opts = template_options(old_template);
+    let mut errs = validate_template_metadata(template, path, opts);
     let meta = template.get("metadata");
     let spec = template.get("spec").unwrap_or(&Value::Null);
-    let opts = template_options(old_template);
     errs.extend(validate_pod_spec(spec, opts, &format!("{path}.spec")));
     errs.extend(pod_annotations::seccomp_annotations_and_fields(meta, spec, &format!("{path}.spec")));
     errs.extend(pod_annotations::apparmor_annotations_and_fields_on_create(meta, spec, &format!("{path}.spec"), false));
@@ -100,7 +101,7 @@ fn validate_template(template: &Value, old_template: Option<&Value>, path: &str)
 /// The template's labels, annotations and pod-specific annotations: the part of
 /// `ValidatePodTemplateSpec` that `ValidatePodTemplateSpecForStatefulSet` repeats, and all of it a
 /// StatefulSet UPDATE validates when `SkipValidatePodTemplateSpec` is set.
-fn validate_template_metadata(template: &Value, path: &str) -> Vec<FieldError> {
+fn validate_template_metadata(template: &Value, path: &str, opts: PodOptions) -> Vec<FieldError> {
     let meta = template.get("metadata");
     let mut errs = validate_labels(&string_pairs(meta.and_then(|m| m.get("labels"))), &format!("{path}.labels"));
     errs.extend(validate_annotations(
@@ -108,7 +109,7 @@ fn validate_template_metadata(template: &Value, path: &str) -> Vec<FieldError> {
         &format!("{path}.annotations"),
     ));
     let spec = template.get("spec").unwrap_or(&Value::Null);
-    errs.extend(pod_annotations::validate_pod_specific_annotations(meta, spec, &format!("{path}.annotations")));
+    errs.extend(pod_annotations::validate_pod_specific_annotations(meta, spec, &format!("{path}.annotations"), opts));
     errs
 }
 
@@ -269,7 +270,7 @@ fn apps_selector_and_template(
     if kind == "StatefulSet" {
         let validated = template_to_validate(spec);
         if set_opts.skip_pod_template_spec {
-            errs.extend(validate_template_metadata(&validated, "spec.template"));
+            errs.extend(validate_template_metadata(&validated, "spec.template", template_options(old_template)));
         } else {
             errs.extend(validate_template(&validated, old_template, "spec.template"));
         }

@@ -58,26 +58,26 @@ pub fn is_mutable(request: &Value) -> bool {
         && request.get("object").and_then(|o| o.get("metadata")).is_some_and(Value::is_object)
 }
 
-/// The pod deletion cost the `deletion_cost` style sets on pods.
-pub const DELETION_COST: &str = "10";
-/// The annotation holding a pod's deletion cost.
-pub const DELETION_COST_ANNOTATION: &str = "controller.kubernetes.io/pod-deletion-cost";
+/// The tolerations annotation the `tolerations_annotation` style sets on pods: no tolerations.
+pub const TOLERATIONS: &str = "[]";
+/// The (legacy) annotation holding a pod's tolerations as JSON.
+pub const TOLERATIONS_ANNOTATION: &str = "scheduler.alpha.kubernetes.io/tolerations";
 
-/// Under the `deletion_cost` style: on a pod CREATE (not a subresource), the operation setting the
-/// [`DELETION_COST_ANNOTATION`] to [`DELETION_COST`], none when it is set. It follows
+/// Under the `tolerations_annotation` style: on a pod CREATE (not a subresource), the operation
+/// setting the [`TOLERATIONS_ANNOTATION`] to [`TOLERATIONS`], none when it is set. It follows
 /// [`patch_ops`], whose annotation write leaves the pod an annotations map.
-pub fn deletion_cost_ops(request: &Value) -> Vec<Value> {
+pub fn tolerations_annotation_ops(request: &Value) -> Vec<Value> {
     let object = &request["object"];
     let pod_create = request.get("operation").and_then(Value::as_str) == Some("CREATE")
         && request.get("subResource").is_none_or(Value::is_null)
         && object.get("kind").and_then(Value::as_str) == Some("Pod")
         && object.get("metadata").is_some_and(Value::is_object);
-    let current = object.pointer("/metadata/annotations").and_then(|a| a.get(DELETION_COST_ANNOTATION));
+    let current = object.pointer("/metadata/annotations").and_then(|a| a.get(TOLERATIONS_ANNOTATION));
     if !pod_create || current.is_some() {
         return Vec::new();
     }
-    let path = format!("/metadata/annotations/{}", escape_token(DELETION_COST_ANNOTATION));
-    vec![json!({"op": "add", "path": path, "value": DELETION_COST})]
+    let path = format!("/metadata/annotations/{}", escape_token(TOLERATIONS_ANNOTATION));
+    vec![json!({"op": "add", "path": path, "value": TOLERATIONS})]
 }
 
 /// How one metadata map (labels or annotations) is written under the active defect.
