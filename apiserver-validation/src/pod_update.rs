@@ -5,7 +5,8 @@
 //! `validateOnlyDeletedSchedulingGates`, then the rest of the spec compared with the old one once
 //! the updatable fields are copied over (`updatablePodSpecFields`) — the pod-level `resources` and
 //! the `overhead` among the fields that may not change, compared as `apiequality.Semantic` compares
-//! them (a quantity by its value, an empty resource list as none).
+//! them (a quantity by its value, an empty resource list as none, an absent value struct as `{}`,
+//! a pointer to a struct not).
 //!
 //! Go appends `cmp.Diff(old, new)` to the last message; go-cmp randomises its own layout on
 //! purpose, so the text after the first line here is this crate's list of the changed fields, not
@@ -98,6 +99,11 @@ fn differ(old: &Value, new: &Value, path: &str, held: Held, out: &mut Vec<String
     if held == Held::ResourceList && empty_map(old) && empty_map(new) {
         return;
     }
+    // An absent value struct or map is its zero value: compared as `{}` with what the other holds.
+    let empty = Value::Object(Map::new());
+    let pointer = is_pointer(path);
+    let old = if old.is_null() && new.is_object() && !pointer { &empty } else { old };
+    let new = if new.is_null() && old.is_object() && !pointer { &empty } else { new };
     if held == Held::Quantity {
         if let (Some(a), Some(b)) = (quantity_of(old), quantity_of(new)) {
             if a.cmp_value(&b).is_eq() {
@@ -131,6 +137,103 @@ fn differ(old: &Value, new: &Value, path: &str, held: Held, out: &mut Vec<String
         (a, Value::Null) if is_zero(a) => {}
         (a, b) => out.push(format!("{path}: {a} -> {b}")),
     }
+}
+
+/// The members of the pod spec (and of what it holds) that are Go pointers to structs: there an
+/// object, even `{}`, is not the absent value; every other object member is a map or a value
+/// struct, whose `{}` is (`Semantic.DeepEqual` holds an empty map equal to none).
+const POINTER_STRUCTS: &[&str] = &[
+    "securityContext",
+    "affinity",
+    "dnsConfig",
+    "os",
+    "livenessProbe",
+    "readinessProbe",
+    "startupProbe",
+    "lifecycle",
+    "postStart",
+    "preStop",
+    "exec",
+    "httpGet",
+    "tcpSocket",
+    "grpc",
+    "sleep",
+    "seccompProfile",
+    "appArmorProfile",
+    "seLinuxOptions",
+    "windowsOptions",
+    "capabilities",
+    "nodeAffinity",
+    "podAffinity",
+    "podAntiAffinity",
+    "requiredDuringSchedulingIgnoredDuringExecution",
+    "labelSelector",
+    "namespaceSelector",
+    "selector",
+    "valueFrom",
+    "configMapKeyRef",
+    "secretKeyRef",
+    "fieldRef",
+    "resourceFieldRef",
+    "fileKeyRef",
+    "configMapRef",
+    "secretRef",
+    "emptyDir",
+    "hostPath",
+    "secret",
+    "configMap",
+    "persistentVolumeClaim",
+    "projected",
+    "downwardAPI",
+    "csi",
+    "ephemeral",
+    "volumeClaimTemplate",
+    "nfs",
+    "iscsi",
+    "fc",
+    "rbd",
+    "cephfs",
+    "cinder",
+    "flexVolume",
+    "flocker",
+    "gitRepo",
+    "glusterfs",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "azureDisk",
+    "azureFile",
+    "vsphereVolume",
+    "quobyte",
+    "photonPersistentDisk",
+    "portworxVolume",
+    "scaleIO",
+    "storageos",
+    "image",
+    "clusterTrustBundle",
+    "serviceAccountToken",
+    "podCertificate",
+    "dataSource",
+    "dataSourceRef",
+    "nodePublishSecretRef",
+    "persistentVolumeClaimRetentionPolicy",
+    "rollingUpdate",
+    "ordinals",
+];
+
+/// Whether the member at `path` (`spec.containers[0].securityContext`) is a pointer to a struct:
+/// one of [`POINTER_STRUCTS`], or `resources` of a pod spec (the pod-level resources; a
+/// container's and a claim's are value structs).
+fn is_pointer(path: &str) -> bool {
+    let Some((parent, key)) = path.rsplit_once('.') else { return false };
+    if key == "resources" {
+        // Under a container the parent is a list item; under a claim spec it follows a claim template.
+        let claim_spec = parent
+            .strip_suffix(".spec")
+            .and_then(|p| p.rsplit('.').next())
+            .is_some_and(|k| k.starts_with("volumeClaimTemplate"));
+        return parent.ends_with("spec") && !claim_spec;
+    }
+    POINTER_STRUCTS.contains(&key)
 }
 
 /// Go's zero value in JSON: what decodes to the same Go value as an absent field.

@@ -518,7 +518,7 @@ pub fn validate(group: &str, kind: &str, object: &Value, old: Option<&Value>) ->
 
 fn immutable(new: Option<&Value>, old: Option<&Value>, path: &str) -> Vec<FieldError> {
     let norm = |v: Option<&Value>| v.filter(|x| !x.is_null()).cloned();
-    if norm(new) == norm(old) {
+    if norm(new) == norm(old) || !semantic_differs(old.unwrap_or(&Value::Null), new.unwrap_or(&Value::Null)) {
         return Vec::new();
     }
     vec![FieldError::invalid(path, BadValue::Json(norm(new).unwrap_or(Value::Null).to_string()), FIELD_IMMUTABLE)]
