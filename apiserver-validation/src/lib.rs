@@ -8,6 +8,7 @@
 //! | [`managed_fields`] | `fieldmanager/admission.go` and `managedfields.ValidateManagedFields` (`DecodeManagedFields`, structured-merge-diff's field-set reader): the managedFields the apiserver puts back after mutating admission; meta/v1 `ValidateManagedFields` |
 //! | [`objectmeta`] | `api/validation/objectmeta.go`: `ValidateObjectMeta`, `ValidateObjectMetaUpdate`, `ValidateAnnotations`, `ValidateOwnerReferences`, `ValidateFinalizers`; `apis/meta/v1/validation`: `ValidateLabels` |
 //! | [`kinds`] | which name rule (`NameIsDNSSubdomain`, `NameIsDNSLabel`, …) each kind's validation passes |
+//! | [`deletion_cost`] | `core/helper`: `GetDeletionCostFromPodAnnotations` (the pod deletion cost annotation a 32-bit integer without sign or leading zero) |
 //! | [`defaults`] | `core/v1/defaults.go`: the `SetDefaults_*` the decoder applies before validation |
 //! | [`quantity`] | `api/resource`: a `Quantity`'s parse, comparison and canonical text |
 //! | [`pod`] | `core/validation`: `ValidatePodSpec`, `ValidatePodCreate` (containers, ports, env, resources, probes, in Go's order) |
@@ -52,6 +53,7 @@ pub mod crd;
 pub mod cron_job;
 pub mod cron_schedule;
 pub mod defaults;
+pub mod deletion_cost;
 pub mod field;
 mod field_formats;
 pub mod go_duration;

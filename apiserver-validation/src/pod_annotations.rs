@@ -27,6 +27,7 @@
 
 use serde_json::{json, Value};
 
+use crate::deletion_cost::{deletion_cost_valid, POD_DELETION_COST};
 use crate::field::{go_quote, FieldError};
 use crate::field_formats::str_value;
 use crate::scheduling::PodOptions;
@@ -97,26 +98,6 @@ fn apparmor_format(profile: &str) -> Option<String> {
     } else {
         Some(format!("invalid AppArmor profile name: {}", go_quote(profile)))
     }
-}
-
-/// `core.PodDeletionCost`.
-pub const POD_DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost";
-
-/// Whether `GetDeletionCostFromPodAnnotations` reads `value`: `validFirstDigit` (no `+`, no
-/// leading zero but `0` itself), then `strconv.ParseInt(value, 10, 32)`.
-pub fn deletion_cost_valid(value: &str) -> bool {
-    let b = value.as_bytes();
-    let first_ok = match b.first() {
-        None => false,
-        Some(b'-') => true,
-        Some(b'0') => value == "0",
-        Some(c) => c.is_ascii_digit(),
-    };
-    let digits = value.strip_prefix('-').unwrap_or(value);
-    first_ok
-        && !digits.is_empty()
-        && digits.bytes().all(|c| c.is_ascii_digit())
-        && value.parse::<i64>().is_ok_and(|n| i32::try_from(n).is_ok())
 }
 
 /// `ValidatePodSpecificAnnotations` (the mirror pod, pod deletion cost, seccomp and AppArmor annotations) of the

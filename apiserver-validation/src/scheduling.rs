@@ -69,10 +69,10 @@ impl PodOptions {
     pub fn with_old_meta(self, old_meta: Option<&Value>) -> Self {
         let old_cost = old_meta
             .and_then(|m| m.get("annotations"))
-            .and_then(|a| a.get(crate::pod_annotations::POD_DELETION_COST))
+            .and_then(|a| a.get(crate::deletion_cost::POD_DELETION_COST))
             .and_then(Value::as_str);
         PodOptions {
-            allow_invalid_pod_deletion_cost: old_cost.is_some_and(|c| !crate::pod_annotations::deletion_cost_valid(c)),
+            allow_invalid_pod_deletion_cost: old_cost.is_some_and(|c| !crate::deletion_cost::deletion_cost_valid(c)),
             ..self
         }
     }
