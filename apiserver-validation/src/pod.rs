@@ -33,7 +33,7 @@ use crate::pod_fields;
 use crate::resources;
 use crate::scheduling::{self, PodOptions};
 use crate::security;
-use crate::volumes::{validate_volume_mounts, validate_volumes, ValidVolume};
+use crate::volumes::{self, validate_volume_mounts, validate_volumes, ValidVolume};
 use crate::zero_values::{list, present, s};
 
 const SUPPORTED_PROTOCOLS: &[&str] = &["SCTP", "TCP", "UDP"];
@@ -142,6 +142,11 @@ fn env(vars: &[Value], path: &str) -> Vec<FieldError> {
                 .filter(|k| present(from, k))
                 .count();
             let fp = format!("{p}.valueFrom");
+            // validateEnvVarValueFrom: of the sources, only the resource selector is modelled
+            // (the others are named in `unmodelled`).
+            if let Some(r) = from.get("resourceFieldRef").filter(|v| !v.is_null()) {
+                errs.extend(volumes::resource_field_ref(r, &format!("{fp}.resourceFieldRef"), false));
+            }
             if sources == 0 {
                 errs.push(FieldError::invalid(
                     &fp,

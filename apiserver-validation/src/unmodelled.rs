@@ -23,13 +23,20 @@ const POD_SPEC: &[&str] = &[
     "volumes * azureDisk",
     "volumes * ephemeral volumeClaimTemplate",
     "volumes * image",
-    "volumes * downwardAPI items * resourceFieldRef divisor",
-    "volumes * projected sources * downwardAPI items * resourceFieldRef divisor",
     "volumes * projected sources * clusterTrustBundle",
 ];
 
-/// Of each container (regular, init and ephemeral) of a pod spec.
-const CONTAINER: &[&str] = &["volumeDevices", "resources claims", "restartPolicyRules"];
+/// Of each container (regular, init and ephemeral) of a pod spec: an environment variable's
+/// `fieldRef`, `configMapKeyRef` and `secretKeyRef` (`validateEnvVarValueFrom`; its
+/// `resourceFieldRef` is modelled) among them.
+const CONTAINER: &[&str] = &[
+    "volumeDevices",
+    "resources claims",
+    "restartPolicyRules",
+    "env * valueFrom fieldRef",
+    "env * valueFrom configMapKeyRef",
+    "env * valueFrom secretKeyRef",
+];
 
 /// The container lists of a pod spec.
 const CONTAINER_LISTS: &[&str] = &["containers", "initContainers", "ephemeralContainers"];
@@ -337,6 +344,20 @@ mod tests {
         );
         assert!(written("batch", "CronJob", false, &cron("@daily"), &cron("TZ=Europe/Paris 0 * * * *"), &touched)
             .is_empty());
+    }
+
+    #[test]
+    fn an_environment_variables_sources_other_than_a_resource_selector_are_named() {
+        let with_env = |from: Value| json!({"kind": "Pod", "metadata": {}, "spec": {"containers": [{"name": "c", "env": [{"name": "E", "valueFrom": from}]}]}});
+        let before = with_env(json!(null));
+        let touched = ["/spec/containers/0/env"];
+        let resource = with_env(json!({"resourceFieldRef": {"resource": "limits.cpu"}}));
+        assert!(written("", "Pod", false, &before, &resource, &touched).is_empty());
+        let field = with_env(json!({"fieldRef": {"fieldPath": "metadata.name"}}));
+        assert_eq!(
+            written("", "Pod", false, &before, &field, &touched),
+            ["spec.containers[*].env[*].valueFrom.fieldRef"]
+        );
     }
 
     #[test]

@@ -18,8 +18,7 @@
 //! Go does not check an `emptyDir`'s `medium` (any text passes), only a negative `sizeLimit`.
 //! Not modelled: iSCSI, FC, Quobyte and Azure Disk details, an ephemeral volume's claim template
 //! and its generated claim's name, cluster trust bundles, image volume sources' own fields, a
-//! downward API `fieldRef` beyond the paths a volume accepts as they are, resource field
-//! divisors, volume devices, and the projected service account token's requirement of a service
+//! downward API `fieldRef` beyond the paths a volume accepts as they are, volume devices, and the projected service account token's requirement of a service
 //! account name (the ServiceAccount admission plugin sets one before any webhook is called).
 
 use serde_json::Value;
@@ -184,21 +183,59 @@ fn field_ref(fs: &Value, path: &str) -> Vec<FieldError> {
     content::is_qualified_name(&key).into_iter().map(|m| FieldError::invalid(path, str_value(&key), m)).collect()
 }
 
-/// `validateContainerResourceFieldSelector` for a volume file (divisors not modelled).
-fn resource_field_ref(fs: &Value, path: &str) -> Vec<FieldError> {
+/// `validateContainerResourceFieldSelector` (the hugepages prefixes allowed: DownwardAPIHugePages
+/// is GA): for a volume file (`volume`) the container is required first; then the resource, then
+/// `validateContainerResourceDivisor`. An environment variable's selector is checked so too.
+pub(crate) fn resource_field_ref(fs: &Value, path: &str, volume: bool) -> Vec<FieldError> {
     let resource = s(fs, "resource");
-    if s(fs, "containerName").is_empty() {
-        vec![required(&format!("{path}.containerName"))]
+    let mut errs = Vec::new();
+    if volume && s(fs, "containerName").is_empty() {
+        errs.push(required(&format!("{path}.containerName")));
     } else if resource.is_empty() {
-        vec![required(&format!("{path}.resource"))]
+        errs.push(required(&format!("{path}.resource")));
     } else if !RESOURCE_FIELD_PATHS.contains(&resource)
         && !resource.starts_with("requests.hugepages-")
         && !resource.starts_with("limits.hugepages-")
     {
-        vec![FieldError::not_supported(&format!("{path}.resource"), str_value(resource), RESOURCE_FIELD_PATHS)]
-    } else {
-        Vec::new()
+        errs.push(FieldError::not_supported(&format!("{path}.resource"), str_value(resource), RESOURCE_FIELD_PATHS));
     }
+    errs.extend(divisor(resource, fs.get("divisor"), path));
+    errs
+}
+
+/// The divisors of a memory, ephemeral storage or hugepages resource, as `Quantity.String()` writes them.
+const BYTE_DIVISORS: &[&str] = &["1", "1k", "1M", "1G", "1T", "1P", "1E", "1Ki", "1Mi", "1Gi", "1Ti", "1Pi", "1Ei"];
+const BYTE_DIVISORS_TEXT: &str = "1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei";
+
+/// `validateContainerResourceDivisor`: a set, non-zero divisor is one of the resource's, compared
+/// in its canonical form (`1000m` is `1`); the error's value is the resource's name.
+fn divisor(resource: &str, divisor: Option<&Value>, path: &str) -> Option<FieldError> {
+    let text = match divisor? {
+        Value::String(t) => t.clone(),
+        Value::Number(n) => n.to_string(),
+        _ => return None,
+    };
+    let q = quantity::parse(&text)?;
+    if q.cmp_value(&quantity::parse("0")?).is_eq() {
+        return None;
+    }
+    let canonical = q.canonical();
+    let (valid, what): (&[&str], String) = match resource {
+        "limits.cpu" | "requests.cpu" => (&["1m", "1"], "1m and 1 are supported with the cpu resource".into()),
+        "limits.memory" | "requests.memory" => {
+            (BYTE_DIVISORS, format!("{BYTE_DIVISORS_TEXT} are supported with the memory resource"))
+        }
+        "limits.ephemeral-storage" | "requests.ephemeral-storage" => {
+            (BYTE_DIVISORS, format!("{BYTE_DIVISORS_TEXT} are supported with the local ephemeral storage resource"))
+        }
+        r if r.starts_with("requests.hugepages-") || r.starts_with("limits.hugepages-") => {
+            (BYTE_DIVISORS, format!("{BYTE_DIVISORS_TEXT} are supported with the hugepages resource"))
+        }
+        _ => return None,
+    };
+    (!valid.contains(&canonical.as_str())).then(|| {
+        FieldError::invalid(&format!("{path}.divisor"), str_value(resource), format!("only divisor's values {what}"))
+    })
 }
 
 /// `validateDownwardAPIVolumeFile`: Go names a file's errors under the source's path, without
@@ -220,7 +257,7 @@ fn downward_api_file(file: &Value, path: &str) -> Vec<FieldError> {
                 ));
             }
         }
-        (None, Some(r)) => errs.extend(resource_field_ref(r, &format!("{path}.resourceFieldRef"))),
+        (None, Some(r)) => errs.extend(resource_field_ref(r, &format!("{path}.resourceFieldRef"), true)),
         (None, None) => errs.push(FieldError::required(path, "one of fieldRef and resourceFieldRef is required")),
     }
     errs.extend(file_mode(file, "mode", path));
