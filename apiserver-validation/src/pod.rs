@@ -123,7 +123,8 @@ fn ports(ports: &[Value], path: &str) -> Vec<FieldError> {
     errs
 }
 
-/// `ValidateEnv` (relaxed names; `valueFrom` must name exactly one source).
+/// `ValidateEnv` (relaxed names; `valueFrom` must name exactly one source, its field and resource
+/// selectors checked).
 fn env(vars: &[Value], path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for (i, var) in vars.iter().enumerate() {
@@ -137,13 +138,16 @@ fn env(vars: &[Value], path: &str) -> Vec<FieldError> {
             }
         }
         if let Some(from) = var.get("valueFrom").filter(|v| !v.is_null()) {
-            let sources = ["fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef"]
+            let sources = ["fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef", "fileKeyRef"]
                 .iter()
                 .filter(|k| present(from, k))
                 .count();
             let fp = format!("{p}.valueFrom");
-            // validateEnvVarValueFrom: of the sources, only the resource selector is modelled
-            // (the others are named in `unmodelled`).
+            // validateEnvVarValueFrom: each source's own checks, in Go's order (the ConfigMap and
+            // Secret key selectors and the file key selector are named in `unmodelled`).
+            if let Some(f) = from.get("fieldRef").filter(|v| !v.is_null()) {
+                errs.extend(volumes::object_field_selector(f, volumes::ENV_FIELD_PATHS, &format!("{fp}.fieldRef")));
+            }
             if let Some(r) = from.get("resourceFieldRef").filter(|v| !v.is_null()) {
                 errs.extend(volumes::resource_field_ref(r, &format!("{fp}.resourceFieldRef"), false));
             }
@@ -151,7 +155,8 @@ fn env(vars: &[Value], path: &str) -> Vec<FieldError> {
                 errs.push(FieldError::invalid(
                     &fp,
                     str_value(""),
-                    "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`",
+                    // AllowEnvFilesValidation: EnvFiles is beta and on in 1.35 and 1.36.
+                    "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or `fileKeyRef`",
                 ));
             } else if !s(var, "value").is_empty() {
                 errs.push(FieldError::invalid(&fp, str_value(""), "may not be specified when `value` is not empty"));

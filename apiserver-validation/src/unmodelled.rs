@@ -27,15 +27,15 @@ const POD_SPEC: &[&str] = &[
 ];
 
 /// Of each container (regular, init and ephemeral) of a pod spec: an environment variable's
-/// `fieldRef`, `configMapKeyRef` and `secretKeyRef` (`validateEnvVarValueFrom`; its
-/// `resourceFieldRef` is modelled) among them.
+/// `configMapKeyRef`, `secretKeyRef` and `fileKeyRef` (`validateEnvVarValueFrom`; its `fieldRef`
+/// and `resourceFieldRef` are modelled) among them.
 const CONTAINER: &[&str] = &[
     "volumeDevices",
     "resources claims",
     "restartPolicyRules",
-    "env * valueFrom fieldRef",
     "env * valueFrom configMapKeyRef",
     "env * valueFrom secretKeyRef",
+    "env * valueFrom fileKeyRef",
 ];
 
 /// The container lists of a pod spec.
@@ -347,16 +347,18 @@ mod tests {
     }
 
     #[test]
-    fn an_environment_variables_sources_other_than_a_resource_selector_are_named() {
+    fn an_environment_variables_key_selectors_are_named() {
         let with_env = |from: Value| json!({"kind": "Pod", "metadata": {}, "spec": {"containers": [{"name": "c", "env": [{"name": "E", "valueFrom": from}]}]}});
         let before = with_env(json!(null));
         let touched = ["/spec/containers/0/env"];
         let resource = with_env(json!({"resourceFieldRef": {"resource": "limits.cpu"}}));
         assert!(written("", "Pod", false, &before, &resource, &touched).is_empty());
         let field = with_env(json!({"fieldRef": {"fieldPath": "metadata.name"}}));
+        assert!(written("", "Pod", false, &before, &field, &touched).is_empty());
+        let secret = with_env(json!({"secretKeyRef": {"name": "s", "key": "k"}}));
         assert_eq!(
-            written("", "Pod", false, &before, &field, &touched),
-            ["spec.containers[*].env[*].valueFrom.fieldRef"]
+            written("", "Pod", false, &before, &secret, &touched),
+            ["spec.containers[*].env[*].valueFrom.secretKeyRef"]
         );
     }
 

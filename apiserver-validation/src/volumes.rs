@@ -17,8 +17,8 @@
 //!
 //! Go does not check an `emptyDir`'s `medium` (any text passes), only a negative `sizeLimit`.
 //! Not modelled: iSCSI, FC, Quobyte and Azure Disk details, an ephemeral volume's claim template
-//! and its generated claim's name, cluster trust bundles, image volume sources' own fields, a
-//! downward API `fieldRef` beyond the paths a volume accepts as they are, volume devices, and the projected service account token's requirement of a service
+//! and its generated claim's name, cluster trust bundles, image volume sources' own fields,
+//! volume devices, and the projected service account token's requirement of a service
 //! account name (the ServiceAccount admission plugin sets one before any webhook is called).
 
 use serde_json::Value;
@@ -158,27 +158,94 @@ fn items(src: &Value, path: &str) -> Vec<FieldError> {
     list(src, "items").iter().enumerate().flat_map(|(i, kp)| key_to_path(kp, &format!("{path}.items[{i}]"))).collect()
 }
 
-/// `validateObjectFieldSelector` for the paths a volume accepts as they are: `apiVersion` and
-/// `fieldPath` required, a subscripted label or annotation key a qualified name. Other paths
-/// (converted by `ConvertDownwardAPIFieldLabel`) are left alone.
-fn field_ref(fs: &Value, path: &str) -> Vec<FieldError> {
-    if s(fs, "apiVersion").is_empty() {
+/// `validVolumeDownwardAPIFieldPathExpressions`, as `sets.List` sorts them.
+const VOLUME_FIELD_PATHS: &[&str] =
+    &["metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid"];
+/// `validEnvDownwardAPIFieldPathExpressions`, as `sets.List` sorts them.
+pub(crate) const ENV_FIELD_PATHS: &[&str] = &[
+    "metadata.name",
+    "metadata.namespace",
+    "metadata.uid",
+    "spec.nodeName",
+    "spec.serviceAccountName",
+    "status.hostIP",
+    "status.hostIPs",
+    "status.podIP",
+    "status.podIPs",
+];
+/// The labels `ConvertDownwardAPIFieldLabel` (`pkg/apis/core/pods/helpers.go`) takes as they are.
+const CONVERTIBLE_LABELS: &[&str] = &[
+    "metadata.annotations",
+    "metadata.labels",
+    "metadata.name",
+    "metadata.namespace",
+    "metadata.uid",
+    "spec.nodeName",
+    "spec.restartPolicy",
+    "spec.serviceAccountName",
+    "spec.schedulerName",
+    "status.phase",
+    "status.hostIP",
+    "status.hostIPs",
+    "status.podIP",
+    "status.podIPs",
+];
+
+/// `fieldpath.SplitMaybeSubscriptedPath`: `metadata.labels['key']` as the path and the key.
+fn split_subscript(field_path: &str) -> Option<(&str, &str)> {
+    let (path, key) = field_path.strip_suffix("']")?.split_once("['")?;
+    (!path.is_empty()).then_some((path, key))
+}
+
+/// `ConvertDownwardAPIFieldLabel` for a v1 pod: the internal label, or Go's error.
+fn convert_field_label<'a>(version: &str, label: &'a str) -> Result<&'a str, String> {
+    if version != "v1" {
+        return Err(format!("unsupported pod version: {version}"));
+    }
+    if let Some((path, _)) = split_subscript(label) {
+        return match path {
+            "metadata.annotations" | "metadata.labels" => Ok(label),
+            _ => Err(format!("field label does not support subscript: {label}")),
+        };
+    }
+    match label {
+        "spec.host" => Ok("spec.nodeName"),
+        l if CONVERTIBLE_LABELS.contains(&l) => Ok(label),
+        _ => Err(format!("field label not supported: {label}")),
+    }
+}
+
+/// `validateObjectFieldSelector` with the paths `expressions` allows (a volume file's,
+/// [`VOLUME_FIELD_PATHS`], or an environment variable's, [`ENV_FIELD_PATHS`]): the apiVersion and
+/// fieldPath required, the label converted, a subscript's key a qualified name (an annotation's
+/// lowercased), any other path one of `expressions`.
+pub(crate) fn object_field_selector(fs: &Value, expressions: &[&str], path: &str) -> Vec<FieldError> {
+    let version = s(fs, "apiVersion");
+    if version.is_empty() {
         return vec![required(&format!("{path}.apiVersion"))];
     }
     let field_path = s(fs, "fieldPath");
     if field_path.is_empty() {
         return vec![required(&format!("{path}.fieldPath"))];
     }
-    if s(fs, "apiVersion") != "v1" {
-        return Vec::new();
-    }
-    let subscript = |prefix: &str| {
-        field_path.strip_prefix(prefix).and_then(|r| r.strip_prefix("['")).and_then(|r| r.strip_suffix("']"))
+    let internal = match convert_field_label(version, field_path) {
+        Ok(internal) => internal,
+        Err(e) => {
+            return vec![FieldError::invalid(
+                &format!("{path}.fieldPath"),
+                str_value(field_path),
+                format!("error converting fieldPath: {e}"),
+            )]
+        }
     };
-    let key = match (subscript("metadata.annotations"), subscript("metadata.labels")) {
-        (Some(k), _) => k.to_lowercase(),
-        (None, Some(k)) => k.to_string(),
-        (None, None) => return Vec::new(),
+    let key = match split_subscript(internal) {
+        Some(("metadata.annotations", k)) => k.to_lowercase(),
+        Some(("metadata.labels", k)) => k.to_string(),
+        Some((other, _)) => return vec![FieldError::invalid(path, str_value(other), "does not support subscript")],
+        None if !expressions.contains(&internal) => {
+            return vec![FieldError::not_supported(&format!("{path}.fieldPath"), str_value(internal), expressions)]
+        }
+        None => return Vec::new(),
     };
     content::is_qualified_name(&key).into_iter().map(|m| FieldError::invalid(path, str_value(&key), m)).collect()
 }
@@ -248,7 +315,7 @@ fn downward_api_file(file: &Value, path: &str) -> Vec<FieldError> {
     let resource_v = file.get("resourceFieldRef").filter(|v| !v.is_null());
     match (field_ref_v, resource_v) {
         (Some(f), r) => {
-            errs.extend(field_ref(f, &format!("{path}.fieldRef")));
+            errs.extend(object_field_selector(f, VOLUME_FIELD_PATHS, &format!("{path}.fieldRef")));
             if r.is_some() {
                 errs.push(FieldError::invalid(
                     path,
