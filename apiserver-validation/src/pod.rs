@@ -23,6 +23,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::configdata;
 use crate::content;
 use crate::content::env_var_name;
 use crate::field::{BadValue, FieldError};
@@ -143,13 +144,18 @@ fn env(vars: &[Value], path: &str) -> Vec<FieldError> {
                 .filter(|k| present(from, k))
                 .count();
             let fp = format!("{p}.valueFrom");
-            // validateEnvVarValueFrom: each source's own checks, in Go's order (the ConfigMap and
-            // Secret key selectors and the file key selector are named in `unmodelled`).
+            // validateEnvVarValueFrom: each source's own checks, in Go's order (the file key
+            // selector, with its volume, is named in `unmodelled`).
             if let Some(f) = from.get("fieldRef").filter(|v| !v.is_null()) {
                 errs.extend(volumes::object_field_selector(f, volumes::ENV_FIELD_PATHS, &format!("{fp}.fieldRef")));
             }
             if let Some(r) = from.get("resourceFieldRef").filter(|v| !v.is_null()) {
                 errs.extend(volumes::resource_field_ref(r, &format!("{fp}.resourceFieldRef"), false));
+            }
+            for selector in ["configMapKeyRef", "secretKeyRef"] {
+                if let Some(k) = from.get(selector).filter(|v| !v.is_null()) {
+                    errs.extend(key_selector(k, &format!("{fp}.{selector}")));
+                }
             }
             if sources == 0 {
                 errs.push(FieldError::invalid(
@@ -167,6 +173,21 @@ fn env(vars: &[Value], path: &str) -> Vec<FieldError> {
                     "may not have more than one field specified at a time",
                 ));
             }
+        }
+    }
+    errs
+}
+
+/// `validateConfigMapKeySelector` and `validateSecretKeySelector`: the name a DNS subdomain
+/// (`ValidateSecretName`, even when empty), the key required and a ConfigMap key.
+fn key_selector(k: &Value, path: &str) -> Vec<FieldError> {
+    let mut errs = dns_subdomain(s(k, "name"), &format!("{path}.name"));
+    let key = s(k, "key");
+    if key.is_empty() {
+        errs.push(FieldError::required(&format!("{path}.key"), ""));
+    } else {
+        for m in configdata::is_config_map_key(key) {
+            errs.push(FieldError::invalid(&format!("{path}.key"), str_value(key), m));
         }
     }
     errs

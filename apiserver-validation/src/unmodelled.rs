@@ -27,16 +27,9 @@ const POD_SPEC: &[&str] = &[
 ];
 
 /// Of each container (regular, init and ephemeral) of a pod spec: an environment variable's
-/// `configMapKeyRef`, `secretKeyRef` and `fileKeyRef` (`validateEnvVarValueFrom`; its `fieldRef`
-/// and `resourceFieldRef` are modelled) among them.
-const CONTAINER: &[&str] = &[
-    "volumeDevices",
-    "resources claims",
-    "restartPolicyRules",
-    "env * valueFrom configMapKeyRef",
-    "env * valueFrom secretKeyRef",
-    "env * valueFrom fileKeyRef",
-];
+/// `fileKeyRef` (`validateFileKeySelector`, `validateFileKeyRefVolumes`; its other sources are
+/// modelled) among them.
+const CONTAINER: &[&str] = &["volumeDevices", "resources claims", "restartPolicyRules", "env * valueFrom fileKeyRef"];
 
 /// The container lists of a pod spec.
 const CONTAINER_LISTS: &[&str] = &["containers", "initContainers", "ephemeralContainers"];
@@ -347,7 +340,7 @@ mod tests {
     }
 
     #[test]
-    fn an_environment_variables_key_selectors_are_named() {
+    fn an_environment_variables_file_key_selector_is_named() {
         let with_env = |from: Value| json!({"kind": "Pod", "metadata": {}, "spec": {"containers": [{"name": "c", "env": [{"name": "E", "valueFrom": from}]}]}});
         let before = with_env(json!(null));
         let touched = ["/spec/containers/0/env"];
@@ -356,9 +349,11 @@ mod tests {
         let field = with_env(json!({"fieldRef": {"fieldPath": "metadata.name"}}));
         assert!(written("", "Pod", false, &before, &field, &touched).is_empty());
         let secret = with_env(json!({"secretKeyRef": {"name": "s", "key": "k"}}));
+        assert!(written("", "Pod", false, &before, &secret, &touched).is_empty());
+        let file = with_env(json!({"fileKeyRef": {"volumeName": "v", "path": "p", "key": "K"}}));
         assert_eq!(
-            written("", "Pod", false, &before, &secret, &touched),
-            ["spec.containers[*].env[*].valueFrom.secretKeyRef"]
+            written("", "Pod", false, &before, &file, &touched),
+            ["spec.containers[*].env[*].valueFrom.fileKeyRef"]
         );
     }
 
