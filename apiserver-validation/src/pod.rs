@@ -144,8 +144,7 @@ fn env(vars: &[Value], path: &str) -> Vec<FieldError> {
                 .filter(|k| present(from, k))
                 .count();
             let fp = format!("{p}.valueFrom");
-            // validateEnvVarValueFrom: each source's own checks, in Go's order (the file key
-            // selector, with its volume, is named in `unmodelled`).
+            // validateEnvVarValueFrom: each source's own checks, in Go's order.
             if let Some(f) = from.get("fieldRef").filter(|v| !v.is_null()) {
                 errs.extend(volumes::object_field_selector(f, volumes::ENV_FIELD_PATHS, &format!("{fp}.fieldRef")));
             }
@@ -156,6 +155,9 @@ fn env(vars: &[Value], path: &str) -> Vec<FieldError> {
                 if let Some(k) = from.get(selector).filter(|v| !v.is_null()) {
                     errs.extend(key_selector(k, &format!("{fp}.{selector}")));
                 }
+            }
+            if let Some(f) = from.get("fileKeyRef").filter(|v| !v.is_null()) {
+                errs.extend(file_key_selector(f, &format!("{fp}.fileKeyRef")));
             }
             if sources == 0 {
                 errs.push(FieldError::invalid(
@@ -188,6 +190,60 @@ fn key_selector(k: &Value, path: &str) -> Vec<FieldError> {
     } else {
         for m in configdata::is_config_map_key(key) {
             errs.push(FieldError::invalid(&format!("{path}.key"), str_value(key), m));
+        }
+    }
+    errs
+}
+
+/// `validateFileKeySelector`: the key a (relaxed) environment variable name, the volume a DNS
+/// label, the path without `..`, each required.
+fn file_key_selector(f: &Value, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let key = s(f, "key");
+    if key.is_empty() {
+        errs.push(FieldError::required(&format!("{path}.key"), ""));
+    } else {
+        for m in env_var_name(key) {
+            errs.push(FieldError::invalid(&format!("{path}.key"), str_value(key), m));
+        }
+    }
+    let volume = s(f, "volumeName");
+    if volume.is_empty() {
+        errs.push(FieldError::required(&format!("{path}.volumeName"), ""));
+    } else {
+        errs.extend(dns_label(volume, &format!("{path}.volumeName")));
+    }
+    let file = s(f, "path");
+    if file.is_empty() {
+        errs.push(FieldError::required(&format!("{path}.path"), ""));
+    } else {
+        errs.extend(volumes::path_no_backsteps(file, &format!("{path}.path")));
+    }
+    errs
+}
+
+/// `validateFileKeyRefVolumes`, the last check of `ValidatePodSpec`: the volume an environment
+/// variable's `fileKeyRef` names exists and is an `emptyDir` (containers visited as
+/// `VisitContainersWithPath` does: init, regular, ephemeral).
+fn file_key_ref_volumes(spec: &Value, path: &str) -> Vec<FieldError> {
+    let volumes = list(spec, "volumes");
+    let mut errs = Vec::new();
+    for kind in ["initContainers", "containers", "ephemeralContainers"] {
+        for (i, c) in list(spec, kind).iter().enumerate() {
+            for (j, var) in list(c, "env").iter().enumerate() {
+                let Some(f) = var.pointer("/valueFrom/fileKeyRef").filter(|v| !v.is_null()) else { continue };
+                let name = s(f, "volumeName");
+                let at = format!("{path}.{kind}[{i}].env[{j}].valueFrom.fileKeyRef.volumeName");
+                match volumes.iter().find(|v| s(v, "name") == name) {
+                    None => errs.push(FieldError::not_found(&at, str_value(name))),
+                    Some(v) if !present(v, "emptyDir") => errs.push(FieldError::invalid(
+                        &at,
+                        str_value(name),
+                        "referenced volume must be of type emptyDir",
+                    )),
+                    Some(_) => {}
+                }
+            }
         }
     }
     errs
@@ -511,6 +567,7 @@ fn pod_spec(spec: &Value, path: &str, resource_is_pod: bool, opts: PodOptions) -
     errs.extend(pod_fields::runtime_class_and_preemption(spec, path));
     errs.extend(resources::overhead(spec, path));
     errs.extend(security::validate_os(spec, path));
+    errs.extend(file_key_ref_volumes(spec, path));
     errs
 }
 
