@@ -17,10 +17,11 @@
 //! struct with `%v`, and the JSON tokenizer's errors (jsoniter's) are named without their byte
 //! position and context.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::field::{go_is_print, go_json_string, go_quote, BadValue, FieldError};
 use crate::go_strconv::atoi;
+use crate::zero_values::s;
 
 /// `FieldManagerMaxLength`.
 pub const FIELD_MANAGER_MAX_LENGTH: usize = 128;
@@ -43,19 +44,15 @@ pub fn decode_error(entries: &[Value]) -> Option<String> {
     entries.iter().enumerate().find_map(|(i, entry)| entry_error(i, entry))
 }
 
-fn text<'a>(entry: &'a Value, key: &str) -> &'a str {
-    entry.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
 /// The checks `DecodeManagedFields` makes of entry `i`, in its order.
 fn entry_error(i: usize, entry: &Value) -> Option<String> {
-    if !matches!(text(entry, "operation"), "Apply" | "Update") {
+    if !matches!(s(entry, "operation"), "Apply" | "Update") {
         return Some("operation must be `Apply` or `Update`".into());
     }
-    if text(entry, "apiVersion").is_empty() {
+    if s(entry, "apiVersion").is_empty() {
         return Some("apiVersion must not be empty".into());
     }
-    match text(entry, "fieldsType") {
+    match s(entry, "fieldsType") {
         "FieldsV1" => {}
         "" => return Some(format!("missing fieldsType in managed fields entry {i}")),
         other => return Some(format!("invalid fieldsType {} in managed fields entry {i}", go_quote(other))),
@@ -141,11 +138,10 @@ fn value_type(s: &str) -> u8 {
 }
 
 /// `ReadObjectCB` of a `k:` element: a JSON object (or null) of values.
-fn key_fields(s: &str) -> Result<Option<Map<String, Value>>, String> {
-    match s.trim_start().bytes().next() {
-        Some(b'{') | Some(b'n') => match json_value(s)? {
-            Value::Object(m) => Ok(Some(m)),
-            Value::Null => Ok(None),
+fn key_fields(text: &str) -> Result<(), String> {
+    match text.trim_start().bytes().next() {
+        Some(b'{' | b'n') => match json_value(text)? {
+            Value::Object(_) | Value::Null => Ok(()),
             _ => Err("ReadObjectCB: expect { or n".into()),
         },
         Some(c) => Err(format!("ReadObjectCB: expect {{ or n, but found {}", c as char)),
@@ -158,7 +154,7 @@ pub fn validate(entries: &[Value]) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for (i, entry) in entries.iter().enumerate() {
         let at = format!("metadata.managedFields[{i}]");
-        let operation = text(entry, "operation");
+        let operation = s(entry, "operation");
         if !matches!(operation, "Apply" | "Update") {
             errs.push(FieldError::invalid(
                 &format!("{at}.operation"),
@@ -166,7 +162,7 @@ pub fn validate(entries: &[Value]) -> Vec<FieldError> {
                 "must be `Apply` or `Update`",
             ));
         }
-        let fields_type = text(entry, "fieldsType");
+        let fields_type = s(entry, "fieldsType");
         if !fields_type.is_empty() && fields_type != "FieldsV1" {
             errs.push(FieldError::invalid(
                 &format!("{at}.fieldsType"),
@@ -174,7 +170,7 @@ pub fn validate(entries: &[Value]) -> Vec<FieldError> {
                 "must be `FieldsV1`",
             ));
         }
-        let manager = text(entry, "manager");
+        let manager = s(entry, "manager");
         let manager_at = format!("{at}.manager");
         if manager.len() > FIELD_MANAGER_MAX_LENGTH {
             errs.push(FieldError::too_long(&manager_at, FIELD_MANAGER_MAX_LENGTH));
@@ -186,7 +182,7 @@ pub fn validate(entries: &[Value]) -> Vec<FieldError> {
                 format!("invalid character U+{:04X} (at position {pos})", c as u32),
             ));
         }
-        if text(entry, "subresource").len() > MAX_SUBRESOURCE_NAME_LENGTH {
+        if s(entry, "subresource").len() > MAX_SUBRESOURCE_NAME_LENGTH {
             errs.push(FieldError::too_long(&format!("{at}.subresource"), MAX_SUBRESOURCE_NAME_LENGTH));
         }
     }

@@ -305,23 +305,27 @@ mod tests {
         json!({"securityContext": pod_sc, "containers": [{"name": "app", "image": "a", "securityContext": container_sc}]})
     }
 
+    /// The annotations' errors of a pod with one container `app` and no security contexts, on CREATE.
+    fn bare_pod_errors(meta: &Value) -> Vec<FieldError> {
+        validate_pod_specific_annotations(
+            Some(meta),
+            &spec(json!({}), json!({})),
+            "metadata.annotations",
+            PodOptions::default(),
+        )
+    }
+
     #[test]
     fn seccomp_annotations_take_the_known_profiles_and_relative_localhost_paths() {
         let ok = meta(
             json!({SECCOMP_POD: "runtime/default", "container.seccomp.security.alpha.kubernetes.io/app": "localhost/p.json"}),
         );
-        assert!(validate_pod_specific_annotations(
-            Some(&ok),
-            &spec(json!({}), json!({})),
-            "metadata.annotations",
-            PodOptions::default()
-        )
-        .is_empty());
+        assert!(bare_pod_errors(&ok).is_empty());
         let bad = meta(
             json!({SECCOMP_POD: "strict", "container.seccomp.security.alpha.kubernetes.io/app": "localhost/../p"}),
         );
         assert_eq!(
-            texts(&validate_pod_specific_annotations(Some(&bad), &spec(json!({}), json!({})), "metadata.annotations", PodOptions::default())),
+            texts(&bare_pod_errors(&bad)),
             [
                 "metadata.annotations.seccomp.security.alpha.kubernetes.io/pod: Invalid value: \"strict\": must be a valid seccomp profile",
                 "metadata.annotations.container.seccomp.security.alpha.kubernetes.io/app: Invalid value: \"../p\": must not contain '..'",
@@ -332,16 +336,10 @@ mod tests {
     #[test]
     fn apparmor_annotations_name_a_container_and_a_known_profile() {
         let ok = meta(json!({"container.apparmor.security.beta.kubernetes.io/app": "localhost/k8s-default"}));
-        assert!(validate_pod_specific_annotations(
-            Some(&ok),
-            &spec(json!({}), json!({})),
-            "metadata.annotations",
-            PodOptions::default()
-        )
-        .is_empty());
+        assert!(bare_pod_errors(&ok).is_empty());
         let bad = meta(json!({"container.apparmor.security.beta.kubernetes.io/db": "strict"}));
         assert_eq!(
-            texts(&validate_pod_specific_annotations(Some(&bad), &spec(json!({}), json!({})), "metadata.annotations", PodOptions::default())),
+            texts(&bare_pod_errors(&bad)),
             [
                 "metadata.annotations[container.apparmor.security.beta.kubernetes.io/db]: Invalid value: \"db\": container not found",
                 "metadata.annotations[container.apparmor.security.beta.kubernetes.io/db]: Invalid value: \"strict\": invalid AppArmor profile name: \"strict\"",
@@ -375,7 +373,7 @@ mod tests {
     fn a_mirror_pod_needs_a_node() {
         let m = meta(json!({MIRROR_POD: "abc"}));
         assert_eq!(
-            texts(&validate_pod_specific_annotations(Some(&m), &spec(json!({}), json!({})), "metadata.annotations", PodOptions::default())),
+            texts(&bare_pod_errors(&m)),
             ["metadata.annotations[kubernetes.io/config.mirror]: Invalid value: \"abc\": must set spec.nodeName if mirror pod annotation is set"]
         );
         let mut on_node = spec(json!({}), json!({}));
