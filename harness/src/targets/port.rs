@@ -52,7 +52,8 @@ fn chosen_range(low: Option<u16>) -> Option<std::ops::Range<u16>> {
 /// that processes choosing at once choose apart).
 fn bound_in(range: std::ops::Range<u16>) -> Option<u16> {
     use std::hash::{BuildHasher, Hasher};
-    // Each RandomState is keyed afresh from the OS: its hash of nothing is a random number.
+    // Each RandomState has new keys (seeded from the OS once per thread, then stepped): its hash
+    // of nothing is a number no other call or process repeats in practice.
     let width = u64::from(range.end - range.start);
     for _ in 0..8 {
         let random = std::collections::hash_map::RandomState::new().build_hasher().finish();
