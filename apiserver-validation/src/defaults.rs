@@ -194,6 +194,19 @@ fn default_volume_sources(volume: &mut Map<String, Value>) {
             host_path.insert("type".into(), json!(""));
         }
     }
+    // `SetDefaults_AzureDiskVolumeSource`: pointers, so only an absent or null member is set.
+    if let Some(disk) = volume.get_mut("azureDisk").and_then(Value::as_object_mut) {
+        for (key, value) in [
+            ("cachingMode", json!("ReadWrite")),
+            ("kind", json!("Shared")),
+            ("fsType", json!("ext4")),
+            ("readOnly", json!(false)),
+        ] {
+            if disk.get(key).is_none_or(Value::is_null) {
+                disk.insert(key.into(), value);
+            }
+        }
+    }
     let default_files = |files: Option<&mut Value>| {
         for file in files.and_then(Value::as_array_mut).into_iter().flatten() {
             if let Some(field_ref) = file.get_mut("fieldRef").and_then(Value::as_object_mut) {
@@ -703,7 +716,9 @@ mod tests {
             {"name": "t", "projected": {"sources": [{"serviceAccountToken": {"path": "token"}},
                                                     {"downwardAPI": {"items": [{"path": "n", "fieldRef": {"fieldPath": "metadata.name"}}]}}]}},
             {"name": "h", "hostPath": {"path": "/x"}},
-            {"name": "d", "downwardAPI": {"items": [{"path": "l", "fieldRef": {"fieldPath": "metadata.labels"}}]}}]}});
+            {"name": "d", "downwardAPI": {"items": [{"path": "l", "fieldRef": {"fieldPath": "metadata.labels"}}]}},
+            {"name": "a", "azureDisk": {"diskName": "d", "diskURI": "https://a", "cachingMode": null}},
+            {"name": "b", "azureDisk": {"diskName": "d", "diskURI": "https://a", "kind": "", "readOnly": true}}]}});
         let d = defaulted("", "Pod", &pod);
         let v = &d["spec"]["volumes"];
         assert_eq!(v[0]["projected"]["defaultMode"], 0o644);
@@ -712,5 +727,12 @@ mod tests {
         assert_eq!(v[1]["hostPath"]["type"], "");
         assert_eq!(v[2]["downwardAPI"]["items"][0]["fieldRef"]["apiVersion"], "v1");
         assert_eq!(v[2]["downwardAPI"]["defaultMode"], 0o644);
+        assert_eq!(v[3]["azureDisk"]["cachingMode"], "ReadWrite");
+        assert_eq!(v[3]["azureDisk"]["kind"], "Shared");
+        assert_eq!(v[3]["azureDisk"]["fsType"], "ext4");
+        assert_eq!(v[3]["azureDisk"]["readOnly"], false);
+        // A pointer to an empty string is not nil: no default.
+        assert_eq!(v[4]["azureDisk"]["kind"], "");
+        assert_eq!(v[4]["azureDisk"]["readOnly"], true);
     }
 }

@@ -34,7 +34,7 @@ use crate::pod_fields;
 use crate::resources;
 use crate::scheduling::{self, PodOptions};
 use crate::security;
-use crate::volumes::{self, validate_volume_mounts, validate_volumes, ValidVolume};
+use crate::volumes::{self, validate_volume_devices, validate_volume_mounts, validate_volumes, ValidVolume};
 use crate::zero_values::{list, present, s};
 
 const SUPPORTED_PROTOCOLS: &[&str] = &["SCTP", "TCP", "UDP"];
@@ -380,7 +380,9 @@ fn container_common(c: &Value, volumes: &[ValidVolume<'_>], host_users: bool, pa
     errs.extend(ports(list(c, "ports"), &format!("{path}.ports")));
     errs.extend(env(list(c, "env"), &format!("{path}.env")));
     errs.extend(pod_fields::env_from(list(c, "envFrom"), &format!("{path}.envFrom")));
-    errs.extend(validate_volume_mounts(list(c, "volumeMounts"), volumes, c, &format!("{path}.volumeMounts")));
+    let (mounts, devices) = (list(c, "volumeMounts"), list(c, "volumeDevices"));
+    errs.extend(validate_volume_mounts(mounts, devices, volumes, c, &format!("{path}.volumeMounts")));
+    errs.extend(validate_volume_devices(devices, mounts, volumes, &format!("{path}.volumeDevices")));
     let pull = s(c, "imagePullPolicy");
     if pull.is_empty() {
         errs.push(FieldError::required(&format!("{path}.imagePullPolicy"), ""));

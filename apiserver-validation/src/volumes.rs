@@ -8,23 +8,27 @@
 //! `validateCinderVolumeSource`, `validateCephFSVolumeSource`, `validateDownwardAPIVolumeSource`,
 //! `validateFlexVolumeSource`, `validateConfigMapVolumeSource`, `validateAzureFile`,
 //! `validateVsphereVolumeSource`, `validatePhotonPersistentDiskVolumeSource`,
-//! `validatePortworxVolumeSource`, `validateStorageOSVolumeSource`,
+//! `validatePortworxVolumeSource`, `validateStorageOSVolumeSource`, `validateISCSIVolumeSource`
+//! (with `iscsiInitiatorIqnRegex`, `iscsiInitiatorEuiRegex`, `iscsiInitiatorNaaRegex`, and the
+//! volume name's length check in `validateVolumeSource`), `validateFCVolumeSource`,
+//! `validateQuobyteVolumeSource` (`net.SplitHostPort`), `validateAzureDisk`,
 //! `validateProjectedVolumeSource` (`validateProjectionSources`), `validateScaleIOVolumeSource`,
 //! `validateCSIVolumeSource`, `validateEphemeralVolumeSource` (the template required),
 //! `validateKeyToPath`, `validateDownwardAPIVolumeFile`, `ValidateLocalNonReservedPath`,
 //! `validateLocalDescendingPath`, `validatePathNoBacksteps`, `validateHostPathType`;
-//! `ValidateVolumeMounts` (`validateMountPropagation`, `validateMountRecursiveReadOnly`).
+//! `ValidateVolumeMounts` (`validateMountPropagation`, `validateMountRecursiveReadOnly`, the overlap
+//! with volume devices), `ValidateVolumeDevices`.
 //!
 //! Go does not check an `emptyDir`'s `medium` (any text passes), only a negative `sizeLimit`.
-//! Not modelled: iSCSI, FC, Quobyte and Azure Disk details, an ephemeral volume's claim template
-//! and its generated claim's name, cluster trust bundles, image volume sources' own fields,
-//! volume devices, and the projected service account token's requirement of a service
-//! account name (the ServiceAccount admission plugin sets one before any webhook is called).
+//! Not modelled: an ephemeral volume's claim template and its generated claim's name (nor a
+//! claim volume naming such a claim), cluster trust bundles, image volume sources' own fields, and
+//! the projected service account token's requirement of a service account name (the
+//! ServiceAccount admission plugin sets one before any webhook is called).
 
 use serde_json::Value;
 
 use crate::content;
-use crate::field::{BadValue, FieldError};
+use crate::field::{go_json_string, BadValue, FieldError};
 use crate::field_formats::{dns_label, inclusive_range, str_value};
 use crate::quantity;
 use crate::zero_values::{list, present, s};
@@ -32,6 +36,14 @@ use crate::zero_values::{list, present, s};
 /// `fileModeErrorMsg`.
 pub const FILE_MODE_ERROR: &str = "must be a number between 0 and 0777 (octal), both inclusive";
 const MORE_THAN_ONE: &str = "may not specify more than 1 volume type";
+/// `validateQuobyteVolumeSource`'s detail for a registry.
+const QUOBYTE_REGISTRY: &str = "must be a host:port pair or multiple pairs separated by commas";
+/// `validateAzureDisk`'s caching modes and disk kinds, sorted as `sets.List` sorts them.
+const AZURE_CACHING_MODES: &[&str] = &["None", "ReadOnly", "ReadWrite"];
+const AZURE_DISK_KINDS: &[&str] = &["Dedicated", "Managed", "Shared"];
+const AZURE_MANAGED_URI: &str =
+    "/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/microsoft.compute/disks/{disk-id}";
+const AZURE_BLOB_URI: &str = "https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd";
 /// `supportedHostPathTypes`, sorted as `sets.List` sorts them.
 const HOST_PATH_TYPES: &[&str] =
     &["", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"];
@@ -421,6 +433,188 @@ fn csi_driver_name(driver: &str, path: &str) -> Vec<FieldError> {
 }
 
 /// The checks of one source (the volume's first), `validate<Source>VolumeSource`.
+/// `iscsiInitiatorIqnRegex`, `iqn\.\d{4}-\d{2}\.([[:alnum:]-.]+)(:[^,;*&$|\s]+)$`: not anchored at
+/// its start, so any `iqn.` in the text may begin the match. Go's `\d` is ASCII, `\s` is
+/// `[\t\n\f\r ]`, `$` the end of the text.
+fn iqn_matches(name: &str) -> bool {
+    name.match_indices("iqn.").any(|(i, _)| {
+        let tail = &name[i + 4..];
+        let b = tail.as_bytes();
+        let date = b.len() >= 8
+            && b[..4].iter().all(u8::is_ascii_digit)
+            && b[4] == b'-'
+            && b[5..7].iter().all(u8::is_ascii_digit)
+            && b[7] == b'.';
+        if !date {
+            return false;
+        }
+        let rest = &tail[8..];
+        // The class holds no `:`, so the group ends where the `:` must be.
+        let naming = rest.bytes().take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.')).count();
+        let Some(id) = rest[naming..].strip_prefix(':') else { return false };
+        naming > 0
+            && !id.is_empty()
+            && !id.chars().any(|c| matches!(c, ',' | ';' | '*' | '&' | '$' | '|' | '\t' | '\n' | '\x0c' | '\r' | ' '))
+    })
+}
+
+/// `iscsiInitiatorEuiRegex` (`^eui.[[:alnum:]]{16}$`) and `iscsiInitiatorNaaRegex`
+/// (`^naa.[[:alnum:]]{32}$`): the prefix, any one character but a newline, `digits` ASCII
+/// letters or digits.
+fn prefixed_alnum(name: &str, prefix: &str, digits: usize) -> bool {
+    let Some(rest) = name.strip_prefix(prefix) else { return false };
+    let mut chars = rest.chars();
+    if chars.next().is_none_or(|c| c == '\n') {
+        return false;
+    }
+    let tail = chars.as_str();
+    tail.len() == digits && tail.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+/// The detail `validateISCSIVolumeSource` gives an IQN or initiator name, if any.
+fn iscsi_name_error(name: &str) -> Option<&'static str> {
+    if !["iqn", "eui", "naa"].iter().any(|p| name.starts_with(p)) {
+        return Some("must be valid format starting with iqn, eui, or naa");
+    }
+    let valid = if name.starts_with("iqn") {
+        iqn_matches(name)
+    } else if name.starts_with("eui") {
+        prefixed_alnum(name, "eui", 16)
+    } else {
+        prefixed_alnum(name, "naa", 32)
+    };
+    (!valid).then_some("must be valid format")
+}
+
+/// Whether Go's `net.SplitHostPort` accepts the text: a last `:` before the port, a host without
+/// `:` unless in brackets that end just before that colon, no stray `[` or `]`.
+fn splits_host_port(hostport: &str) -> bool {
+    let Some(i) = hostport.rfind(':') else { return false };
+    let (j, k) = if hostport.starts_with('[') {
+        let Some(end) = hostport.find(']') else { return false };
+        if end + 1 != i {
+            return false;
+        }
+        (1, end + 1)
+    } else {
+        if hostport[..i].contains(':') {
+            return false;
+        }
+        (0, 0)
+    };
+    !hostport[j..].contains('[') && !hostport[k..].contains(']')
+}
+
+/// `validateISCSIVolumeSource`.
+fn iscsi(src: &Value, p: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    require_str(src, "targetPortal", p, &mut errs);
+    let iqn = s(src, "iqn");
+    if iqn.is_empty() {
+        errs.push(required(&format!("{p}.iqn")));
+    } else if let Some(detail) = iscsi_name_error(iqn) {
+        errs.push(FieldError::invalid(&format!("{p}.iqn"), str_value(iqn), detail));
+    }
+    let lun = int(src, "lun").unwrap_or(0);
+    if !(0..=255).contains(&lun) {
+        errs.push(FieldError::invalid(&format!("{p}.lun"), BadValue::Int(lun), inclusive_range(0, 255)));
+    }
+    let chap =
+        ["chapAuthDiscovery", "chapAuthSession"].iter().any(|k| src.get(*k).and_then(Value::as_bool) == Some(true));
+    if chap && !present(src, "secretRef") {
+        errs.push(required(&format!("{p}.secretRef")));
+    }
+    if let Some(initiator) = src.get("initiatorName").and_then(Value::as_str) {
+        if let Some(detail) = iscsi_name_error(initiator) {
+            errs.push(FieldError::invalid(&format!("{p}.initiatorname"), str_value(initiator), detail));
+        }
+    }
+    errs
+}
+
+/// `validateFCVolumeSource`.
+fn fc(src: &Value, p: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let (wwns, wwids) = (list(src, "targetWWNs"), list(src, "wwids"));
+    if wwns.is_empty() && wwids.is_empty() {
+        errs.push(FieldError::required(
+            &format!("{p}.targetWWNs"),
+            "must specify either targetWWNs or wwids, but not both",
+        ));
+    }
+    if !wwns.is_empty() && !wwids.is_empty() {
+        let names: Vec<String> = wwns.iter().map(|w| go_json_string(w.as_str().unwrap_or(""))).collect();
+        errs.push(FieldError::invalid(
+            &format!("{p}.targetWWNs"),
+            BadValue::Json(format!("[{}]", names.join(","))),
+            "targetWWNs and wwids can not be specified simultaneously",
+        ));
+    }
+    if !wwns.is_empty() {
+        match src.get("lun").and_then(Value::as_i64) {
+            None => errs.push(FieldError::required(&format!("{p}.lun"), "lun is required if targetWWNs is specified")),
+            Some(lun) if !(0..=255).contains(&lun) => {
+                errs.push(FieldError::invalid(&format!("{p}.lun"), BadValue::Int(lun), inclusive_range(0, 255)));
+            }
+            Some(_) => {}
+        }
+    }
+    errs
+}
+
+/// `validateQuobyteVolumeSource`: one error for each registry entry `net.SplitHostPort` refuses
+/// (the aggregate prints repeats once).
+fn quobyte(src: &Value, p: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let registry = s(src, "registry");
+    if registry.is_empty() {
+        errs.push(FieldError::required(&format!("{p}.registry"), QUOBYTE_REGISTRY));
+    } else if s(src, "tenant").len() >= 65 {
+        errs.push(FieldError::required(
+            &format!("{p}.tenant"),
+            "must be a UUID and may not exceed a length of 64 characters",
+        ));
+    } else {
+        for _ in registry.split(',').filter(|pair| !splits_host_port(pair)) {
+            errs.push(FieldError::invalid(&format!("{p}.registry"), str_value(registry), QUOBYTE_REGISTRY));
+        }
+    }
+    require_str(src, "volume", p, &mut errs);
+    errs
+}
+
+/// A value of a named Go string type (`AzureDataDiskCachingMode`, `AzureDataDiskKind`), which
+/// `ErrorBody` prints as `json.Marshal` writes it.
+fn named(value: &str) -> BadValue {
+    BadValue::Json(go_json_string(value))
+}
+
+/// `validateAzureDisk` (after `SetDefaults_AzureDiskVolumeSource` gave a caching mode and a kind).
+fn azure_disk(src: &Value, p: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    require_str(src, "diskName", p, &mut errs);
+    require_str(src, "diskURI", p, &mut errs);
+    if let Some(mode) = src.get("cachingMode").and_then(Value::as_str) {
+        if !AZURE_CACHING_MODES.contains(&mode) {
+            errs.push(FieldError::not_supported(&format!("{p}.cachingMode"), named(mode), AZURE_CACHING_MODES));
+        }
+    }
+    let kind = src.get("kind").and_then(Value::as_str);
+    if let Some(kind) = kind.filter(|k| !AZURE_DISK_KINDS.contains(k)) {
+        errs.push(FieldError::not_supported(&format!("{p}.kind"), named(kind), AZURE_DISK_KINDS));
+    }
+    let uri = s(src, "diskURI");
+    let expected = match kind {
+        Some("Managed") if !uri.starts_with("/subscriptions/") => Some(AZURE_MANAGED_URI),
+        Some(k) if k != "Managed" && !uri.starts_with("https://") => Some(AZURE_BLOB_URI),
+        _ => None,
+    };
+    if let Some(expected) = expected {
+        errs.push(FieldError::not_supported(&format!("{p}.diskURI"), str_value(uri), &[expected]));
+    }
+    errs
+}
+
 fn source_errors(key: &str, src: &Value, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let p = format!("{path}.{key}");
@@ -583,6 +777,10 @@ fn source_errors(key: &str, src: &Value, path: &str) -> Vec<FieldError> {
                 }
             }
         }
+        "iscsi" => errs.extend(iscsi(src, &p)),
+        "fc" => errs.extend(fc(src, &p)),
+        "quobyte" => errs.extend(quobyte(src, &p)),
+        "azureDisk" => errs.extend(azure_disk(src, &p)),
         "ephemeral" if !present(src, "volumeClaimTemplate") => errs.push(required(&format!("{p}.volumeClaimTemplate"))),
         _ => {}
     }
@@ -600,6 +798,16 @@ fn volume_source(v: &Value, path: &str) -> (Option<&'static str>, Vec<FieldError
         } else {
             first = Some(*key);
             errs.extend(source_errors(key, src, path));
+        }
+        // Checked whether or not the iSCSI source is the volume's first.
+        let volume_name = s(v, "name");
+        if *key == "iscsi" && present(src, "initiatorName") && volume_name.len() + 1 + s(src, "targetPortal").len() > 64
+        {
+            errs.push(FieldError::invalid(
+                &format!("{path}.name"),
+                str_value(volume_name),
+                "Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters if iscsi.initiatorName is specified.",
+            ));
         }
     }
     if first.is_none() {
@@ -633,17 +841,102 @@ pub fn validate_volumes<'v>(vols: &'v [Value], path: &str) -> (Vec<ValidVolume<'
     (valid, errs)
 }
 
+/// `GetVolumeMountMap` and `GetVolumeDeviceMap`: each name with the path of the last entry of
+/// that name (a Go map keeps the last).
+fn name_to_path<'a>(entries: &'a [Value], path_key: &str) -> Vec<(&'a str, &'a str)> {
+    let mut map: Vec<(&str, &str)> = Vec::new();
+    for e in entries {
+        let (name, path) = (s(e, "name"), s(e, path_key));
+        match map.iter_mut().find(|(n, _)| *n == name) {
+            Some(entry) => entry.1 = path,
+            None => map.push((name, path)),
+        }
+    }
+    map
+}
+
+/// `ValidateVolumeDevices`: a named, unique device of a claim or ephemeral volume of the pod, a
+/// unique device path without `..`, neither name nor path shared with a volume mount of the
+/// container.
+pub fn validate_volume_devices(
+    devices: &[Value],
+    mounts: &[Value],
+    volumes: &[ValidVolume<'_>],
+    path: &str,
+) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mounts = name_to_path(mounts, "mountPath");
+    let (mut names, mut paths): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
+    for (i, dev) in devices.iter().enumerate() {
+        let p = format!("{path}[{i}]");
+        let (name, device_path) = (s(dev, "name"), s(dev, "devicePath"));
+        let volume = volumes.iter().find(|v| v.name == name);
+        if name.is_empty() {
+            errs.push(required(&format!("{p}.name")));
+        }
+        if names.contains(&name) {
+            errs.push(FieldError::invalid(&format!("{p}.name"), str_value(name), "must be unique"));
+        }
+        match volume {
+            Some(v) if !matches!(v.source, "persistentVolumeClaim" | "ephemeral") => {
+                errs.push(FieldError::invalid(
+                    &format!("{p}.name"),
+                    str_value(name),
+                    "can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode",
+                ));
+            }
+            Some(_) => {}
+            None => errs.push(FieldError::not_found(&format!("{p}.name"), str_value(name))),
+        }
+        if device_path.is_empty() {
+            errs.push(required(&format!("{p}.devicePath")));
+        }
+        if paths.contains(&device_path) {
+            errs.push(FieldError::invalid(&format!("{p}.devicePath"), str_value(device_path), "must be unique"));
+        }
+        if !device_path.is_empty() && !path_no_backsteps(device_path, path).is_empty() {
+            errs.push(FieldError::invalid(
+                &format!("{p}.devicePath"),
+                str_value(device_path),
+                "can not contain backsteps ('..')",
+            ));
+        } else {
+            paths.push(device_path);
+        }
+        if mounts.iter().any(|(n, _)| *n == name) {
+            errs.push(FieldError::invalid(
+                &format!("{p}.name"),
+                str_value(name),
+                "must not already exist in volumeMounts",
+            ));
+        }
+        if mounts.iter().any(|(_, m)| *m == device_path) {
+            errs.push(FieldError::invalid(
+                &format!("{p}.devicePath"),
+                str_value(device_path),
+                "must not already exist as a path in volumeMounts",
+            ));
+        }
+        if !name.is_empty() {
+            names.push(name);
+        }
+    }
+    errs
+}
+
 /// `ValidateVolumeMounts`: a name of a volume of the pod, a unique mount path, a relative
 /// `subPath` / `subPathExpr` (not both, neither on an image volume), a supported mount
 /// propagation (Bidirectional for a privileged container only), `recursiveReadOnly`'s rules.
 /// Go names the sub path, propagation and recursive read-only errors without the mount's index.
 pub fn validate_volume_mounts(
     mounts: &[Value],
+    devices: &[Value],
     volumes: &[ValidVolume<'_>],
     container: &Value,
     path: &str,
 ) -> Vec<FieldError> {
     let mut errs = Vec::new();
+    let devices = name_to_path(devices, "devicePath");
     let mut paths: Vec<&str> = Vec::new();
     for (i, m) in mounts.iter().enumerate() {
         let p = format!("{path}[{i}]");
@@ -663,6 +956,20 @@ pub fn validate_volume_mounts(
             errs.push(FieldError::invalid(&format!("{p}.mountPath"), str_value(mount_path), "must be unique"));
         }
         paths.push(mount_path);
+        if devices.iter().any(|(n, _)| *n == name) {
+            errs.push(FieldError::invalid(
+                &format!("{p}.name"),
+                str_value(name),
+                "must not already exist in volumeDevices",
+            ));
+        }
+        if devices.iter().any(|(_, d)| *d == mount_path) {
+            errs.push(FieldError::invalid(
+                &format!("{p}.mountPath"),
+                str_value(mount_path),
+                "must not already exist as a path in volumeDevices",
+            ));
+        }
         let (sub_path, sub_path_expr) = (s(m, "subPath"), s(m, "subPathExpr"));
         if volume.is_some_and(|v| v.source == "image") {
             if !sub_path.is_empty() {
@@ -782,14 +1089,14 @@ mod tests {
         let (valid, _) = validate_volumes(&vols, "spec.volumes");
         let container = json!({"name": "c"});
         let good = [json!({"name": "data", "mountPath": "/data", "subPath": "app", "mountPropagation": "None"})];
-        assert!(validate_volume_mounts(&good, &valid, &container, "m").is_empty());
+        assert!(validate_volume_mounts(&good, &[], &valid, &container, "m").is_empty());
         let bad = [
             json!({"name": "data", "mountPath": "/a", "subPath": "/abs"}),
             json!({"name": "data", "mountPath": "/b", "mountPropagation": "Bidirectional"}),
             json!({"name": "data", "mountPath": "/c", "readOnly": false, "recursiveReadOnly": "Enabled"}),
         ];
         assert_eq!(
-            texts(&validate_volume_mounts(&bad, &valid, &container, "m")),
+            texts(&validate_volume_mounts(&bad, &[], &valid, &container, "m")),
             [
                 "m.subPath: Invalid value: \"/abs\": must be a relative path",
                 "m.mountPropagation: Forbidden: Bidirectional mount propagation is available only to privileged containers",
@@ -797,7 +1104,100 @@ mod tests {
             ]
         );
         let privileged = json!({"name": "c", "securityContext": {"privileged": true}});
-        assert!(validate_volume_mounts(&bad[1..2], &valid, &privileged, "m").is_empty());
+        assert!(validate_volume_mounts(&bad[1..2], &[], &valid, &privileged, "m").is_empty());
+    }
+
+    #[test]
+    fn iscsi_names_as_the_go_regexes_read_them() {
+        for good in [
+            "iqn.2001-04.com.example:storage.disk1",
+            "iqn.2001-04.com.example-1.x:a:b",
+            // Not anchored at its start: any `iqn.` may begin the match.
+            "iqnX-iqn.2001-04.com.example:d",
+            "iqn.2001-04.com.example:d\u{0b}",
+        ] {
+            assert_eq!(iscsi_name_error(good), None, "{good}");
+        }
+        for bad in [
+            "iqn.2001-04.com.example",
+            "iqn.2001-04.com.example:",
+            "iqn.01-04.com.example:d",
+            "iqn.2001-04.com_example:d",
+            "iqn.2001-04.com.example:a b",
+            "iqn.2001-04.com.example:a$",
+            "iqn.2001-04.:d",
+        ] {
+            assert_eq!(iscsi_name_error(bad), Some("must be valid format"), "{bad}");
+        }
+        assert_eq!(iscsi_name_error("eui.0123456789ABCDEF"), None);
+        assert_eq!(iscsi_name_error("euiX0123456789abcdef"), None);
+        assert_eq!(iscsi_name_error("eui.0123456789ABCDE"), Some("must be valid format"));
+        assert_eq!(iscsi_name_error("eui\n0123456789ABCDEF"), Some("must be valid format"));
+        assert_eq!(iscsi_name_error("naa.0123456789abcdef0123456789ABCDEF"), None);
+        assert_eq!(iscsi_name_error("naa.0123456789abcdef0123456789ABCDE-"), Some("must be valid format"));
+        assert_eq!(
+            iscsi_name_error("IQN.2001-04.com.example:d"),
+            Some("must be valid format starting with iqn, eui, or naa")
+        );
+    }
+
+    #[test]
+    fn host_port_pairs_as_net_split_host_port_reads_them() {
+        for good in ["quobyte.example:7861", "[::1]:7861", ":7861", "host:", ":", "[]:1"] {
+            assert!(splits_host_port(good), "{good}");
+        }
+        for bad in ["quobyte.example", "::1:7861", "[::1]", "[::1]7861", "[::1]:7861:1", "a[b:1", "a]b:1", "[a:1", ""] {
+            assert!(!splits_host_port(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn iscsi_fc_quobyte_and_azure_disk_sources() {
+        let long = "a".repeat(52);
+        let bad = [
+            json!({"name": "a", "iscsi": {"iqn": "foo", "lun": 256, "chapAuthSession": true, "initiatorName": "iqn.bad"}}),
+            json!({"name": long, "iscsi": {"targetPortal": "10.0.0.1:3260", "iqn": "iqn.2001-04.com.example:d", "initiatorName": "eui.0123456789ABCDEF"}}),
+            json!({"name": "c", "fc": {}}),
+            json!({"name": "d", "fc": {"targetWWNs": ["500a0982991b8dc5"], "wwids": ["w"]}}),
+            json!({"name": "e", "quobyte": {"registry": "q:1,q,r", "volume": "v"}}),
+            json!({"name": "f", "quobyte": {"registry": "q:1", "tenant": "t".repeat(65)}}),
+            json!({"name": "g", "azureDisk": {"diskName": "d", "diskURI": "/subscriptions/s", "cachingMode": "Fast", "kind": "Shared"}}),
+            json!({"name": "h", "azureDisk": {"kind": "Managed"}}),
+        ];
+        let (valid, errs) = validate_volumes(&bad, "v");
+        assert!(valid.is_empty());
+        let expected = [
+            "v[0].iscsi.targetPortal: Required value".to_string(),
+            "v[0].iscsi.iqn: Invalid value: \"foo\": must be valid format starting with iqn, eui, or naa".into(),
+            "v[0].iscsi.lun: Invalid value: 256: must be between 0 and 255, inclusive".into(),
+            "v[0].iscsi.secretRef: Required value".into(),
+            "v[0].iscsi.initiatorname: Invalid value: \"iqn.bad\": must be valid format".into(),
+            format!("v[1].name: Invalid value: \"{long}\": Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters if iscsi.initiatorName is specified."),
+            "v[2].fc.targetWWNs: Required value: must specify either targetWWNs or wwids, but not both".into(),
+            "v[3].fc.targetWWNs: Invalid value: [\"500a0982991b8dc5\"]: targetWWNs and wwids can not be specified simultaneously".into(),
+            "v[3].fc.lun: Required value: lun is required if targetWWNs is specified".into(),
+            "v[4].quobyte.registry: Invalid value: \"q:1,q,r\": must be a host:port pair or multiple pairs separated by commas".into(),
+            "v[4].quobyte.registry: Invalid value: \"q:1,q,r\": must be a host:port pair or multiple pairs separated by commas".into(),
+            "v[5].quobyte.tenant: Required value: must be a UUID and may not exceed a length of 64 characters".into(),
+            "v[5].quobyte.volume: Required value".into(),
+            "v[6].azureDisk.cachingMode: Unsupported value: \"Fast\": supported values: \"None\", \"ReadOnly\", \"ReadWrite\"".into(),
+            "v[6].azureDisk.diskURI: Unsupported value: \"/subscriptions/s\": supported values: \"https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd\"".into(),
+            "v[7].azureDisk.diskName: Required value".into(),
+            "v[7].azureDisk.diskURI: Required value".into(),
+            "v[7].azureDisk.diskURI: Unsupported value: \"\": supported values: \"/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/microsoft.compute/disks/{disk-id}\"".into(),
+        ];
+        assert_eq!(texts(&errs), expected);
+        let good = [
+            json!({"name": "a", "iscsi": {"targetPortal": "10.0.0.1:3260", "iqn": "iqn.2001-04.com.example:d", "lun": 255,
+                                          "chapAuthDiscovery": true, "secretRef": {"name": "chap"}, "initiatorName": "naa.0123456789abcdef0123456789ABCDEF"}}),
+            json!({"name": "b", "fc": {"wwids": ["3600508b400105e210000900000490000"]}}),
+            json!({"name": "c", "fc": {"targetWWNs": ["500a0982991b8dc5"], "lun": 0}}),
+            json!({"name": "d", "quobyte": {"registry": "q1:7861,[::1]:7861", "volume": "v"}}),
+            json!({"name": "e", "azureDisk": {"diskName": "d", "diskURI": "/subscriptions/s/disks/d", "kind": "Managed", "cachingMode": "None"}}),
+        ];
+        let (valid, errs) = validate_volumes(&good, "v");
+        assert!(errs.is_empty(), "{:?}", texts(&errs));
+        assert_eq!(valid.len(), 5);
     }
 
     #[test]
