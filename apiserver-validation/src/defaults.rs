@@ -194,6 +194,11 @@ fn default_volume_sources(volume: &mut Map<String, Value>) {
             host_path.insert("type".into(), json!(""));
         }
     }
+    // `SetDefaults_PersistentVolumeClaimSpec` of an ephemeral volume's claim template.
+    let template = volume.get_mut("ephemeral").and_then(|e| e.get_mut("volumeClaimTemplate"));
+    if let Some(claim_spec) = template.and_then(Value::as_object_mut).and_then(|t| member_object(t, "spec")) {
+        set_if_unset(claim_spec, "volumeMode", json!("Filesystem"));
+    }
     // `SetDefaults_AzureDiskVolumeSource`: pointers, so only an absent or null member is set.
     if let Some(disk) = volume.get_mut("azureDisk").and_then(Value::as_object_mut) {
         for (key, value) in [

@@ -405,17 +405,18 @@ fn container_common(c: &Value, volumes: &[ValidVolume<'_>], host_users: bool, pa
 /// `ValidatePodSpec` at `path` (`spec.template.spec` of a workload: a template's host port may
 /// be 0 under `hostNetwork`) under the affinity options `opts`.
 pub fn validate_pod_spec(spec: &Value, opts: PodOptions, path: &str) -> Vec<FieldError> {
-    pod_spec(spec, path, false, opts)
+    pod_spec(spec, "", path, false, opts)
 }
 
-/// `ValidatePodSpec`; `resource_is_pod` is `PodValidationOptions.ResourceIsPod`.
-fn pod_spec(spec: &Value, path: &str, resource_is_pod: bool, opts: PodOptions) -> Vec<FieldError> {
+/// `ValidatePodSpec`; `pod_name` is the pod's name (empty for a template: Go passes no pod
+/// metadata), `resource_is_pod` is `PodValidationOptions.ResourceIsPod`.
+fn pod_spec(spec: &Value, pod_name: &str, path: &str, resource_is_pod: bool, opts: PodOptions) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if !present(spec, "terminationGracePeriodSeconds") {
         errs.push(FieldError::required(&format!("{path}.terminationGracePeriodSeconds"), ""));
     }
     let host_users = security::host_users(spec);
-    let (vols, verrs) = validate_volumes(list(spec, "volumes"), &format!("{path}.volumes"));
+    let (vols, verrs) = validate_volumes(list(spec, "volumes"), pod_name, &format!("{path}.volumes"));
     errs.extend(verrs);
 
     // validateContainers.
@@ -594,7 +595,8 @@ pub fn validate_pod(pod: &Value, opts: PodOptions) -> Vec<FieldError> {
     let spec = pod.get("spec").unwrap_or(&Value::Null);
     let mut errs =
         pod_annotations::validate_pod_specific_annotations(pod.get("metadata"), spec, "metadata.annotations", opts);
-    errs.extend(pod_spec(spec, "spec", true, opts));
+    let name = pod.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+    errs.extend(pod_spec(spec, name, "spec", true, opts));
     for list_name in ["containers", "initContainers"] {
         for (i, c) in list(spec, list_name).iter().enumerate() {
             errs.extend(image_whitespace(c, &format!("spec.{list_name}[{i}]")));

@@ -14,13 +14,8 @@ use crate::cron_schedule;
 /// Of a pod spec (under `spec` of a Pod, `spec.template.spec` of a workload). `imagePullSecrets`
 /// is not listed: `validateImagePullSecrets` cannot refuse a decoded entry (only a name can be
 /// set), and on UPDATE its immutability is modelled.
-const POD_SPEC: &[&str] = &[
-    "resourceClaims",
-    "resources claims",
-    "volumes * ephemeral volumeClaimTemplate",
-    "volumes * image",
-    "volumes * projected sources * clusterTrustBundle",
-];
+const POD_SPEC: &[&str] =
+    &["resourceClaims", "resources claims", "volumes * image", "volumes * projected sources * clusterTrustBundle"];
 
 /// Of each container (regular, init and ephemeral) of a pod spec.
 const CONTAINER: &[&str] = &["resources claims", "restartPolicyRules"];

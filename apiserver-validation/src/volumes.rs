@@ -13,23 +13,25 @@
 //! volume name's length check in `validateVolumeSource`), `validateFCVolumeSource`,
 //! `validateQuobyteVolumeSource` (`net.SplitHostPort`), `validateAzureDisk`,
 //! `validateProjectedVolumeSource` (`validateProjectionSources`), `validateScaleIOVolumeSource`,
-//! `validateCSIVolumeSource`, `validateEphemeralVolumeSource` (the template required),
+//! `validateCSIVolumeSource`, `validateEphemeralVolumeSource` (`ValidatePersistentVolumeClaimTemplate`,
+//! `ValidateTemplateObjectMeta`, and the name of the claim it creates),
 //! `validateKeyToPath`, `validateDownwardAPIVolumeFile`, `ValidateLocalNonReservedPath`,
 //! `validateLocalDescendingPath`, `validatePathNoBacksteps`, `validateHostPathType`;
 //! `ValidateVolumeMounts` (`validateMountPropagation`, `validateMountRecursiveReadOnly`, the overlap
 //! with volume devices), `ValidateVolumeDevices`.
 //!
 //! Go does not check an `emptyDir`'s `medium` (any text passes), only a negative `sizeLimit`.
-//! Not modelled: an ephemeral volume's claim template and its generated claim's name (nor a
-//! claim volume naming such a claim), cluster trust bundles, image volume sources' own fields, and
+//! Not modelled: cluster trust bundles, image volume sources' own fields, and
 //! the projected service account token's requirement of a service account name (the
 //! ServiceAccount admission plugin sets one before any webhook is called).
 
 use serde_json::Value;
 
+use crate::claim_spec::validate_claim_spec;
 use crate::content;
-use crate::field::{go_json_string, BadValue, FieldError};
+use crate::field::{go_json_string, go_quote, BadValue, FieldError};
 use crate::field_formats::{dns_label, inclusive_range, str_value};
+use crate::objectmeta::{validate_annotations, validate_labels};
 use crate::quantity;
 use crate::zero_values::{list, present, s};
 
@@ -781,14 +783,66 @@ fn source_errors(key: &str, src: &Value, path: &str) -> Vec<FieldError> {
         "fc" => errs.extend(fc(src, &p)),
         "quobyte" => errs.extend(quobyte(src, &p)),
         "azureDisk" => errs.extend(azure_disk(src, &p)),
-        "ephemeral" if !present(src, "volumeClaimTemplate") => errs.push(required(&format!("{p}.volumeClaimTemplate"))),
+        "ephemeral" => match src.get("volumeClaimTemplate").filter(|t| !t.is_null()) {
+            None => errs.push(required(&format!("{p}.volumeClaimTemplate"))),
+            Some(template) => errs.extend(claim_template(template, &format!("{p}.volumeClaimTemplate"))),
+        },
         _ => {}
     }
     errs
 }
 
+/// The members of `metav1.ObjectMeta` in the order of its Go fields, each with the name
+/// `validateFieldAllowList` gives it (the Go name with its first letter lowered: `uID`). Labels
+/// and annotations, the two a claim template may set, are left out.
+const TEMPLATE_META_FIELDS: &[(&str, &str)] = &[
+    ("name", "name"),
+    ("generateName", "generateName"),
+    ("namespace", "namespace"),
+    ("selfLink", "selfLink"),
+    ("uid", "uID"),
+    ("resourceVersion", "resourceVersion"),
+    ("generation", "generation"),
+    ("creationTimestamp", "creationTimestamp"),
+    ("deletionTimestamp", "deletionTimestamp"),
+    ("deletionGracePeriodSeconds", "deletionGracePeriodSeconds"),
+    ("ownerReferences", "ownerReferences"),
+    ("finalizers", "finalizers"),
+    ("managedFields", "managedFields"),
+];
+
+/// `ValidatePersistentVolumeClaimTemplate` under `ValidationOptionsForPersistentVolumeClaimTemplate`
+/// with no old template: `ValidateTemplateObjectMeta` (labels, annotations, and no other member
+/// of the metadata set: `validateFieldAllowList`), then the claim's spec ([`crate::claim_spec`]).
+fn claim_template(template: &Value, path: &str) -> Vec<FieldError> {
+    let null = Value::Null;
+    let meta = template.get("metadata").unwrap_or(&null);
+    let pairs = |key: &str| -> Vec<(&str, &str)> {
+        meta.get(key)
+            .and_then(Value::as_object)
+            .map(|m| m.iter().map(|(k, v)| (k.as_str(), v.as_str().unwrap_or(""))).collect())
+            .unwrap_or_default()
+    };
+    let mut errs = validate_annotations(&pairs("annotations"), &format!("{path}.metadata.annotations"));
+    errs.extend(validate_labels(&pairs("labels"), &format!("{path}.metadata.labels")));
+    // Set is not the zero value (`reflect.DeepEqual`): an empty list is set, unlike a nil one.
+    for (key, go_name) in TEMPLATE_META_FIELDS {
+        let set = match meta.get(*key) {
+            None | Some(Value::Null) => false,
+            Some(Value::String(text)) => !text.is_empty(),
+            Some(Value::Number(n)) => n.as_f64() != Some(0.0),
+            Some(_) => true,
+        };
+        if set {
+            errs.push(FieldError::forbidden(&format!("{path}.metadata.{go_name}"), "cannot be set"));
+        }
+    }
+    errs.extend(validate_claim_spec(template.get("spec").unwrap_or(&null), &format!("{path}.spec")));
+    errs
+}
+
 /// `validateVolumeSource`: exactly one source, and that source's own checks.
-fn volume_source(v: &Value, path: &str) -> (Option<&'static str>, Vec<FieldError>) {
+fn volume_source(v: &Value, pod_name: &str, path: &str) -> (Option<&'static str>, Vec<FieldError>) {
     let mut errs = Vec::new();
     let mut first = None;
     for (key, forbidden_key) in GO_ORDER {
@@ -798,6 +852,18 @@ fn volume_source(v: &Value, path: &str) -> (Option<&'static str>, Vec<FieldError
         } else {
             first = Some(*key);
             errs.extend(source_errors(key, src, path));
+            let volume_name = s(v, "name");
+            if *key == "ephemeral" && !pod_name.is_empty() && !volume_name.is_empty() {
+                // The claim the ephemeral volume controller creates is named `<pod>-<volume>`.
+                let claim = format!("{pod_name}-{volume_name}");
+                for m in content::is_dns1123_subdomain(&claim) {
+                    errs.push(FieldError::invalid(
+                        &format!("{path}.name"),
+                        str_value(volume_name),
+                        format!("PVC name {}: {m}", go_quote(&claim)),
+                    ));
+                }
+            }
         }
         // Checked whether or not the iSCSI source is the volume's first.
         let volume_name = s(v, "name");
@@ -816,14 +882,22 @@ fn volume_source(v: &Value, path: &str) -> (Option<&'static str>, Vec<FieldError
     (first, errs)
 }
 
-/// `ValidateVolumes`: each volume's source, a unique DNS-label name. Returns the volumes it
-/// accepted (the ones a mount may name).
-pub fn validate_volumes<'v>(vols: &'v [Value], path: &str) -> (Vec<ValidVolume<'v>>, Vec<FieldError>) {
+/// `ValidateVolumes`: each volume's source, a unique DNS-label name, no claim volume naming a claim
+/// an ephemeral volume of the pod creates. `pod_name` is the pod's (empty for a pod template, which
+/// Go validates with no pod metadata, and for a pod whose name the registry generates: such a
+/// name and a volume name always make a valid claim name, and no webhook can know it). Returns
+/// the volumes it accepted (the ones a mount may name).
+pub fn validate_volumes<'v>(vols: &'v [Value], pod_name: &str, path: &str) -> (Vec<ValidVolume<'v>>, Vec<FieldError>) {
     let mut valid: Vec<ValidVolume<'v>> = Vec::new();
     let mut errs = Vec::new();
+    let created: Vec<String> = if pod_name.is_empty() {
+        Vec::new()
+    } else {
+        vols.iter().filter(|v| present(v, "ephemeral")).map(|v| format!("{pod_name}-{}", s(v, "name"))).collect()
+    };
     for (i, v) in vols.iter().enumerate() {
         let p = format!("{path}[{i}]");
-        let (source, mut el) = volume_source(v, &p);
+        let (source, mut el) = volume_source(v, pod_name, &p);
         let name = s(v, "name");
         if name.is_empty() {
             el.push(required(&format!("{p}.name")));
@@ -836,6 +910,16 @@ pub fn validate_volumes<'v>(vols: &'v [Value], path: &str) -> (Vec<ValidVolume<'
         match source {
             Some(source) if el.is_empty() => valid.push(ValidVolume { name, source }),
             _ => errs.extend(el),
+        }
+        if let Some(claim) = v.get("persistentVolumeClaim").filter(|c| !c.is_null()) {
+            let claim_name = s(claim, "claimName");
+            if created.iter().any(|c| c == claim_name) {
+                errs.push(FieldError::invalid(
+                    &format!("{p}.persistentVolumeClaim.claimName"),
+                    str_value(claim_name),
+                    "must not reference a PVC that gets created for an ephemeral volume",
+                ));
+            }
         }
     }
     (valid, errs)
@@ -1058,7 +1142,7 @@ mod tests {
                 {"serviceAccountToken": {"expirationSeconds": 3600, "path": "token"}},
                 {"configMap": {"name": "ca", "items": [{"key": "ca.crt", "path": "ca.crt"}]}}]}}),
         ];
-        let (valid, errs) = validate_volumes(&good, "spec.volumes");
+        let (valid, errs) = validate_volumes(&good, "", "spec.volumes");
         assert!(errs.is_empty(), "{:?}", texts(&errs));
         assert_eq!(valid.len(), 5);
 
@@ -1068,7 +1152,7 @@ mod tests {
             json!({"name": "c", "hostPath": {"path": "/x", "type": "Dir"}}),
             json!({"name": "d"}),
         ];
-        let (valid, errs) = validate_volumes(&bad, "spec.volumes");
+        let (valid, errs) = validate_volumes(&bad, "", "spec.volumes");
         assert!(valid.is_empty());
         assert_eq!(
             texts(&errs),
@@ -1086,7 +1170,7 @@ mod tests {
     #[test]
     fn mounts_take_relative_sub_paths_and_known_propagations() {
         let vols = [json!({"name": "data", "emptyDir": {}})];
-        let (valid, _) = validate_volumes(&vols, "spec.volumes");
+        let (valid, _) = validate_volumes(&vols, "", "spec.volumes");
         let container = json!({"name": "c"});
         let good = [json!({"name": "data", "mountPath": "/data", "subPath": "app", "mountPropagation": "None"})];
         assert!(validate_volume_mounts(&good, &[], &valid, &container, "m").is_empty());
@@ -1164,7 +1248,7 @@ mod tests {
             json!({"name": "g", "azureDisk": {"diskName": "d", "diskURI": "/subscriptions/s", "cachingMode": "Fast", "kind": "Shared"}}),
             json!({"name": "h", "azureDisk": {"kind": "Managed"}}),
         ];
-        let (valid, errs) = validate_volumes(&bad, "v");
+        let (valid, errs) = validate_volumes(&bad, "", "v");
         assert!(valid.is_empty());
         let expected = [
             "v[0].iscsi.targetPortal: Required value".to_string(),
@@ -1195,7 +1279,7 @@ mod tests {
             json!({"name": "d", "quobyte": {"registry": "q1:7861,[::1]:7861", "volume": "v"}}),
             json!({"name": "e", "azureDisk": {"diskName": "d", "diskURI": "/subscriptions/s/disks/d", "kind": "Managed", "cachingMode": "None"}}),
         ];
-        let (valid, errs) = validate_volumes(&good, "v");
+        let (valid, errs) = validate_volumes(&good, "", "v");
         assert!(errs.is_empty(), "{:?}", texts(&errs));
         assert_eq!(valid.len(), 5);
     }
@@ -1216,7 +1300,7 @@ mod tests {
                 {"path": "r", "resourceFieldRef": {"containerName": "app", "resource": "limits.gpu"}}]}}),
             json!({"name": "j", "csi": {"driver": "csi.example", "nodePublishSecretRef": {"name": "Bad"}}}),
         ];
-        let (valid, errs) = validate_volumes(&bad, "v");
+        let (valid, errs) = validate_volumes(&bad, "", "v");
         assert!(valid.is_empty());
         let found = texts(&errs);
         let expected_starts = [
@@ -1246,7 +1330,7 @@ mod tests {
                 {"path": "l", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.labels['app']"}},
                 {"path": "r", "resourceFieldRef": {"containerName": "app", "resource": "requests.hugepages-2Mi"}}]}}),
         ];
-        let (valid, errs) = validate_volumes(&good, "v");
+        let (valid, errs) = validate_volumes(&good, "", "v");
         assert!(errs.is_empty(), "{:?}", texts(&errs));
         assert_eq!(valid.len(), 3);
     }
