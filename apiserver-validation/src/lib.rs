@@ -83,6 +83,7 @@ pub mod security;
 pub mod service;
 pub mod stateful_set;
 pub mod time_zone;
+pub mod tolerations_annotation;
 pub mod unmodelled;
 pub mod volumes;
 pub mod workload_status;

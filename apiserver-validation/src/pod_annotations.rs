@@ -2,7 +2,9 @@
 //! (release-1.36), for a Pod and for a pod template:
 //!
 //! - `ValidatePodSpecificAnnotations`: the mirror pod annotation (`kubernetes.io/config.mirror`)
-//!   needs `spec.nodeName`; the pod deletion cost (`controller.kubernetes.io/pod-deletion-cost`) a
+//!   needs `spec.nodeName`; the tolerations annotation's tolerations
+//!   (`ValidateTolerationsInPodAnnotations`, decoded by [`crate::tolerations_annotation`]) are held
+//!   to `ValidateTolerations`; the pod deletion cost (`controller.kubernetes.io/pod-deletion-cost`) a
 //!   32-bit integer as `GetDeletionCostFromPodAnnotations` reads it, unless the old object's did not
 //!   parse (`AllowInvalidPodDeletionCost`); `ValidateSeccompPodAnnotations` (`ValidateSeccompProfile` of
 //!   `seccomp.security.alpha.kubernetes.io/pod` and each
@@ -23,14 +25,16 @@
 //!   added, changed nor removed on UPDATE.
 //!
 //! Go ranges over the annotations map in no fixed order; the errors here follow the keys' order.
-//! Not modelled: the tolerations annotation and the pod deletion cost.
+//! Not modelled: a tolerations annotation Go's JSON decoder refuses (its error is
+//! `encoding/json`'s text).
 
 use serde_json::{json, Value};
 
 use crate::deletion_cost::{deletion_cost_valid, POD_DELETION_COST};
 use crate::field::{go_quote, FieldError};
 use crate::field_formats::str_value;
-use crate::scheduling::PodOptions;
+use crate::scheduling::{validate_tolerations, PodOptions};
+use crate::tolerations_annotation::{self, TOLERATIONS_ANNOTATION};
 use crate::volumes::local_descending_path;
 use crate::zero_values::{list, s};
 
@@ -120,7 +124,13 @@ pub fn validate_pod_specific_annotations(
             ));
         }
     }
-    // The tolerations annotation (ValidateTolerationsInPodAnnotations) is not modelled.
+    // ValidateTolerationsInPodAnnotations, for a text Go decodes as this model reads it (see
+    // crate::tolerations_annotation: the others are named by crate::unmodelled).
+    if let Some(value) = lookup(&pairs, TOLERATIONS_ANNOTATION).filter(|v| !v.is_empty()) {
+        if let Some(tolerations) = tolerations_annotation::decode(value) {
+            errs.extend(validate_tolerations(&tolerations, &format!("{path}.{TOLERATIONS_ANNOTATION}")));
+        }
+    }
     if let Some(value) = lookup(&pairs, POD_DELETION_COST).filter(|_| !opts.allow_invalid_pod_deletion_cost) {
         if !deletion_cost_valid(value) {
             errs.push(FieldError::invalid(

@@ -10,6 +10,7 @@
 use serde_json::Value;
 
 use crate::cron_schedule;
+use crate::tolerations_annotation;
 
 /// Of a pod spec (under `spec` of a Pod, `spec.template.spec` of a workload). `imagePullSecrets`
 /// is not listed: `validateImagePullSecrets` cannot refuse a decoded entry (only a name can be
@@ -23,11 +24,11 @@ const CONTAINER: &[&str] = &["resources claims", "restartPolicyRules"];
 /// The container lists of a pod spec.
 const CONTAINER_LISTS: &[&str] = &["containers", "initContainers", "ephemeralContainers"];
 
-/// Of a Pod's or pod template's metadata: the annotation `ValidatePodSpecificAnnotations` parses
-/// and this crate does not (the tolerations annotation, `ValidateTolerationsInPodAnnotations`);
-/// the pod deletion cost, seccomp, AppArmor and mirror pod annotations are modelled
+/// Of a Pod's or pod template's metadata: the tolerations annotation, when its text is one
+/// [`crate::tolerations_annotation::decode`] does not judge (Go refuses it with `encoding/json`'s
+/// error); the others `ValidatePodSpecificAnnotations` reads are modelled
 /// ([`crate::pod_annotations`]).
-const POD_METADATA: &[&str] = &["annotations scheduler.alpha.kubernetes.io/tolerations"];
+const POD_METADATA_TOLERATIONS: &str = "annotations scheduler.alpha.kubernetes.io/tolerations";
 
 /// Of a Pod's status, on an UPDATE of its `/status` (`ValidatePodStatusUpdate`).
 const POD_STATUS: &[&str] = &[
@@ -57,7 +58,16 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value) -> Vec<String
     let mut out: Vec<String> = Vec::new();
     let pod_spec = |out: &mut Vec<String>, prefix: &str| {
         let meta = format!("{}metadata", prefix.strip_suffix("spec").unwrap_or_default());
-        out.extend(POD_METADATA.iter().map(|p| format!("{meta} {p}")));
+        let pointer: String = meta.split(' ').map(|t| format!("/{t}")).collect();
+        let tolerations = object
+            .pointer(&pointer)
+            .and_then(|m| m.get("annotations"))
+            .and_then(|a| a.get(tolerations_annotation::TOLERATIONS_ANNOTATION))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if !tolerations.is_empty() && tolerations_annotation::decode(tolerations).is_none() {
+            out.push(format!("{meta} {POD_METADATA_TOLERATIONS}"));
+        }
         out.extend(POD_SPEC.iter().map(|p| format!("{prefix} {p}")));
         for list in CONTAINER_LISTS {
             out.extend(CONTAINER.iter().map(|p| format!("{prefix} {list} * {p}")));
@@ -351,14 +361,18 @@ mod tests {
         assert!(written("", "Pod", false, &before, &after, &["/metadata/annotations"]).is_empty());
         after["metadata"]["annotations"]["controller.kubernetes.io/pod-deletion-cost"] = json!("x");
         assert!(written("", "Pod", false, &before, &after, &["/metadata/annotations"]).is_empty());
-        // The tolerations annotation is not: named, of a pod and of a template.
-        after["metadata"]["annotations"]["scheduler.alpha.kubernetes.io/tolerations"] = json!("[]");
+        // The tolerations annotation is, when it decodes as the model reads it.
+        after["metadata"]["annotations"]["scheduler.alpha.kubernetes.io/tolerations"] =
+            json!("[{\"operator\": \"Exists\"}]");
+        assert!(written("", "Pod", false, &before, &after, &["/metadata/annotations"]).is_empty());
+        // A text Go's decoder refuses is not: named, of a pod and of a template.
+        after["metadata"]["annotations"]["scheduler.alpha.kubernetes.io/tolerations"] = json!("[{\"key\": 1}]");
         assert_eq!(
             written("", "Pod", false, &before, &after, &["/metadata/annotations"]),
             ["metadata.annotations[scheduler.alpha.kubernetes.io/tolerations]"]
         );
         let d = |annotations: Value| json!({"kind": "Deployment", "spec": {"template": {"metadata": {"annotations": annotations}, "spec": {}}}});
-        let tolerations = d(json!({"scheduler.alpha.kubernetes.io/tolerations": "[]"}));
+        let tolerations = d(json!({"scheduler.alpha.kubernetes.io/tolerations": "{}"}));
         assert_eq!(
             written("apps", "Deployment", false, &d(json!({})), &tolerations, &["/spec/template/metadata"]),
             ["spec.template.metadata.annotations[scheduler.alpha.kubernetes.io/tolerations]"]

@@ -58,26 +58,23 @@ pub fn is_mutable(request: &Value) -> bool {
         && request.get("object").and_then(|o| o.get("metadata")).is_some_and(Value::is_object)
 }
 
-/// The tolerations annotation the `tolerations_annotation` style sets on pods: no tolerations.
-pub const TOLERATIONS: &str = "[]";
-/// The (legacy) annotation holding a pod's tolerations as JSON.
-pub const TOLERATIONS_ANNOTATION: &str = "scheduler.alpha.kubernetes.io/tolerations";
+/// The resource claims the `resource_claims` style gives pods: one, from a claim template.
+pub fn resource_claims() -> Value {
+    json!([{"name": "conformance", "resourceClaimTemplateName": "conformance"}])
+}
 
-/// Under the `tolerations_annotation` style: on a pod CREATE (not a subresource), the operation
-/// setting the [`TOLERATIONS_ANNOTATION`] to [`TOLERATIONS`], none when it is set. It follows
-/// [`patch_ops`], whose annotation write leaves the pod an annotations map.
-pub fn tolerations_annotation_ops(request: &Value) -> Vec<Value> {
+/// Under the `resource_claims` style: on a pod CREATE (not a subresource) whose spec holds no
+/// resource claims, the operation adding [`resource_claims`].
+pub fn resource_claims_ops(request: &Value) -> Vec<Value> {
     let object = &request["object"];
     let pod_create = request.get("operation").and_then(Value::as_str) == Some("CREATE")
         && request.get("subResource").is_none_or(Value::is_null)
         && object.get("kind").and_then(Value::as_str) == Some("Pod")
-        && object.get("metadata").is_some_and(Value::is_object);
-    let current = object.pointer("/metadata/annotations").and_then(|a| a.get(TOLERATIONS_ANNOTATION));
-    if !pod_create || current.is_some() {
+        && object.get("spec").is_some_and(Value::is_object);
+    if !pod_create || object.pointer("/spec/resourceClaims").is_some_and(|c| !c.is_null()) {
         return Vec::new();
     }
-    let path = format!("/metadata/annotations/{}", escape_token(TOLERATIONS_ANNOTATION));
-    vec![json!({"op": "add", "path": path, "value": TOLERATIONS})]
+    vec![json!({"op": "add", "path": "/spec/resourceClaims", "value": resource_claims()})]
 }
 
 /// How one metadata map (labels or annotations) is written under the active defect.
