@@ -2,7 +2,9 @@
 //! (release-1.36): `ValidatePodSpec` (`validateContainers`, `validateInitContainers`,
 //! `validateEphemeralContainers`, `validateContainerCommon`, `validateContainerPorts`,
 //! `ValidateEnv` with relaxed names, `ValidateEnvFrom`, `validatePullPolicy`,
-//! `validateResourceRequirements`, the probes' `validateHandler`, the pod-level resources
+//! `validateResourceRequirements`, the probes' `validateHandler`, the containers' own restart
+//! policies and rules (`validateContainerRestartPolicy`, `validateInitContainerRestartPolicy`
+//! under ContainerRestartRules, beta and on since 1.35), the pod-level resources
 //! (`validatePodResources`), `validateRestartPolicy`, `validateDNSPolicy`, node selector,
 //! tolerations, names of the service account, node, host and priority class, DNS config, readiness
 //! and scheduling gates, topology spread, host aliases, runtime class, preemption policy and
@@ -51,6 +53,7 @@ const EPHEMERAL_FORBIDDEN: &[&str] = &[
     "lifecycle",
     "resizePolicy",
     "restartPolicy",
+    "restartPolicyRules",
 ];
 
 /// `IsValidPortNum`.
@@ -355,6 +358,80 @@ fn lifecycle(c: &Value, path: &str) -> Vec<FieldError> {
     errs
 }
 
+/// `supportedContainerRestartPolicies`, `supportedContainerRestartPolicyOperators` and
+/// `supportedContainerRestartRuleActions` (`RestartAllContainers` needs
+/// RestartAllContainersOnContainerExits, alpha and off), sorted as `sets.List` sorts them.
+const CONTAINER_RESTART_POLICIES: &[&str] = &["Always", "Never", "OnFailure"];
+const RESTART_RULE_OPERATORS: &[&str] = &["In", "NotIn"];
+const RESTART_RULE_ACTIONS: &[&str] = &["Restart"];
+
+/// `validateContainerRestartPolicy`: a supported policy, which restart rules need; at most 20
+/// rules, each with a supported action and exit codes (a supported operator, at most 255 values).
+fn container_restart_policy(c: &Value, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let rules = list(c, "restartPolicyRules");
+    let policy_path = format!("{path}.restartPolicy");
+    match c.get("restartPolicy").filter(|p| !p.is_null()) {
+        None if rules.is_empty() => return errs,
+        None => errs.push(FieldError::required(&policy_path, "must specify restartPolicy when restart rules are used")),
+        Some(policy) => {
+            let policy = policy.as_str().unwrap_or("");
+            if !CONTAINER_RESTART_POLICIES.contains(&policy) {
+                errs.push(FieldError::not_supported(&policy_path, str_value(policy), CONTAINER_RESTART_POLICIES));
+            }
+        }
+    }
+    let rules_path = format!("{path}.restartPolicyRules");
+    if rules.len() > 20 {
+        errs.push(FieldError::too_many(&rules_path, rules.len() as i64, 20));
+    }
+    for (i, rule) in rules.iter().enumerate() {
+        let p = format!("{rules_path}[{i}]");
+        let action = s(rule, "action");
+        if !RESTART_RULE_ACTIONS.contains(&action) {
+            errs.push(FieldError::not_supported(&format!("{p}.action"), str_value(action), RESTART_RULE_ACTIONS));
+        }
+        match rule.get("exitCodes").filter(|e| !e.is_null()) {
+            Some(codes) => {
+                let operator = s(codes, "operator");
+                if !RESTART_RULE_OPERATORS.contains(&operator) {
+                    errs.push(FieldError::not_supported(
+                        &format!("{p}.exitCodes.operator"),
+                        str_value(operator),
+                        RESTART_RULE_OPERATORS,
+                    ));
+                }
+                let values = list(codes, "values");
+                if values.len() > 255 {
+                    errs.push(FieldError::too_many(&format!("{p}.exitCodes.values"), values.len() as i64, 255));
+                }
+            }
+            None => errs.push(FieldError::required(&format!("{p}.exitCodes"), "must be specified")),
+        }
+    }
+    errs
+}
+
+/// `validateInitContainerRestartPolicy` with `AllowContainerRestartPolicyRules` (and without
+/// `AllowRestartAllContainers`): a sidecar (`Always`) takes no restart rules; any other policy is
+/// held to [`container_restart_policy`].
+fn init_container_restart_policy(c: &Value, path: &str) -> Vec<FieldError> {
+    let rules = list(c, "restartPolicyRules");
+    match c.get("restartPolicy").filter(|p| !p.is_null()).map(|p| p.as_str().unwrap_or("")) {
+        None if rules.is_empty() => Vec::new(),
+        None => vec![FieldError::required(
+            &format!("{path}.restartPolicy"),
+            "must specify restartPolicy when restart rules are used",
+        )],
+        Some("Always") if !rules.is_empty() => vec![FieldError::forbidden(
+            &format!("{path}.restartPolicyRules"),
+            "restartPolicyRules are not allowed for init containers with restart policy Always",
+        )],
+        Some("Always") => Vec::new(),
+        Some(_) => container_restart_policy(c, path),
+    }
+}
+
 /// `validateContainerCommon`, the container's security context last.
 fn container_common(c: &Value, volumes: &[ValidVolume<'_>], host_users: bool, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
@@ -439,9 +516,8 @@ fn pod_spec(spec: &Value, pod_name: &str, path: &str, resource_is_pod: bool, opt
         for key in ["livenessProbe", "readinessProbe", "startupProbe"] {
             errs.extend(probe(c, key, &p));
         }
-        if present(c, "restartPolicy") {
-            errs.push(FieldError::forbidden(&format!("{p}.restartPolicy"), "may not be set for non-init containers"));
-        }
+        // AllowContainerRestartPolicyRules: ContainerRestartRules is beta and on since 1.35.
+        errs.extend(container_restart_policy(c, &p));
     }
 
     // validateInitContainers.
@@ -450,11 +526,8 @@ fn pod_spec(spec: &Value, pod_name: &str, path: &str, resource_is_pod: bool, opt
     for (i, c) in list(spec, "initContainers").iter().enumerate() {
         let p = format!("{ipath}[{i}]");
         errs.extend(container_common(c, &vols, host_users, &p));
-        let restart = s(c, "restartPolicy");
-        let always = restart == "Always";
-        if present(c, "restartPolicy") && !always {
-            errs.push(FieldError::not_supported(&format!("{p}.restartPolicy"), str_value(restart), &["Always"]));
-        }
+        let always = s(c, "restartPolicy") == "Always";
+        errs.extend(init_container_restart_policy(c, &p));
         let name = s(c, "name");
         if all.contains(&name) {
             errs.push(FieldError::duplicate(&format!("{p}.name"), str_value(name)));

@@ -19,7 +19,7 @@ const POD_SPEC: &[&str] =
     &["resourceClaims", "resources claims", "volumes * image", "volumes * projected sources * clusterTrustBundle"];
 
 /// Of each container (regular, init and ephemeral) of a pod spec.
-const CONTAINER: &[&str] = &["resources claims", "restartPolicyRules"];
+const CONTAINER: &[&str] = &["resources claims"];
 
 /// The container lists of a pod spec.
 const CONTAINER_LISTS: &[&str] = &["containers", "initContainers", "ephemeralContainers"];
@@ -163,7 +163,7 @@ fn differs(pattern: &[&str], before: Option<&Value>, after: Option<&Value>) -> b
     differs(rest, child(before, first), child(after, first))
 }
 
-/// Go's field path of a pattern: `spec.containers[*].restartPolicyRules`.
+/// Go's field path of a pattern: `spec.containers[*].resources.claims`.
 fn field_path(pattern: &[&str]) -> String {
     let mut out = String::new();
     for t in pattern {
@@ -183,7 +183,7 @@ fn field_path(pattern: &[&str]) -> String {
 
 /// The fields of `after` whose validation is not modelled and that differ from `before`, among
 /// those a write at one of the pointers `touched` (a patch's `path`s and `from`s) can reach, as
-/// Go field paths (`spec.resourceClaims`, `spec.containers[*].restartPolicyRules`), each once, in the order of
+/// Go field paths (`spec.resourceClaims`, `spec.containers[*].resources.claims`), each once, in the order of
 /// the kind's list. `status` for an UPDATE of the `/status` subresource. Empty for a kind whose
 /// spec is not modelled at all (the caller names the kind instead).
 pub fn written(group: &str, kind: &str, status: bool, before: &Value, after: &Value, touched: &[&str]) -> Vec<String> {
@@ -234,11 +234,11 @@ mod tests {
         let before = pod(json!({"containers": [{"name": "a", "image": "x"}]}));
         let after = pod(json!({"containers": [
             {"name": "a", "image": "x"},
-            {"name": "b", "image": "y", "restartPolicyRules": [{"action": "Restart"}]}
+            {"name": "b", "image": "y", "resources": {"claims": [{"name": "c"}]}}
         ]}));
         assert_eq!(
             written("", "Pod", false, &before, &after, &["/spec/containers/-"]),
-            ["spec.containers[*].restartPolicyRules"]
+            ["spec.containers[*].resources.claims"]
         );
         // A write elsewhere cannot reach it: the container's fields are not examined.
         assert!(written("", "Pod", false, &before, &after, &["/metadata/labels/a"]).is_empty());
@@ -256,11 +256,11 @@ mod tests {
     #[test]
     fn removals_count_as_writes() {
         let before =
-            pod(json!({"containers": [{"name": "a", "image": "x", "restartPolicyRules": [{"action": "Restart"}]}]}));
+            pod(json!({"containers": [{"name": "a", "image": "x", "resources": {"claims": [{"name": "c"}]}}]}));
         let after = pod(json!({"containers": [{"name": "a", "image": "x"}]}));
         assert_eq!(
-            written("", "Pod", false, &before, &after, &["/spec/containers/0/restartPolicyRules"]),
-            ["spec.containers[*].restartPolicyRules"]
+            written("", "Pod", false, &before, &after, &["/spec/containers/0/resources"]),
+            ["spec.containers[*].resources.claims"]
         );
     }
 
@@ -283,7 +283,7 @@ mod tests {
             written("batch", "Job", false, &job(1, json!([])), &job(1, json!([{"name": "c"}])), &["/spec"]),
             ["spec.template.spec.resourceClaims"]
         );
-        // A template's label keys are modelled; its containers' restart rules are not.
+        // A template's label keys are modelled; its containers' resource claims are not.
         let mut with_keys = d(1);
         let spread = json!([{"maxSkew": 1, "topologyKey": "zone", "matchLabelKeys": ["app"]}]);
         with_keys["spec"]["template"]["spec"]["topologySpreadConstraints"] = spread;
@@ -291,10 +291,10 @@ mod tests {
         assert!(written("apps", "Deployment", false, &d(1), &with_keys, &touched).is_empty());
         let mut with_rules = d(1);
         with_rules["spec"]["template"]["spec"]["containers"] =
-            json!([{"name": "c", "restartPolicyRules": [{"action": "Restart"}]}]);
+            json!([{"name": "c", "resources": {"claims": [{"name": "c"}]}}]);
         assert_eq!(
             written("apps", "Deployment", false, &d(1), &with_rules, &touched),
-            ["spec.template.spec.containers[*].restartPolicyRules"]
+            ["spec.template.spec.containers[*].resources.claims"]
         );
         // A StatefulSet's own fields are modelled too.
         let sts = |claims: Value| {
