@@ -2,7 +2,8 @@
 //! (release-1.36): `ValidatePodSpec` (`validateContainers`, `validateInitContainers`,
 //! `validateEphemeralContainers`, `validateContainerCommon`, `validateContainerPorts`,
 //! `ValidateEnv` with relaxed names, `ValidateEnvFrom`, `validatePullPolicy`,
-//! `validateResourceRequirements`, the probes' `validateHandler`, the containers' own restart
+//! `validateResourceRequirements`, `validateResizePolicy` (and the init containers' rule on
+//! `RestartContainer`), the probes' `validateHandler`, the containers' own restart
 //! policies and rules (`validateContainerRestartPolicy`, `validateInitContainerRestartPolicy`
 //! under ContainerRestartRules, beta and on since 1.35), the pod-level resources
 //! (`validatePodResources`), `validateRestartPolicy`, `validateDNSPolicy`, node selector,
@@ -432,8 +433,52 @@ fn init_container_restart_policy(c: &Value, path: &str) -> Vec<FieldError> {
     }
 }
 
+/// `supportedResizeResources` and `supportedResizePolicies`, sorted as `sets.List` sorts them.
+const RESIZE_RESOURCES: &[&str] = &["cpu", "memory"];
+const RESIZE_POLICIES: &[&str] = &["NotRequired", "RestartContainer"];
+
+/// `validateResizePolicy`: each resource once, cpu or memory, a supported restart policy, and
+/// `NotRequired` only under a pod `restartPolicy` of Never. Go names the list, not the entry, but
+/// for a repeated resource.
+fn resize_policy(c: &Value, pod_restart: &str, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for (i, policy) in list(c, "resizePolicy").iter().enumerate() {
+        let resource = s(policy, "resourceName");
+        if seen.contains(&resource) {
+            errs.push(FieldError::duplicate(&format!("{path}[{i}]"), str_value(resource)));
+        }
+        seen.push(resource);
+        match resource {
+            "cpu" | "memory" => {}
+            "" => errs.push(FieldError::required(path, "")),
+            other => errs.push(FieldError::not_supported(path, str_value(other), RESIZE_RESOURCES)),
+        }
+        let restart = s(policy, "restartPolicy");
+        match restart {
+            "NotRequired" | "RestartContainer" => {}
+            "" => errs.push(FieldError::required(path, "")),
+            other => errs.push(FieldError::not_supported(path, str_value(other), RESIZE_POLICIES)),
+        }
+        if pod_restart == "Never" && restart != "NotRequired" {
+            errs.push(FieldError::invalid(
+                path,
+                str_value(restart),
+                "must be 'NotRequired' when pod `restartPolicy` is 'Never'",
+            ));
+        }
+    }
+    errs
+}
+
 /// `validateContainerCommon`, the container's security context last.
-fn container_common(c: &Value, volumes: &[ValidVolume<'_>], host_users: bool, path: &str) -> Vec<FieldError> {
+fn container_common(
+    c: &Value,
+    volumes: &[ValidVolume<'_>],
+    host_users: bool,
+    pod_restart: &str,
+    path: &str,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let name = s(c, "name");
     if name.is_empty() {
@@ -471,6 +516,7 @@ fn container_common(c: &Value, volumes: &[ValidVolume<'_>], host_users: bool, pa
         ));
     }
     errs.extend(resources::container_resources(c.get("resources"), &format!("{path}.resources")));
+    errs.extend(resize_policy(c, pod_restart, &format!("{path}.resizePolicy")));
     errs.extend(security::validate_security_context(
         c.get("securityContext"),
         &format!("{path}.securityContext"),
@@ -493,6 +539,7 @@ fn pod_spec(spec: &Value, pod_name: &str, path: &str, resource_is_pod: bool, opt
         errs.push(FieldError::required(&format!("{path}.terminationGracePeriodSeconds"), ""));
     }
     let host_users = security::host_users(spec);
+    let pod_restart = s(spec, "restartPolicy");
     let (vols, verrs) = validate_volumes(list(spec, "volumes"), pod_name, &format!("{path}.volumes"));
     errs.extend(verrs);
 
@@ -505,7 +552,7 @@ fn pod_spec(spec: &Value, pod_name: &str, path: &str, resource_is_pod: bool, opt
     let mut names: Vec<&str> = Vec::new();
     for (i, c) in containers.iter().enumerate() {
         let p = format!("{cpath}[{i}]");
-        errs.extend(container_common(c, &vols, host_users, &p));
+        errs.extend(container_common(c, &vols, host_users, pod_restart, &p));
         let name = s(c, "name");
         if names.contains(&name) {
             errs.push(FieldError::duplicate(&format!("{p}.name"), str_value(name)));
@@ -525,7 +572,7 @@ fn pod_spec(spec: &Value, pod_name: &str, path: &str, resource_is_pod: bool, opt
     let mut all: Vec<&str> = containers.iter().map(|c| s(c, "name")).collect();
     for (i, c) in list(spec, "initContainers").iter().enumerate() {
         let p = format!("{ipath}[{i}]");
-        errs.extend(container_common(c, &vols, host_users, &p));
+        errs.extend(container_common(c, &vols, host_users, pod_restart, &p));
         let always = s(c, "restartPolicy") == "Always";
         errs.extend(init_container_restart_policy(c, &p));
         let name = s(c, "name");
@@ -549,6 +596,19 @@ fn pod_spec(spec: &Value, pod_name: &str, path: &str, resource_is_pod: bool, opt
                 }
             }
         }
+        // AllowSidecarResizePolicy (InPlacePodVerticalScaling is GA): any init container may carry
+        // a resize policy, but only a sidecar may restart to resize.
+        if !always && !opts.allow_existing_restart_container {
+            for (j, policy) in list(c, "resizePolicy").iter().enumerate() {
+                if s(policy, "restartPolicy") == "RestartContainer" {
+                    errs.push(FieldError::invalid(
+                        &format!("{p}.resizePolicy[{j}].restartPolicy"),
+                        str_value("RestartContainer"),
+                        "must not be set to 'RestartContainer' for non-sidecar initContainers",
+                    ));
+                }
+            }
+        }
     }
 
     // validateEphemeralContainers.
@@ -557,7 +617,7 @@ fn pod_spec(spec: &Value, pod_name: &str, path: &str, resource_is_pod: bool, opt
     let mut all: Vec<&str> = others.clone();
     for (i, c) in list(spec, "ephemeralContainers").iter().enumerate() {
         let p = format!("{epath}[{i}]");
-        errs.extend(container_common(c, &vols, host_users, &p));
+        errs.extend(container_common(c, &vols, host_users, pod_restart, &p));
         errs.extend(image_whitespace(c, &p));
         let name = s(c, "name");
         if all.contains(&name) {

@@ -43,13 +43,17 @@ pub struct PodOptions {
     /// `AllowInvalidPodDeletionCost`: the old metadata's pod deletion cost annotation does not
     /// parse, so the new one is not checked either (set by [`PodOptions::with_old_meta`]).
     pub allow_invalid_pod_deletion_cost: bool,
+    /// `AllowExistingRestartContainerForNonSidecarInitContainer`: an init container of the old spec
+    /// that is not a sidecar already resizes with `RestartContainer`, so the new one may too.
+    pub allow_existing_restart_container: bool,
 }
 
 impl PodOptions {
     /// `GetValidationOptionsFromPodSpecAndMeta`'s options for an UPDATE whose old pod spec is `old`
     /// (`hasInvalidLabelValueInAffinitySelector`, `hasInvalidLabelValueInRequiredNodeAffinity`,
     /// `hasInvalidTopologySpreadConstraintLabelSelector`, with both topology spread gates on
-    /// `hasInvalidTopologySpreadConstrainMatchLabelKeys`, and `useOnlyRecursiveSELinuxChangePolicy`).
+    /// `hasInvalidTopologySpreadConstrainMatchLabelKeys`, `useOnlyRecursiveSELinuxChangePolicy`, and
+    /// a non-sidecar init container resizing with `RestartContainer`).
     pub fn from_old_spec(old: &Value) -> Self {
         PodOptions {
             allow_invalid_label_value_in_selector: has_invalid_affinity_selector(old),
@@ -60,6 +64,10 @@ impl PodOptions {
                 .pointer("/securityContext/seLinuxChangePolicy")
                 .is_some_and(|p| !p.is_null()),
             allow_invalid_pod_deletion_cost: false,
+            allow_existing_restart_container: list(old, "initContainers").iter().any(|c| {
+                s(c, "restartPolicy") != "Always"
+                    && list(c, "resizePolicy").iter().any(|p| s(p, "restartPolicy") == "RestartContainer")
+            }),
         }
     }
 
