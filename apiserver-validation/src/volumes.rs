@@ -1009,7 +1009,7 @@ pub fn validate_volume_devices(
 }
 
 /// `ValidateVolumeMounts`: a name of a volume of the pod, a unique mount path, a relative
-/// `subPath` / `subPathExpr` (not both, neither on an image volume), a supported mount
+/// `subPath` / `subPathExpr` (not both), a supported mount
 /// propagation (Bidirectional for a privileged container only), `recursiveReadOnly`'s rules.
 /// Go names the sub path, propagation and recursive read-only errors without the mount's index.
 pub fn validate_volume_mounts(
@@ -1054,23 +1054,9 @@ pub fn validate_volume_mounts(
                 "must not already exist as a path in volumeDevices",
             ));
         }
+        // An image volume takes sub paths too (ImageVolume beta and on since 1.35; Go dropped the
+        // "not allowed in image volume sources" check when sub paths came to image volumes).
         let (sub_path, sub_path_expr) = (s(m, "subPath"), s(m, "subPathExpr"));
-        if volume.is_some_and(|v| v.source == "image") {
-            if !sub_path.is_empty() {
-                errs.push(FieldError::invalid(
-                    &format!("{p}.subPath"),
-                    str_value(sub_path),
-                    "not allowed in image volume sources",
-                ));
-            }
-            if !sub_path_expr.is_empty() {
-                errs.push(FieldError::invalid(
-                    &format!("{p}.subPathExpr"),
-                    str_value(sub_path_expr),
-                    "not allowed in image volume sources",
-                ));
-            }
-        }
         if !sub_path.is_empty() {
             errs.extend(local_descending_path(sub_path, &format!("{path}.subPath")));
         }
