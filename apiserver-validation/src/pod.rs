@@ -3,7 +3,8 @@
 //! `validateEphemeralContainers`, `validateContainerCommon`, `validateContainerPorts`,
 //! `ValidateEnv` with relaxed names, `ValidateEnvFrom`, `validatePullPolicy`,
 //! `validateResourceRequirements`, `validateResizePolicy` (and the init containers' rule on
-//! `RestartContainer`), the probes' `validateHandler`, the containers' own restart
+//! `RestartContainer`), the probes' and hooks' `validateHandler` (with `validateSleepAction` and
+//! the HTTP header names), the containers' own restart
 //! policies and rules (`validateContainerRestartPolicy`, `validateInitContainerRestartPolicy`
 //! under ContainerRestartRules, beta and on since 1.35), the pod-level resources
 //! (`validatePodResources`), `validateRestartPolicy`, `validateDNSPolicy`, node selector,
@@ -254,7 +255,7 @@ fn file_key_ref_volumes(spec: &Value, path: &str) -> Vec<FieldError> {
 }
 
 /// `validateHandler`: exactly one handler type.
-fn handler(h: &Value, path: &str, kinds: &[&str]) -> Vec<FieldError> {
+fn handler(h: &Value, path: &str, kinds: &[&str], grace: Option<i64>) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let mut n = 0;
     for kind in kinds {
@@ -283,6 +284,33 @@ fn handler(h: &Value, path: &str, kinds: &[&str]) -> Vec<FieldError> {
                         &format!("{hp}.scheme"),
                         str_value(scheme),
                         &["HTTP", "HTTPS"],
+                    ));
+                }
+                // validation.IsHTTPHeaderName, the list named rather than the header.
+                for header in list(http, "httpHeaders") {
+                    let name = s(header, "name");
+                    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+                        errs.push(FieldError::invalid(
+                            &format!("{hp}.httpHeaders"),
+                            str_value(name),
+                            content::regex_error(
+                                "a valid HTTP header must consist of alphanumeric characters or '-'",
+                                "[-A-Za-z0-9]+",
+                                &["X-Header-Name"],
+                            ),
+                        ));
+                    }
+                }
+            }
+            // validateSleepAction under AllowPodLifecycleSleepActionZeroValue
+            // (PodLifecycleSleepActionAllowZero, on since 1.33): zero seconds is allowed.
+            "sleep" => {
+                let seconds = h[*kind].get("seconds").and_then(Value::as_i64).unwrap_or(0);
+                if let Some(grace) = grace.filter(|g| seconds < 0 || seconds > *g) {
+                    errs.push(FieldError::invalid(
+                        &hp,
+                        BadValue::Int(seconds),
+                        format!("must be non-negative and less than terminationGracePeriodSeconds ({grace})"),
                     ));
                 }
             }
@@ -315,7 +343,7 @@ fn port_num_or_name(port: Option<&Value>, path: &str) -> Vec<FieldError> {
 fn probe(c: &Value, key: &str, path: &str) -> Vec<FieldError> {
     let Some(p) = c.get(key).filter(|v| !v.is_null()) else { return Vec::new() };
     let pp = format!("{path}.{key}");
-    let mut errs = handler(p, &pp, &["exec", "httpGet", "tcpSocket", "grpc"]);
+    let mut errs = handler(p, &pp, &["exec", "httpGet", "tcpSocket", "grpc"], None);
     for field in ["initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold"] {
         let v = p.get(field).and_then(Value::as_i64).unwrap_or(0);
         if v < 0 {
@@ -348,12 +376,13 @@ fn probe(c: &Value, key: &str, path: &str) -> Vec<FieldError> {
     errs
 }
 
-fn lifecycle(c: &Value, path: &str) -> Vec<FieldError> {
+fn lifecycle(c: &Value, grace: Option<i64>, path: &str) -> Vec<FieldError> {
     let Some(l) = c.get("lifecycle").filter(|v| !v.is_null()) else { return Vec::new() };
     let mut errs = Vec::new();
     for hook in ["postStart", "preStop"] {
         if let Some(h) = l.get(hook).filter(|v| !v.is_null()) {
-            errs.extend(handler(h, &format!("{path}.lifecycle.{hook}"), &["exec", "httpGet", "tcpSocket", "sleep"]));
+            let kinds = ["exec", "httpGet", "tcpSocket", "sleep"];
+            errs.extend(handler(h, &format!("{path}.lifecycle.{hook}"), &kinds, grace));
         }
     }
     errs
@@ -540,6 +569,7 @@ fn pod_spec(spec: &Value, pod_name: &str, path: &str, resource_is_pod: bool, opt
     }
     let host_users = security::host_users(spec);
     let pod_restart = s(spec, "restartPolicy");
+    let grace = spec.get("terminationGracePeriodSeconds").and_then(Value::as_i64);
     let (vols, verrs) = validate_volumes(list(spec, "volumes"), pod_name, &format!("{path}.volumes"));
     errs.extend(verrs);
 
@@ -559,7 +589,7 @@ fn pod_spec(spec: &Value, pod_name: &str, path: &str, resource_is_pod: bool, opt
         } else {
             names.push(name);
         }
-        errs.extend(lifecycle(c, &p));
+        errs.extend(lifecycle(c, grace, &p));
         for key in ["livenessProbe", "readinessProbe", "startupProbe"] {
             errs.extend(probe(c, key, &p));
         }
@@ -582,7 +612,7 @@ fn pod_spec(spec: &Value, pod_name: &str, path: &str, resource_is_pod: bool, opt
             all.push(name);
         }
         if always {
-            errs.extend(lifecycle(c, &p));
+            errs.extend(lifecycle(c, grace, &p));
             for key in ["livenessProbe", "readinessProbe", "startupProbe"] {
                 errs.extend(probe(c, key, &p));
             }
