@@ -9,7 +9,7 @@
 //! under ContainerRestartRules, beta and on since 1.35), the pod-level resources
 //! (`validatePodResources`), `validateRestartPolicy`, `validateDNSPolicy`, node selector,
 //! tolerations, names of the service account, node, host and priority class, DNS config, readiness
-//! and scheduling gates, topology spread, host aliases, runtime class, preemption policy and
+//! and scheduling gates, topology spread, the hostname override (`validatePodHostName`), host aliases, runtime class, preemption policy and
 //! overhead (`validateOverhead`), in Go's order), `validatePodMetadataAndSpec`'s pod-only image
 //! check and `ValidatePodCreate`. Run on the defaulted object (see [`crate::defaults`]). The
 //! volumes and mounts are [`crate::volumes`], the security contexts, host namespaces and OS rules
@@ -462,6 +462,26 @@ fn init_container_restart_policy(c: &Value, path: &str) -> Vec<FieldError> {
     }
 }
 
+/// `validatePodHostName` (HostnameOverride beta and on since 1.35): a `hostnameOverride` neither
+/// with `setHostnameAsFQDN` nor with the host network, at most 64 bytes, a DNS subdomain.
+fn hostname_override(spec: &Value, path: &str) -> Vec<FieldError> {
+    let Some(name) = spec.get("hostnameOverride").filter(|v| !v.is_null()) else { return Vec::new() };
+    let name = name.as_str().unwrap_or("");
+    let p = format!("{path}.hostnameOverride");
+    let mut errs = Vec::new();
+    if spec.get("setHostnameAsFQDN").and_then(Value::as_bool) == Some(true) {
+        errs.push(FieldError::forbidden(&p, "may not be specified when setHostnameAsFQDN is true"));
+    }
+    if spec.get("hostNetwork").and_then(Value::as_bool) == Some(true) {
+        errs.push(FieldError::forbidden(&p, "may not be specified when hostNetwork is true"));
+    }
+    if name.len() > 64 {
+        errs.push(FieldError::too_long(&p, 64));
+    }
+    errs.extend(dns_subdomain(name, &p));
+    errs
+}
+
 /// `supportedResizeResources` and `supportedResizePolicies`, sorted as `sets.List` sorts them.
 const RESIZE_RESOURCES: &[&str] = &["cpu", "memory"];
 const RESIZE_POLICIES: &[&str] = &["NotRequired", "RestartContainer"];
@@ -703,6 +723,7 @@ fn pod_spec(spec: &Value, pod_name: &str, path: &str, resource_is_pod: bool, opt
     errs.extend(pod_fields::topology_spread_constraints(spec, path, opts));
     errs.extend(security::windows_host_process(spec, path));
     errs.extend(security::validate_host_users(spec, path));
+    errs.extend(hostname_override(spec, path));
     for key in ["serviceAccountName", "nodeName"] {
         let v = s(spec, key);
         if !v.is_empty() {
