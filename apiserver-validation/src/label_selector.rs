@@ -5,7 +5,8 @@ use serde_json::Value;
 use crate::field::{BadValue, FieldError};
 use crate::objectmeta::validate_labels;
 
-fn string_pairs(v: Option<&Value>) -> Vec<(&str, &str)> {
+/// A `map[string]string` member's entries in the object's order (a non-string value as "").
+pub(crate) fn string_pairs(v: Option<&Value>) -> Vec<(&str, &str)> {
     v.and_then(Value::as_object)
         .map(|m| m.iter().map(|(k, v)| (k.as_str(), v.as_str().unwrap_or(""))).collect())
         .unwrap_or_default()

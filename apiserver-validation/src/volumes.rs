@@ -31,6 +31,7 @@ use crate::claim_spec::validate_claim_spec;
 use crate::content;
 use crate::field::{go_json_string, go_quote, BadValue, FieldError};
 use crate::field_formats::{dns_label, inclusive_range, str_value};
+use crate::label_selector::string_pairs;
 use crate::objectmeta::{validate_annotations, validate_labels};
 use crate::quantity;
 use crate::zero_values::{list, present, s};
@@ -817,14 +818,9 @@ const TEMPLATE_META_FIELDS: &[(&str, &str)] = &[
 fn claim_template(template: &Value, path: &str) -> Vec<FieldError> {
     let null = Value::Null;
     let meta = template.get("metadata").unwrap_or(&null);
-    let pairs = |key: &str| -> Vec<(&str, &str)> {
-        meta.get(key)
-            .and_then(Value::as_object)
-            .map(|m| m.iter().map(|(k, v)| (k.as_str(), v.as_str().unwrap_or(""))).collect())
-            .unwrap_or_default()
-    };
-    let mut errs = validate_annotations(&pairs("annotations"), &format!("{path}.metadata.annotations"));
-    errs.extend(validate_labels(&pairs("labels"), &format!("{path}.metadata.labels")));
+    let mut errs =
+        validate_annotations(&string_pairs(meta.get("annotations")), &format!("{path}.metadata.annotations"));
+    errs.extend(validate_labels(&string_pairs(meta.get("labels")), &format!("{path}.metadata.labels")));
     // Set is not the zero value (`reflect.DeepEqual`): an empty list is set, unlike a nil one.
     for (key, go_name) in TEMPLATE_META_FIELDS {
         let set = match meta.get(*key) {
@@ -845,6 +841,7 @@ fn claim_template(template: &Value, path: &str) -> Vec<FieldError> {
 fn volume_source(v: &Value, pod_name: &str, path: &str) -> (Option<&'static str>, Vec<FieldError>) {
     let mut errs = Vec::new();
     let mut first = None;
+    let volume_name = s(v, "name");
     for (key, forbidden_key) in GO_ORDER {
         let Some(src) = v.get(*key).filter(|x| !x.is_null()) else { continue };
         if first.is_some() {
@@ -852,7 +849,6 @@ fn volume_source(v: &Value, pod_name: &str, path: &str) -> (Option<&'static str>
         } else {
             first = Some(*key);
             errs.extend(source_errors(key, src, path));
-            let volume_name = s(v, "name");
             if *key == "ephemeral" && !pod_name.is_empty() && !volume_name.is_empty() {
                 // The claim the ephemeral volume controller creates is named `<pod>-<volume>`.
                 let claim = format!("{pod_name}-{volume_name}");
@@ -866,7 +862,6 @@ fn volume_source(v: &Value, pod_name: &str, path: &str) -> (Option<&'static str>
             }
         }
         // Checked whether or not the iSCSI source is the volume's first.
-        let volume_name = s(v, "name");
         if *key == "iscsi" && present(src, "initiatorName") && volume_name.len() + 1 + s(src, "targetPortal").len() > 64
         {
             errs.push(FieldError::invalid(

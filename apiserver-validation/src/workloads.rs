@@ -26,7 +26,7 @@ use crate::cron_job;
 use crate::field::{BadValue, FieldError};
 use crate::job_policy::{internal_json, pod_failure_policy};
 use crate::job_success_policy::{success_policy, success_policy_update};
-use crate::label_selector::validate_selector;
+use crate::label_selector::{string_pairs, validate_selector};
 use crate::objectmeta::{validate_annotations, validate_labels, FIELD_IMMUTABLE};
 use crate::pod::validate_pod_spec;
 use crate::pod_annotations;
@@ -36,12 +36,6 @@ use crate::rollout::{
 };
 use crate::scheduling::PodOptions;
 use crate::stateful_set::{service_name, template_to_validate, volume_claim_templates, StatefulSetOptions};
-
-fn string_pairs(v: Option<&Value>) -> Vec<(&str, &str)> {
-    v.and_then(Value::as_object)
-        .map(|m| m.iter().map(|(k, v)| (k.as_str(), v.as_str().unwrap_or(""))).collect())
-        .unwrap_or_default()
-}
 
 /// `LabelSelectorAsSelector(…).Matches(labels)`.
 pub fn selector_matches(selector: &Value, labels: &Value) -> bool {
