@@ -6,20 +6,19 @@ use serde_json::Value;
 
 use crate::decode::{Operation, Patch};
 use crate::error::ApplyError;
-use crate::gojson::{encode_value, kind_name, top_value, validate, MAX_NESTING_DEPTH};
+use crate::gojson::{encode_value, kind_name, nesting, top_value, validate, MAX_NESTING_DEPTH};
 use crate::node::{
-    deep_copy, equal, is_array, marshal_root, root_to_value, unmarshal_ary, unmarshal_doc, Con, Fault, Lazy, Node, Raw,
-    Root, State, NIL_DEREF,
+    deep_copy, equal, marshal_root, root_to_value, unmarshal_ary, unmarshal_doc, value_ary, value_doc, Con, Fault,
+    Lazy, Node, Root, State, NIL_DEREF,
 };
 use crate::pointer::{decode_patch_key, split_tokens};
-use std::sync::Arc;
 
 /// The apiserver's `jsonpatch.AccumulatedCopySizeLimit`: 3 MiB.
 pub const ACCUMULATED_COPY_SIZE_LIMIT: i64 = 3 * 1024 * 1024;
 
 /// `findObject`: the container holding the last reference token, and that token decoded. Walking
 /// converts the nodes on the way (as Go does), even when it ends up finding nothing.
-pub(crate) fn find_object<'a>(root: &'a mut Root, path: &str) -> Option<(Con<'a>, String)> {
+pub(crate) fn find_object<'a, 'v>(root: &'a mut Root<'v>, path: &str) -> Option<(Con<'a, 'v>, String)> {
     let tokens = split_tokens(path)?;
     let (last, parts) = tokens.split_last()?;
     let mut con = Con::from_root(root);
@@ -28,15 +27,15 @@ pub(crate) fn find_object<'a>(root: &'a mut Root, path: &str) -> Option<(Con<'a>
             Ok(Some(next)) => next,
             _ => return None,
         };
-        let lazy: &'a mut Lazy = next.as_deref_mut()?;
-        let array = is_array(lazy.raw.as_deref()?);
+        let lazy: &'a mut Lazy<'v> = next.as_deref_mut()?;
+        let array = lazy.raw.as_ref()?.is_array();
         con = if array { Con::Ary(lazy.convert_to_ary()?) } else { Con::Doc(lazy.convert_to_doc()?) };
     }
     Some((con, decode_patch_key(last)))
 }
 
 /// Decode the document as `ApplyIndent` does: `[` first means an array, anything else a map.
-pub(crate) fn load_root(doc: &[u8]) -> Result<Root, ApplyError> {
+pub(crate) fn load_root(doc: &[u8]) -> Result<Root<'static>, ApplyError> {
     validate(doc).map_err(|e| ApplyError::Document { message: e.message })?;
     load_valid(doc)
 }
@@ -48,55 +47,28 @@ pub(crate) fn doc_bytes(doc: &Value) -> Vec<u8> {
     out
 }
 
-/// [`load_root`] of [`doc_bytes`], built without writing those bytes whole: an object's members
-/// (an array's elements) are encoded one by one into the raw children `json.Unmarshal` would have
-/// cut out of them (a `null` one a nil pointer, a key read back as the string it was written
-/// from). Bytes this crate writes are valid JSON by construction, so Go's syntax check is run only
-/// when their nesting is deep enough for its depth limit to matter (the one refusal it could still
-/// make): the same tree, or the same error, as `load_root` gives.
-pub(crate) fn load_value<'v>(doc: &'v Value) -> Result<Loaded<'v>, ApplyError> {
-    let checked = || load_root(&doc_bytes(doc)).map(|root| Loaded { root, known: Vec::new() });
-    let mut depth = 0;
-    let mut known = Vec::new();
-    let mut encoded = |v: &'v Value| -> Node {
-        if v.is_null() {
-            return None;
-        }
-        let mut raw = Vec::new();
-        depth = depth.max(encode_value(v, &mut raw));
-        let raw: Raw = Arc::from(raw);
-        known.push((raw.clone(), v));
-        Some(Box::new(Lazy::from_raw(Some(raw))))
-    };
-    let root = match doc {
-        Value::Object(map) => Root::Doc(Some(map.iter().map(|(k, v)| (k.clone(), encoded(v))).collect())),
-        Value::Array(items) => Root::Ary(Some(items.iter().map(&mut encoded).collect())),
-        _ => return checked(),
-    };
-    if depth + 1 >= MAX_NESTING_DEPTH {
-        return checked();
+/// [`load_root`] of [`doc_bytes`], built without writing those bytes: the root's members (its
+/// elements) are raw messages that stand for their encodings ([`crate::node::Message`]), written
+/// only where the library reads text. Bytes this crate writes are valid JSON by construction, so
+/// Go's syntax check is run only when their nesting is deep enough for its depth limit to matter
+/// (the one refusal it could still make): the same tree, or the same error, as `load_root` gives.
+pub(crate) fn load_value(doc: &Value) -> Result<Root<'_>, ApplyError> {
+    if !(doc.is_object() || doc.is_array()) || nesting(doc) >= MAX_NESTING_DEPTH {
+        return load_root(&doc_bytes(doc));
     }
-    Ok(Loaded { root, known })
+    Ok(match value_doc(doc) {
+        Some(doc) => Root::Doc(doc),
+        None => Root::Ary(value_ary(doc).expect("an array")),
+    })
 }
 
-/// A document loaded by [`load_value`]: the library's tree, and the raw children it was built
-/// with next to the values they were encoded from (held, so that no other text can take their
-/// place in memory while the tree is patched).
-pub(crate) struct Loaded<'v> {
-    pub(crate) root: Root,
-    pub(crate) known: Vec<(Raw, &'v Value)>,
-}
-
-impl Loaded<'_> {
-    /// The patched tree as a value ([`root_to_value`]), the children the patch left untouched
-    /// copied from the values they were encoded from instead of read back from their text.
-    pub(crate) fn to_value(&self) -> Result<Value, ApplyError> {
-        root_to_value(&self.root, false, &self.known).map_err(|number| ApplyError::Unrepresentable { number })
-    }
+/// The patched tree as a value ([`root_to_value`]).
+pub(crate) fn to_value(root: &Root<'_>) -> Result<Value, ApplyError> {
+    root_to_value(root, false).map_err(|number| ApplyError::Unrepresentable { number })
 }
 
 /// [`load_root`] of bytes known to be one valid JSON value.
-fn load_valid(doc: &[u8]) -> Result<Root, ApplyError> {
+fn load_valid(doc: &[u8]) -> Result<Root<'static>, ApplyError> {
     let raw = top_value(doc);
     let (root, type_name) = if doc.first() == Some(&b'[') {
         (unmarshal_ary(raw).map(Root::Ary), "jsonpatch.partialArray")
@@ -130,7 +102,7 @@ impl Ctx {
 }
 
 /// Apply one operation (one iteration of the loop in `ApplyIndent`).
-pub(crate) fn apply_op(root: &mut Root, op: &Operation, index: usize, copied: &mut i64) -> Result<(), ApplyError> {
+pub(crate) fn apply_op(root: &mut Root<'_>, op: &Operation, index: usize, copied: &mut i64) -> Result<(), ApplyError> {
     let cx = Ctx { index };
     match op.kind().as_str() {
         "add" => {
@@ -275,7 +247,7 @@ pub(crate) fn apply_op(root: &mut Root, op: &Operation, index: usize, copied: &m
 }
 
 /// The first half of `move`: the source looked up and removed.
-pub(crate) fn move_take(root: &mut Root, op: &Operation, index: usize) -> Result<Node, ApplyError> {
+pub(crate) fn move_take<'v>(root: &mut Root<'v>, op: &Operation, index: usize) -> Result<Node<'v>, ApplyError> {
     let cx = Ctx { index };
     let from = op.from().map_err(|e| cx.fail(format!("move operation failed to decode from: {e}")))?;
     let Some((mut con, key)) = find_object(root, &from) else {
@@ -287,7 +259,7 @@ pub(crate) fn move_take(root: &mut Root, op: &Operation, index: usize) -> Result
 }
 
 /// The second half of `move`: the removed value added at the destination.
-pub(crate) fn move_put(root: &mut Root, op: &Operation, index: usize, val: Node) -> Result<(), ApplyError> {
+pub(crate) fn move_put<'v>(root: &mut Root<'v>, op: &Operation, index: usize, val: Node<'v>) -> Result<(), ApplyError> {
     let cx = Ctx { index };
     let path = op.path().map_err(|e| cx.fail(format!("move operation failed to decode path: {e}")))?;
     let Some((mut con, key)) = find_object(root, &path) else {
@@ -299,7 +271,7 @@ pub(crate) fn move_put(root: &mut Root, op: &Operation, index: usize, val: Node)
 }
 
 /// Run every operation over a loaded root.
-pub(crate) fn apply_all(root: &mut Root, patch: &Patch) -> Result<(), ApplyError> {
+pub(crate) fn apply_all(root: &mut Root<'_>, patch: &Patch) -> Result<(), ApplyError> {
     let mut copied = 0i64;
     for (index, op) in patch.ops.iter().enumerate() {
         apply_op(root, op, index, &mut copied)?;
@@ -313,9 +285,9 @@ pub(crate) fn apply_all(root: &mut Root, patch: &Patch) -> Result<(), ApplyError
 /// (Go string escaping; numbers as serde_json writes them, so a float `1.0` stays `1.0`). The
 /// result is Go's output read back into a `Value`. Errors display Go's text.
 pub fn apply(doc: &Value, patch: &Patch) -> Result<Value, ApplyError> {
-    let mut loaded = load_value(doc)?;
-    apply_all(&mut loaded.root, patch)?;
-    loaded.to_value()
+    let mut root = load_value(doc)?;
+    apply_all(&mut root, patch)?;
+    to_value(&root)
 }
 
 /// Byte-exact variant of [`apply`]: `doc` is the JSON the library receives, and the result is the
@@ -367,8 +339,9 @@ mod tests {
         }
     }
 
-    /// The members a patch leaves untouched are copied from the document, at any depth: only
-    /// the values the patch wrote are read back from text.
+    /// The members a patch leaves untouched, or moves, are copied from the document, at any
+    /// depth: only the values the patch wrote (its values and its copies) are read back from
+    /// text.
     #[test]
     fn only_what_the_patch_wrote_is_read_back() {
         let doc = json!({"metadata": {"name": "a", "labels": {"x": "1"}}, "spec": {"containers": [
@@ -382,8 +355,10 @@ mod tests {
                 2,
             ),
             (r#"[{"op": "move", "from": "/spec/containers/0", "path": "/spec/containers/-"}]"#, 0),
-            // A member moved to another container is read back from its text.
-            (r#"[{"op": "move", "from": "/spec/volumes/0", "path": "/spec/containers/1/volume"}]"#, 1),
+            // A member moved to another container is the value it was, wherever it goes.
+            (r#"[{"op": "move", "from": "/spec/volumes/0", "path": "/spec/containers/1/volume"}]"#, 0),
+            // A copy is the text the library marshalled (deepCopy), read back.
+            (r#"[{"op": "copy", "from": "/spec/volumes/0", "path": "/spec/containers/1/volume"}]"#, 1),
         ] {
             let patch = crate::decode::decode_patch(patch.as_bytes()).expect("a patch");
             crate::node::READ_BACK.with(|n| n.set(0));
@@ -392,6 +367,41 @@ mod tests {
             let read_back: Value = serde_json::from_slice(&apply_json(&doc_bytes(&doc), &patch).unwrap()).unwrap();
             assert_eq!(applied, read_back);
         }
+    }
+
+    /// A document loaded as a value patches as its encoded text does: the same value, or the same
+    /// error (Go's panics included), for every patch vector of the library and for patches that
+    /// test, copy and move values of the document.
+    #[test]
+    fn a_value_patches_as_its_text_does() {
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/vectors/jsonpatch-v4.json")).unwrap();
+        let all: Value = serde_json::from_str(&text).unwrap();
+        let mut cases: Vec<(Value, Value)> =
+            all["patch"].as_array().unwrap().iter().map(|v| (v["doc"].clone(), v["patch"].clone())).collect();
+        let doc = json!({"a": {"b": [1, 2.5, {"c": null, "d": "x<y"}], "n": null, "e": [null, [null]]}, "z": "s"});
+        for patch in [
+            json!([{"op": "test", "path": "/a/b", "value": [1, 2.5, {"c": null, "d": "x<y"}]}]),
+            json!([{"op": "test", "path": "/a/b/2/d", "value": "x<y"}]),
+            json!([{"op": "test", "path": "/a/e", "value": [null, [null]]}]),
+            json!([{"op": "test", "path": "", "value": {"z": "s"}}]),
+            json!([{"op": "copy", "from": "/a", "path": "/a/b/-"}, {"op": "test", "path": "/a/b/3/b/1", "value": 2.5}]),
+            json!([{"op": "move", "from": "/a/e", "path": "/z2"}, {"op": "add", "path": "/z2/1/0", "value": 1}]),
+            json!([{"op": "add", "path": "/a/n/x", "value": 1}]),
+            json!([{"op": "replace", "path": "", "value": [1]}, {"op": "add", "path": "/-", "value": 2}]),
+        ] {
+            cases.push((doc.clone(), patch));
+        }
+        let mut compared = 0;
+        for (doc, patch) in &cases {
+            let Ok(patch) = crate::decode::decode_patch(&serde_json::to_vec(patch).unwrap()) else { continue };
+            let through_text = load_root(&doc_bytes(doc)).and_then(|mut root| {
+                apply_all(&mut root, &patch)?;
+                to_value(&root)
+            });
+            assert_eq!(apply(doc, &patch), through_text, "{doc} {:?}", patch.operations());
+            compared += 1;
+        }
+        assert!(compared > 80, "only {compared} cases compared");
     }
 
     /// Loading a value skips Go's syntax check only where it could not refuse: the same tree, or
@@ -404,11 +414,11 @@ mod tests {
             for doc in
                 [shallow, nested(MAX_NESTING_DEPTH - 1), nested(MAX_NESTING_DEPTH), nested(MAX_NESTING_DEPTH + 1)]
             {
-                let checked = load_root(&doc_bytes(&doc)).map(|r| (root_to_value(&r, true, &[]), marshal_root(&r)));
-                let loaded = load_value(&doc).map(|l| (root_to_value(&l.root, true, &[]), marshal_root(&l.root)));
+                let checked = load_root(&doc_bytes(&doc)).map(|r| (root_to_value(&r, true), marshal_root(&r)));
+                let loaded = load_value(&doc).map(|l| (root_to_value(&l, true), marshal_root(&l)));
                 // Untouched, the tree gives back the document itself.
                 if let Ok(l) = load_value(&doc) {
-                    assert_eq!(l.to_value(), Ok(doc.clone()));
+                    assert_eq!(to_value(&l), Ok(doc.clone()));
                 }
                 assert_eq!(loaded, checked);
             }

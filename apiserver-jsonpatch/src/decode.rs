@@ -55,7 +55,7 @@ impl Operation {
     }
 
     /// `value()`: nil when the member is absent, a node with a nil raw message when it is `null`.
-    pub(crate) fn value(&self) -> Node {
+    pub(crate) fn value(&self) -> Node<'static> {
         self.member("value").map(|raw| Box::new(Lazy::from_raw(raw.clone())))
     }
 

@@ -715,10 +715,10 @@ pub(crate) fn encode_string(s: &str, out: &mut Vec<u8>) {
 }
 
 /// The document bytes for a `serde_json::Value`: Go's string escaping (as the apiserver's own
-/// encoder writes strings), serde_json's number text (so `1.0` stays `1.0`), no whitespace.
-/// Returns the deepest nesting of arrays and objects written (0 for a scalar): the bytes are valid
-/// JSON by construction, so that depth is all Go's scanner could still refuse of them.
-pub(crate) fn encode_value(v: &Value, out: &mut Vec<u8>) -> usize {
+/// encoder writes strings), serde_json's number text (so `1.0` stays `1.0`), no whitespace. The
+/// bytes are valid JSON by construction: their [`nesting`] is all Go's scanner could still refuse
+/// of them.
+pub(crate) fn encode_value(v: &Value, out: &mut Vec<u8>) {
     match v {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(true) => out.extend_from_slice(b"true"),
@@ -727,32 +727,37 @@ pub(crate) fn encode_value(v: &Value, out: &mut Vec<u8>) -> usize {
         Value::String(s) => encode_string(s, out),
         Value::Array(items) => {
             out.push(b'[');
-            let mut depth = 0;
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
                     out.push(b',');
                 }
-                depth = depth.max(encode_value(item, out));
+                encode_value(item, out);
             }
             out.push(b']');
-            return depth + 1;
         }
         Value::Object(map) => {
             out.push(b'{');
-            let mut depth = 0;
             for (i, (k, item)) in map.iter().enumerate() {
                 if i > 0 {
                     out.push(b',');
                 }
                 encode_string(k, out);
                 out.push(b':');
-                depth = depth.max(encode_value(item, out));
+                encode_value(item, out);
             }
             out.push(b'}');
-            return depth + 1;
         }
     }
-    0
+}
+
+/// The deepest nesting of arrays and objects in `v` (0 for a scalar): that of the text
+/// [`encode_value`] writes of it.
+pub(crate) fn nesting(v: &Value) -> usize {
+    match v {
+        Value::Array(items) => 1 + items.iter().map(nesting).max().unwrap_or(0),
+        Value::Object(map) => 1 + map.values().map(nesting).max().unwrap_or(0),
+        _ => 0,
+    }
 }
 
 /// A number's text as serde_json writes it (its `Display`), without an intermediate `String`.

@@ -10,15 +10,13 @@
 //! where v4 is stricter than the RFC (e.g. `test` of `1` against `1.0` fails, `add` at the root
 //! `""` fails), are not leniencies and not listed either.
 
-use std::sync::Arc;
-
 use serde_json::Value;
 
-use crate::apply::{apply_op, load_value, move_put, move_take, Loaded};
+use crate::apply::{apply_op, load_value, move_put, move_take, to_value};
 use crate::decode::{Operation, Patch};
 use crate::error::ApplyError;
 use crate::gojson::{array_elements, dispose, encode_value, object_members, raw_to_value, skip_space, unquote};
-use crate::node::{ary_to_value, doc_to_value, Node, PArr, PDoc, Raw, Root, State};
+use crate::node::{ary_to_value, doc_to_value, Message, Node, PArr, PDoc, Root, State};
 use crate::pointer::{atoi, decode_patch_key};
 
 /// `replace` of an object member that does not exist (v4 adds it; RFC 6902 §4.3 requires it).
@@ -79,20 +77,17 @@ pub struct Leniency {
     pub what: &'static str,
 }
 
-/// The raw children [`load_value`] encoded, next to the values they were encoded from.
-type Known<'v> = &'v [(Raw, &'v Value)];
-
 /// A value of the library's tree as `root_to_value` would show it, looked at without converting
 /// or copying anything: nil pointers, nil raw messages, nil maps and nil slices are `Null`; a node
-/// still raw is read from its text, or, when that text is one [`load_value`] encoded from a value
-/// (or lies inside one), from that value, whose members and elements are those of its text.
+/// still raw is read from its text, or, when its raw message is a value ([`load_value`]), from
+/// that value, whose members and elements are those of the text it stands for.
 #[derive(Clone, Copy)]
 enum View<'v> {
     Null,
-    /// A map (never nil), and the raw children encoded from known values.
-    Doc(&'v PDoc, Known<'v>),
-    /// A slice (never nil), and the raw children encoded from known values.
-    Ary(&'v PArr, Known<'v>),
+    /// A map (never nil).
+    Doc(&'v PDoc<'v>),
+    /// A slice (never nil).
+    Ary(&'v PArr<'v>),
     /// Raw JSON text, not `null`.
     Raw(&'v [u8]),
     /// A value whose text `encode_value` wrote (the text a `Raw` view would read), not `null`.
@@ -100,43 +95,41 @@ enum View<'v> {
 }
 
 impl<'v> View<'v> {
-    fn of_root(root: &'v Root, known: Known<'v>) -> Self {
+    fn of_root(root: &'v Root<'v>) -> Self {
         match root {
-            Root::Doc(doc) => View::of_doc(doc, known),
-            Root::Ary(ary) => View::of_ary(ary, known),
+            Root::Doc(doc) => View::of_doc(doc),
+            Root::Ary(ary) => View::of_ary(ary),
         }
     }
 
-    fn of_doc(doc: &'v PDoc, known: Known<'v>) -> Self {
+    fn of_doc(doc: &'v PDoc<'v>) -> Self {
         if doc.is_some() {
-            View::Doc(doc, known)
+            View::Doc(doc)
         } else {
             View::Null
         }
     }
 
-    fn of_ary(ary: &'v PArr, known: Known<'v>) -> Self {
+    fn of_ary(ary: &'v PArr<'v>) -> Self {
         if ary.is_some() {
-            View::Ary(ary, known)
+            View::Ary(ary)
         } else {
             View::Null
         }
     }
 
-    fn of_node(node: &'v Node, known: Known<'v>) -> Self {
+    fn of_node(node: &'v Node<'v>) -> Self {
         let Some(node) = node.as_deref() else {
             return View::Null;
         };
         match &node.state {
-            State::Raw => match node.raw.as_ref() {
-                Some(raw) => match known.iter().find(|(k, _)| Arc::ptr_eq(k, raw)) {
-                    Some((_, value)) => View::of_value(value),
-                    None => View::of_raw(raw),
-                },
+            State::Raw => match &node.raw {
+                Some(Message::Value(value)) => View::of_value(value),
+                Some(Message::Text(raw)) => View::of_raw(raw),
                 None => View::Null,
             },
-            State::Doc(doc) => View::of_doc(doc, known),
-            State::Ary(ary) => View::of_ary(ary, known),
+            State::Doc(doc) => View::of_doc(doc),
+            State::Ary(ary) => View::of_ary(ary),
         }
     }
 
@@ -170,7 +163,7 @@ impl<'v> View<'v> {
     /// encoded from a map has none).
     fn member(self, key: &str) -> Option<View<'v>> {
         match self {
-            View::Doc(Some(map), known) => map.get(key).map(|node| View::of_node(node, known)),
+            View::Doc(Some(map)) => map.get(key).map(View::of_node),
             View::Raw(raw) if raw.first() == Some(&b'{') => {
                 object_members(raw).into_iter().rev().find(|(k, _)| key_is(k, key)).map(|(_, v)| View::of_raw(v))
             }
@@ -182,7 +175,7 @@ impl<'v> View<'v> {
     /// The elements of an array, `None` for anything else.
     fn elements(self) -> Option<Elements<'v>> {
         match self {
-            View::Ary(Some(items), known) => Some(Elements::Nodes(items, known)),
+            View::Ary(Some(items)) => Some(Elements::Nodes(items)),
             View::Raw(raw) if raw.first() == Some(&b'[') => Some(Elements::Raw(array_elements(raw))),
             View::Encoded(Value::Array(items)) => Some(Elements::Encoded(items)),
             _ => None,
@@ -193,8 +186,8 @@ impl<'v> View<'v> {
     fn to_value(self) -> Value {
         match self {
             View::Null => Ok(Value::Null),
-            View::Doc(doc, _) => doc_to_value(doc, true),
-            View::Ary(ary, _) => ary_to_value(ary, true),
+            View::Doc(doc) => doc_to_value(doc, true),
+            View::Ary(ary) => ary_to_value(ary, true),
             View::Raw(raw) => raw_to_value(raw, true),
             View::Encoded(value) => {
                 // Read back from its text, as the library would read it.
@@ -208,7 +201,7 @@ impl<'v> View<'v> {
 }
 
 enum Elements<'v> {
-    Nodes(&'v [Node], Known<'v>),
+    Nodes(&'v [Node<'v>]),
     Raw(Vec<&'v [u8]>),
     Encoded(&'v [Value]),
 }
@@ -216,7 +209,7 @@ enum Elements<'v> {
 impl<'v> Elements<'v> {
     fn len(&self) -> usize {
         match self {
-            Elements::Nodes(items, _) => items.len(),
+            Elements::Nodes(items) => items.len(),
             Elements::Raw(items) => items.len(),
             Elements::Encoded(items) => items.len(),
         }
@@ -224,7 +217,7 @@ impl<'v> Elements<'v> {
 
     fn get(&self, idx: usize) -> Option<View<'v>> {
         match self {
-            Elements::Nodes(items, known) => items.get(idx).map(|node| View::of_node(node, known)),
+            Elements::Nodes(items) => items.get(idx).map(View::of_node),
             Elements::Raw(items) => items.get(idx).map(|raw| View::of_raw(raw)),
             Elements::Encoded(items) => items.get(idx).map(View::of_value),
         }
@@ -465,36 +458,34 @@ pub fn leniencies(doc: &Value, patch: &Patch) -> Vec<Leniency> {
 /// operations that applied (all of them when the patch applies).
 pub fn apply_noting_leniencies(doc: &Value, patch: &Patch) -> (Result<Value, ApplyError>, Vec<Leniency>) {
     let mut out = Vec::new();
-    let applied = walk_patch(doc, patch, &mut out).and_then(|loaded| loaded.to_value());
+    let applied = walk_patch(doc, patch, &mut out).and_then(|root| to_value(&root));
     (applied, out)
 }
 
 /// Load `doc` and apply `patch` operation by operation, noting each one's leniencies before it
 /// applies; stops at the first operation that fails.
-fn walk_patch<'v>(doc: &'v Value, patch: &Patch, out: &mut Vec<Leniency>) -> Result<Loaded<'v>, ApplyError> {
+fn walk_patch<'v>(doc: &'v Value, patch: &Patch, out: &mut Vec<Leniency>) -> Result<Root<'v>, ApplyError> {
     walk_loaded(load_value(doc)?, patch, out)
 }
 
 /// [`walk_patch`] on a document already loaded.
-fn walk_loaded<'v>(mut loaded: Loaded<'v>, patch: &Patch, out: &mut Vec<Leniency>) -> Result<Loaded<'v>, ApplyError> {
-    let Loaded { root, known } = &mut loaded;
-    let known: &[(Raw, &Value)] = known;
+fn walk_loaded<'v>(mut root: Root<'v>, patch: &Patch, out: &mut Vec<Leniency>) -> Result<Root<'v>, ApplyError> {
     let mut copied = 0i64;
     let mut found = Vec::new();
     for (index, op) in patch.ops.iter().enumerate() {
         found.clear();
-        op_findings(op, View::of_root(root, known), &mut found);
+        op_findings(op, View::of_root(&root), &mut found);
         if op.kind() == "move" {
             // Apply the move in its two halves, looking at the destination in between.
-            let val = move_take(root, op, index)?;
-            move_findings(op, View::of_root(root, known), &mut found);
-            move_put(root, op, index, val)?;
+            let val = move_take(&mut root, op, index)?;
+            move_findings(op, View::of_root(&root), &mut found);
+            move_put(&mut root, op, index, val)?;
         } else {
-            apply_op(root, op, index, &mut copied)?;
+            apply_op(&mut root, op, index, &mut copied)?;
         }
         out.extend(found.drain(..).map(|(what, path)| Leniency { op_index: index, path, what }));
     }
-    Ok(loaded)
+    Ok(root)
 }
 
 #[cfg(test)]
@@ -505,19 +496,20 @@ mod tests {
     use crate::decode::decode_patch;
 
     /// The leniencies noted and whether the patch applies, read through the values the document
-    /// was encoded from, or, with `known` emptied, from the encoded text alone.
+    /// was loaded as, or from the document's encoded text.
     fn noted(doc: &Value, patch: &Patch, through_values: bool) -> (bool, Vec<Leniency>) {
-        let mut loaded = load_value(doc).unwrap();
-        if !through_values {
-            loaded.known.clear();
-        }
+        let root = if through_values {
+            load_value(doc).unwrap()
+        } else {
+            crate::apply::load_root(&crate::apply::doc_bytes(doc)).unwrap()
+        };
         let mut out = Vec::new();
-        let applied = walk_loaded(loaded, patch, &mut out).is_ok();
+        let applied = walk_loaded(root, patch, &mut out).is_ok();
         (applied, out)
     }
 
-    /// Reading a raw child through the value it was encoded from finds the same leniencies as
-    /// reading its text: on every patch vector of the library, and on patches that walk, test,
+    /// Reading a raw message that is a value finds the same leniencies as reading the text it
+    /// stands for: on every patch vector of the library, and on patches that walk, test,
     /// copy and move inside encoded children.
     #[test]
     fn encoded_children_read_through_their_values_note_the_same_leniencies() {

@@ -9,42 +9,73 @@
 //! - `partialDoc` → [`PDoc`] (`None` is a nil map; writing to it panics in Go),
 //! - `partialArray` → [`PArr`] (`None` is a nil slice).
 
-use std::collections::HashMap;
+use std::borrow::Cow;
 use std::collections::{btree_map, BTreeMap};
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::gojson::{array_elements, compact, compact_into, encode_string, object_members, raw_to_value, unquote};
+use crate::gojson::{
+    array_elements, compact, compact_into, encode_string, encode_value, object_members, raw_to_value, unquote,
+};
 use crate::pointer::atoi;
 
 pub(crate) type Raw = Arc<[u8]>;
-pub(crate) type Node = Option<Box<Lazy>>;
-pub(crate) type PDoc = Option<BTreeMap<String, Node>>;
-pub(crate) type PArr = Option<Vec<Node>>;
+pub(crate) type Node<'v> = Option<Box<Lazy<'v>>>;
+pub(crate) type PDoc<'v> = Option<BTreeMap<String, Node<'v>>>;
+pub(crate) type PArr<'v> = Option<Vec<Node<'v>>>;
 
 /// Go runtime panic texts.
 pub(crate) const NIL_DEREF: &str = "runtime error: invalid memory address or nil pointer dereference";
 pub(crate) const NIL_MAP: &str = "assignment to entry in nil map";
 
 /// `lazyNode`: its raw message (possibly nil) and which representation is current.
-///
-/// A node converted from its raw text also keeps the raw children it was converted into, in the
-/// order of that text (`None` for a `null`): while the tree is patched, a child that still holds
-/// one of them (the same allocation) has the text it was cut from, which lets [`root_to_value`]
-/// copy a value the text was encoded from rather than read the text back.
 #[derive(Clone, Debug)]
-pub(crate) struct Lazy {
-    pub(crate) raw: Option<Raw>,
-    pub(crate) state: State,
-    born: Vec<Option<Raw>>,
+pub(crate) struct Lazy<'v> {
+    pub(crate) raw: Option<Message<'v>>,
+    pub(crate) state: State<'v>,
 }
 
 #[derive(Clone, Debug)]
-pub(crate) enum State {
+pub(crate) enum State<'v> {
     Raw,
-    Doc(PDoc),
-    Ary(PArr),
+    Doc(PDoc<'v>),
+    Ary(PArr<'v>),
+}
+
+/// A node's raw message (`json.RawMessage`, never nil here): JSON text, or a value of a document
+/// loaded from a `serde_json::Value` ([`crate::apply::load_value`]), which stands for the text
+/// [`encode_value`] writes of it: that text is written only where the library reads text (a
+/// `test` of scalars, `json.Marshal`), and converting such a node cuts its value into children
+/// that stand for the texts `json.Unmarshal` would cut out of it (the members of an encoded
+/// object are the encodings of its members, a `null` a nil pointer, a key the string it was
+/// written from).
+#[derive(Clone, Debug)]
+pub(crate) enum Message<'v> {
+    Text(Raw),
+    Value(&'v Value),
+}
+
+impl Message<'_> {
+    /// The raw text.
+    pub(crate) fn text(&self) -> Cow<'_, [u8]> {
+        match self {
+            Message::Text(raw) => Cow::Borrowed(raw),
+            Message::Value(value) => {
+                let mut out = Vec::new();
+                encode_value(value, &mut out);
+                Cow::Owned(out)
+            }
+        }
+    }
+
+    /// The library's `isArray` of the raw text.
+    pub(crate) fn is_array(&self) -> bool {
+        match self {
+            Message::Text(raw) => is_array(raw),
+            Message::Value(value) => value.is_array(),
+        }
+    }
 }
 
 /// An error from a container method: an `error` value, or a Go runtime panic.
@@ -56,13 +87,13 @@ pub(crate) enum Fault {
 
 /// The root container (`*partialDoc` or `*partialArray`).
 #[derive(Clone, Debug)]
-pub(crate) enum Root {
-    Doc(PDoc),
-    Ary(PArr),
+pub(crate) enum Root<'v> {
+    Doc(PDoc<'v>),
+    Ary(PArr<'v>),
 }
 
 /// A child as `json.Unmarshal` stores it into `*lazyNode`: `null` is a nil pointer.
-fn child(raw: &[u8]) -> Node {
+fn child(raw: &[u8]) -> Node<'static> {
     if raw == b"null" {
         None
     } else {
@@ -70,47 +101,47 @@ fn child(raw: &[u8]) -> Node {
     }
 }
 
-/// The raw text a child holds (`None` for a nil one).
-fn raw_of(node: &Node) -> Option<Raw> {
-    node.as_ref().and_then(|n| n.raw.clone())
+/// [`child`] of the text `value` stands for.
+fn value_child(value: &Value) -> Node<'_> {
+    if value.is_null() {
+        None
+    } else {
+        Some(Box::new(Lazy::from_value(value)))
+    }
 }
 
 /// `json.Unmarshal(raw, &partialDoc)`: `None` on a type error.
-pub(crate) fn unmarshal_doc(raw: &[u8]) -> Option<PDoc> {
-    unmarshal_doc_noting(raw, &mut Vec::new())
-}
-
-/// [`unmarshal_doc`], pushing each member's raw text onto `born` in the order of `raw`.
-fn unmarshal_doc_noting(raw: &[u8], born: &mut Vec<Option<Raw>>) -> Option<PDoc> {
+pub(crate) fn unmarshal_doc(raw: &[u8]) -> Option<PDoc<'static>> {
     match raw.first() {
-        Some(b'{') => {
-            let mut map = BTreeMap::new();
-            for (k, v) in object_members(raw) {
-                let node = child(v);
-                born.push(raw_of(&node));
-                map.insert(unquote(k), node);
-            }
-            Some(Some(map))
-        }
+        Some(b'{') => Some(Some(object_members(raw).into_iter().map(|(k, v)| (unquote(k), child(v))).collect())),
         Some(b'n') => Some(None),
         _ => None,
     }
 }
 
-/// `json.Unmarshal(raw, &partialArray)`: `None` on a type error.
-pub(crate) fn unmarshal_ary(raw: &[u8]) -> Option<PArr> {
-    unmarshal_ary_noting(raw, &mut Vec::new())
+/// [`unmarshal_doc`] of the text `value` stands for.
+pub(crate) fn value_doc(value: &Value) -> Option<PDoc<'_>> {
+    match value {
+        Value::Object(map) => Some(Some(map.iter().map(|(k, v)| (k.clone(), value_child(v))).collect())),
+        Value::Null => Some(None),
+        _ => None,
+    }
 }
 
-/// [`unmarshal_ary`], pushing each element's raw text onto `born`.
-fn unmarshal_ary_noting(raw: &[u8], born: &mut Vec<Option<Raw>>) -> Option<PArr> {
+/// `json.Unmarshal(raw, &partialArray)`: `None` on a type error.
+pub(crate) fn unmarshal_ary(raw: &[u8]) -> Option<PArr<'static>> {
     match raw.first() {
-        Some(b'[') => {
-            let items: Vec<Node> = array_elements(raw).into_iter().map(child).collect();
-            born.extend(items.iter().map(raw_of));
-            Some(Some(items))
-        }
+        Some(b'[') => Some(Some(array_elements(raw).into_iter().map(child).collect())),
         Some(b'n') => Some(None),
+        _ => None,
+    }
+}
+
+/// [`unmarshal_ary`] of the text `value` stands for.
+pub(crate) fn value_ary(value: &Value) -> Option<PArr<'_>> {
+    match value {
+        Value::Array(items) => Some(Some(items.iter().map(value_child).collect())),
+        Value::Null => Some(None),
         _ => None,
     }
 }
@@ -129,7 +160,7 @@ pub(crate) fn is_array(raw: &[u8]) -> bool {
 
 /// Move a node's children out, leaving it raw, so that dropping it does not recurse.
 #[allow(clippy::vec_box)] // the children are boxed in the tree; moving the boxes avoids copies
-fn detach_children(state: &mut State, into: &mut Vec<Box<Lazy>>) {
+fn detach_children<'v>(state: &mut State<'v>, into: &mut Vec<Box<Lazy<'v>>>) {
     match std::mem::replace(state, State::Raw) {
         State::Doc(Some(map)) => into.extend(map.into_values().flatten()),
         State::Ary(Some(items)) => into.extend(items.into_iter().flatten()),
@@ -137,7 +168,7 @@ fn detach_children(state: &mut State, into: &mut Vec<Box<Lazy>>) {
     }
 }
 
-impl Drop for Lazy {
+impl Drop for Lazy<'_> {
     /// Dismantles the subtree iteratively: Go allows 10000 levels of nesting.
     fn drop(&mut self) {
         let mut pending = Vec::new();
@@ -148,19 +179,24 @@ impl Drop for Lazy {
     }
 }
 
-impl Lazy {
+impl<'v> Lazy<'v> {
     /// Take the current representation, leaving the node raw.
-    pub(crate) fn take_state(&mut self) -> State {
+    pub(crate) fn take_state(&mut self) -> State<'v> {
         std::mem::replace(&mut self.state, State::Raw)
     }
 
     pub(crate) fn from_raw(raw: Option<Raw>) -> Self {
-        Lazy { raw, state: State::Raw, born: Vec::new() }
+        Lazy { raw: raw.map(Message::Text), state: State::Raw }
+    }
+
+    /// A raw node whose message is the text `value` stands for.
+    pub(crate) fn from_value(value: &'v Value) -> Self {
+        Lazy { raw: Some(Message::Value(value)), state: State::Raw }
     }
 
     /// A node whose current representation is `state` (no raw text).
-    pub(crate) fn from_state(state: State) -> Self {
-        Lazy { raw: None, state, born: Vec::new() }
+    pub(crate) fn from_state(state: State<'v>) -> Self {
+        Lazy { raw: None, state }
     }
 
     fn is_raw(&self) -> bool {
@@ -169,12 +205,14 @@ impl Lazy {
 
     /// `tryDoc`.
     fn try_doc(&mut self) -> bool {
-        let Some(raw) = &self.raw else { return false };
-        let mut born = Vec::new();
-        match unmarshal_doc_noting(raw, &mut born) {
+        let doc = match &self.raw {
+            None => None,
+            Some(Message::Text(raw)) => unmarshal_doc(raw),
+            Some(Message::Value(value)) => value_doc(value),
+        };
+        match doc {
             Some(doc) => {
                 self.state = State::Doc(doc);
-                self.born = born;
                 true
             }
             None => false,
@@ -183,12 +221,14 @@ impl Lazy {
 
     /// `tryAry`.
     fn try_ary(&mut self) -> bool {
-        let Some(raw) = &self.raw else { return false };
-        let mut born = Vec::new();
-        match unmarshal_ary_noting(raw, &mut born) {
+        let ary = match &self.raw {
+            None => None,
+            Some(Message::Text(raw)) => unmarshal_ary(raw),
+            Some(Message::Value(value)) => value_ary(value),
+        };
+        match ary {
             Some(ary) => {
                 self.state = State::Ary(ary);
-                self.born = born;
                 true
             }
             None => false,
@@ -196,7 +236,7 @@ impl Lazy {
     }
 
     /// `intoDoc`.
-    pub(crate) fn convert_to_doc(&mut self) -> Option<&mut PDoc> {
+    pub(crate) fn convert_to_doc(&mut self) -> Option<&mut PDoc<'v>> {
         if !matches!(self.state, State::Doc(_)) && !self.try_doc() {
             return None;
         }
@@ -207,7 +247,7 @@ impl Lazy {
     }
 
     /// `intoAry`.
-    pub(crate) fn convert_to_ary(&mut self) -> Option<&mut PArr> {
+    pub(crate) fn convert_to_ary(&mut self) -> Option<&mut PArr<'v>> {
         if !matches!(self.state, State::Ary(_)) && !self.try_ary() {
             return None;
         }
@@ -236,8 +276,8 @@ fn nil_deref() -> Fault {
 /// (`1` and `1.0` differ). Go visits map members in random order; this visits them as Go does when
 /// it happens to check the key sets first, then values in key order. Iterative (depth-first, in
 /// Go's order), so deep values do not exhaust the stack.
-pub(crate) fn equal<'a>(n: Option<&'a mut Lazy>, o: Option<&'a mut Lazy>) -> Result<bool, Fault> {
-    let mut stack: Vec<(Option<&'a mut Lazy>, Option<&'a mut Lazy>, Pair)> = vec![(n, o, Pair::Deref)];
+pub(crate) fn equal<'a, 'v>(n: Option<&'a mut Lazy<'v>>, o: Option<&'a mut Lazy<'v>>) -> Result<bool, Fault> {
+    let mut stack: Vec<(Option<&'a mut Lazy<'v>>, Option<&'a mut Lazy<'v>>, Pair)> = vec![(n, o, Pair::Deref)];
     while let Some((n, o, pair)) = stack.pop() {
         if let Pair::Member = pair {
             match (&n, &o) {
@@ -252,8 +292,8 @@ pub(crate) fn equal<'a>(n: Option<&'a mut Lazy>, o: Option<&'a mut Lazy>) -> Res
             if !o.is_raw() {
                 return Ok(false);
             }
-            let a = n.raw.as_deref().map(|r| compact(r, false));
-            let b = o.raw.as_deref().map(|r| compact(r, false));
+            let a = n.raw.as_ref().map(|r| compact(&r.text(), false));
+            let b = o.raw.as_ref().map(|r| compact(&r.text(), false));
             if a.unwrap_or_default() != b.unwrap_or_default() {
                 return Ok(false);
             }
@@ -313,16 +353,16 @@ pub(crate) fn equal<'a>(n: Option<&'a mut Lazy>, o: Option<&'a mut Lazy>) -> Res
     Ok(true)
 }
 
-enum Task<'a> {
-    Node(Option<&'a Lazy>),
-    Doc(&'a PDoc),
-    Ary(&'a PArr),
+enum Task<'a, 'v> {
+    Node(Option<&'a Lazy<'v>>),
+    Doc(&'a PDoc<'v>),
+    Ary(&'a PArr<'v>),
     Key(&'a str),
     Byte(u8),
 }
 
 /// `json.Marshal`, driven by an explicit task stack so that depth costs no stack.
-fn run_marshal<'a>(first: Task<'a>, out: &mut Vec<u8>) {
+fn run_marshal(first: Task<'_, '_>, out: &mut Vec<u8>) {
     let mut tasks = vec![first];
     while let Some(task) = tasks.pop() {
         match task {
@@ -334,7 +374,7 @@ fn run_marshal<'a>(first: Task<'a>, out: &mut Vec<u8>) {
             Task::Node(None) => out.extend_from_slice(b"null"),
             Task::Node(Some(node)) => match &node.state {
                 State::Raw => match &node.raw {
-                    Some(raw) => compact_into(raw, true, out),
+                    Some(raw) => compact_into(&raw.text(), true, out),
                     None => out.extend_from_slice(b"null"),
                 },
                 State::Doc(doc) => tasks.push(Task::Doc(doc)),
@@ -368,12 +408,12 @@ fn run_marshal<'a>(first: Task<'a>, out: &mut Vec<u8>) {
 
 /// `json.Marshal` of a node: raw text compacted with HTML escaping, maps with sorted keys, nil
 /// pointers, nil raw messages, nil maps and nil slices as `null`.
-pub(crate) fn marshal(node: Option<&Lazy>, out: &mut Vec<u8>) {
+pub(crate) fn marshal(node: Option<&Lazy<'_>>, out: &mut Vec<u8>) {
     run_marshal(Task::Node(node), out);
 }
 
 /// `json.Marshal(pd)` of the root container.
-pub(crate) fn marshal_root(root: &Root) -> Vec<u8> {
+pub(crate) fn marshal_root(root: &Root<'_>) -> Vec<u8> {
     let mut out = Vec::new();
     match root {
         Root::Doc(doc) => run_marshal(Task::Doc(doc), &mut out),
@@ -382,111 +422,77 @@ pub(crate) fn marshal_root(root: &Root) -> Vec<u8> {
     out
 }
 
-/// Where the raw children of a container came from: the address of each raw text (the same
-/// allocation) that was encoded from a value, and that value.
-type Origin<'k> = HashMap<*const u8, &'k Value>;
-
-/// A container of [`root_to_value`] being filled: the value so far, the children still to come
-/// and the origin of their raw texts.
-enum Build<'a, 'k> {
-    Doc(Map<String, Value>, btree_map::Iter<'a, String, Node>, Option<&'a String>, Origin<'k>),
-    Ary(Vec<Value>, std::slice::Iter<'a, Node>, Origin<'k>),
-}
-
-fn address(raw: &Raw) -> *const u8 {
-    Arc::as_ptr(raw).cast::<u8>()
-}
-
-/// The origin of the children a converted node was cut into, when the node's own text was
-/// encoded from `source`: each raw child in the order of that text, paired with the member (the
-/// element) of `source` it was encoded from. Empty when nothing is known of the node's text.
-fn origin_of<'k>(born: &[Option<Raw>], source: Option<&'k Value>) -> Origin<'k> {
-    let pair = |children: &mut dyn Iterator<Item = &'k Value>, len: usize| {
-        if len != born.len() {
-            return Origin::new();
-        }
-        born.iter().zip(children).filter_map(|(raw, value)| Some((address(raw.as_ref()?), value))).collect()
-    };
-    match source {
-        Some(Value::Object(map)) => pair(&mut map.values(), map.len()),
-        Some(Value::Array(items)) => pair(&mut items.iter(), items.len()),
-        _ => Origin::new(),
-    }
+/// A container of [`root_to_value`] being filled: the value so far and the children still to
+/// come.
+enum Build<'a, 'v> {
+    Doc(Map<String, Value>, btree_map::Iter<'a, String, Node<'v>>, Option<&'a String>),
+    Ary(Vec<Value>, std::slice::Iter<'a, Node<'v>>),
 }
 
 /// A nil map as `null`, or `None` after pushing a frame for a map.
-fn open_doc<'a, 'k>(doc: &'a PDoc, origin: Origin<'k>, stack: &mut Vec<Build<'a, 'k>>) -> Option<Value> {
+fn open_doc<'a, 'v>(doc: &'a PDoc<'v>, stack: &mut Vec<Build<'a, 'v>>) -> Option<Value> {
     let Some(map) = doc else { return Some(Value::Null) };
-    stack.push(Build::Doc(Map::new(), map.iter(), None, origin));
+    stack.push(Build::Doc(Map::new(), map.iter(), None));
     None
 }
 
 /// A nil slice as `null`, or `None` after pushing a frame for a slice.
-fn open_ary<'a, 'k>(ary: &'a PArr, origin: Origin<'k>, stack: &mut Vec<Build<'a, 'k>>) -> Option<Value> {
+fn open_ary<'a, 'v>(ary: &'a PArr<'v>, stack: &mut Vec<Build<'a, 'v>>) -> Option<Value> {
     let Some(items) = ary else { return Some(Value::Null) };
-    stack.push(Build::Ary(Vec::with_capacity(items.len()), items.iter(), origin));
+    stack.push(Build::Ary(Vec::with_capacity(items.len()), items.iter()));
     None
 }
 
 /// The value the root stands for: what Go's output bytes (`json.Marshal` of the root) read back
 /// with [`raw_to_value`] give. Unconverted raw values keep their text order, converted maps are in
-/// key order. Built from the tree without writing those bytes: a raw value is read from its own
-/// text (compacting and HTML escaping, which `json.Marshal` applies to it, change no value), nil
-/// pointers, nil raw messages, nil maps and nil slices are `null`; the first number that
-/// `raw_to_value` cannot hold, in output order, is the error. Iterative, like the marshalling.
-/// A raw node whose text is one of `known` (the same allocation) is the value that text was
-/// encoded from, copied rather than read back: reading back this crate's encoding of a `Value`
-/// gives that `Value`. So is a raw child cut from such a text by a conversion during the patch,
-/// at any depth: the text of a member of an encoded object is the encoding of that member.
-pub(crate) fn root_to_value(root: &Root, lossy: bool, known: &[(Raw, &Value)]) -> Result<Value, String> {
+/// key order. Built from the tree without writing those bytes: a raw text is read back itself
+/// (compacting and HTML escaping, which `json.Marshal` applies to it, change no value), a raw
+/// message that is a value is that value, copied (reading back this crate's encoding of a `Value`
+/// gives that `Value`); nil pointers, nil raw messages, nil maps and nil slices are `null`; the
+/// first number that `raw_to_value` cannot hold, in output order, is the error. Iterative, like
+/// the marshalling.
+pub(crate) fn root_to_value(root: &Root<'_>, lossy: bool) -> Result<Value, String> {
     let mut stack = Vec::new();
-    let origin: Origin = known.iter().map(|(raw, value)| (address(raw), *value)).collect();
     let ready = match root {
-        Root::Doc(doc) => open_doc(doc, origin, &mut stack),
-        Root::Ary(ary) => open_ary(ary, origin, &mut stack),
+        Root::Doc(doc) => open_doc(doc, &mut stack),
+        Root::Ary(ary) => open_ary(ary, &mut stack),
     };
     build_value(stack, ready, lossy)
 }
 
 /// A map as [`root_to_value`] gives it.
-pub(crate) fn doc_to_value(doc: &PDoc, lossy: bool) -> Result<Value, String> {
+pub(crate) fn doc_to_value(doc: &PDoc<'_>, lossy: bool) -> Result<Value, String> {
     let mut stack = Vec::new();
-    let ready = open_doc(doc, Origin::new(), &mut stack);
+    let ready = open_doc(doc, &mut stack);
     build_value(stack, ready, lossy)
 }
 
 /// A slice as [`root_to_value`] gives it.
-pub(crate) fn ary_to_value(ary: &PArr, lossy: bool) -> Result<Value, String> {
+pub(crate) fn ary_to_value(ary: &PArr<'_>, lossy: bool) -> Result<Value, String> {
     let mut stack = Vec::new();
-    let ready = open_ary(ary, Origin::new(), &mut stack);
+    let ready = open_ary(ary, &mut stack);
     build_value(stack, ready, lossy)
 }
 
 /// Fill the containers on `stack` (the value is `ready` when there is none).
-fn build_value<'a, 'k>(mut stack: Vec<Build<'a, 'k>>, mut ready: Option<Value>, lossy: bool) -> Result<Value, String> {
+fn build_value(mut stack: Vec<Build<'_, '_>>, mut ready: Option<Value>, lossy: bool) -> Result<Value, String> {
     loop {
         if let Some(value) = ready.take() {
             match stack.last_mut() {
                 None => return Ok(value),
-                Some(Build::Doc(map, _, key, _)) => {
+                Some(Build::Doc(map, _, key)) => {
                     let key = key.take().expect("a member's key is set before its value");
                     map.insert(key.clone(), value);
                 }
                 Some(Build::Ary(items, ..)) => items.push(value),
             }
         }
-        let (child, source) = match stack.last_mut().expect("a container is being built") {
-            Build::Doc(_, members, key, origin) => {
-                let child = members.next().map(|(k, v)| {
-                    *key = Some(k);
-                    v
-                });
-                (child, source_of(child, origin))
-            }
-            Build::Ary(_, items, origin) => {
-                let child = items.next();
-                (child, source_of(child, origin))
-            }
+        let child = match stack.last_mut().expect("a container is being built") {
+            Build::Doc(_, members, key) => members.next().map(|(k, v)| {
+                *key = Some(k);
+                v
+            }),
+            Build::Ary(_, items) => items.next(),
         };
         ready = match child {
             None => match stack.pop() {
@@ -496,17 +502,17 @@ fn build_value<'a, 'k>(mut stack: Vec<Build<'a, 'k>>, mut ready: Option<Value>, 
             },
             Some(None) => Some(Value::Null),
             Some(Some(node)) => match &node.state {
-                State::Raw => match (&node.raw, source) {
-                    (Some(_), Some(value)) => Some(value.clone()),
-                    (Some(raw), None) => {
+                State::Raw => match &node.raw {
+                    Some(Message::Value(value)) => Some((*value).clone()),
+                    Some(Message::Text(raw)) => {
                         #[cfg(test)]
                         READ_BACK.with(|n| n.set(n.get() + 1));
                         Some(raw_to_value(raw, lossy)?)
                     }
-                    (None, _) => Some(Value::Null),
+                    None => Some(Value::Null),
                 },
-                State::Doc(doc) => open_doc(doc, origin_of(&node.born, source), &mut stack),
-                State::Ary(ary) => open_ary(ary, origin_of(&node.born, source), &mut stack),
+                State::Doc(doc) => open_doc(doc, &mut stack),
+                State::Ary(ary) => open_ary(ary, &mut stack),
             },
         };
     }
@@ -514,21 +520,12 @@ fn build_value<'a, 'k>(mut stack: Vec<Build<'a, 'k>>, mut ready: Option<Value>, 
 
 #[cfg(test)]
 thread_local! {
-    /// How many raw values `root_to_value` read back from their text (this thread).
+    /// How many raw texts `root_to_value` read back (this thread).
     pub(crate) static READ_BACK: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// The value a child's raw text was encoded from, when its container's origin knows it.
-fn source_of<'k>(child: Option<&Node>, origin: &Origin<'k>) -> Option<&'k Value> {
-    if origin.is_empty() {
-        return None;
-    }
-    let raw = child?.as_ref()?.raw.as_ref()?;
-    origin.get(&address(raw)).copied()
-}
-
 /// `deepCopy`: the node re-created from its marshalled bytes, and the number of those bytes.
-pub(crate) fn deep_copy(node: Option<&Lazy>) -> (Node, usize) {
+pub(crate) fn deep_copy(node: Option<&Lazy<'_>>) -> (Node<'static>, usize) {
     let Some(node) = node else { return (None, 0) };
     let mut bytes = Vec::new();
     marshal(Some(node), &mut bytes);
@@ -537,21 +534,21 @@ pub(crate) fn deep_copy(node: Option<&Lazy>) -> (Node, usize) {
 }
 
 /// A container the library's `findObject` returns: a map or a slice, somewhere in the tree.
-pub(crate) enum Con<'a> {
-    Doc(&'a mut PDoc),
-    Ary(&'a mut PArr),
+pub(crate) enum Con<'a, 'v> {
+    Doc(&'a mut PDoc<'v>),
+    Ary(&'a mut PArr<'v>),
 }
 
 fn invalid_index(idx: i64) -> Fault {
     Fault::Error(format!("Unable to access invalid index: {idx}: invalid index referenced"))
 }
 
-fn len_i64(ary: &PArr) -> i64 {
+fn len_i64(ary: &PArr<'_>) -> i64 {
     ary.as_ref().map_or(0, |v| v.len() as i64)
 }
 
-impl<'a> Con<'a> {
-    pub(crate) fn from_root(root: &'a mut Root) -> Self {
+impl<'a, 'v> Con<'a, 'v> {
+    pub(crate) fn from_root(root: &'a mut Root<'v>) -> Self {
         match root {
             Root::Doc(doc) => Con::Doc(doc),
             Root::Ary(ary) => Con::Ary(ary),
@@ -560,7 +557,7 @@ impl<'a> Con<'a> {
 
     /// `get`, consuming the borrow so the child can outlive this container handle. `Ok(None)` is
     /// a missing map key (Go returns a nil node for it, as for a `null` member).
-    pub(crate) fn into_get(self, key: &str) -> Result<Option<&'a mut Node>, Fault> {
+    pub(crate) fn into_get(self, key: &str) -> Result<Option<&'a mut Node<'v>>, Fault> {
         match self {
             Con::Doc(doc) => Ok(doc.as_mut().and_then(|m| m.get_mut(key))),
             Con::Ary(ary) => {
@@ -580,7 +577,7 @@ impl<'a> Con<'a> {
         }
     }
 
-    pub(crate) fn get(&mut self, key: &str) -> Result<Option<&mut Node>, Fault> {
+    pub(crate) fn get(&mut self, key: &str) -> Result<Option<&mut Node<'v>>, Fault> {
         match self {
             Con::Doc(doc) => Con::Doc(doc).into_get(key),
             Con::Ary(ary) => Con::Ary(ary).into_get(key),
@@ -588,7 +585,7 @@ impl<'a> Con<'a> {
     }
 
     /// `add`.
-    pub(crate) fn add(&mut self, key: &str, val: Node) -> Result<(), Fault> {
+    pub(crate) fn add(&mut self, key: &str, val: Node<'v>) -> Result<(), Fault> {
         match self {
             Con::Doc(doc) => match doc.as_mut() {
                 Some(map) => {
@@ -621,7 +618,7 @@ impl<'a> Con<'a> {
     }
 
     /// `set` (used by `replace` after a successful `get`).
-    pub(crate) fn set(&mut self, key: &str, val: Node) -> Result<(), Fault> {
+    pub(crate) fn set(&mut self, key: &str, val: Node<'v>) -> Result<(), Fault> {
         match self {
             Con::Doc(doc) => match doc.as_mut() {
                 Some(map) => {
@@ -651,7 +648,7 @@ impl<'a> Con<'a> {
     }
 
     /// `remove`, returning the removed node (what `move` carries to its destination).
-    pub(crate) fn remove(&mut self, key: &str) -> Result<Node, Fault> {
+    pub(crate) fn remove(&mut self, key: &str) -> Result<Node<'v>, Fault> {
         match self {
             Con::Doc(doc) => match doc.as_mut().and_then(|m| m.remove(key)) {
                 Some(node) => Ok(node),
@@ -686,7 +683,7 @@ mod tests {
     use crate::decode::decode_patch;
 
     /// The tree built from `doc` and patched by `patch`.
-    fn patched(doc: &[u8], patch: &[u8]) -> Option<Root> {
+    fn patched(doc: &[u8], patch: &[u8]) -> Option<Root<'static>> {
         let mut root = load_root(doc).ok()?;
         apply_all(&mut root, &decode_patch(patch).ok()?).ok()?;
         Some(root)
@@ -695,7 +692,7 @@ mod tests {
     /// `root_to_value` gives what reading back `json.Marshal`'s bytes gives: the same value, its
     /// members in the same order, the same error.
     fn agrees(root: &Root, lossy: bool) -> Result<(), String> {
-        let direct = root_to_value(root, lossy, &[]);
+        let direct = root_to_value(root, lossy);
         let read_back = raw_to_value(&marshal_root(root), lossy);
         let text =
             |r: &Result<Value, String>| r.as_ref().map(|v| serde_json::to_string(v).unwrap()).map_err(Clone::clone);
@@ -744,7 +741,7 @@ mod tests {
             (r#"{"a":{"b":1},"c":3e400}"#, r#"[{"op":"add","path":"/a/c","value":4e400}]"#),
         ] {
             let root = patched(doc.as_bytes(), patch.as_bytes()).unwrap();
-            assert!(root_to_value(&root, false, &[]).is_err());
+            assert!(root_to_value(&root, false).is_err());
             agrees(&root, false).unwrap();
             agrees(&root, true).unwrap();
         }
