@@ -23,7 +23,7 @@
 //! Go's quirk is kept: the error of a key also in the selector is at the term's or constraint's
 //! path indexed by the key's position (`fldPath.Index(i)`), without `.matchLabelKeys`.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::content;
 use crate::field::FieldError;
@@ -202,11 +202,21 @@ fn apply_label_keys(holder: &mut Value, keys_name: &str, operator: &str, labels:
 }
 
 /// Whether the pod's label keys would add an expression to any selector (so that the pod need not
-/// be copied when none would).
+/// be copied when none would): the merge run on a copy of only what it reads and writes (the
+/// labels, the affinity and the spread constraints).
 pub fn merge_changes(pod: &Value) -> bool {
-    let mut copy = pod.clone();
-    merge_label_keys(&mut copy);
-    copy != *pod
+    let Some(spec) = pod.get("spec").and_then(Value::as_object) else { return false };
+    let read: Map<String, Value> = ["affinity", "topologySpreadConstraints"]
+        .into_iter()
+        .filter_map(|k| spec.get(k).map(|v| (k.to_string(), v.clone())))
+        .collect();
+    if read.is_empty() {
+        return false;
+    }
+    let labels = pod.pointer("/metadata/labels").cloned().unwrap_or(Value::Null);
+    let mut shell = serde_json::json!({"metadata": {"labels": labels}, "spec": read});
+    merge_label_keys(&mut shell);
+    shell["spec"].as_object().is_some_and(|merged| merged.iter().any(|(k, v)| spec.get(k) != Some(v)))
 }
 
 /// `PrepareForCreate`'s `mutatePodAffinity` and `mutateTopologySpreadConstraints` on a Pod: the
@@ -314,5 +324,16 @@ mod tests {
         let unlabelled =
             json!({"spec": {"topologySpreadConstraints": [{"labelSelector": {}, "matchLabelKeys": ["app"]}]}});
         assert!(!merge_changes(&unlabelled));
+        // A selector that is no object takes no expression; a spec that is none holds no terms.
+        let odd = json!({"metadata": {"labels": {"app": "web"}}, "spec": {
+            "topologySpreadConstraints": [{"labelSelector": "x", "matchLabelKeys": ["app"]}]}});
+        assert!(!merge_changes(&odd));
+        assert!(!merge_changes(&json!({"metadata": {"labels": {"app": "web"}}, "spec": [1]})));
+        // What the merge changes on the copy it changes on the pod.
+        for pod in [pod.clone(), unlabelled, odd] {
+            let mut merged = pod.clone();
+            merge_label_keys(&mut merged);
+            assert_eq!(merge_changes(&pod), merged != pod, "{pod}");
+        }
     }
 }
