@@ -211,20 +211,26 @@ pub fn validate_object_create(scope: &Scope, object: &Value) -> Result<(), Refus
 /// IPs as the registry checks them before it allocates, then metadata, the spec and the kind's
 /// update rules.
 pub fn validate_object_update(scope: &Scope, object: &Value, old: &Value) -> Result<(), Refusal> {
+    validate_object_update_of_stored(scope, object, &defaults::defaulted_cow(scope.group, scope.kind, old))
+}
+
+/// [`validate_object_update`] of an `old` object already defaulted as the apiserver's decoder
+/// defaults it (as a stored object is when it is read back): the same answer, without defaulting
+/// `old` again.
+pub fn validate_object_update_of_stored(scope: &Scope, object: &Value, old: &Value) -> Result<(), Refusal> {
     let mut object = defaults::defaulted_cow(scope.group, scope.kind, object);
-    let old = defaults::defaulted_cow(scope.group, scope.kind, old);
     if (scope.group, scope.kind) == ("", "Service") {
-        service::prepare_update(object.to_mut(), &old);
+        service::prepare_update(object.to_mut(), old);
     }
-    let meta = validate_update(scope, &object, &old);
+    let meta = validate_update(scope, &object, old);
     if let Err(r @ (Refusal::BadRequest(_) | Refusal::Conflict(_))) = meta {
         return Err(r);
     }
     if (scope.group, scope.kind) == ("", "Service") {
-        let before_allocation = service::cluster_ips_before_allocation(&object, Some(&old));
+        let before_allocation = service::cluster_ips_before_allocation(&object, Some(old));
         if !before_allocation.is_empty() {
             return Err(Refusal::Invalid(before_allocation));
         }
     }
-    join(meta, spec_errors_update(scope.group, scope.kind, &object, &old))
+    join(meta, spec_errors_update(scope.group, scope.kind, &object, old))
 }

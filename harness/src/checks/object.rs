@@ -18,7 +18,7 @@ use apiserver_validation::defaults::defaulted_cow;
 use apiserver_validation::unmodelled;
 use apiserver_validation::{
     kinds, prepare_status_update, spec_modelled, status_modelled, status_reset_words, validate_object_create,
-    validate_object_status_update, validate_object_update, Refusal, Scope,
+    validate_object_status_update, validate_object_update, validate_object_update_of_stored, Refusal, Scope,
 };
 use serde_json::Value;
 
@@ -29,11 +29,20 @@ use crate::config::{WebhookKind, WebhookSpec};
 use crate::requests::{selected, ApiResources};
 
 /// What the registry says of `object` (after `old` on UPDATE, through the kind's status strategy
-/// when `status`); `None` when it accepts it.
-fn refusal(scope: &Scope, operation: Operation, status: bool, object: &Value, old: &Value) -> Option<Refusal> {
+/// when `status`); `None` when it accepts it. `old_defaulted`: `old` was sent as the decoder
+/// defaults it, and is not defaulted again.
+fn refusal(
+    scope: &Scope,
+    operation: Operation,
+    status: bool,
+    object: &Value,
+    old: &Value,
+    old_defaulted: bool,
+) -> Option<Refusal> {
     match operation {
         Operation::Create => validate_object_create(scope, object).err(),
         _ if status => validate_object_status_update(scope, object, old).err(),
+        _ if old_defaulted => validate_object_update_of_stored(scope, object, old).err(),
         _ => validate_object_update(scope, object, old).err(),
     }
 }
@@ -100,9 +109,12 @@ pub(crate) fn valid(x: &Exchange) -> Check {
     if x.case.schema.is_some() {
         return super::custom_resource::valid(x, &scope, patched);
     }
-    let Some(after) = refusal(&scope, spec.operation, status, patched, &spec.old_object) else { return Check::Pass };
+    let old_defaulted = x.case.sent_defaulted();
+    let Some(after) = refusal(&scope, spec.operation, status, patched, &spec.old_object, old_defaulted) else {
+        return Check::Pass;
+    };
     let name_of = |o: &Value| o.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string();
-    if let Some(refused) = refusal(&scope, spec.operation, status, &before, &spec.old_object) {
+    if let Some(refused) = refusal(&scope, spec.operation, status, &before, &spec.old_object, old_defaulted) {
         return Check::na(format!(
             "the request was invalid before the webhook: {}",
             refused.message(&scope, &name_of(&before))

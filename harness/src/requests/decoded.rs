@@ -266,4 +266,46 @@ mod tests {
         default_objects(&mut s, None);
         assert_eq!(*s.object, scale);
     }
+
+    /// Every object and old object the suite sends defaulted, planned or generated for the
+    /// reference webhook's manifest, is its own defaults' fixed point: defaulting it again fills
+    /// nothing, which is what lets `object.valid` take an UPDATE's old object as it was sent.
+    #[test]
+    fn objects_sent_defaulted_gain_nothing_from_defaulting_again() {
+        use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+        use std::borrow::Cow;
+        let fixed = |case: &crate::requests::RequestCase| -> Result<(), String> {
+            if !case.sent_defaulted() || case.schema.is_some() {
+                return Ok(());
+            }
+            let kind = case.object_kind();
+            for object in [&case.spec.object, &case.spec.old_object] {
+                if let Cow::Owned(again) =
+                    apiserver_validation::defaults::defaulted_cow(&kind.group, &kind.kind, object)
+                {
+                    if again != **object {
+                        return Err(format!("{}: {object} defaults to {again}", case.label));
+                    }
+                }
+            }
+            Ok(())
+        };
+        let manifest = crate::config::Manifest::parse(std::path::Path::new("r.yaml"), reference_webhook::MANIFEST)
+            .expect("the reference manifest parses");
+        let mut checked = 0;
+        for webhook in &manifest.webhooks {
+            for case in crate::requests::plan_in(webhook, &crate::requests::ApiResources::built_in()) {
+                fixed(&case).unwrap();
+                checked += usize::from(case.sent_defaulted());
+            }
+            let strategy =
+                crate::requests::generated::requests(webhook, crate::requests::generated::Scope::All).unwrap();
+            let mut runner = TestRunner::new_with_rng(
+                Config { cases: 300, failure_persistence: None, ..Config::default() },
+                TestRng::deterministic_rng(RngAlgorithm::ChaCha),
+            );
+            runner.run(&strategy, |case| fixed(&case).map_err(proptest::test_runner::TestCaseError::fail)).unwrap();
+        }
+        assert!(checked > 50, "only {checked} planned cases sent defaulted");
+    }
 }
