@@ -522,7 +522,7 @@ pub fn defaulted_cow<'v>(group: &str, kind: &str, object: &'v Value) -> Cow<'v, 
     set_defaults(group, kind, &mut shell);
     let Value::Object(mut filled) = shell else { return Cow::Owned(defaulted(group, kind, object)) };
     let unchanged = filled.len() == members.iter().filter(|(k, _)| !out_of_defaults(group, kind, k)).count()
-        && filled.iter().all(|(k, v)| members.get(k) == Some(v));
+        && filled.iter().all(|(k, v)| members.get(k).is_some_and(|m| crate::same::same(m, v)));
     if unchanged {
         return Cow::Borrowed(object);
     }

@@ -40,6 +40,7 @@
 //! | [`crd`] | `apiextensions-apiserver`: a custom resource held to its version's structural schema (kube-openapi's `SchemaValidator`, `kubeOpenAPIResultToFieldErrors`) |
 //! | [`unmodelled`] | the fields of those kinds the Go code validates and this crate does not: what a caller names when a mutation writes one |
 //! | [`object`] | all of it in the order the registry runs it, for one kind and operation |
+//! | [`same`] | serde_json's `==` of two values, member by member where both objects list their members in one order (an object and its copy), without a hash lookup per member |
 //!
 //! The spec of the built-in kinds outside [`object::SPEC_MODELLED`] is not validated: only their
 //! metadata. A custom resource's body is validated by [`crd`] against the schema its caller gives.
@@ -78,6 +79,7 @@ pub mod pod_update;
 pub mod quantity;
 pub mod resources;
 pub mod rollout;
+pub mod same;
 pub mod scheduling;
 pub mod security;
 pub mod service;
