@@ -302,6 +302,14 @@ pub fn apply_json(doc: &[u8], patch: &Patch) -> Result<Vec<u8>, ApplyError> {
     Ok(marshal_root(&root))
 }
 
+/// The document and patch of every patch vector of the library (`vectors/jsonpatch-v4.json`).
+#[cfg(test)]
+pub(crate) fn vector_cases() -> Vec<(Value, Value)> {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/vectors/jsonpatch-v4.json")).unwrap();
+    let all: Value = serde_json::from_str(&text).unwrap();
+    all["patch"].as_array().unwrap().iter().map(|v| (v["doc"].clone(), v["patch"].clone())).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -374,10 +382,7 @@ mod tests {
     /// test, copy and move values of the document.
     #[test]
     fn a_value_patches_as_its_text_does() {
-        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/vectors/jsonpatch-v4.json")).unwrap();
-        let all: Value = serde_json::from_str(&text).unwrap();
-        let mut cases: Vec<(Value, Value)> =
-            all["patch"].as_array().unwrap().iter().map(|v| (v["doc"].clone(), v["patch"].clone())).collect();
+        let mut cases = vector_cases();
         let doc = json!({"a": {"b": [1, 2.5, {"c": null, "d": "x<y"}], "n": null, "e": [null, [null]]}, "z": "s"});
         for patch in [
             json!([{"op": "test", "path": "/a/b", "value": [1, 2.5, {"c": null, "d": "x<y"}]}]),
