@@ -57,6 +57,10 @@ pub enum BadValue {
     Omit,
 }
 
+/// `field.NewPath("").String()`, the path Go gives an error about a whole object: a root without a
+/// name prints as an empty subscript.
+pub const WHOLE_OBJECT: &str = "[]";
+
 /// `field.Error`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FieldError {

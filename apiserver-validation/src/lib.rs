@@ -13,6 +13,7 @@
 //! | [`quantity`] | `api/resource`: a `Quantity`'s parse, comparison and canonical text |
 //! | [`pod`] | `core/validation`: `ValidatePodSpec`, `ValidatePodCreate` (containers, ports, env, resources, probes, in Go's order) |
 //! | [`pod_annotations`] | `core/validation`: `ValidatePodSpecificAnnotations` (mirror pod, seccomp and AppArmor annotations), `validateSeccompAnnotationsAndFields`, `validateAppArmorAnnotationsAndFieldsMatchOnCreate` (after `applyAppArmorVersionSkew`), `ValidatePodSpecificAnnotationUpdates` |
+//! | [`resource_claims`] | `core/validation`: `validatePodResourceClaims`, `validatePodResourceClaim` (the mirror pod check, a DNS-label name, one source by name or by template), `gatherPodResourceClaimNames`, `validateResourceClaimNames` (the containers' and pod-level `resources.claims`) |
 //! | [`resources`] | `core/validation`: `validateResourceRequirements` (container resources, `validateOverhead`, `validatePodResources` and `validatePodResourceConsistency`), with `component-helpers/resource` `AggregateContainerRequests` and `AggregateContainerLimits` |
 //! | [`pod_fields`] | `core/validation`: `ValidateEnvFrom`, `validatePodDNSConfig`, `validateReadinessGates`, `validateSchedulingGates`, `ValidateHostAliases`, runtime class and preemption policy |
 //! | [`ip`] | `util/validation`: `IsValidIP` (strict parse, canonical form), `IsValidIPForLegacyField` and `IsValidCIDRForLegacyField` (sloppy parse, as 1.36 runs them); `core/validation` `ValidateNonSpecialIP` |
@@ -77,6 +78,7 @@ pub mod pod_fields;
 pub mod pod_status;
 pub mod pod_update;
 pub mod quantity;
+pub mod resource_claims;
 pub mod resources;
 pub mod rollout;
 pub mod same;

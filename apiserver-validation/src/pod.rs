@@ -23,7 +23,10 @@
 //! The label keys of affinity terms and topology spread constraints are [`crate::label_keys`]
 //! (a Pod is validated after `PrepareForCreate` merged its label values into their selectors).
 //!
-//! Not modelled: resource claims, host-port conflicts and Windows host-process pods.
+//! The resource claims (`validatePodResourceClaims` after the volumes, and each container's
+//! `resources.claims` against them) are [`crate::resource_claims`].
+//!
+//! Not modelled: host-port conflicts and Windows host-process pods.
 
 use serde_json::{Map, Value};
 
@@ -35,6 +38,7 @@ use crate::field_formats::{dns_label, dns_subdomain, inclusive_range, str_value}
 use crate::objectmeta::validate_labels;
 use crate::pod_annotations;
 use crate::pod_fields;
+use crate::resource_claims;
 use crate::resources;
 use crate::scheduling::{self, PodOptions};
 use crate::security;
@@ -520,10 +524,12 @@ fn resize_policy(c: &Value, pod_restart: &str, path: &str) -> Vec<FieldError> {
     errs
 }
 
-/// `validateContainerCommon`, the container's security context last.
+/// `validateContainerCommon`, the container's security context last; `pod_claims` are the pod's
+/// claim names (`gatherPodResourceClaimNames`).
 fn container_common(
     c: &Value,
     volumes: &[ValidVolume<'_>],
+    pod_claims: &[String],
     host_users: bool,
     pod_restart: &str,
     path: &str,
@@ -564,7 +570,7 @@ fn container_common(
             SUPPORTED_PULL_POLICIES,
         ));
     }
-    errs.extend(resources::container_resources(c.get("resources"), &format!("{path}.resources")));
+    errs.extend(resources::container_resources(c.get("resources"), pod_claims, &format!("{path}.resources")));
     errs.extend(resize_policy(c, pod_restart, &format!("{path}.resizePolicy")));
     errs.extend(security::validate_security_context(
         c.get("securityContext"),
@@ -577,12 +583,21 @@ fn container_common(
 /// `ValidatePodSpec` at `path` (`spec.template.spec` of a workload: a template's host port may
 /// be 0 under `hostNetwork`) under the affinity options `opts`.
 pub fn validate_pod_spec(spec: &Value, opts: PodOptions, path: &str) -> Vec<FieldError> {
-    pod_spec(spec, "", path, false, opts)
+    pod_spec(spec, PodMeta { name: "", mirror: false }, path, false, opts)
 }
 
-/// `ValidatePodSpec`; `pod_name` is the pod's name (empty for a template: Go passes no pod
-/// metadata), `resource_is_pod` is `PodValidationOptions.ResourceIsPod`.
-fn pod_spec(spec: &Value, pod_name: &str, path: &str, resource_is_pod: bool, opts: PodOptions) -> Vec<FieldError> {
+/// What `ValidatePodSpec` reads of the pod metadata it is given (none for a template).
+#[derive(Clone, Copy)]
+struct PodMeta<'a> {
+    /// The pod's name (empty for a template).
+    name: &'a str,
+    /// Whether the pod carries the mirror pod annotation (never for a template).
+    mirror: bool,
+}
+
+/// `ValidatePodSpec`; `meta` is what it reads of the pod's metadata, `resource_is_pod` is
+/// `PodValidationOptions.ResourceIsPod`.
+fn pod_spec(spec: &Value, meta: PodMeta<'_>, path: &str, resource_is_pod: bool, opts: PodOptions) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if !present(spec, "terminationGracePeriodSeconds") {
         errs.push(FieldError::required(&format!("{path}.terminationGracePeriodSeconds"), ""));
@@ -590,8 +605,10 @@ fn pod_spec(spec: &Value, pod_name: &str, path: &str, resource_is_pod: bool, opt
     let host_users = security::host_users(spec);
     let pod_restart = s(spec, "restartPolicy");
     let grace = spec.get("terminationGracePeriodSeconds").and_then(Value::as_i64);
-    let (vols, verrs) = validate_volumes(list(spec, "volumes"), pod_name, &format!("{path}.volumes"));
+    let (vols, verrs) = validate_volumes(list(spec, "volumes"), meta.name, &format!("{path}.volumes"));
     errs.extend(verrs);
+    let pod_claims = resource_claims::pod_claim_names(spec);
+    errs.extend(resource_claims::pod_resource_claims(spec, meta.mirror, &format!("{path}.resourceClaims")));
 
     // validateContainers.
     let containers = list(spec, "containers");
@@ -602,7 +619,7 @@ fn pod_spec(spec: &Value, pod_name: &str, path: &str, resource_is_pod: bool, opt
     let mut names: Vec<&str> = Vec::new();
     for (i, c) in containers.iter().enumerate() {
         let p = format!("{cpath}[{i}]");
-        errs.extend(container_common(c, &vols, host_users, pod_restart, &p));
+        errs.extend(container_common(c, &vols, &pod_claims, host_users, pod_restart, &p));
         let name = s(c, "name");
         if names.contains(&name) {
             errs.push(FieldError::duplicate(&format!("{p}.name"), str_value(name)));
@@ -622,7 +639,7 @@ fn pod_spec(spec: &Value, pod_name: &str, path: &str, resource_is_pod: bool, opt
     let mut all: Vec<&str> = containers.iter().map(|c| s(c, "name")).collect();
     for (i, c) in list(spec, "initContainers").iter().enumerate() {
         let p = format!("{ipath}[{i}]");
-        errs.extend(container_common(c, &vols, host_users, pod_restart, &p));
+        errs.extend(container_common(c, &vols, &pod_claims, host_users, pod_restart, &p));
         let always = s(c, "restartPolicy") == "Always";
         errs.extend(init_container_restart_policy(c, &p));
         let name = s(c, "name");
@@ -667,7 +684,7 @@ fn pod_spec(spec: &Value, pod_name: &str, path: &str, resource_is_pod: bool, opt
     let mut all: Vec<&str> = others.clone();
     for (i, c) in list(spec, "ephemeralContainers").iter().enumerate() {
         let p = format!("{epath}[{i}]");
-        errs.extend(container_common(c, &vols, host_users, pod_restart, &p));
+        errs.extend(container_common(c, &vols, &pod_claims, host_users, pod_restart, &p));
         errs.extend(image_whitespace(c, &p));
         let name = s(c, "name");
         if all.contains(&name) {
@@ -697,7 +714,7 @@ fn pod_spec(spec: &Value, pod_name: &str, path: &str, resource_is_pod: bool, opt
         }
     }
 
-    errs.extend(resources::pod_resources(spec, path));
+    errs.extend(resources::pod_resources(spec, &pod_claims, path));
     errs.extend(security::host_network_deps(spec, path, resource_is_pod));
     let restart = s(spec, "restartPolicy");
     if restart.is_empty() {
@@ -780,7 +797,8 @@ pub fn validate_pod(pod: &Value, opts: PodOptions) -> Vec<FieldError> {
     let mut errs =
         pod_annotations::validate_pod_specific_annotations(pod.get("metadata"), spec, "metadata.annotations", opts);
     let name = pod.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
-    errs.extend(pod_spec(spec, name, "spec", true, opts));
+    let meta = PodMeta { name, mirror: resource_claims::is_mirror(pod.get("metadata")) };
+    errs.extend(pod_spec(spec, meta, "spec", true, opts));
     for list_name in ["containers", "initContainers"] {
         for (i, c) in list(spec, list_name).iter().enumerate() {
             errs.extend(image_whitespace(c, &format!("spec.{list_name}[{i}]")));

@@ -12,9 +12,10 @@
 //! regular containers, each init container on top of the sidecars before it).
 //!
 //! The `PodLevelResources` feature gate is on (beta, on by default since 1.34). A quantity that does
-//! not parse fails decoding before validation and is left alone here. Not modelled: the names in
-//! `resources.claims` (`validateResourceClaimNames`, which needs `spec.resourceClaims`); a pod-level
-//! `claims` is refused all the same.
+//! not parse fails decoding before validation and is left alone here. The names in `claims`, checked
+//! last (`validateResourceClaimNames`, against the pod's `spec.resourceClaims`), are
+//! [`crate::resource_claims`]; a pod-level `claims` is refused first, then its names are checked all
+//! the same.
 
 use serde_json::{Map, Value};
 
@@ -22,6 +23,7 @@ use crate::content;
 use crate::field::{BadValue, FieldError};
 use crate::field_formats::str_value;
 use crate::quantity::{self, Quantity};
+use crate::resource_claims;
 use crate::zero_values::{list, present, s};
 
 const HUGE_PAGES_PREFIX: &str = "hugepages-";
@@ -208,9 +210,15 @@ fn huge_page_value(name: &str, q: &Quantity, path: &str) -> Option<FieldError> {
     })
 }
 
-/// `validateResourceRequirements` without the claims: names (by `names`), values, requests ≤
-/// limits (= for the resources that cannot be overcommitted), hugepages only beside cpu or memory.
-fn requirements(r: &Value, names: fn(&str, &str) -> Vec<FieldError>, path: &str) -> Vec<FieldError> {
+/// `validateResourceRequirements`: names (by `names`), values, requests ≤ limits (= for the
+/// resources that cannot be overcommitted), hugepages only beside cpu or memory, then the claims'
+/// names against the pod's (`pod_claims`, [`resource_claims::pod_claim_names`]).
+fn requirements(
+    r: &Value,
+    names: fn(&str, &str) -> Vec<FieldError>,
+    pod_claims: &[String],
+    path: &str,
+) -> Vec<FieldError> {
     let empty = Map::new();
     let limits = r.get("limits").and_then(Value::as_object).unwrap_or(&empty);
     let requests = r.get("requests").and_then(Value::as_object).unwrap_or(&empty);
@@ -263,13 +271,15 @@ fn requirements(r: &Value, names: fn(&str, &str) -> Vec<FieldError>, path: &str)
     if huge_pages && !cpu_or_memory {
         errs.push(FieldError::forbidden(path, "HugePages require cpu or memory"));
     }
+    errs.extend(resource_claims::claim_names(list(r, "claims"), pod_claims, &format!("{path}.claims")));
     errs
 }
 
-/// `ValidateContainerResourceRequirements` of a container's `resources` at `path`.
-pub(crate) fn container_resources(resources: Option<&Value>, path: &str) -> Vec<FieldError> {
+/// `ValidateContainerResourceRequirements` of a container's `resources` at `path`, its claims
+/// checked against the pod's claim names `pod_claims`.
+pub(crate) fn container_resources(resources: Option<&Value>, pod_claims: &[String], path: &str) -> Vec<FieldError> {
     match resources.filter(|v| !v.is_null()) {
-        Some(r) => requirements(r, container_resource_name, path),
+        Some(r) => requirements(r, container_resource_name, pod_claims, path),
         None => Vec::new(),
     }
 }
@@ -280,12 +290,13 @@ pub(crate) fn overhead(spec: &Value, path: &str) -> Vec<FieldError> {
     let Some(overhead) = spec.get("overhead").filter(|v| !v.is_null()) else { return Vec::new() };
     let mut as_limits = Map::new();
     as_limits.insert("limits".into(), overhead.clone());
-    requirements(&Value::Object(as_limits), container_resource_name, &format!("{path}.overhead"))
+    requirements(&Value::Object(as_limits), container_resource_name, &[], &format!("{path}.overhead"))
 }
 
 /// `validatePodResources`: nothing more than a Forbidden on a Windows pod; else no claims, the
-/// requirements under the pod-level names, then `validatePodResourceConsistency`.
-pub(crate) fn pod_resources(spec: &Value, path: &str) -> Vec<FieldError> {
+/// requirements under the pod-level names (the claims' names checked against the pod's
+/// `pod_claims` all the same), then `validatePodResourceConsistency`.
+pub(crate) fn pod_resources(spec: &Value, pod_claims: &[String], path: &str) -> Vec<FieldError> {
     let Some(r) = spec.get("resources").filter(|v| !v.is_null()) else { return Vec::new() };
     let rpath = format!("{path}.resources");
     if spec.get("os").is_some_and(|os| s(os, "name") == "windows") {
@@ -298,7 +309,7 @@ pub(crate) fn pod_resources(spec: &Value, path: &str) -> Vec<FieldError> {
             "claims may not be set for Resources at pod-level",
         ));
     }
-    errs.extend(requirements(r, pod_resource_name, &rpath));
+    errs.extend(requirements(r, pod_resource_name, pod_claims, &rpath));
     errs.extend(consistency(spec, r, &rpath));
     errs
 }
@@ -487,29 +498,29 @@ mod tests {
     fn huge_pages_are_whole_pages() {
         let r = json!({"limits": {"memory": "1Gi", "hugepages-2Mi": "3Mi"}, "requests": {"memory": "1Gi", "hugepages-2Mi": "3Mi"}});
         assert_eq!(
-            texts(container_resources(Some(&r), "c")),
+            texts(container_resources(Some(&r), &[], "c")),
             [
                 "c.limits[hugepages-2Mi]: Invalid value: \"3Mi\": 3Mi is not positive integer multiple of hugepages-2Mi",
                 "c.requests[hugepages-2Mi]: Invalid value: \"3Mi\": 3Mi is not positive integer multiple of hugepages-2Mi",
             ]
         );
         let r = json!({"limits": {"memory": "1Gi", "hugepages-2Mi": "4Mi"}, "requests": {"memory": "1Gi", "hugepages-2Mi": "4Mi"}});
-        assert!(container_resources(Some(&r), "c").is_empty());
+        assert!(container_resources(Some(&r), &[], "c").is_empty());
     }
 
     /// `validatePodResourceName`: only cpu, memory and hugepages at the pod level.
     #[test]
     fn pod_level_names() {
         let good = spec(json!({"resources": {"limits": {"cpu": "1", "memory": "1Gi"}}}));
-        assert!(pod_resources(&good, "spec").is_empty());
+        assert!(pod_resources(&good, &[], "spec").is_empty());
         let bad = spec(json!({"resources": {"limits": {"ephemeral-storage": "1Gi"}}}));
         assert_eq!(
-            texts(pod_resources(&bad, "spec")),
+            texts(pod_resources(&bad, &[], "spec")),
             ["spec.resources.limits[ephemeral-storage]: Unsupported value: ephemeral-storage: supported values: \"cpu\", \"hugepages-\", \"memory\""]
         );
         let bad = spec(json!({"resources": {"requests": {"gpu": "1"}}}));
         assert_eq!(
-            texts(pod_resources(&bad, "spec")),
+            texts(pod_resources(&bad, &[], "spec")),
             ["spec.resources.requests[gpu]: Invalid value: gpu: must be a standard resource type or fully qualified"]
         );
     }
@@ -519,17 +530,44 @@ mod tests {
     fn pod_level_windows_and_claims() {
         let windows = spec(json!({"os": {"name": "windows"}, "resources": {"limits": {"gpu": "1"}}}));
         assert_eq!(
-            texts(pod_resources(&windows, "spec")),
+            texts(pod_resources(&windows, &[], "spec")),
             ["spec.resources: Forbidden: may not be set for a windows pod"]
         );
         let linux = spec(json!({"os": {"name": "linux"}, "resources": {"limits": {"cpu": "1"}}}));
-        assert!(pod_resources(&linux, "spec").is_empty());
+        assert!(pod_resources(&linux, &[], "spec").is_empty());
         let claims = spec(json!({"resources": {"claims": []}}));
         assert_eq!(
-            texts(pod_resources(&claims, "spec")),
+            texts(pod_resources(&claims, &[], "spec")),
             ["spec.resources.claims: Forbidden: claims may not be set for Resources at pod-level"]
         );
-        assert!(pod_resources(&spec(json!({"resources": {}})), "spec").is_empty());
+        assert!(pod_resources(&spec(json!({"resources": {}})), &[], "spec").is_empty());
+        // validatePodResourceRequirements still checks the refused claims' names, last.
+        let claims =
+            spec(json!({"resources": {"claims": [{"name": "gpu"}, {"name": "tpu"}], "limits": {"cpu": "-1"}}}));
+        assert_eq!(
+            texts(pod_resources(&claims, &["gpu".to_string()], "spec")),
+            [
+                "spec.resources.claims: Forbidden: claims may not be set for Resources at pod-level",
+                "spec.resources.limits[cpu]: Invalid value: \"-1\": must be greater than or equal to 0",
+                "spec.resources.claims[1]: Not found: \"tpu\": must be one of the names in pod.spec.resourceClaims: gpu",
+            ]
+        );
+    }
+
+    /// `validateResourceRequirements`: a container's claims are checked last, against the pod's.
+    #[test]
+    fn container_claims_are_checked_last() {
+        let r = json!({"claims": [{"name": "gpu"}, {"name": "fpga"}], "requests": {"gpu": "1"}});
+        assert_eq!(
+            texts(container_resources(Some(&r), &["gpu".to_string()], "c")),
+            [
+                "c.requests[gpu]: Invalid value: gpu: must be a standard resource type or fully qualified",
+                "c.requests[gpu]: Invalid value: gpu: must be a standard resource for containers",
+                "c.claims[1]: Not found: \"fpga\": must be one of the names in pod.spec.resourceClaims: gpu",
+            ]
+        );
+        let r = json!({"claims": [{"name": "gpu", "request": "one"}]});
+        assert!(container_resources(Some(&r), &["gpu".to_string()], "c").is_empty());
     }
 
     /// `validatePodResourceConsistency`: the aggregate requests (sidecars and init containers as
@@ -547,11 +585,11 @@ mod tests {
             ],
             "resources": {"requests": {"cpu": "1200m"}, "limits": {"memory": "1Gi"}}
         });
-        assert!(pod_resources(&s, "spec").is_empty());
+        assert!(pod_resources(&s, &[], "spec").is_empty());
         s["resources"]["requests"]["cpu"] = json!("1100m");
         s["resources"]["limits"]["memory"] = json!("512Mi");
         assert_eq!(
-            texts(pod_resources(&s, "spec")),
+            texts(pod_resources(&s, &[], "spec")),
             [
                 "spec.resources.requests[cpu]: Invalid value: \"1100m\": must be greater than or equal to aggregate container requests of 1200m",
                 "spec.resources.containers[0][memory].limits: Invalid value: \"1Gi\": must be less than or equal to pod limits of 512Mi",
@@ -561,7 +599,7 @@ mod tests {
         s["initContainers"][1]["resources"]["requests"]["cpu"] = json!("2");
         s["resources"] = json!({"requests": {"cpu": "2"}});
         assert_eq!(
-            texts(pod_resources(&s, "spec")),
+            texts(pod_resources(&s, &[], "spec")),
             ["spec.resources.requests[cpu]: Invalid value: \"2\": must be greater than or equal to aggregate container requests of 2200m"]
         );
         let huge = json!({
@@ -572,7 +610,7 @@ mod tests {
             "resources": {"limits": {"memory": "4Gi", "hugepages-2Mi": "6Mi"}, "requests": {"memory": "4Gi", "hugepages-2Mi": "6Mi"}}
         });
         assert_eq!(
-            texts(pod_resources(&huge, "spec")),
+            texts(pod_resources(&huge, &[], "spec")),
             [
                 "spec.resources.requests[hugepages-2Mi]: Invalid value: \"6Mi\": must be greater than or equal to aggregate container requests of 8Mi",
                 "spec.resources.limits[hugepages-2Mi]: Invalid value: \"6Mi\": must be greater than or equal to aggregate container limits of 8Mi",

@@ -15,14 +15,7 @@ use crate::tolerations_annotation;
 /// Of a pod spec (under `spec` of a Pod, `spec.template.spec` of a workload). `imagePullSecrets`
 /// is not listed: `validateImagePullSecrets` cannot refuse a decoded entry (only a name can be
 /// set), and on UPDATE its immutability is modelled.
-const POD_SPEC: &[&str] =
-    &["resourceClaims", "resources claims", "volumes * image", "volumes * projected sources * clusterTrustBundle"];
-
-/// Of each container (regular, init and ephemeral) of a pod spec.
-const CONTAINER: &[&str] = &["resources claims"];
-
-/// The container lists of a pod spec.
-const CONTAINER_LISTS: &[&str] = &["containers", "initContainers", "ephemeralContainers"];
+const POD_SPEC: &[&str] = &["volumes * image", "volumes * projected sources * clusterTrustBundle"];
 
 /// Of a Pod's or pod template's metadata: the tolerations annotation, when its text is one
 /// [`crate::tolerations_annotation::decode`] does not judge (Go refuses it with `encoding/json`'s
@@ -69,9 +62,6 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value) -> Vec<String
             out.push(format!("{meta} {POD_METADATA_TOLERATIONS}"));
         }
         out.extend(POD_SPEC.iter().map(|p| format!("{prefix} {p}")));
-        for list in CONTAINER_LISTS {
-            out.extend(CONTAINER.iter().map(|p| format!("{prefix} {list} * {p}")));
-        }
     };
     let under = |out: &mut Vec<String>, prefix: &str, fields: &[&str]| {
         out.extend(fields.iter().map(|p| format!("{prefix} {p}")));
@@ -163,7 +153,7 @@ fn differs(pattern: &[&str], before: Option<&Value>, after: Option<&Value>) -> b
     differs(rest, child(before, first), child(after, first))
 }
 
-/// Go's field path of a pattern: `spec.containers[*].resources.claims`.
+/// Go's field path of a pattern: `spec.volumes[*].projected.sources[*].clusterTrustBundle`.
 fn field_path(pattern: &[&str]) -> String {
     let mut out = String::new();
     for t in pattern {
@@ -183,8 +173,8 @@ fn field_path(pattern: &[&str]) -> String {
 
 /// The fields of `after` whose validation is not modelled and that differ from `before`, among
 /// those a write at one of the pointers `touched` (a patch's `path`s and `from`s) can reach, as
-/// Go field paths (`spec.resourceClaims`, `spec.containers[*].resources.claims`), each once, in the order of
-/// the kind's list. `status` for an UPDATE of the `/status` subresource. Empty for a kind whose
+/// Go field paths (`spec.volumes[*].image`, `spec.template.spec.volumes[*].image`), each once, in
+/// the order of the kind's list. `status` for an UPDATE of the `/status` subresource. Empty for a kind whose
 /// spec is not modelled at all (the caller names the kind instead).
 pub fn written(group: &str, kind: &str, status: bool, before: &Value, after: &Value, touched: &[&str]) -> Vec<String> {
     let touched: Vec<Vec<String>> = touched.iter().map(|p| tokens(p)).collect();
@@ -212,56 +202,52 @@ mod tests {
     fn a_write_to_an_unmodelled_pod_field_is_named() {
         let before = pod(json!({"containers": [{"name": "a", "image": "x"}]}));
         let after = pod(
-            json!({"containers": [{"name": "a", "image": "x"}], "resourceClaims": [{"name": "c", "resourceClaimName": "rc"}]}),
+            json!({"containers": [{"name": "a", "image": "x"}], "volumes": [{"name": "v", "image": {"reference": "r:1"}}]}),
         );
-        assert_eq!(written("", "Pod", false, &before, &after, &["/spec/resourceClaims"]), ["spec.resourceClaims"]);
+        assert_eq!(written("", "Pod", false, &before, &after, &["/spec/volumes"]), ["spec.volumes[*].image"]);
         // A modelled field written: nothing to name.
         let dns = pod(json!({"containers": [{"name": "a", "image": "x"}], "dnsConfig": {"nameservers": ["1.1.1.1"]}}));
         assert!(written("", "Pod", false, &before, &dns, &["/spec/dnsConfig"]).is_empty());
-        // The overhead and the pod-level resources are modelled, but not the pod-level claims.
+        // The overhead, the pod-level resources and the resource claims are modelled.
         let resources = pod(json!({"containers": [{"name": "a", "image": "x"}], "overhead": {"cpu": "10m"},
                                    "resources": {"limits": {"cpu": "1"}}}));
         assert!(written("", "Pod", false, &before, &resources, &["/spec/overhead", "/spec/resources"]).is_empty());
-        let claims =
-            pod(json!({"containers": [{"name": "a", "image": "x"}], "resources": {"claims": [{"name": "c"}]}}));
-        assert_eq!(written("", "Pod", false, &before, &claims, &["/spec/resources"]), ["spec.resources.claims"]);
+        let claims = pod(json!({"containers": [{"name": "a", "image": "x", "resources": {"claims": [{"name": "c"}]}}],
+                                "resourceClaims": [{"name": "c", "resourceClaimName": "rc"}],
+                                "resources": {"claims": [{"name": "c"}]}}));
+        assert!(written("", "Pod", false, &before, &claims, &["/spec"]).is_empty());
         // The same field present on both sides, untouched by the patch: nothing to name.
         assert!(written("", "Pod", false, &after, &after, &["/spec/containers/0/image"]).is_empty());
     }
 
     #[test]
-    fn a_container_added_with_an_unmodelled_field_names_it_by_its_list() {
-        let before = pod(json!({"containers": [{"name": "a", "image": "x"}]}));
-        let after = pod(json!({"containers": [
-            {"name": "a", "image": "x"},
-            {"name": "b", "image": "y", "resources": {"claims": [{"name": "c"}]}}
+    fn a_volume_added_with_an_unmodelled_field_names_it_by_its_list() {
+        let before =
+            pod(json!({"containers": [{"name": "a", "image": "x"}], "volumes": [{"name": "a", "emptyDir": {}}]}));
+        let after = pod(json!({"containers": [{"name": "a", "image": "x"}], "volumes": [
+            {"name": "a", "emptyDir": {}},
+            {"name": "b", "image": {"reference": "r:1"}}
         ]}));
-        assert_eq!(
-            written("", "Pod", false, &before, &after, &["/spec/containers/-"]),
-            ["spec.containers[*].resources.claims"]
-        );
-        // A write elsewhere cannot reach it: the container's fields are not examined.
+        assert_eq!(written("", "Pod", false, &before, &after, &["/spec/volumes/-"]), ["spec.volumes[*].image"]);
+        // A write elsewhere cannot reach it: the volume's fields are not examined.
         assert!(written("", "Pod", false, &before, &after, &["/metadata/labels/a"]).is_empty());
     }
 
     #[test]
     fn a_whole_spec_replaced_names_only_what_changed() {
         let before = pod(json!({"containers": [{"name": "a", "image": "x"}], "imagePullSecrets": [{"name": "s"}]}));
-        let after = pod(
-            json!({"containers": [{"name": "a", "image": "x"}], "imagePullSecrets": [{"name": "s"}], "resourceClaims": [{"name": "c"}]}),
-        );
-        assert_eq!(written("", "Pod", false, &before, &after, &["/spec"]), ["spec.resourceClaims"]);
+        let after = pod(json!({"containers": [{"name": "a", "image": "x"}], "imagePullSecrets": [{"name": "s"}],
+                               "volumes": [{"name": "v", "image": {"reference": "r:1"}}]}));
+        assert_eq!(written("", "Pod", false, &before, &after, &["/spec"]), ["spec.volumes[*].image"]);
     }
 
     #[test]
     fn removals_count_as_writes() {
-        let before =
-            pod(json!({"containers": [{"name": "a", "image": "x", "resources": {"claims": [{"name": "c"}]}}]}));
-        let after = pod(json!({"containers": [{"name": "a", "image": "x"}]}));
-        assert_eq!(
-            written("", "Pod", false, &before, &after, &["/spec/containers/0/resources"]),
-            ["spec.containers[*].resources.claims"]
-        );
+        let before = pod(json!({"containers": [{"name": "a", "image": "x"}],
+                                "volumes": [{"name": "v", "image": {"reference": "r:1"}}]}));
+        let after =
+            pod(json!({"containers": [{"name": "a", "image": "x"}], "volumes": [{"name": "v", "emptyDir": {}}]}));
+        assert_eq!(written("", "Pod", false, &before, &after, &["/spec/volumes/0/image"]), ["spec.volumes[*].image"]);
     }
 
     #[test]
@@ -272,29 +258,36 @@ mod tests {
         };
         // A Deployment's own fields are modelled: a write to one is not named.
         assert!(written("apps", "Deployment", false, &d(1), &d(-1), &["/spec/replicas"]).is_empty());
-        // A Job's own fields are modelled (its success policy too); its template's claims are not.
-        let job = |count: i64, claims: Value| {
+        // A Job's own fields are modelled (its success policy too); its template's image volumes are
+        // not.
+        let job = |count: i64, volumes: Value| {
             let rule = json!({"succeededCount": count});
             json!({"kind": "Job", "spec": {"successPolicy": {"rules": [rule]},
-                "template": {"spec": {"resourceClaims": claims}}}})
+                "template": {"spec": {"volumes": volumes}}}})
         };
+        let image = json!([{"name": "v", "image": {"reference": "r:1"}}]);
         assert!(written("batch", "Job", false, &job(1, json!([])), &job(2, json!([])), &["/spec"]).is_empty());
         assert_eq!(
-            written("batch", "Job", false, &job(1, json!([])), &job(1, json!([{"name": "c"}])), &["/spec"]),
-            ["spec.template.spec.resourceClaims"]
+            written("batch", "Job", false, &job(1, json!([])), &job(1, image.clone()), &["/spec"]),
+            ["spec.template.spec.volumes[*].image"]
         );
-        // A template's label keys are modelled; its containers' resource claims are not.
+        // A template's label keys and resource claims are modelled; its cluster trust bundles are not.
         let mut with_keys = d(1);
         let spread = json!([{"maxSkew": 1, "topologyKey": "zone", "matchLabelKeys": ["app"]}]);
         with_keys["spec"]["template"]["spec"]["topologySpreadConstraints"] = spread;
         let touched = ["/spec/template/spec"];
         assert!(written("apps", "Deployment", false, &d(1), &with_keys, &touched).is_empty());
-        let mut with_rules = d(1);
-        with_rules["spec"]["template"]["spec"]["containers"] =
+        let mut with_claims = d(1);
+        with_claims["spec"]["template"]["spec"]["containers"] =
             json!([{"name": "c", "resources": {"claims": [{"name": "c"}]}}]);
+        with_claims["spec"]["template"]["spec"]["resourceClaims"] = json!([{"name": "c", "resourceClaimName": "rc"}]);
+        assert!(written("apps", "Deployment", false, &d(1), &with_claims, &touched).is_empty());
+        let mut with_bundle = d(1);
+        with_bundle["spec"]["template"]["spec"]["volumes"] = json!([{"name": "v", "projected": {"sources": [
+            {"clusterTrustBundle": {"signerName": "example.com/signer", "path": "ca.pem"}}]}}]);
         assert_eq!(
-            written("apps", "Deployment", false, &d(1), &with_rules, &touched),
-            ["spec.template.spec.containers[*].resources.claims"]
+            written("apps", "Deployment", false, &d(1), &with_bundle, &touched),
+            ["spec.template.spec.volumes[*].projected.sources[*].clusterTrustBundle"]
         );
         // A StatefulSet's own fields are modelled too.
         let sts = |claims: Value| {
@@ -310,18 +303,18 @@ mod tests {
             &["/spec"]
         )
         .is_empty());
-        // A CronJob's schedule and time zone are modelled; its template's claims are not.
-        let cron = |schedule: &str, tz: &str, claims: Value| {
+        // A CronJob's schedule and time zone are modelled; its template's image volumes are not.
+        let cron = |schedule: &str, tz: &str, volumes: Value| {
             json!({"kind": "CronJob", "spec": {"schedule": schedule, "timeZone": tz,
-                "jobTemplate": {"spec": {"template": {"spec": {"resourceClaims": claims}}}}}})
+                "jobTemplate": {"spec": {"template": {"spec": {"volumes": volumes}}}}}})
         };
         let before = cron("@daily", "UTC", json!([]));
         let after = cron("61 * * * *", "Mars/Olympus", json!([]));
         assert!(written("batch", "CronJob", false, &before, &after, &["/spec"]).is_empty());
-        let claims = cron("@daily", "UTC", json!([{"name": "c"}]));
+        let volumes = cron("@daily", "UTC", image);
         assert_eq!(
-            written("batch", "CronJob", false, &before, &claims, &["/spec/jobTemplate"]),
-            ["spec.jobTemplate.spec.template.spec.resourceClaims"]
+            written("batch", "CronJob", false, &before, &volumes, &["/spec/jobTemplate"]),
+            ["spec.jobTemplate.spec.template.spec.volumes[*].image"]
         );
     }
 
@@ -392,8 +385,8 @@ mod tests {
         let before = pod(json!({}));
         let mut after = before.clone();
         after["status"] = json!({"podIPs": [{"ip": "10.0.0.9"}]});
-        after["spec"]["resourceClaims"] = json!([{"name": "c"}]);
-        assert_eq!(written("", "Pod", true, &before, &after, &["/status", "/spec/resourceClaims"]), ["status.podIPs"]);
+        after["spec"]["volumes"] = json!([{"name": "v", "image": {"reference": "r:1"}}]);
+        assert_eq!(written("", "Pod", true, &before, &after, &["/status", "/spec/volumes"]), ["status.podIPs"]);
     }
 
     #[test]
@@ -407,14 +400,14 @@ mod tests {
         assert!(written("apps", "StatefulSet", true, &before, &after, &touched).is_empty());
         assert!(written("batch", "Job", true, &before, &after, &touched).is_empty());
         // Outside the status subresource the spec's unmodelled fields are named.
-        let mut claims = before.clone();
-        claims["spec"]["template"] = json!({"spec": {"resourceClaims": [{"name": "c"}]}});
+        let mut volumes = before.clone();
+        volumes["spec"]["template"] = json!({"spec": {"volumes": [{"name": "v", "image": {"reference": "r:1"}}]}});
         let touched = ["/spec/template"];
         assert_eq!(
-            written("apps", "Deployment", false, &before, &claims, &touched),
-            ["spec.template.spec.resourceClaims"]
+            written("apps", "Deployment", false, &before, &volumes, &touched),
+            ["spec.template.spec.volumes[*].image"]
         );
-        assert!(written("apps", "Deployment", true, &before, &claims, &touched).is_empty());
+        assert!(written("apps", "Deployment", true, &before, &volumes, &touched).is_empty());
     }
 
     #[test]

@@ -42,9 +42,9 @@ pub struct Style {
     /// When nothing needs to change, send a patch anyway: a `test` of the label and a `replace`
     /// of it with the value it already has (same result as no patch).
     pub restate_unchanged: bool,
-    /// Also give each pod it admits on CREATE a resource claim (`spec.resourceClaims`): a valid
+    /// Also give each pod it admits on CREATE an image volume (`spec.volumes[*].image`): a valid
     /// mutation of a field whose validation the suite does not model (it names the field).
-    pub resource_claims: bool,
+    pub image_volume: bool,
 }
 
 /// Serves the webhook on an already-bound listener with the given TLS config; runs until the task

@@ -58,23 +58,35 @@ pub fn is_mutable(request: &Value) -> bool {
         && request.get("object").and_then(|o| o.get("metadata")).is_some_and(Value::is_object)
 }
 
-/// The resource claims the `resource_claims` style gives pods: one, from a claim template.
-pub fn resource_claims() -> Value {
-    json!([{"name": "conformance", "resourceClaimTemplateName": "conformance"}])
+/// The name of the volume the `image_volume` style gives pods.
+pub const IMAGE_VOLUME: &str = "conformance-image";
+
+/// The volume the `image_volume` style gives pods: an OCI image (a reference, as a pod's image
+/// volume needs, and a supported pull policy), mounted by no container.
+pub fn image_volume() -> Value {
+    json!({"name": IMAGE_VOLUME, "image": {"reference": "registry.example/conformance:1", "pullPolicy": "IfNotPresent"}})
 }
 
-/// Under the `resource_claims` style: on a pod CREATE (not a subresource) whose spec holds no
-/// resource claims, the operation adding [`resource_claims`].
-pub fn resource_claims_ops(request: &Value) -> Vec<Value> {
+/// Under the `image_volume` style: on a pod CREATE (not a subresource) whose spec holds no volume
+/// of that name, the operation adding [`image_volume`] (the list too when the spec has none).
+pub fn image_volume_ops(request: &Value) -> Vec<Value> {
     let object = &request["object"];
     let pod_create = request.get("operation").and_then(Value::as_str) == Some("CREATE")
         && request.get("subResource").is_none_or(Value::is_null)
         && object.get("kind").and_then(Value::as_str) == Some("Pod")
         && object.get("spec").is_some_and(Value::is_object);
-    if !pod_create || object.pointer("/spec/resourceClaims").is_some_and(|c| !c.is_null()) {
+    if !pod_create {
         return Vec::new();
     }
-    vec![json!({"op": "add", "path": "/spec/resourceClaims", "value": resource_claims()})]
+    match object.pointer("/spec/volumes") {
+        Some(Value::Array(volumes)) => {
+            if volumes.iter().any(|v| v.get("name").and_then(Value::as_str) == Some(IMAGE_VOLUME)) {
+                return Vec::new();
+            }
+            vec![json!({"op": "add", "path": "/spec/volumes/-", "value": image_volume()})]
+        }
+        _ => vec![json!({"op": "add", "path": "/spec/volumes", "value": [image_volume()]})],
+    }
 }
 
 /// How one metadata map (labels or annotations) is written under the active defect.

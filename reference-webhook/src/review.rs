@@ -138,8 +138,8 @@ struct Answer {
 
 fn mutate_answer(request: &Value, defect: Option<Defect>, style: Style) -> Answer {
     let mut ops = mutate::patch_ops(request, defect);
-    if style.resource_claims {
-        ops.extend(mutate::resource_claims_ops(request));
+    if style.image_volume {
+        ops.extend(mutate::image_volume_ops(request));
     }
     let unchanged = ops.is_empty() && mutate::is_mutable(request);
     if style.reorder_ops {

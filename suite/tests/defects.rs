@@ -47,7 +47,7 @@ async fn reference_webhook_passes_every_rule_without_warnings() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_valid_write_to_a_field_whose_validation_is_not_modelled_passes_and_is_named() {
-    let style = Style { resource_claims: true, ..Style::default() };
+    let style = Style { image_volume: true, ..Style::default() };
     let report = Suite::new(embedded::reference_manifest())
         .target(embedded::target(None, style))
         .budget(Budget::cases(8))
@@ -58,7 +58,7 @@ async fn a_valid_write_to_a_field_whose_validation_is_not_modelled_passes_and_is
     let text = report.render_text();
     assert_eq!(report.verdict(), Verdict::Pass, "{text}");
     assert!(report.warned_rules().is_empty(), "{text}");
-    let named = report.records().target.notes.iter().find(|n| n.contains("Pod spec.resourceClaims"));
+    let named = report.records().target.notes.iter().find(|n| n.contains("Pod spec.volumes[*].image"));
     let note = named.unwrap_or_else(|| panic!("no note names the unjudged field:\n{text}"));
     assert!(note.starts_with("mutate.reference.conformance.example: its patches wrote fields"), "{note}");
     assert!(text.contains(note.as_str()), "the report prints the note:\n{text}");

@@ -295,9 +295,18 @@ mod tests {
     #[test]
     fn a_patch_writing_a_field_whose_validation_is_not_modelled_names_it_and_still_passes() {
         let c = case(Operation::Create, pod(json!({"name": "web", "namespace": "default"})), Value::Null);
-        let ops = json!([{"op": "add", "path": "/spec/resourceClaims", "value": [{"name": "gpu", "resourceClaimName": "gpu"}]}]);
+        let image =
+            json!({"name": "img", "image": {"reference": "registry.example/img:1", "pullPolicy": "IfNotPresent"}});
+        let ops = json!([{"op": "add", "path": "/spec/volumes", "value": [image]}]);
         assert_eq!(judge(&c, ops.clone()), Check::Pass);
-        assert_eq!(unjudged_by(&c, ops), ["Pod spec.resourceClaims"]);
+        assert_eq!(unjudged_by(&c, ops), ["Pod spec.volumes[*].image"]);
+        // Resource claims are judged: a valid one passes unnamed, one without a source fails.
+        let claims = |claim: Value| json!([{"op": "add", "path": "/spec/resourceClaims", "value": [claim]}]);
+        let by_name = claims(json!({"name": "gpu", "resourceClaimName": "gpu"}));
+        assert_eq!(judge(&c, by_name.clone()), Check::Pass);
+        assert!(unjudged_by(&c, by_name).is_empty());
+        let said = apiserver_says(&judge(&c, claims(json!({"name": "gpu"}))));
+        assert!(said.starts_with("Pod \"web\" is invalid: spec.resourceClaims[0]: Invalid value: "), "{said}");
         // A field whose validation is modelled: judged, not named.
         let dns = json!([{"op": "add", "path": "/spec/dnsConfig", "value": {"nameservers": ["10.0.0.10"]}}]);
         assert_eq!(judge(&c, dns.clone()), Check::Pass);

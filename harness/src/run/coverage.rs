@@ -157,8 +157,9 @@ mod tests {
     #[test]
     fn fields_a_patch_writes_that_object_valid_does_not_judge_are_named_per_webhook_with_their_count() {
         let tally = Tally::default();
-        let claims = json!([{"op": "add", "path": "/spec/resourceClaims", "value": [{"name": "gpu", "resourceClaimName": "gpu"}]}]);
-        let record = answered(claims);
+        let image =
+            json!({"name": "img", "image": {"reference": "registry.example/img:1", "pullPolicy": "IfNotPresent"}});
+        let record = answered(json!([{"op": "add", "path": "/spec/volumes", "value": [image]}]));
         assert_eq!(record.admission, Admission::Patched);
         tally.record(&record);
         tally.record(&record);
@@ -166,7 +167,7 @@ mod tests {
         let notes = tally.unjudged_notes();
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(notes[0].starts_with("a.example.com: its patches wrote fields whose validation"), "{}", notes[0]);
-        assert!(notes[0].ends_with("Pod spec.resourceClaims (2 answers)"), "{}", notes[0]);
+        assert!(notes[0].ends_with("Pod spec.volumes[*].image (2 answers)"), "{}", notes[0]);
         // Only labels written: nothing to name.
         let plain = Tally::default();
         plain.record(&answered(json!([{"op": "add", "path": "/metadata/labels/x", "value": "y"}])));
