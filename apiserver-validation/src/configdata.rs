@@ -9,7 +9,7 @@ use base64::Engine as _;
 use serde_json::{Map, Value};
 
 use crate::content;
-use crate::field::{BadValue, FieldError};
+use crate::field::{BadValue, FieldError, WHOLE_OBJECT};
 use crate::objectmeta::FIELD_IMMUTABLE;
 
 /// `core.MaxSecretSize`: 1 MiB of values, for Secrets and ConfigMaps alike.
@@ -74,7 +74,7 @@ pub fn validate_config_map(cm: &Value) -> Vec<FieldError> {
         total += bytes_len(v);
     }
     if total > MAX_SECRET_SIZE {
-        errs.push(FieldError::too_long("", MAX_SECRET_SIZE));
+        errs.push(FieldError::too_long(WHOLE_OBJECT, MAX_SECRET_SIZE));
     }
     errs
 }
