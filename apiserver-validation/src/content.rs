@@ -1,5 +1,5 @@
 //! The string formats of `k8s.io/apimachinery/pkg/util/validation` (validation.go) and
-//! `pkg/api/validate/content` (dns.go, kube.go, errors.go): each returns the list of messages Go
+//! `pkg/api/validate/content` (dns.go, kube.go, errors.go, path.go): each returns the list of messages Go
 //! returns, empty when the value is valid. Lengths are in bytes, as Go's `len`.
 
 /// `DNS1123LabelMaxLength`.
@@ -216,4 +216,13 @@ pub fn env_var_name(name: &str) -> Vec<String> {
         errs.push(RELAXED_ENV_NAME_ERR.into());
     }
     errs
+}
+
+/// `IsPathSegmentName` (content/path.go): not `.` or `..`, else neither `/` nor `%` within
+/// (`IsPathSegmentPrefix`); an empty name passes, as in Go.
+pub fn is_path_segment_name(name: &str) -> Vec<String> {
+    if let Some(bad) = [".", ".."].into_iter().find(|b| *b == name) {
+        return vec![format!("may not be '{bad}'")];
+    }
+    ["/", "%"].into_iter().filter(|c| name.contains(c)).map(|c| format!("may not contain '{c}'")).collect()
 }

@@ -4,10 +4,16 @@
 //! subdomain), `validateHTTPIngressRuleValue`, `validateHTTPIngressPath` (pathType enum, absolute
 //! paths, forbidden sequences and suffixes), `validateIngressBackend` (a resource or a service,
 //! the service's name a DNS label under `RelaxedServiceNameValidation`, on by default, its port
-//! a name or a number, exactly one), `validateIngressTLS` (hosts, secret names) and the ingress
-//! class name. On update the options Go derives from the old object apply: an old invalid TLS
-//! secret name or an old wildcard rule with an invalid value lets those stay.
-//! networking/v1 has no defaults for an Ingress. Not modelled: a resource backend's own fields.
+//! a name or a number, exactly one), `validateIngressTypedLocalObjectReference` (a resource
+//! backend: `apiGroup`, when set, a DNS subdomain; `kind` and `name` required, each a path segment
+//! name by apimachinery `content.IsPathSegmentName`), `validateIngressTLS` (hosts, secret names)
+//! and the ingress class name. On update the options Go derives from the old object apply: an old
+//! invalid TLS secret name or an old wildcard rule with an invalid value lets those stay.
+//! networking/v1 has no defaults for an Ingress.
+//!
+//! The resource backend was written from kubernetes/kubernetes `master` as the code index holds it
+//! (`IsPathSegmentName` of `pkg/api/validate/content/path.go`); release-1.36's own text could not
+//! be read. The messages are those of the older `path.IsValidPathSegmentName` too.
 
 use serde_json::Value;
 
@@ -67,6 +73,24 @@ fn is_ip(host: &str) -> bool {
     v4 || host.parse::<std::net::Ipv6Addr>().is_ok()
 }
 
+/// `validateIngressTypedLocalObjectReference` of a resource backend (not null).
+fn typed_local_object_reference(r: &Value, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if let Some(group) = r.get("apiGroup").and_then(Value::as_str) {
+        errs.extend(invalid_each(&format!("{path}.apiGroup"), group, content::is_dns1123_subdomain(group)));
+    }
+    for member in ["kind", "name"] {
+        let value = text(r, member);
+        let at = format!("{path}.{member}");
+        if value.is_empty() {
+            errs.push(FieldError::required(&at, ""));
+        } else {
+            errs.extend(invalid_each(&at, value, content::is_path_segment_name(value)));
+        }
+    }
+    errs
+}
+
 /// `validateIngressBackend`.
 fn backend(b: &Value, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
@@ -78,7 +102,7 @@ fn backend(b: &Value, path: &str) -> Vec<FieldError> {
             BadValue::Str(String::new()),
             "cannot set both resource and service backends",
         )),
-        (true, None) => {}
+        (true, None) => errs.extend(typed_local_object_reference(&b["resource"], &format!("{path}.resource"))),
         (false, Some(svc)) => {
             let name = text(svc, "name");
             let name_path = format!("{path}.service.name");
@@ -361,6 +385,36 @@ mod tests {
         assert_eq!(
             texts(&validate_ingress_create(&i)),
             ["spec.rules[0].host: Invalid value: \"10.0.0.1\": must be a DNS name, not an IP address"]
+        );
+    }
+
+    #[test]
+    fn a_resource_backend_names_a_kind_and_an_object_by_path_segments() {
+        let with = |resource: Value| json!({"spec": {"defaultBackend": {"resource": resource}}});
+        let good = with(json!({"apiGroup": "k8s.example.com", "kind": "StorageBucket", "name": "static-assets"}));
+        assert!(validate_ingress_create(&good).is_empty());
+        // No apiGroup (the core group) is fine, and so are names a DNS rule would refuse.
+        assert!(validate_ingress_create(&with(json!({"kind": "Bucket", "name": "Static_Assets"}))).is_empty());
+        assert_eq!(
+            texts(&validate_ingress_create(&with(json!({})))),
+            ["spec.defaultBackend.resource.kind: Required value", "spec.defaultBackend.resource.name: Required value"]
+        );
+        assert_eq!(
+            texts(&validate_ingress_create(&with(json!({"apiGroup": "", "kind": "..", "name": "a/b%"})))),
+            [
+                "spec.defaultBackend.resource.apiGroup: Invalid value: \"\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+                "spec.defaultBackend.resource.kind: Invalid value: \"..\": may not be '..'",
+                "spec.defaultBackend.resource.name: Invalid value: \"a/b%\": may not contain '/'",
+                "spec.defaultBackend.resource.name: Invalid value: \"a/b%\": may not contain '%'"
+            ]
+        );
+        assert_eq!(content::is_path_segment_name("."), ["may not be '.'"]);
+        assert!(content::is_path_segment_name("").is_empty() && content::is_path_segment_name("..a").is_empty());
+        // Both sources: one error, the resource not examined.
+        let both = json!({"spec": {"defaultBackend": {"resource": {}, "service": {"name": "web"}}}});
+        assert_eq!(
+            texts(&validate_ingress_create(&both)),
+            ["spec.defaultBackend: Invalid value: \"\": cannot set both resource and service backends"]
         );
     }
 

@@ -18,6 +18,7 @@
 //! | [`pod_fields`] | `core/validation`: `ValidateEnvFrom`, `validatePodDNSConfig`, `validateReadinessGates`, `validateSchedulingGates`, `ValidateHostAliases`, runtime class and preemption policy |
 //! | [`ip`] | `util/validation`: `IsValidIP` (strict parse, canonical form), `IsValidIPForLegacyField` and `IsValidCIDRForLegacyField` (sloppy parse, as 1.36 runs them); `core/validation` `ValidateNonSpecialIP` |
 //! | [`volumes`] | `core/validation`: `ValidateVolumes`, `validateVolumeSource` and the common sources' own checks, `ValidateVolumeMounts` |
+//! | [`trust_bundles`] | `api/pod/util.go`: `dropDisabledClusterTrustBundleProjection` (ClusterTrustBundleProjection beta and off: kept only when the old spec holds one); `core/validation`: a projection's `clusterTrustBundle` source in `validateProjectionSources`, `ValidateSignerName`, `ValidateClusterTrustBundleName`, `extractSignerNameFromClusterTrustBundleName` |
 //! | [`security`] | `core/validation`: `ValidateSecurityContext`, `validatePodSpecSecurityContext` (IDs, seccomp, AppArmor, sysctls, proc mount, Windows options), host namespaces, `validateOS` |
 //! | [`scheduling`] | `core/validation`: `validateAffinity` (node and pod affinity terms), `ValidateTolerations` |
 //! | [`label_keys`] | `core/validation`: `ValidateMatchLabelKeysAndMismatchLabelKeys` (pod affinity terms, topology spread), `ValidateMatchLabelKeysInTopologySpread` (an UPDATE whose old spec fails the former); `registry/core/pod/strategy.go` `PrepareForCreate`'s merge of a Pod's label values into those selectors |
@@ -36,8 +37,8 @@
 //! | [`rollout`] | `apps/validation`: the Deployment, DaemonSet and StatefulSet update strategies (`ValidateDeploymentStrategy`, `ValidateRollingUpdateDeployment`, `ValidateDaemonSetUpdateStrategy`, int-or-percent rules) |
 //! | [`service`] | `core/validation`: `ValidateService`, `ValidateServiceCreate`, `ValidateServiceUpdate` (ports, type, selector, session affinity, cluster IPs, external IPs, source ranges, traffic policies), after the registry's fix-ups of allocated values and its check of the cluster IPs before allocation |
 //! | [`namespace`] | `core/validation`: `ValidateNamespace` (spec finalizers), `ValidateServiceAccount` (metadata only); `SetDefaults_Namespace` |
-//! | [`ingress`] | `networking/validation`: `ValidateIngressCreate`, `ValidateIngressUpdate` (rules, paths, backends, TLS, class) |
-//! | [`configdata`] | `core/validation`: `ValidateConfigMap`, `ValidateSecret` and their updates (keys, 1 MiB) |
+//! | [`ingress`] | `networking/validation`: `ValidateIngressCreate`, `ValidateIngressUpdate` (rules, paths, backends, TLS, class), `validateIngressTypedLocalObjectReference` (a resource backend), with apimachinery `content.IsPathSegmentName` |
+//! | [`configdata`] | `core/validation`: `ValidateConfigMap`, `ValidateSecret` and their updates (keys, 1 MiB, each Secret type's keys; a docker config as `json.Unmarshal` refuses it where its text is certain) |
 //! | [`crd`] | `apiextensions-apiserver`: a custom resource held to its version's structural schema (kube-openapi's `SchemaValidator`, `kubeOpenAPIResultToFieldErrors`) |
 //! | [`unmodelled`] | the fields of those kinds the Go code validates and this crate does not: what a caller names when a mutation writes one |
 //! | [`object`] | all of it in the order the registry runs it, for one kind and operation |
@@ -88,6 +89,7 @@ pub mod service;
 pub mod stateful_set;
 pub mod time_zone;
 pub mod tolerations_annotation;
+pub mod trust_bundles;
 pub mod unmodelled;
 pub mod volumes;
 pub mod workload_status;

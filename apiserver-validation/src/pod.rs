@@ -605,7 +605,7 @@ fn pod_spec(spec: &Value, meta: PodMeta<'_>, path: &str, resource_is_pod: bool, 
     let host_users = security::host_users(spec);
     let pod_restart = s(spec, "restartPolicy");
     let grace = spec.get("terminationGracePeriodSeconds").and_then(Value::as_i64);
-    let (vols, verrs) = validate_volumes(list(spec, "volumes"), meta.name, &format!("{path}.volumes"));
+    let (vols, verrs) = validate_volumes(list(spec, "volumes"), meta.name, opts, &format!("{path}.volumes"));
     errs.extend(verrs);
     let pod_claims = resource_claims::pod_claim_names(spec);
     errs.extend(resource_claims::pod_resource_claims(spec, meta.mirror, &format!("{path}.resourceClaims")));

@@ -46,6 +46,11 @@ pub struct PodOptions {
     /// `AllowExistingRestartContainerForNonSidecarInitContainer`: an init container of the old spec
     /// that is not a sidecar already resizes with `RestartContainer`, so the new one may too.
     pub allow_existing_restart_container: bool,
+    /// Not a `PodValidationOptions` field: the projections' `clusterTrustBundle` sources are kept
+    /// for validation, the old spec of an UPDATE holding one (`clusterTrustBundleProjectionInUse`);
+    /// otherwise `dropDisabledClusterTrustBundleProjection` drops them, the
+    /// ClusterTrustBundleProjection gate being beta and off in 1.36 ([`crate::trust_bundles`]).
+    pub keep_cluster_trust_bundles: bool,
 }
 
 impl PodOptions {
@@ -53,7 +58,8 @@ impl PodOptions {
     /// (`hasInvalidLabelValueInAffinitySelector`, `hasInvalidLabelValueInRequiredNodeAffinity`,
     /// `hasInvalidTopologySpreadConstraintLabelSelector`, with both topology spread gates on
     /// `hasInvalidTopologySpreadConstrainMatchLabelKeys`, `useOnlyRecursiveSELinuxChangePolicy`, and
-    /// a non-sidecar init container resizing with `RestartContainer`).
+    /// a non-sidecar init container resizing with `RestartContainer`), and whether the old spec
+    /// keeps the cluster trust bundle sources from being dropped.
     pub fn from_old_spec(old: &Value) -> Self {
         PodOptions {
             allow_invalid_label_value_in_selector: has_invalid_affinity_selector(old),
@@ -68,6 +74,7 @@ impl PodOptions {
                 s(c, "restartPolicy") != "Always"
                     && list(c, "resizePolicy").iter().any(|p| s(p, "restartPolicy") == "RestartContainer")
             }),
+            keep_cluster_trust_bundles: crate::trust_bundles::in_use(old),
         }
     }
 

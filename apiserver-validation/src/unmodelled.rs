@@ -9,13 +9,14 @@
 
 use serde_json::Value;
 
+use crate::configdata;
 use crate::cron_schedule;
 use crate::tolerations_annotation;
 
 /// Of a pod spec (under `spec` of a Pod, `spec.template.spec` of a workload). `imagePullSecrets`
 /// is not listed: `validateImagePullSecrets` cannot refuse a decoded entry (only a name can be
 /// set), and on UPDATE its immutability is modelled.
-const POD_SPEC: &[&str] = &["volumes * image", "volumes * projected sources * clusterTrustBundle"];
+const POD_SPEC: &[&str] = &["volumes * image"];
 
 /// Of a Pod's or pod template's metadata: the tolerations annotation, when its text is one
 /// [`crate::tolerations_annotation::decode`] does not judge (Go refuses it with `encoding/json`'s
@@ -41,9 +42,6 @@ const POD_STATUS: &[&str] = &[
 /// Of a Deployment's or ReplicaSet's status, on an UPDATE of its `/status`
 /// (`ValidateDeploymentStatus`, `ValidateReplicaSetStatus`).
 const REPLICAS_STATUS: &[&str] = &["terminatingReplicas"];
-
-/// Of an Ingress's spec (a resource backend's own fields).
-const INGRESS: &[&str] = &["defaultBackend resource", "rules * http paths * backend resource"];
 
 /// Every unmodelled field pattern of a kind, as whole paths from the object's root (tokens split
 /// on spaces); `status` for an UPDATE of the `/status` subresource.
@@ -87,10 +85,13 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value) -> Vec<String
             }
             pod_spec(&mut out, "spec jobTemplate spec template spec");
         }
-        ("networking.k8s.io", "Ingress") => under(&mut out, "spec", INGRESS),
-        // The keys a typed Secret must hold (`ValidateSecret`'s switch on the type) are not modelled.
-        ("", "Secret") if !matches!(object.get("type").and_then(Value::as_str), None | Some("" | "Opaque")) => {
-            out.extend(["data", "stringData", "type"].map(String::from));
+        // An Ingress's spec is modelled in full ([`crate::ingress`], its resource backends too).
+        // A typed Secret's keys are ([`crate::configdata`]), but for a docker config whose text Go's
+        // JSON decoder refuses with a message the model does not reproduce.
+        ("", "Secret") => {
+            if let Some((member, key)) = configdata::unjudged_docker_config(object) {
+                out.push(format!("{member} {key}"));
+            }
         }
         _ => {}
     }
@@ -153,7 +154,7 @@ fn differs(pattern: &[&str], before: Option<&Value>, after: Option<&Value>) -> b
     differs(rest, child(before, first), child(after, first))
 }
 
-/// Go's field path of a pattern: `spec.volumes[*].projected.sources[*].clusterTrustBundle`.
+/// Go's field path of a pattern: `spec.template.spec.volumes[*].image`.
 fn field_path(pattern: &[&str]) -> String {
     let mut out = String::new();
     for t in pattern {
@@ -271,7 +272,7 @@ mod tests {
             written("batch", "Job", false, &job(1, json!([])), &job(1, image.clone()), &["/spec"]),
             ["spec.template.spec.volumes[*].image"]
         );
-        // A template's label keys and resource claims are modelled; its cluster trust bundles are not.
+        // A template's label keys, resource claims and cluster trust bundles are modelled.
         let mut with_keys = d(1);
         let spread = json!([{"maxSkew": 1, "topologyKey": "zone", "matchLabelKeys": ["app"]}]);
         with_keys["spec"]["template"]["spec"]["topologySpreadConstraints"] = spread;
@@ -285,10 +286,7 @@ mod tests {
         let mut with_bundle = d(1);
         with_bundle["spec"]["template"]["spec"]["volumes"] = json!([{"name": "v", "projected": {"sources": [
             {"clusterTrustBundle": {"signerName": "example.com/signer", "path": "ca.pem"}}]}}]);
-        assert_eq!(
-            written("apps", "Deployment", false, &d(1), &with_bundle, &touched),
-            ["spec.template.spec.volumes[*].projected.sources[*].clusterTrustBundle"]
-        );
+        assert!(written("apps", "Deployment", false, &d(1), &with_bundle, &touched).is_empty());
         // A StatefulSet's own fields are modelled too.
         let sts = |claims: Value| {
             json!({"kind": "StatefulSet", "spec": {"volumeClaimTemplates": claims, "revisionHistoryLimit": 1,
@@ -411,20 +409,29 @@ mod tests {
     }
 
     #[test]
-    fn typed_secrets_name_their_data_and_opaque_ones_nothing() {
-        let s = |t: &str, v: &str| json!({"kind": "Secret", "type": t, "data": {"tls.crt": v}});
+    fn a_docker_config_the_model_does_not_judge_is_named_and_other_typed_secrets_nothing() {
+        let s = |t: &str, key: &str, v: &str| json!({"kind": "Secret", "type": t, "data": {key: v}});
+        let json_type = "kubernetes.io/dockerconfigjson";
+        // `{x` (a syntax error, whose Go text is not modelled), after `{}`.
+        let (good, bad) = (s(json_type, ".dockerconfigjson", "e30="), s(json_type, ".dockerconfigjson", "e3g="));
+        assert_eq!(written("", "Secret", false, &good, &bad, &["/data"]), ["data[.dockerconfigjson]"]);
+        // Judged texts, an object or an array, are not named.
+        let array = s(json_type, ".dockerconfigjson", "W10=");
+        assert!(written("", "Secret", false, &good, &array, &["/data"]).is_empty());
+        // The text that counts is stringData's, when it has the key.
+        let mut string_data = good.clone();
+        string_data["stringData"] = json!({".dockerconfigjson": "{x"});
         assert_eq!(
-            written(
-                "",
-                "Secret",
-                false,
-                &s("kubernetes.io/tls", "YQ=="),
-                &s("kubernetes.io/tls", "Yg=="),
-                &["/data/tls.crt"]
-            ),
-            ["data"]
+            written("", "Secret", false, &good, &string_data, &["/stringData"]),
+            ["stringData[.dockerconfigjson]"]
         );
-        assert!(written("", "Secret", false, &s("Opaque", "YQ=="), &s("Opaque", "Yg=="), &["/data/tls.crt"]).is_empty());
+        let cfg = s("kubernetes.io/dockercfg", ".dockercfg", "e3g=");
+        assert_eq!(written("", "Secret", false, &good, &cfg, &["/type", "/data"]), ["data[.dockercfg]"]);
+        // A TLS Secret's keys and an Opaque Secret's data are modelled.
+        let tls = |v: &str| s("kubernetes.io/tls", "tls.crt", v);
+        assert!(written("", "Secret", false, &tls("YQ=="), &tls("Yg=="), &["/data/tls.crt"]).is_empty());
+        let opaque = |v: &str| s("Opaque", "tls.crt", v);
+        assert!(written("", "Secret", false, &opaque("YQ=="), &opaque("Yg=="), &["/data/tls.crt"]).is_empty());
     }
 
     #[test]
@@ -435,5 +442,12 @@ mod tests {
         let mut managed = cm("a");
         managed["metadata"] = json!({"managedFields": [{"manager": "m"}]});
         assert!(written("", "ConfigMap", false, &cm("a"), &managed, &["/metadata"]).is_empty());
+        // An Ingress's resource backends are modelled (`ingress`).
+        let ing = |kind: &str| {
+            json!({"kind": "Ingress", "spec": {"defaultBackend": {"resource": {"kind": kind, "name": "b"}},
+            "rules": [{"http": {"paths": [{"backend": {"resource": {"kind": kind, "name": "b"}}}]}}]}})
+        };
+        let touched = ["/spec/defaultBackend/resource", "/spec/rules/0/http/paths/0/backend"];
+        assert!(written("networking.k8s.io", "Ingress", false, &ing("Bucket"), &ing("Store"), &touched).is_empty());
     }
 }

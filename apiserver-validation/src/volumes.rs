@@ -12,7 +12,9 @@
 //! (with `iscsiInitiatorIqnRegex`, `iscsiInitiatorEuiRegex`, `iscsiInitiatorNaaRegex`, and the
 //! volume name's length check in `validateVolumeSource`), `validateFCVolumeSource`,
 //! `validateQuobyteVolumeSource` (`net.SplitHostPort`), `validateAzureDisk`,
-//! `validateProjectedVolumeSource` (`validateProjectionSources`), `validateScaleIOVolumeSource`,
+//! `validateProjectedVolumeSource` (`validateProjectionSources`; a `clusterTrustBundle` source's
+//! own checks are in [`crate::trust_bundles`], and it is dropped before validation unless an UPDATE's
+//! old spec holds one), `validateScaleIOVolumeSource`,
 //! `validateCSIVolumeSource`, `validateEphemeralVolumeSource` (`ValidatePersistentVolumeClaimTemplate`,
 //! `ValidateTemplateObjectMeta`, and the name of the claim it creates),
 //! `validateKeyToPath`, `validateDownwardAPIVolumeFile`, `ValidateLocalNonReservedPath`,
@@ -21,8 +23,9 @@
 //! with volume devices), `ValidateVolumeDevices`.
 //!
 //! Go does not check an `emptyDir`'s `medium` (any text passes), only a negative `sizeLimit`.
-//! Not modelled: cluster trust bundles, image volume sources' own fields, and
-//! the projected service account token's requirement of a service account name (the
+//! Not modelled: image volume sources' own fields, a projection's `podCertificate` source
+//! (PodCertificateRequest beta and off in 1.36: dropped before validation, and not counted here),
+//! and the projected service account token's requirement of a service account name (the
 //! ServiceAccount admission plugin sets one before any webhook is called).
 
 use serde_json::Value;
@@ -34,6 +37,8 @@ use crate::field_formats::{dns_label, inclusive_range, str_value};
 use crate::label_selector::string_pairs;
 use crate::objectmeta::{validate_annotations, validate_labels};
 use crate::quantity;
+use crate::scheduling::PodOptions;
+use crate::trust_bundles;
 use crate::zero_values::{list, present, s};
 
 /// `fileModeErrorMsg`.
@@ -346,8 +351,9 @@ fn downward_api_file(file: &Value, path: &str) -> Vec<FieldError> {
     errs
 }
 
-/// `validateProjectedVolumeSource` and `validateProjectionSources`.
-fn projected(src: &Value, path: &str) -> Vec<FieldError> {
+/// `validateProjectedVolumeSource` and `validateProjectionSources`; `keep_trust_bundles` is
+/// whether the cluster trust bundle sources are still there ([`PodOptions::keep_cluster_trust_bundles`]).
+fn projected(src: &Value, keep_trust_bundles: bool, path: &str) -> Vec<FieldError> {
     let mut errs = file_mode(src, "defaultMode", path);
     let mut all_paths: Vec<String> = Vec::new();
     let mut note_path = |p: &str, bad: &str, errs: &mut Vec<FieldError>| {
@@ -410,8 +416,13 @@ fn projected(src: &Value, path: &str) -> Vec<FieldError> {
                 errs.extend(local_non_reserved_path(token_path, &format!("{path}.path")));
             }
         }
-        if source.get("clusterTrustBundle").is_some_and(|v| !v.is_null()) {
+        // Dropped before validation unless kept ([`crate::trust_bundles`]).
+        if let Some(ctb) = source.get("clusterTrustBundle").filter(|v| keep_trust_bundles && !v.is_null()) {
             n += 1;
+            errs.extend(trust_bundles::validate_cluster_trust_bundle(ctb, &format!("{sp}.clusterTrustBundle")));
+            // Go notes the path even when empty.
+            let ctb_path = s(ctb, "path");
+            note_path(ctb_path, ctb_path, &mut errs);
         }
         if n > 1 {
             errs.push(FieldError::forbidden(&sp, "may not specify more than 1 volume type per source"));
@@ -618,7 +629,7 @@ fn azure_disk(src: &Value, p: &str) -> Vec<FieldError> {
     errs
 }
 
-fn source_errors(key: &str, src: &Value, path: &str) -> Vec<FieldError> {
+fn source_errors(key: &str, src: &Value, opts: PodOptions, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let p = format!("{path}.{key}");
     match key {
@@ -760,7 +771,7 @@ fn source_errors(key: &str, src: &Value, path: &str) -> Vec<FieldError> {
                 require_str(r, "name", &format!("{p}.secretRef"), &mut errs);
             }
         }
-        "projected" => errs.extend(projected(src, &p)),
+        "projected" => errs.extend(projected(src, opts.keep_cluster_trust_bundles, &p)),
         "scaleIO" => {
             for k in ["gateway", "system", "volumeName"] {
                 require_str(src, k, &p, &mut errs);
@@ -838,7 +849,7 @@ fn claim_template(template: &Value, path: &str) -> Vec<FieldError> {
 }
 
 /// `validateVolumeSource`: exactly one source, and that source's own checks.
-fn volume_source(v: &Value, pod_name: &str, path: &str) -> (Option<&'static str>, Vec<FieldError>) {
+fn volume_source(v: &Value, pod_name: &str, opts: PodOptions, path: &str) -> (Option<&'static str>, Vec<FieldError>) {
     let mut errs = Vec::new();
     let mut first = None;
     let volume_name = s(v, "name");
@@ -848,7 +859,7 @@ fn volume_source(v: &Value, pod_name: &str, path: &str) -> (Option<&'static str>
             errs.push(FieldError::forbidden(&format!("{path}.{forbidden_key}"), MORE_THAN_ONE));
         } else {
             first = Some(*key);
-            errs.extend(source_errors(key, src, path));
+            errs.extend(source_errors(key, src, opts, path));
             if *key == "ephemeral" && !pod_name.is_empty() && !volume_name.is_empty() {
                 // The claim the ephemeral volume controller creates is named `<pod>-<volume>`.
                 let claim = format!("{pod_name}-{volume_name}");
@@ -881,8 +892,14 @@ fn volume_source(v: &Value, pod_name: &str, path: &str) -> (Option<&'static str>
 /// an ephemeral volume of the pod creates. `pod_name` is the pod's (empty for a pod template, which
 /// Go validates with no pod metadata, and for a pod whose name the registry generates: such a
 /// name and a volume name always make a valid claim name, and no webhook can know it). Returns
-/// the volumes it accepted (the ones a mount may name).
-pub fn validate_volumes<'v>(vols: &'v [Value], pod_name: &str, path: &str) -> (Vec<ValidVolume<'v>>, Vec<FieldError>) {
+/// the volumes it accepted (the ones a mount may name). `opts` says whether the cluster trust
+/// bundle sources survived `dropDisabledClusterTrustBundleProjection`.
+pub fn validate_volumes<'v>(
+    vols: &'v [Value],
+    pod_name: &str,
+    opts: PodOptions,
+    path: &str,
+) -> (Vec<ValidVolume<'v>>, Vec<FieldError>) {
     let mut valid: Vec<ValidVolume<'v>> = Vec::new();
     let mut errs = Vec::new();
     let created: Vec<String> = if pod_name.is_empty() {
@@ -892,7 +909,7 @@ pub fn validate_volumes<'v>(vols: &'v [Value], pod_name: &str, path: &str) -> (V
     };
     for (i, v) in vols.iter().enumerate() {
         let p = format!("{path}[{i}]");
-        let (source, mut el) = volume_source(v, pod_name, &p);
+        let (source, mut el) = volume_source(v, pod_name, opts, &p);
         let name = s(v, "name");
         if name.is_empty() {
             el.push(required(&format!("{p}.name")));
@@ -1123,7 +1140,7 @@ mod tests {
                 {"serviceAccountToken": {"expirationSeconds": 3600, "path": "token"}},
                 {"configMap": {"name": "ca", "items": [{"key": "ca.crt", "path": "ca.crt"}]}}]}}),
         ];
-        let (valid, errs) = validate_volumes(&good, "", "spec.volumes");
+        let (valid, errs) = validate_volumes(&good, "", PodOptions::default(), "spec.volumes");
         assert!(errs.is_empty(), "{:?}", texts(&errs));
         assert_eq!(valid.len(), 5);
 
@@ -1133,7 +1150,7 @@ mod tests {
             json!({"name": "c", "hostPath": {"path": "/x", "type": "Dir"}}),
             json!({"name": "d"}),
         ];
-        let (valid, errs) = validate_volumes(&bad, "", "spec.volumes");
+        let (valid, errs) = validate_volumes(&bad, "", PodOptions::default(), "spec.volumes");
         assert!(valid.is_empty());
         assert_eq!(
             texts(&errs),
@@ -1151,7 +1168,7 @@ mod tests {
     #[test]
     fn mounts_take_relative_sub_paths_and_known_propagations() {
         let vols = [json!({"name": "data", "emptyDir": {}})];
-        let (valid, _) = validate_volumes(&vols, "", "spec.volumes");
+        let (valid, _) = validate_volumes(&vols, "", PodOptions::default(), "spec.volumes");
         let container = json!({"name": "c"});
         let good = [json!({"name": "data", "mountPath": "/data", "subPath": "app", "mountPropagation": "None"})];
         assert!(validate_volume_mounts(&good, &[], &valid, &container, "m").is_empty());
@@ -1229,7 +1246,7 @@ mod tests {
             json!({"name": "g", "azureDisk": {"diskName": "d", "diskURI": "/subscriptions/s", "cachingMode": "Fast", "kind": "Shared"}}),
             json!({"name": "h", "azureDisk": {"kind": "Managed"}}),
         ];
-        let (valid, errs) = validate_volumes(&bad, "", "v");
+        let (valid, errs) = validate_volumes(&bad, "", PodOptions::default(), "v");
         assert!(valid.is_empty());
         let expected = [
             "v[0].iscsi.targetPortal: Required value".to_string(),
@@ -1260,7 +1277,7 @@ mod tests {
             json!({"name": "d", "quobyte": {"registry": "q1:7861,[::1]:7861", "volume": "v"}}),
             json!({"name": "e", "azureDisk": {"diskName": "d", "diskURI": "/subscriptions/s/disks/d", "kind": "Managed", "cachingMode": "None"}}),
         ];
-        let (valid, errs) = validate_volumes(&good, "", "v");
+        let (valid, errs) = validate_volumes(&good, "", PodOptions::default(), "v");
         assert!(errs.is_empty(), "{:?}", texts(&errs));
         assert_eq!(valid.len(), 5);
     }
@@ -1281,7 +1298,7 @@ mod tests {
                 {"path": "r", "resourceFieldRef": {"containerName": "app", "resource": "limits.gpu"}}]}}),
             json!({"name": "j", "csi": {"driver": "csi.example", "nodePublishSecretRef": {"name": "Bad"}}}),
         ];
-        let (valid, errs) = validate_volumes(&bad, "", "v");
+        let (valid, errs) = validate_volumes(&bad, "", PodOptions::default(), "v");
         assert!(valid.is_empty());
         let found = texts(&errs);
         let expected_starts = [
@@ -1311,7 +1328,7 @@ mod tests {
                 {"path": "l", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.labels['app']"}},
                 {"path": "r", "resourceFieldRef": {"containerName": "app", "resource": "requests.hugepages-2Mi"}}]}}),
         ];
-        let (valid, errs) = validate_volumes(&good, "", "v");
+        let (valid, errs) = validate_volumes(&good, "", PodOptions::default(), "v");
         assert!(errs.is_empty(), "{:?}", texts(&errs));
         assert_eq!(valid.len(), 3);
     }
