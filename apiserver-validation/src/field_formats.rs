@@ -1,5 +1,7 @@
 //! The field errors of the common string formats and ranges of `pkg/apis/core/validation`:
-//! `ValidateDNS1123Label`, a DNS-subdomain name, `InclusiveRangeError`.
+//! `ValidateDNS1123Label`, a DNS-subdomain name, `InclusiveRangeError`, and the relative paths of
+//! files in a volume (`validatePathNoBacksteps`, `validateLocalDescendingPath`,
+//! `ValidateLocalNonReservedPath`).
 
 use crate::content;
 use crate::field::{BadValue, FieldError};
@@ -22,4 +24,33 @@ pub(crate) fn dns_subdomain(value: &str, path: &str) -> Vec<FieldError> {
 /// `InclusiveRangeError`.
 pub(crate) fn inclusive_range(lo: i64, hi: i64) -> String {
     format!("must be between {lo} and {hi}, inclusive")
+}
+
+/// `validatePathNoBacksteps`: no `..` element (one error however many; `/` is the apiserver's
+/// separator, `filepath.ToSlash` changes nothing on Linux).
+pub(crate) fn path_no_backsteps(target: &str, path: &str) -> Vec<FieldError> {
+    if target.split('/').any(|p| p == "..") {
+        vec![FieldError::invalid(path, str_value(target), "must not contain '..'")]
+    } else {
+        Vec::new()
+    }
+}
+
+/// `validateLocalDescendingPath`: relative, without `..`.
+pub(crate) fn local_descending_path(target: &str, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if target.starts_with('/') {
+        errs.push(FieldError::invalid(path, str_value(target), "must be a relative path"));
+    }
+    errs.extend(path_no_backsteps(target, path));
+    errs
+}
+
+/// `ValidateLocalNonReservedPath`: [`local_descending_path`], and not starting with `..`.
+pub(crate) fn local_non_reserved_path(target: &str, path: &str) -> Vec<FieldError> {
+    let mut errs = local_descending_path(target, path);
+    if target.starts_with("..") && !target.starts_with("../") {
+        errs.push(FieldError::invalid(path, str_value(target), "must not start with '..'"));
+    }
+    errs
 }

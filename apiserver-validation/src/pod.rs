@@ -34,7 +34,7 @@ use crate::configdata;
 use crate::content;
 use crate::content::env_var_name;
 use crate::field::{BadValue, FieldError};
-use crate::field_formats::{dns_label, dns_subdomain, inclusive_range, str_value};
+use crate::field_formats::{dns_label, dns_subdomain, inclusive_range, path_no_backsteps, str_value};
 use crate::objectmeta::validate_labels;
 use crate::pod_annotations;
 use crate::pod_fields;
@@ -226,7 +226,7 @@ fn file_key_selector(f: &Value, path: &str) -> Vec<FieldError> {
     if file.is_empty() {
         errs.push(FieldError::required(&format!("{path}.path"), ""));
     } else {
-        errs.extend(volumes::path_no_backsteps(file, &format!("{path}.path")));
+        errs.extend(path_no_backsteps(file, &format!("{path}.path")));
     }
     errs
 }
@@ -797,7 +797,7 @@ pub fn validate_pod(pod: &Value, opts: PodOptions) -> Vec<FieldError> {
     let mut errs =
         pod_annotations::validate_pod_specific_annotations(pod.get("metadata"), spec, "metadata.annotations", opts);
     let name = pod.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
-    let meta = PodMeta { name, mirror: resource_claims::is_mirror(pod.get("metadata")) };
+    let meta = PodMeta { name, mirror: pod_annotations::is_mirror(pod.get("metadata")) };
     errs.extend(pod_spec(spec, meta, "spec", true, opts));
     for list_name in ["containers", "initContainers"] {
         for (i, c) in list(spec, list_name).iter().enumerate() {

@@ -32,10 +32,9 @@ use serde_json::{json, Value};
 
 use crate::deletion_cost::{deletion_cost_valid, POD_DELETION_COST};
 use crate::field::{go_quote, FieldError};
-use crate::field_formats::str_value;
+use crate::field_formats::{local_descending_path, str_value};
 use crate::scheduling::{validate_tolerations, PodOptions};
 use crate::tolerations_annotation::{self, TOLERATIONS_ANNOTATION};
-use crate::volumes::local_descending_path;
 use crate::zero_values::{list, s};
 
 /// `core.MirrorPodAnnotationKey`.
@@ -300,12 +299,25 @@ pub fn pod_specific_annotation_updates(new_meta: Option<&Value>, old_meta: Optio
     errs
 }
 
+/// Whether a Pod's metadata carries the mirror pod annotation (with any value).
+pub(crate) fn is_mirror(metadata: Option<&Value>) -> bool {
+    metadata.and_then(|m| m.get("annotations")).and_then(Value::as_object).is_some_and(|a| a.contains_key(MIRROR_POD))
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
     use crate::field::texts;
+
+    /// A mirror pod is one whose annotations hold the mirror pod key, whatever its value.
+    #[test]
+    fn a_mirror_pod_carries_the_annotation() {
+        assert!(is_mirror(Some(&json!({"annotations": {MIRROR_POD: ""}}))));
+        assert!(!is_mirror(Some(&json!({"annotations": {"team": "a"}}))));
+        assert!(!is_mirror(None));
+    }
 
     fn meta(annotations: Value) -> Value {
         json!({"name": "p", "annotations": annotations})

@@ -21,7 +21,6 @@ use serde_json::Value;
 
 use crate::field::{go_json_string, BadValue, FieldError, WHOLE_OBJECT};
 use crate::field_formats::{dns_label, dns_subdomain, str_value};
-use crate::pod_annotations::MIRROR_POD;
 use crate::zero_values::{list, present, s};
 
 /// `validatePodResourceClaim`'s detail when both sources are set.
@@ -41,11 +40,6 @@ pub(crate) fn pod_claim_names(spec: &Value) -> Vec<String> {
     names.sort_unstable();
     names.dedup();
     names
-}
-
-/// Whether a Pod's metadata carries the mirror pod annotation (with any value).
-pub(crate) fn is_mirror(metadata: Option<&Value>) -> bool {
-    metadata.and_then(|m| m.get("annotations")).and_then(Value::as_object).is_some_and(|a| a.contains_key(MIRROR_POD))
 }
 
 /// A `*string` of the internal struct as `json.Marshal` writes it.
@@ -236,9 +230,6 @@ mod tests {
                 "[]: Forbidden: static pods do not support resource claims"
             ]
         );
-        assert!(is_mirror(Some(&json!({"annotations": {"kubernetes.io/config.mirror": ""}}))));
-        assert!(!is_mirror(Some(&json!({"annotations": {"team": "a"}}))));
-        assert!(!is_mirror(None));
     }
 
     fn names(claims: Value, pod: &[&str]) -> Vec<String> {

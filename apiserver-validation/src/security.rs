@@ -23,9 +23,8 @@ use serde_json::{Map, Value};
 
 use crate::content;
 use crate::field::{go_json_string, BadValue, FieldError};
-use crate::field_formats::{inclusive_range, str_value};
+use crate::field_formats::{inclusive_range, local_descending_path, str_value};
 use crate::scheduling::PodOptions;
-use crate::volumes::local_descending_path;
 use crate::zero_values::{list, present, s};
 
 /// `math.MaxInt32`, the largest user or group ID.

@@ -1,7 +1,7 @@
 //! A projected volume's `clusterTrustBundle` source as kubernetes/kubernetes release-1.36 handles
 //! it: `pkg/api/pod/util.go` `dropDisabledClusterTrustBundleProjection` first, then
 //! `pkg/apis/core/validation/validation.go` `validateProjectionSources` (the source's own checks;
-//! its path's collision with the other sources' paths is checked in [`crate::volumes`]), with
+//! its path's collision with the other sources' paths is checked with the volumes' own), with
 //! `pkg/apis/core/validation/names.go` `ValidateSignerName`, `ValidateClusterTrustBundleName` and
 //! `extractSignerNameFromClusterTrustBundleName`, and `apimachinery` `ValidateLabelSelector`
 //! ([`crate::label_selector`]).
@@ -13,7 +13,7 @@
 //! validation, unless the old spec of an UPDATE already holds one
 //! (`clusterTrustBundleProjectionInUse`): the source is then neither checked, nor counted among
 //! the projection's sources, nor its path among their paths. Such a write is lost, not refused
-//! ([`crate::scheduling::PodOptions::keep_cluster_trust_bundles`] says which case applies).
+//! (`PodOptions::keep_cluster_trust_bundles` says which case applies).
 //!
 //! Checked when kept: exactly one of `name` and `signerName` (each a set pointer, an empty one
 //! included); a name of a bundle, by the signer its last `:` names or without one; a `labelSelector`
@@ -30,9 +30,8 @@ use serde_json::Value;
 
 use crate::content;
 use crate::field::{go_json_string, go_quote, BadValue, FieldError};
-use crate::field_formats::str_value;
+use crate::field_formats::{local_non_reserved_path, str_value};
 use crate::label_selector::validate_selector_with;
-use crate::volumes::local_non_reserved_path;
 use crate::zero_values::{present, s};
 
 /// The detail of a source that names a bundle both ways.

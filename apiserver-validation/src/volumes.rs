@@ -33,7 +33,9 @@ use serde_json::Value;
 use crate::claim_spec::validate_claim_spec;
 use crate::content;
 use crate::field::{go_json_string, go_quote, BadValue, FieldError};
-use crate::field_formats::{dns_label, inclusive_range, str_value};
+use crate::field_formats::{
+    dns_label, inclusive_range, local_descending_path, local_non_reserved_path, path_no_backsteps, str_value,
+};
 use crate::label_selector::string_pairs;
 use crate::objectmeta::{validate_annotations, validate_labels};
 use crate::quantity;
@@ -124,35 +126,6 @@ fn require_str(v: &Value, key: &str, path: &str, errs: &mut Vec<FieldError>) {
     if s(v, key).is_empty() {
         errs.push(required(&format!("{path}.{key}")));
     }
-}
-
-/// `validatePathNoBacksteps`: no `..` element (one error however many; `/` is the apiserver's
-/// separator, `filepath.ToSlash` changes nothing on Linux).
-pub fn path_no_backsteps(target: &str, path: &str) -> Vec<FieldError> {
-    if target.split('/').any(|p| p == "..") {
-        vec![FieldError::invalid(path, str_value(target), "must not contain '..'")]
-    } else {
-        Vec::new()
-    }
-}
-
-/// `validateLocalDescendingPath`: relative, without `..`.
-pub fn local_descending_path(target: &str, path: &str) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    if target.starts_with('/') {
-        errs.push(FieldError::invalid(path, str_value(target), "must be a relative path"));
-    }
-    errs.extend(path_no_backsteps(target, path));
-    errs
-}
-
-/// `ValidateLocalNonReservedPath`: [`local_descending_path`], and not starting with `..`.
-pub fn local_non_reserved_path(target: &str, path: &str) -> Vec<FieldError> {
-    let mut errs = local_descending_path(target, path);
-    if target.starts_with("..") && !target.starts_with("../") {
-        errs.push(FieldError::invalid(path, str_value(target), "must not start with '..'"));
-    }
-    errs
 }
 
 fn file_mode(v: &Value, key: &str, path: &str) -> Vec<FieldError> {
