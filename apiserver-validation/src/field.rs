@@ -25,6 +25,8 @@ pub enum ErrorType {
     TypeInvalid,
     /// `FieldValueTooMany`.
     TooMany,
+    /// `InternalError` (no value printed).
+    Internal,
 }
 
 impl ErrorType {
@@ -40,6 +42,7 @@ impl ErrorType {
             ErrorType::NotSupported => "Unsupported value",
             ErrorType::TypeInvalid => "Invalid value",
             ErrorType::TooMany => "Too many",
+            ErrorType::Internal => "Internal error",
         }
     }
 }
@@ -68,7 +71,7 @@ pub struct FieldError {
     pub kind: ErrorType,
     /// The field path, e.g. `metadata.labels`.
     pub field: String,
-    /// The bad value (not printed for Required, Forbidden and TooLong).
+    /// The bad value (not printed for Required, Forbidden, TooLong and Internal).
     pub bad_value: BadValue,
     /// The detail.
     pub detail: String,
@@ -129,6 +132,10 @@ impl FieldError {
             detail: format!("must have at most {max} {unit}"),
         }
     }
+    /// `field.InternalError`: the error's text as the detail.
+    pub fn internal(field: &str, detail: impl Into<String>) -> Self {
+        FieldError { kind: ErrorType::Internal, field: field.into(), bad_value: BadValue::Omit, detail: detail.into() }
+    }
     /// `field.TooLong` (the value is never printed; the detail says the limit in bytes).
     pub fn too_long(field: &str, max_length: usize) -> Self {
         let unit = if max_length == 1 { "byte" } else { "bytes" };
@@ -143,9 +150,8 @@ impl FieldError {
     /// `ErrorBody`: the type, the value for the types that print it, the detail.
     pub fn body(&self) -> String {
         let mut s = match (self.kind, &self.bad_value) {
-            (ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong, _) | (_, BadValue::Omit) => {
-                self.kind.as_str().to_string()
-            }
+            (ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong | ErrorType::Internal, _)
+            | (_, BadValue::Omit) => self.kind.as_str().to_string(),
             (_, BadValue::Str(v)) => format!("{}: {}", self.kind.as_str(), go_quote(v)),
             (_, BadValue::Int(v)) => format!("{}: {v}", self.kind.as_str()),
             (_, BadValue::Json(v)) => format!("{}: {v}", self.kind.as_str()),

@@ -24,13 +24,9 @@ const POD_SPEC: &[&str] = &["volumes * image"];
 /// ([`crate::pod_annotations`]).
 const POD_METADATA_TOLERATIONS: &str = "annotations scheduler.alpha.kubernetes.io/tolerations";
 
-/// Of a Pod's status, on an UPDATE of its `/status` (`ValidatePodStatusUpdate`).
+/// Of a Pod's status, on an UPDATE of its `/status` (`ValidatePodStatusUpdate`; its pod and host
+/// IPs and resource claim statuses are modelled, [`crate::pod_status`]).
 const POD_STATUS: &[&str] = &[
-    "podIP",
-    "podIPs",
-    "hostIP",
-    "hostIPs",
-    "resourceClaimStatuses",
     "containerStatuses * user",
     "containerStatuses * allocatedResources",
     "initContainerStatuses * user",
@@ -38,6 +34,10 @@ const POD_STATUS: &[&str] = &[
     "ephemeralContainerStatuses * user",
     "ephemeralContainerStatuses * allocatedResources",
 ];
+
+/// Of a Pod's status whose `podIP` is not its non-empty `podIPs[0]`
+/// ([`crate::pod_status::pod_ip_mismatch`]): the pod IPs are then not judged.
+const POD_IP_MISMATCH: &[&str] = &["podIP", "podIPs"];
 
 /// Of a Deployment's or ReplicaSet's status, on an UPDATE of its `/status`
 /// (`ValidateDeploymentStatus`, `ValidateReplicaSetStatus`).
@@ -65,7 +65,12 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value) -> Vec<String
         out.extend(fields.iter().map(|p| format!("{prefix} {p}")));
     };
     match (group, kind) {
-        ("", "Pod") if status => under(&mut out, "status", POD_STATUS),
+        ("", "Pod") if status => {
+            under(&mut out, "status", POD_STATUS);
+            if object.get("status").is_some_and(crate::pod_status::pod_ip_mismatch) {
+                under(&mut out, "status", POD_IP_MISMATCH);
+            }
+        }
         ("apps", "Deployment" | "ReplicaSet") if status => under(&mut out, "status", REPLICAS_STATUS),
         // The rest of a workload's status is modelled (a Job's whole status: `crate::job_status`, whose
         // rules switched off under JobManagedBy are about conditions, not a field), and its spec is
@@ -382,9 +387,20 @@ mod tests {
     fn status_updates_name_status_fields_only() {
         let before = pod(json!({}));
         let mut after = before.clone();
-        after["status"] = json!({"podIPs": [{"ip": "10.0.0.9"}]});
+        after["status"] = json!({"containerStatuses": [{"name": "c", "allocatedResources": {"cpu": "1"}}]});
         after["spec"]["volumes"] = json!([{"name": "v", "image": {"reference": "r:1"}}]);
-        assert_eq!(written("", "Pod", true, &before, &after, &["/status", "/spec/volumes"]), ["status.podIPs"]);
+        assert_eq!(
+            written("", "Pod", true, &before, &after, &["/status", "/spec/volumes"]),
+            ["status.containerStatuses[*].allocatedResources"]
+        );
+        // The pod and host IPs and the resource claim statuses are modelled: not named.
+        let mut ips = before.clone();
+        ips["status"] = json!({"podIP": "10.0.0.9", "podIPs": [{"ip": "10.0.0.9"}], "hostIPs": [{"ip": "10.1.0.1"}],
+                               "resourceClaimStatuses": [{"name": "gpu"}]});
+        assert!(written("", "Pod", true, &before, &ips, &["/status"]).is_empty());
+        // A podIP that the pod IPs do not start with leaves them unjudged: named.
+        ips["status"]["podIP"] = json!("10.0.0.8");
+        assert_eq!(written("", "Pod", true, &before, &ips, &["/status"]), ["status.podIP", "status.podIPs"]);
     }
 
     #[test]
