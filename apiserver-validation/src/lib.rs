@@ -99,7 +99,7 @@ mod zero_values;
 pub use field::{invalid_message, FieldError};
 pub use kinds::{name_rule, NameRule};
 pub use object::{
-    prepare_status_update, spec_modelled, status_modelled, status_reset, status_reset_words, validate_object_create,
-    validate_object_status_update, validate_object_update, validate_object_update_of_stored,
+    drop_disabled_fields, prepare_status_update, spec_modelled, status_modelled, status_reset, status_reset_words,
+    validate_object_create, validate_object_status_update, validate_object_update, validate_object_update_of_stored,
 };
 pub use objectmeta::{validate_create, validate_update, Refusal, Scope};

@@ -138,6 +138,8 @@ defects! {
         "mutate: records its write in a metadata.managedFields entry without fieldsType, which the field manager cannot decode: the apiserver puts back the managedFields from before admission and warns the client, so the entry never reaches storage";
     StatusSpecWrite = "status-spec-write", "object.status-reset",
         "mutate: injects its sidecar on an UPDATE of a pod's /status too, a write into the spec that the pod status strategy puts back from the stored pod (podStatusStrategy.PrepareForUpdate): the container is dropped without an error";
+    ClusterTrustBundleWrite = "cluster-trust-bundle-write", "object.gate-dropped",
+        "mutate: adds a projected volume of a signer's cluster trust bundles to the pods it creates, a source the registry drops before validation while the ClusterTrustBundleProjection feature gate is off, as it is by default (dropDisabledClusterTrustBundleProjection): the source is lost without an error";
     // Properties over generated requests (`webhook-conformance fuzz`): every single answer is
     // valid; the defect only shows across calls.
     SidecarEveryCall = "sidecar-every-call", "property.idempotent",
@@ -173,6 +175,7 @@ impl Defect {
             | Defect::CustomResourcePrunedField
             | Defect::ManagedFieldsWithoutType
             | Defect::StatusSpecWrite
+            | Defect::ClusterTrustBundleWrite
             | Defect::RandomAnnotation
             | Defect::NoMutationOnDryRun => "WARN",
             _ => "FAIL",
@@ -266,7 +269,7 @@ mod tests {
                 "{d} is not kebab-case"
             );
         }
-        assert_eq!(Defect::ALL.len(), 58);
+        assert_eq!(Defect::ALL.len(), 59);
     }
 
     #[test]

@@ -70,6 +70,24 @@ pub fn image_volume() -> Value {
 /// Under the `image_volume` style: on a pod CREATE (not a subresource) whose spec holds no volume
 /// of that name, the operation adding [`image_volume`] (the list too when the spec has none).
 pub fn image_volume_ops(request: &Value) -> Vec<Value> {
+    volume_ops(request, image_volume())
+}
+
+/// The name of the volume the `cluster-trust-bundle-write` defect gives pods.
+pub const TRUST_BUNDLE_VOLUME: &str = "conformance-ca";
+
+/// The volume the `cluster-trust-bundle-write` defect gives pods: a projection of the cluster trust
+/// bundles of a signer, valid where it is kept, dropped by the registry while the
+/// ClusterTrustBundleProjection gate is off (its default).
+pub fn trust_bundle_volume() -> Value {
+    json!({"name": TRUST_BUNDLE_VOLUME, "projected": {"sources": [
+        {"clusterTrustBundle": {"signerName": "example.com/conformance", "labelSelector": {}, "path": "ca.pem"}}
+    ]}})
+}
+
+/// On a pod CREATE (not a subresource) whose spec holds no volume of `volume`'s name, the operation
+/// adding it (the list too when the spec has none).
+pub fn volume_ops(request: &Value, volume: Value) -> Vec<Value> {
     let object = &request["object"];
     let pod_create = request.get("operation").and_then(Value::as_str) == Some("CREATE")
         && request.get("subResource").is_none_or(Value::is_null)
@@ -80,12 +98,12 @@ pub fn image_volume_ops(request: &Value) -> Vec<Value> {
     }
     match object.pointer("/spec/volumes") {
         Some(Value::Array(volumes)) => {
-            if volumes.iter().any(|v| v.get("name").and_then(Value::as_str) == Some(IMAGE_VOLUME)) {
+            if volumes.iter().any(|v| v.get("name") == volume.get("name")) {
                 return Vec::new();
             }
-            vec![json!({"op": "add", "path": "/spec/volumes/-", "value": image_volume()})]
+            vec![json!({"op": "add", "path": "/spec/volumes/-", "value": volume})]
         }
-        _ => vec![json!({"op": "add", "path": "/spec/volumes", "value": [image_volume()]})],
+        _ => vec![json!({"op": "add", "path": "/spec/volumes", "value": [volume]})],
     }
 }
 

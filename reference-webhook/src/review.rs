@@ -141,6 +141,9 @@ fn mutate_answer(request: &Value, defect: Option<Defect>, style: Style) -> Answe
     if style.image_volume {
         ops.extend(mutate::image_volume_ops(request));
     }
+    if defect == Some(Defect::ClusterTrustBundleWrite) {
+        ops.extend(mutate::volume_ops(request, mutate::trust_bundle_volume()));
+    }
     let unchanged = ops.is_empty() && mutate::is_mutable(request);
     if style.reorder_ops {
         ops.reverse();

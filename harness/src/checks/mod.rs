@@ -38,8 +38,8 @@ pub(crate) use denial::{
 pub(crate) use kubectl::{kubectl_internal_error, stuck_controller};
 pub(crate) use managed_fields::reset as object_managed_fields;
 pub(crate) use object::{
-    status_reset as object_status_reset, unjudged as object_unjudged, unmodelled_note as object_unmodelled_note,
-    valid as object_valid,
+    gate_dropped as object_gate_dropped, status_reset as object_status_reset, unjudged as object_unjudged,
+    unmodelled_note as object_unmodelled_note, valid as object_valid,
 };
 pub(crate) use patch::{
     applies, base64, base64_string, json as patch_json, kind_decode, no_object, pairing, patch_type, rfc6902,

@@ -10,15 +10,17 @@
 //! `/status` of a Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job or CronJob is judged,
 //! after the kind's status strategy's reset (`apiserver_validation::pod_status`, `workload_status`,
 //! `job_status`), and [`status_reset`] names what of the patch that reset drops; the others are
-//! not judged.
+//! not judged. [`gate_dropped`] names what of the patch the registry drops before validation
+//! because its feature gate is off by default (`apiserver_validation::drop_disabled_fields`).
 
 use std::borrow::Cow;
 
 use apiserver_validation::defaults::defaulted_cow;
 use apiserver_validation::unmodelled;
 use apiserver_validation::{
-    kinds, prepare_status_update, spec_modelled, status_modelled, status_reset_words, validate_object_create,
-    validate_object_status_update, validate_object_update, validate_object_update_of_stored, Refusal, Scope,
+    drop_disabled_fields, kinds, prepare_status_update, spec_modelled, status_modelled, status_reset_words,
+    validate_object_create, validate_object_status_update, validate_object_update, validate_object_update_of_stored,
+    Refusal, Scope,
 };
 use serde_json::Value;
 
@@ -172,6 +174,28 @@ pub(crate) fn status_reset(x: &Exchange) -> Check {
     ))
 }
 
+/// object.gate-dropped
+pub(crate) fn gate_dropped(x: &Exchange) -> Check {
+    let Some(Ok(patched)) = x.patched() else { return Check::na("no applied patch") };
+    if x.case.spec.sub_resource.is_some() {
+        return Check::na("a subresource request: the registry's create and update strategies do not run");
+    }
+    let gvk = x.case.object_kind();
+    let old = (x.case.spec.operation == Operation::Update).then_some(&*x.case.spec.old_object);
+    let Some(kept) = drop_disabled_fields(&gvk.group, &gvk.kind, patched, old) else { return Check::Pass };
+    let mut paths = Vec::new();
+    super::dropped::dropped(Some(x.case.object()), Some(patched), Some(&kept), "", &mut paths);
+    if paths.is_empty() {
+        return Check::Pass;
+    }
+    Check::violated_plain(format!(
+        "the patch writes {} (JSON pointer{}), which the registry drops from the {} before validation while the ClusterTrustBundleProjection feature gate is off, as it is by default (PrepareForCreate and PrepareForUpdate: dropDisabledClusterTrustBundleProjection): it does so without a word, so this mutation never reaches storage",
+        paths.join(", "),
+        if paths.len() == 1 { "" } else { "s" },
+        gvk.kind,
+    ))
+}
+
 /// The fields written by the patch a mutating webhook's allow carried whose validation is not
 /// modelled for a kind that otherwise is (`apiserver_validation::unmodelled`), as `Kind field`
 /// (`Pod spec.dnsConfig`): `object.valid` did not judge them, and the run names them per webhook.
@@ -319,6 +343,57 @@ mod tests {
         scale.spec.sub_resource = Some("ephemeralcontainers".into());
         let ops = json!([{"op": "add", "path": "/spec/resourceClaims", "value": []}]);
         assert!(unjudged_by(&scale, ops).is_empty());
+    }
+
+    /// A projected clusterTrustBundle a patch writes is dropped by the registry while its gate is
+    /// off: object.gate-dropped WARNs naming it, and object.valid passes (the kept object is
+    /// valid, the bundle not judged). Kept where the stored pod holds one already, and any other
+    /// write is kept.
+    #[test]
+    fn a_cluster_trust_bundle_the_registry_drops_is_named_and_other_writes_pass() {
+        let c = case(Operation::Create, pod(json!({"name": "web", "namespace": "default"})), Value::Null);
+        let bundle = json!({"signerName": "example.com/ca", "path": "ca.pem"});
+        let volume = |source: Value| json!({"name": "ca", "projected": {"sources": [source]}});
+        let ops =
+            json!([{"op": "add", "path": "/spec/volumes", "value": [volume(json!({"clusterTrustBundle": bundle}))]}]);
+        let Check::Violated(v) = judge_by(gate_dropped, &c, ops.clone()) else { panic!("not caught") };
+        assert!(
+            v.detail.starts_with("the patch writes /spec/volumes/0/projected/sources/0/clusterTrustBundle (JSON pointer), which the registry drops from the Pod before validation"),
+            "{}",
+            v.detail
+        );
+        assert_eq!(judge(&c, ops.clone()), Check::Pass);
+        // A projection of a ConfigMap is kept.
+        let config_map =
+            json!([{"op": "add", "path": "/spec/volumes", "value": [volume(json!({"configMap": {"name": "m"}}))]}]);
+        assert_eq!(judge_by(gate_dropped, &c, config_map), Check::Pass);
+        // On an UPDATE of a pod that holds a bundle already, the written one is kept.
+        let mut held = pod(json!({"name": "web", "namespace": "default"}));
+        held["spec"]["volumes"] = json!([volume(json!({"clusterTrustBundle": {"name": "ca", "path": "a.pem"}}))]);
+        let u = case(Operation::Update, held.clone(), held);
+        let replace = json!([{"op": "replace", "path": "/spec/volumes/0/projected/sources/0/clusterTrustBundle", "value": bundle}]);
+        assert_eq!(judge_by(gate_dropped, &u, replace), Check::Pass);
+        // A Deployment's template loses it too; a subresource request is not judged.
+        let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
+            "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}});
+        let d = case_of(
+            Gvk::new("apps", "v1", "Deployment"),
+            GroupVersionResource::new("apps", "v1", "deployments"),
+            Operation::Create,
+            deployment,
+            Value::Null,
+        );
+        let template = json!([{"op": "add", "path": "/spec/template/spec/volumes", "value": [volume(json!({"clusterTrustBundle": bundle}))]}]);
+        let Check::Violated(v) = judge_by(gate_dropped, &d, template) else { panic!("not caught in a template") };
+        assert!(
+            v.detail.contains("/spec/template/spec/volumes/0/projected/sources/0/clusterTrustBundle"),
+            "{}",
+            v.detail
+        );
+        assert!(v.detail.contains("drops from the Deployment"), "{}", v.detail);
+        let mut status = c.clone();
+        status.spec.sub_resource = Some("status".into());
+        assert!(matches!(judge_by(gate_dropped, &status, ops), Check::NotApplicable(_)));
     }
 
     fn pod(meta: Value) -> Value {
