@@ -59,21 +59,13 @@ pub(crate) fn pruned(x: &Exchange) -> Check {
         Ok(s) => s,
         Err(na) => return na,
     };
-    let mut paths = Vec::new();
     // What the patch wrote that the decoder does not keep: what pruning removed.
-    super::dropped::dropped(Some(x.case.object()), Some(patched), Some(&admitted(schema, patched)), "", &mut paths);
-    if paths.is_empty() {
-        return Check::Pass;
-    }
     let gvk = x.case.object_kind();
-    Check::violated_plain(format!(
-        "the patch writes {} (JSON pointer{}), which the apiextensions-apiserver drops from the patched {}.{}/{} (a field its schema does not specify and no x-kubernetes-preserve-unknown-fields keeps, a null the schema does not allow, or a metadata field ObjectMeta does not have): it does so without a word, so this mutation never reaches storage",
-        paths.join(", "),
-        if paths.len() == 1 { "" } else { "s" },
-        gvk.kind,
-        gvk.group,
-        gvk.version
-    ))
+    let which = format!(
+        "the apiextensions-apiserver drops from the patched {}.{}/{} (a field its schema does not specify and no x-kubernetes-preserve-unknown-fields keeps, a null the schema does not allow, or a metadata field ObjectMeta does not have)",
+        gvk.kind, gvk.group, gvk.version
+    );
+    super::dropped::finding(x.case.object(), patched, &admitted(schema, patched), &which)
 }
 
 /// `strategy.go` `hasBlockingErr`: a type, required, enum or size error means the object lacks the

@@ -3,17 +3,30 @@
 
 use serde_json::Value;
 
+use super::Check;
+
+/// The finding of a rule that names the writes of a patch (on `before`, giving `patched`) that the
+/// registry does not keep of it (`kept`): a pass when it keeps them all, else a breach whose detail
+/// is "the patch writes <pointers> (JSON pointer[s]), which <the registry does …>: it does so
+/// without a word, so this mutation never reaches storage", `which` telling what drops them.
+pub(super) fn finding(before: &Value, patched: &Value, kept: &Value, which: &str) -> Check {
+    let mut paths = Vec::new();
+    dropped(Some(before), Some(patched), Some(kept), "", &mut paths);
+    if paths.is_empty() {
+        return Check::Pass;
+    }
+    Check::violated_plain(format!(
+        "the patch writes {} (JSON pointer{}), which {which}: it does so without a word, so this mutation never reaches storage",
+        paths.join(", "),
+        if paths.len() == 1 { "" } else { "s" },
+    ))
+}
+
 /// The JSON pointers at which `patched` differs from `before` and `kept` (what the registry keeps
 /// of it) does not hold the patched value: the writes of the patch that are dropped (by the pod
 /// status strategy's reset here, by a custom resource's pruning in `custom_resource`). What `kept`
 /// adds (a default) is not a write of the patch.
-pub(super) fn dropped(
-    before: Option<&Value>,
-    patched: Option<&Value>,
-    kept: Option<&Value>,
-    path: &str,
-    out: &mut Vec<String>,
-) {
+fn dropped(before: Option<&Value>, patched: Option<&Value>, kept: Option<&Value>, path: &str, out: &mut Vec<String>) {
     if patched == before || patched == kept {
         return;
     }

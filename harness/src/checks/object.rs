@@ -160,18 +160,12 @@ pub(crate) fn status_reset(x: &Exchange) -> Check {
     let gvk = x.case.object_kind();
     let mut kept = patched.clone();
     prepare_status_update(&gvk.group, &gvk.kind, &mut kept, &x.case.spec.old_object);
-    let mut paths = Vec::new();
-    super::dropped::dropped(Some(x.case.object()), Some(patched), Some(&kept), "", &mut paths);
-    if paths.is_empty() {
-        return Check::Pass;
-    }
-    Check::violated_plain(format!(
-        "the patch writes {} (JSON pointer{}), which the registry puts back from the stored {} on a /status UPDATE (its status strategy's PrepareForUpdate keeps the old {}): it does so without a word, so this mutation never reaches storage",
-        paths.join(", "),
-        if paths.len() == 1 { "" } else { "s" },
+    let which = format!(
+        "the registry puts back from the stored {} on a /status UPDATE (its status strategy's PrepareForUpdate keeps the old {})",
         gvk.kind,
         status_reset_words(&gvk.group, &gvk.kind).unwrap_or("spec")
-    ))
+    );
+    super::dropped::finding(x.case.object(), patched, &kept, &which)
 }
 
 /// object.gate-dropped
@@ -183,17 +177,11 @@ pub(crate) fn gate_dropped(x: &Exchange) -> Check {
     let gvk = x.case.object_kind();
     let old = (x.case.spec.operation == Operation::Update).then_some(&*x.case.spec.old_object);
     let Some(kept) = drop_disabled_fields(&gvk.group, &gvk.kind, patched, old) else { return Check::Pass };
-    let mut paths = Vec::new();
-    super::dropped::dropped(Some(x.case.object()), Some(patched), Some(&kept), "", &mut paths);
-    if paths.is_empty() {
-        return Check::Pass;
-    }
-    Check::violated_plain(format!(
-        "the patch writes {} (JSON pointer{}), which the registry drops from the {} before validation while the ClusterTrustBundleProjection feature gate is off, as it is by default (PrepareForCreate and PrepareForUpdate: dropDisabledClusterTrustBundleProjection): it does so without a word, so this mutation never reaches storage",
-        paths.join(", "),
-        if paths.len() == 1 { "" } else { "s" },
-        gvk.kind,
-    ))
+    let which = format!(
+        "the registry drops from the {} before validation while the ClusterTrustBundleProjection feature gate is off, as it is by default (PrepareForCreate and PrepareForUpdate: dropDisabledClusterTrustBundleProjection)",
+        gvk.kind
+    );
+    super::dropped::finding(x.case.object(), patched, &kept, &which)
 }
 
 /// The fields written by the patch a mutating webhook's allow carried whose validation is not
