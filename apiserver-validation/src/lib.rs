@@ -59,6 +59,7 @@ pub mod defaults;
 pub mod deletion_cost;
 pub mod field;
 mod field_formats;
+mod gated;
 pub mod go_duration;
 pub mod go_strconv;
 pub mod ingress;

@@ -50,21 +50,21 @@ pub fn status_modelled(group: &str, kind: &str) -> bool {
 
 /// What the registry keeps of `object` (a `group`/`kind` object as decoded, on UPDATE over `old`)
 /// once `PrepareForCreate` or `PrepareForUpdate` dropped the fields whose feature gate is off by
-/// default in 1.36 (`dropDisabledPodFields` for a Pod, `DropDisabledTemplateFields` for a
+/// default in 1.36 (`DropDisabledPodFields` for a Pod, `DropDisabledTemplateFields` for a
 /// workload's pod template, before validation): modelled for the projections'
-/// `clusterTrustBundle` sources ([`crate::trust_bundles`]). `None` when nothing is dropped (the
-/// object is kept as it is), without copying it.
+/// `clusterTrustBundle` and `podCertificate` sources (`gated.rs`). `None` when nothing is
+/// dropped (the object is kept as it is), without copying it.
 pub fn drop_disabled_fields(group: &str, kind: &str, object: &Value, old: Option<&Value>) -> Option<Value> {
     let pointer = match (group, kind) {
         ("", "Pod") => "/spec".to_string(),
         _ => format!("{}/spec", defaults::template_pointer(group, kind)?),
     };
-    if !object.pointer(&pointer).is_some_and(crate::trust_bundles::in_use) {
+    if !object.pointer(&pointer).is_some_and(crate::gated::holds_gated) {
         return None;
     }
     let mut kept = object.clone();
     let spec = kept.pointer_mut(&pointer)?;
-    crate::trust_bundles::drop_disabled(spec, old.and_then(|o| o.pointer(&pointer))).then_some(kept)
+    crate::gated::drop_disabled(spec, old.and_then(|o| o.pointer(&pointer))).then_some(kept)
 }
 
 /// The kind's status strategy's `PrepareForUpdate` on `object` over `old` (both as decoded):

@@ -50,28 +50,7 @@ const MAX_SIGNER: usize = MAX_DOMAIN + (253 + 63 + 1) + 1;
 /// Whether a pod spec's volumes hold a projection with a cluster trust bundle
 /// (`clusterTrustBundleProjectionInUse`).
 pub(crate) fn in_use(spec: &Value) -> bool {
-    crate::zero_values::list(spec, "volumes").iter().any(|v| {
-        v.pointer("/projected/sources")
-            .and_then(Value::as_array)
-            .is_some_and(|sources| sources.iter().any(|source| present(source, "clusterTrustBundle")))
-    })
-}
-
-/// `dropDisabledClusterTrustBundleProjection` with the gate off, on a pod spec: every projection's
-/// `clusterTrustBundle` removed, unless the old spec of an UPDATE (`old`) holds one. Whether a
-/// source was removed.
-pub(crate) fn drop_disabled(spec: &mut Value, old: Option<&Value>) -> bool {
-    if old.is_some_and(in_use) {
-        return false;
-    }
-    let mut dropped = false;
-    let volumes = spec.get_mut("volumes").and_then(Value::as_array_mut).into_iter().flatten();
-    for sources in volumes.filter_map(|v| v.pointer_mut("/projected/sources").and_then(Value::as_array_mut)) {
-        for source in sources.iter_mut().filter_map(Value::as_object_mut) {
-            dropped |= source.remove("clusterTrustBundle").is_some();
-        }
-    }
-    dropped
+    crate::gated::projection_in_use(spec, crate::gated::CLUSTER_TRUST_BUNDLE)
 }
 
 /// The first of `parts` `check` refuses, with its messages (Go's loops `break` after it).
@@ -252,27 +231,6 @@ mod tests {
     use crate::field::texts;
 
     const P: &str = "spec.volumes[0].projected.sources[0].clusterTrustBundle";
-
-    /// The registry drops a written bundle from a Pod's spec and a workload's template, keeps it
-    /// where the old spec of an UPDATE holds one, and copies nothing where there is none.
-    #[test]
-    fn written_bundles_are_dropped_unless_the_old_spec_holds_one() {
-        let bundle = json!({"signerName": "example.com/ca", "path": "ca.pem"});
-        let spec = json!({"containers": [{"name": "c", "image": "i"}], "volumes": [
-            {"name": "ca", "projected": {"sources": [{"clusterTrustBundle": bundle}, {"configMap": {"name": "m"}}]}},
-            {"name": "e", "emptyDir": {}}]});
-        let pod = json!({"kind": "Pod", "spec": spec});
-        let kept = crate::drop_disabled_fields("", "Pod", &pod, None).expect("the bundle is dropped");
-        assert_eq!(kept["spec"]["volumes"][0]["projected"]["sources"], json!([{}, {"configMap": {"name": "m"}}]));
-        assert_eq!(kept["spec"]["volumes"][1], pod["spec"]["volumes"][1]);
-        assert_eq!(crate::drop_disabled_fields("", "Pod", &pod, Some(&pod)), None);
-        let deployment = json!({"kind": "Deployment", "spec": {"template": {"spec": pod["spec"].clone()}}});
-        let kept = crate::drop_disabled_fields("apps", "Deployment", &deployment, None).expect("dropped");
-        assert!(!in_use(&kept["spec"]["template"]["spec"]));
-        let plain = json!({"kind": "Pod", "spec": {"containers": [{"name": "c", "image": "i"}]}});
-        assert_eq!(crate::drop_disabled_fields("", "Pod", &plain, None), None);
-        assert_eq!(crate::drop_disabled_fields("", "ConfigMap", &json!({"data": {}}), None), None);
-    }
 
     #[test]
     fn a_bundle_by_name_or_by_signer_passes() {

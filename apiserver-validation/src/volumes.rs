@@ -23,9 +23,10 @@
 //! with volume devices), `ValidateVolumeDevices`.
 //!
 //! Go does not check an `emptyDir`'s `medium` (any text passes), only a negative `sizeLimit`.
-//! Not modelled: image volume sources' own fields, a projection's `podCertificate` source
-//! (PodCertificateRequest beta and off in 1.36: dropped before validation, and not counted here),
-//! and the projected service account token's requirement of a service account name (the
+//! A projection's `podCertificate` source is dropped before validation (PodCertificateRequest beta
+//! and off in 1.36, `gated.rs`) and not counted here; its own checks, which Go runs when an UPDATE's
+//! old spec holds one already, are not modelled. Not modelled either: image volume sources' own
+//! fields and the projected service account token's requirement of a service account name (the
 //! ServiceAccount admission plugin sets one before any webhook is called).
 
 use serde_json::Value;

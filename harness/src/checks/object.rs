@@ -178,7 +178,7 @@ pub(crate) fn gate_dropped(x: &Exchange) -> Check {
     let old = (x.case.spec.operation == Operation::Update).then_some(&*x.case.spec.old_object);
     let Some(kept) = drop_disabled_fields(&gvk.group, &gvk.kind, patched, old) else { return Check::Pass };
     let which = format!(
-        "the registry drops from the {} before validation while the ClusterTrustBundleProjection feature gate is off, as it is by default (PrepareForCreate and PrepareForUpdate: dropDisabledClusterTrustBundleProjection)",
+        "the registry drops from the {} before validation while its feature gate is off, as it is by default (a projected clusterTrustBundle: ClusterTrustBundleProjection; a projected podCertificate: PodCertificateRequest; PrepareForCreate and PrepareForUpdate: DropDisabledPodFields)",
         gvk.kind
     );
     super::dropped::finding(x.case.object(), patched, &kept, &which)

@@ -1,0 +1,89 @@
+//! The fields the registry drops from a pod spec before validation because their feature gate is
+//! off by default in 1.36, as kubernetes/kubernetes `pkg/api/pod/util.go` drops them
+//! (`DropDisabledPodFields` from a Pod's `PrepareForCreate` and `PrepareForUpdate`,
+//! `DropDisabledTemplateFields` from a workload's): a projected volume's `clusterTrustBundle`
+//! (`dropDisabledClusterTrustBundleProjection`, the ClusterTrustBundleProjection gate beta and off
+//! since 1.33) and `podCertificate` (`dropDisabledPodCertificateProjection`, the
+//! PodCertificateRequest gate beta and off since 1.35) sources, each kept when the old spec of an
+//! UPDATE holds one already (`clusterTrustBundleProjectionInUse`, `podCertificateProjectionInUse`).
+//! The gates are as `pkg/features/kube_features.go` of a 1.36 development copy lists them.
+
+use serde_json::Value;
+
+use crate::zero_values::list;
+
+/// The projected source the ClusterTrustBundleProjection gate guards.
+pub(crate) const CLUSTER_TRUST_BUNDLE: &str = "clusterTrustBundle";
+/// The projected source the PodCertificateRequest gate guards.
+pub(crate) const POD_CERTIFICATE: &str = "podCertificate";
+
+/// Whether a pod spec's volumes hold a projection with a `source` source (`*ProjectionInUse`).
+pub(crate) fn projection_in_use(spec: &Value, source: &str) -> bool {
+    list(spec, "volumes").iter().any(|v| {
+        v.pointer("/projected/sources")
+            .and_then(Value::as_array)
+            .is_some_and(|sources| sources.iter().any(|s| s.get(source).is_some_and(|v| !v.is_null())))
+    })
+}
+
+/// Whether a pod spec holds a source the registry may drop.
+pub(crate) fn holds_gated(spec: &Value) -> bool {
+    [CLUSTER_TRUST_BUNDLE, POD_CERTIFICATE].iter().any(|source| projection_in_use(spec, source))
+}
+
+/// The `dropDisabled*Projection`s on a pod spec: every projection's gated source removed, unless
+/// the old spec of an UPDATE (`old`) holds one of that source. Whether a source was removed.
+pub(crate) fn drop_disabled(spec: &mut Value, old: Option<&Value>) -> bool {
+    let mut dropped = false;
+    for source in [CLUSTER_TRUST_BUNDLE, POD_CERTIFICATE] {
+        if old.is_some_and(|o| projection_in_use(o, source)) {
+            continue;
+        }
+        let volumes = spec.get_mut("volumes").and_then(Value::as_array_mut).into_iter().flatten();
+        for sources in volumes.filter_map(|v| v.pointer_mut("/projected/sources").and_then(Value::as_array_mut)) {
+            for s in sources.iter_mut().filter_map(Value::as_object_mut) {
+                dropped |= s.remove(source).is_some();
+            }
+        }
+    }
+    dropped
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The registry drops a written bundle or pod certificate from a Pod's spec and a workload's
+    /// template, keeps each where the old spec of an UPDATE holds one of its kind, and copies
+    /// nothing where there is none.
+    #[test]
+    fn gated_sources_are_dropped_unless_the_old_spec_holds_one() {
+        let bundle = json!({"signerName": "example.com/ca", "path": "ca.pem"});
+        let certificate =
+            json!({"signerName": "example.com/pods", "keyType": "ED25519", "credentialBundlePath": "c.pem"});
+        let spec = json!({"containers": [{"name": "c", "image": "i"}], "volumes": [
+            {"name": "ca", "projected": {"sources": [{"clusterTrustBundle": bundle}, {"configMap": {"name": "m"}}]}},
+            {"name": "cert", "projected": {"sources": [{"podCertificate": certificate}]}},
+            {"name": "e", "emptyDir": {}}]});
+        let pod = json!({"kind": "Pod", "spec": spec});
+        let kept = crate::drop_disabled_fields("", "Pod", &pod, None).expect("the sources are dropped");
+        assert_eq!(kept["spec"]["volumes"][0]["projected"]["sources"], json!([{}, {"configMap": {"name": "m"}}]));
+        assert_eq!(kept["spec"]["volumes"][1]["projected"]["sources"], json!([{}]));
+        assert_eq!(kept["spec"]["volumes"][2], pod["spec"]["volumes"][2]);
+        assert_eq!(crate::drop_disabled_fields("", "Pod", &pod, Some(&pod)), None);
+        // An old spec with a bundle only keeps the bundles; the certificate is still dropped.
+        let mut old = pod.clone();
+        old["spec"]["volumes"] = json!([pod["spec"]["volumes"][0].clone()]);
+        let kept = crate::drop_disabled_fields("", "Pod", &pod, Some(&old)).expect("the certificate is dropped");
+        assert!(projection_in_use(&kept["spec"], CLUSTER_TRUST_BUNDLE));
+        assert!(!projection_in_use(&kept["spec"], POD_CERTIFICATE));
+        let deployment = json!({"kind": "Deployment", "spec": {"template": {"spec": pod["spec"].clone()}}});
+        let kept = crate::drop_disabled_fields("apps", "Deployment", &deployment, None).expect("dropped");
+        assert!(!holds_gated(&kept["spec"]["template"]["spec"]));
+        let plain = json!({"kind": "Pod", "spec": {"containers": [{"name": "c", "image": "i"}]}});
+        assert_eq!(crate::drop_disabled_fields("", "Pod", &plain, None), None);
+        assert_eq!(crate::drop_disabled_fields("", "ConfigMap", &json!({"data": {}}), None), None);
+    }
+}
