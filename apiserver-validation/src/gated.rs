@@ -5,7 +5,10 @@
 //! (`dropDisabledClusterTrustBundleProjection`, the ClusterTrustBundleProjection gate beta and off
 //! since 1.33) and `podCertificate` (`dropDisabledPodCertificateProjection`, the
 //! PodCertificateRequest gate beta and off since 1.35) sources, each kept when the old spec of an
-//! UPDATE holds one already (`clusterTrustBundleProjectionInUse`, `podCertificateProjectionInUse`).
+//! UPDATE holds one already (`clusterTrustBundleProjectionInUse`, `podCertificateProjectionInUse`);
+//! and a container's `lifecycle.stopSignal` (`dropContainerStopSignals`, the ContainerStopSignals
+//! gate alpha and off since 1.33; a `lifecycle` left with neither hook goes too), kept when a
+//! container of the old spec has one (`containerStopSignalsInUse`).
 //! The gates are as `pkg/features/kube_features.go` of a 1.36 development copy lists them.
 
 use serde_json::Value;
@@ -26,13 +29,47 @@ pub(crate) fn projection_in_use(spec: &Value, source: &str) -> bool {
     })
 }
 
-/// Whether a pod spec holds a source the registry may drop.
-pub(crate) fn holds_gated(spec: &Value) -> bool {
-    [CLUSTER_TRUST_BUNDLE, POD_CERTIFICATE].iter().any(|source| projection_in_use(spec, source))
+/// The container lists of a pod spec (`VisitContainers` with `AllContainers`).
+const CONTAINER_LISTS: [&str; 3] = ["initContainers", "containers", "ephemeralContainers"];
+
+/// Whether a container of a pod spec sets `lifecycle.stopSignal` (`containerStopSignalsInUse`).
+fn stop_signals_in_use(spec: &Value) -> bool {
+    CONTAINER_LISTS
+        .iter()
+        .flat_map(|l| list(spec, l))
+        .any(|c| c.pointer("/lifecycle/stopSignal").is_some_and(|v| !v.is_null()))
 }
 
-/// The `dropDisabled*Projection`s on a pod spec: every projection's gated source removed, unless
-/// the old spec of an UPDATE (`old`) holds one of that source. Whether a source was removed.
+/// Whether a pod spec holds a field the registry may drop.
+pub(crate) fn holds_gated(spec: &Value) -> bool {
+    [CLUSTER_TRUST_BUNDLE, POD_CERTIFICATE].iter().any(|source| projection_in_use(spec, source))
+        || stop_signals_in_use(spec)
+}
+
+/// `dropContainerStopSignals` without the gate: every container's `lifecycle.stopSignal` removed,
+/// and a `lifecycle` then left with neither `postStart` nor `preStop` with it.
+fn drop_stop_signals(spec: &mut Value) -> bool {
+    let mut dropped = false;
+    for name in CONTAINER_LISTS {
+        let containers = spec.get_mut(name).and_then(Value::as_array_mut).into_iter().flatten();
+        for container in containers.filter_map(Value::as_object_mut) {
+            let Some(lifecycle) = container.get_mut("lifecycle").and_then(Value::as_object_mut) else { continue };
+            if lifecycle.get("stopSignal").is_none_or(Value::is_null) {
+                continue;
+            }
+            lifecycle.remove("stopSignal");
+            dropped = true;
+            if ["postStart", "preStop"].iter().all(|h| lifecycle.get(*h).is_none_or(Value::is_null)) {
+                container.remove("lifecycle");
+            }
+        }
+    }
+    dropped
+}
+
+/// The `dropDisabled*Projection`s and `dropContainerStopSignals` on a pod spec: every projection's
+/// gated source and every stop signal removed, unless the old spec of an UPDATE (`old`) holds one
+/// of that kind. Whether anything was removed.
 pub(crate) fn drop_disabled(spec: &mut Value, old: Option<&Value>) -> bool {
     let mut dropped = false;
     for source in [CLUSTER_TRUST_BUNDLE, POD_CERTIFICATE] {
@@ -45,6 +82,9 @@ pub(crate) fn drop_disabled(spec: &mut Value, old: Option<&Value>) -> bool {
                 dropped |= s.remove(source).is_some();
             }
         }
+    }
+    if !old.is_some_and(stop_signals_in_use) {
+        dropped |= drop_stop_signals(spec);
     }
     dropped
 }
@@ -85,5 +125,22 @@ mod tests {
         let plain = json!({"kind": "Pod", "spec": {"containers": [{"name": "c", "image": "i"}]}});
         assert_eq!(crate::drop_disabled_fields("", "Pod", &plain, None), None);
         assert_eq!(crate::drop_disabled_fields("", "ConfigMap", &json!({"data": {}}), None), None);
+    }
+
+    /// A container's stop signal is dropped, with a lifecycle it leaves empty; kept where a
+    /// container of the old spec has one.
+    #[test]
+    fn stop_signals_are_dropped_unless_the_old_spec_holds_one() {
+        let pod = json!({"kind": "Pod", "spec": {
+            "initContainers": [{"name": "i", "image": "i", "lifecycle": {"stopSignal": "SIGTERM"}}],
+            "containers": [{"name": "c", "image": "i", "lifecycle": {"stopSignal": "SIGUSR1", "preStop": {"sleep": {"seconds": 1}}}},
+                           {"name": "d", "image": "i", "lifecycle": {"preStop": {"sleep": {"seconds": 1}}}}]}});
+        let kept = crate::drop_disabled_fields("", "Pod", &pod, None).expect("the signals are dropped");
+        assert_eq!(kept["spec"]["initContainers"][0], json!({"name": "i", "image": "i"}));
+        assert_eq!(kept["spec"]["containers"][0]["lifecycle"], json!({"preStop": {"sleep": {"seconds": 1}}}));
+        assert_eq!(kept["spec"]["containers"][1], pod["spec"]["containers"][1]);
+        assert_eq!(crate::drop_disabled_fields("", "Pod", &pod, Some(&pod)), None);
+        let hooks_only = json!({"kind": "Pod", "spec": {"containers": [pod["spec"]["containers"][1].clone()]}});
+        assert_eq!(crate::drop_disabled_fields("", "Pod", &hooks_only, None), None);
     }
 }

@@ -52,7 +52,8 @@ pub fn status_modelled(group: &str, kind: &str) -> bool {
 /// once `PrepareForCreate` or `PrepareForUpdate` dropped the fields whose feature gate is off by
 /// default in 1.36 (`DropDisabledPodFields` for a Pod, `DropDisabledTemplateFields` for a
 /// workload's pod template, before validation): modelled for the projections'
-/// `clusterTrustBundle` and `podCertificate` sources (`gated.rs`). `None` when nothing is
+/// `clusterTrustBundle` and `podCertificate` sources and the containers' `lifecycle.stopSignal`
+/// (`gated.rs`). `None` when nothing is
 /// dropped (the object is kept as it is), without copying it.
 pub fn drop_disabled_fields(group: &str, kind: &str, object: &Value, old: Option<&Value>) -> Option<Value> {
     let pointer = match (group, kind) {

@@ -178,7 +178,7 @@ pub(crate) fn gate_dropped(x: &Exchange) -> Check {
     let old = (x.case.spec.operation == Operation::Update).then_some(&*x.case.spec.old_object);
     let Some(kept) = drop_disabled_fields(&gvk.group, &gvk.kind, patched, old) else { return Check::Pass };
     let which = format!(
-        "the registry drops from the {} before validation while its feature gate is off, as it is by default (a projected clusterTrustBundle: ClusterTrustBundleProjection; a projected podCertificate: PodCertificateRequest; PrepareForCreate and PrepareForUpdate: DropDisabledPodFields)",
+        "the registry drops from the {} before validation while its feature gate is off, as it is by default (a projected clusterTrustBundle: ClusterTrustBundleProjection; a projected podCertificate: PodCertificateRequest; a container's lifecycle.stopSignal: ContainerStopSignals; PrepareForCreate and PrepareForUpdate: DropDisabledPodFields)",
         gvk.kind
     );
     super::dropped::finding(x.case.object(), patched, &kept, &which)
@@ -351,6 +351,10 @@ mod tests {
             v.detail
         );
         assert_eq!(judge(&c, ops.clone()), Check::Pass);
+        // A container's stop signal is dropped too (its lifecycle with it, left without a hook).
+        let signal = json!([{"op": "add", "path": "/spec/containers/0/lifecycle", "value": {"stopSignal": "SIGUSR1"}}]);
+        let Check::Violated(v) = judge_by(gate_dropped, &c, signal) else { panic!("stop signal not caught") };
+        assert!(v.detail.starts_with("the patch writes /spec/containers/0/lifecycle (JSON pointer)"), "{}", v.detail);
         // A projection of a ConfigMap is kept.
         let config_map =
             json!([{"op": "add", "path": "/spec/volumes", "value": [volume(json!({"configMap": {"name": "m"}}))]}]);
