@@ -65,7 +65,7 @@ pub(crate) fn pruned(x: &Exchange) -> Check {
         "the apiextensions-apiserver drops from the patched {}.{}/{} (a field its schema does not specify and no x-kubernetes-preserve-unknown-fields keeps, a null the schema does not allow, or a metadata field ObjectMeta does not have)",
         gvk.kind, gvk.group, gvk.version
     );
-    super::dropped::finding(x.case.object(), patched, &admitted(schema, patched), &which)
+    super::dropped::finding(x.case.object(), patched, &admitted(schema, patched), |_| which)
 }
 
 /// `strategy.go` `hasBlockingErr`: a type, required, enum or size error means the object lacks the

@@ -8,17 +8,19 @@ use super::Check;
 /// The finding of a rule that names the writes of a patch (on `before`, giving `patched`) that the
 /// registry does not keep of it (`kept`): a pass when it keeps them all, else a breach whose detail
 /// is "the patch writes <pointers> (JSON pointer[s]), which <the registry does …>: it does so
-/// without a word, so this mutation never reaches storage", `which` telling what drops them.
-pub(super) fn finding(before: &Value, patched: &Value, kept: &Value, which: &str) -> Check {
+/// without a word, so this mutation never reaches storage", `which` telling, from the pointers,
+/// what drops them.
+pub(super) fn finding(before: &Value, patched: &Value, kept: &Value, which: impl FnOnce(&[String]) -> String) -> Check {
     let mut paths = Vec::new();
     dropped(Some(before), Some(patched), Some(kept), "", &mut paths);
     if paths.is_empty() {
         return Check::Pass;
     }
     Check::violated_plain(format!(
-        "the patch writes {} (JSON pointer{}), which {which}: it does so without a word, so this mutation never reaches storage",
+        "the patch writes {} (JSON pointer{}), which {}: it does so without a word, so this mutation never reaches storage",
         paths.join(", "),
         if paths.len() == 1 { "" } else { "s" },
+        which(&paths),
     ))
 }
 

@@ -165,8 +165,16 @@ pub(crate) fn status_reset(x: &Exchange) -> Check {
         gvk.kind,
         status_reset_words(&gvk.group, &gvk.kind).unwrap_or("spec")
     );
-    super::dropped::finding(x.case.object(), patched, &kept, &which)
+    super::dropped::finding(x.case.object(), patched, &kept, |_| which)
 }
+
+/// The feature gates behind what [`gate_dropped`] names, by the end of its pointers (a source the
+/// registry removed, or a stop signal with the lifecycle it leaves empty).
+const GATES: [(&[&str], &str); 3] = [
+    (&["/clusterTrustBundle"], "a projected clusterTrustBundle: ClusterTrustBundleProjection"),
+    (&["/podCertificate"], "a projected podCertificate: PodCertificateRequest"),
+    (&["/lifecycle", "/lifecycle/stopSignal"], "a container's lifecycle.stopSignal: ContainerStopSignals"),
+];
 
 /// object.gate-dropped
 pub(crate) fn gate_dropped(x: &Exchange) -> Check {
@@ -177,11 +185,16 @@ pub(crate) fn gate_dropped(x: &Exchange) -> Check {
     let gvk = x.case.object_kind();
     let old = (x.case.spec.operation == Operation::Update).then_some(&*x.case.spec.old_object);
     let Some(kept) = drop_disabled_fields(&gvk.group, &gvk.kind, patched, old) else { return Check::Pass };
-    let which = format!(
-        "the registry drops from the {} before validation while its feature gate is off, as it is by default (a projected clusterTrustBundle: ClusterTrustBundleProjection; a projected podCertificate: PodCertificateRequest; a container's lifecycle.stopSignal: ContainerStopSignals; PrepareForCreate and PrepareForUpdate: DropDisabledPodFields)",
-        gvk.kind
-    );
-    super::dropped::finding(x.case.object(), patched, &kept, &which)
+    let which = |paths: &[String]| {
+        let named = |ends: &[&str]| paths.iter().any(|p| ends.iter().any(|end| p.ends_with(end)));
+        let gates: Vec<&str> = GATES.iter().filter(|(ends, _)| named(ends)).map(|(_, gate)| *gate).collect();
+        format!(
+            "the registry drops from the {} before validation while its feature gate is off, as it is by default ({}; PrepareForCreate and PrepareForUpdate: DropDisabledPodFields)",
+            gvk.kind,
+            gates.join("; ")
+        )
+    };
+    super::dropped::finding(x.case.object(), patched, &kept, which)
 }
 
 /// The fields written by the patch a mutating webhook's allow carried whose validation is not
@@ -350,11 +363,18 @@ mod tests {
             "{}",
             v.detail
         );
+        assert!(
+            v.detail.contains("(a projected clusterTrustBundle: ClusterTrustBundleProjection; PrepareForCreate"),
+            "{}",
+            v.detail
+        );
         assert_eq!(judge(&c, ops.clone()), Check::Pass);
         // A container's stop signal is dropped too (its lifecycle with it, left without a hook).
         let signal = json!([{"op": "add", "path": "/spec/containers/0/lifecycle", "value": {"stopSignal": "SIGUSR1"}}]);
         let Check::Violated(v) = judge_by(gate_dropped, &c, signal) else { panic!("stop signal not caught") };
         assert!(v.detail.starts_with("the patch writes /spec/containers/0/lifecycle (JSON pointer)"), "{}", v.detail);
+        assert!(v.detail.contains("(a container's lifecycle.stopSignal: ContainerStopSignals; "), "{}", v.detail);
+        assert!(!v.detail.contains("ClusterTrustBundleProjection"), "{}", v.detail);
         // A projection of a ConfigMap is kept.
         let config_map =
             json!([{"op": "add", "path": "/spec/volumes", "value": [volume(json!({"configMap": {"name": "m"}}))]}]);
