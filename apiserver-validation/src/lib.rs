@@ -12,6 +12,7 @@
 //! | [`defaults`] | `core/v1/defaults.go`: the `SetDefaults_*` the decoder applies before validation |
 //! | [`quantity`] | `api/resource`: a `Quantity`'s parse, comparison and canonical text |
 //! | [`pod`] | `core/validation`: `ValidatePodSpec`, `ValidatePodCreate` (containers, ports, env, resources, probes, in Go's order) |
+//! | [`host_ports`] | `core/validation`: `checkHostPortConflicts`, `AccumulateUniqueHostPorts` (a pod's regular containers' host ports together, each init container's alone) |
 //! | [`pod_annotations`] | `core/validation`: `ValidatePodSpecificAnnotations` (mirror pod, seccomp and AppArmor annotations), `validateSeccompAnnotationsAndFields`, `validateAppArmorAnnotationsAndFieldsMatchOnCreate` (after `applyAppArmorVersionSkew`), `ValidatePodSpecificAnnotationUpdates` |
 //! | [`resource_claims`] | `core/validation`: `validatePodResourceClaims`, `validatePodResourceClaim` (the mirror pod check, a DNS-label name, one source by name or by template), `gatherPodResourceClaimNames`, `validateResourceClaimNames` (the containers' and pod-level `resources.claims`) |
 //! | [`resources`] | `core/validation`: `validateResourceRequirements` (container resources, `validateOverhead`, `validatePodResources` and `validatePodResourceConsistency`), with `component-helpers/resource` `AggregateContainerRequests` and `AggregateContainerLimits` |
@@ -62,6 +63,7 @@ mod field_formats;
 mod gated;
 pub mod go_duration;
 pub mod go_strconv;
+pub mod host_ports;
 pub mod ingress;
 pub mod ip;
 pub mod job_policy;

@@ -26,7 +26,10 @@
 //! The resource claims (`validatePodResourceClaims` after the volumes, and each container's
 //! `resources.claims` against them) are [`crate::resource_claims`].
 //!
-//! Not modelled: host-port conflicts and Windows host-process pods.
+//! The host-port conflicts (`checkHostPortConflicts`: the regular containers' together after
+//! their own checks, each init container's alone after its name) are [`crate::host_ports`].
+//!
+//! Not modelled: Windows host-process pods.
 
 use serde_json::{Map, Value};
 
@@ -35,6 +38,7 @@ use crate::content;
 use crate::content::env_var_name;
 use crate::field::{BadValue, FieldError};
 use crate::field_formats::{dns_label, dns_subdomain, inclusive_range, path_no_backsteps, str_value};
+use crate::host_ports;
 use crate::objectmeta::validate_labels;
 use crate::pod_annotations;
 use crate::pod_fields;
@@ -633,6 +637,8 @@ fn pod_spec(spec: &Value, meta: PodMeta<'_>, path: &str, resource_is_pod: bool, 
         // AllowContainerRestartPolicyRules: ContainerRestartRules is beta and on since 1.35.
         errs.extend(container_restart_policy(c, &p));
     }
+    // Port conflicts are checked across all containers.
+    errs.extend(host_ports::check_host_port_conflicts(containers, &cpath));
 
     // validateInitContainers.
     let ipath = format!("{path}.initContainers");
@@ -648,6 +654,8 @@ fn pod_spec(spec: &Value, meta: PodMeta<'_>, path: &str, resource_is_pod: bool, 
         } else if !name.is_empty() {
             all.push(name);
         }
+        // Each init container alone (they run one by one), at the list's index 0 as Go names it.
+        errs.extend(host_ports::check_host_port_conflicts(std::slice::from_ref(c), &ipath));
         if always {
             errs.extend(lifecycle(c, grace, &p));
             for key in ["livenessProbe", "readinessProbe", "startupProbe"] {
