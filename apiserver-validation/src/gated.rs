@@ -8,8 +8,13 @@
 //! UPDATE holds one already (`clusterTrustBundleProjectionInUse`, `podCertificateProjectionInUse`);
 //! and a container's `lifecycle.stopSignal` (`dropContainerStopSignals`, the ContainerStopSignals
 //! gate alpha and off since 1.33; a `lifecycle` left with neither hook goes too), kept when a
-//! container of the old spec has one (`containerStopSignalsInUse`).
-//! The gates are as `pkg/features/kube_features.go` of a 1.36 development copy lists them.
+//! container of the old spec has one (`containerStopSignalsInUse`); and the pod's `schedulingGroup`
+//! (`dropDisabledSchedulingGroup`, the GenericWorkload gate alpha and off since 1.35; the field was
+//! `workloadRef` in 1.35), kept when the old spec has one.
+//! The gates' defaults are those of 1.36 in the generated `versioned_feature_list.yaml` of a 1.37
+//! development copy (`pkg/features/kube_features.go`'s entries up to 1.36); the drops are read in a
+//! 1.36 development copy of `util.go`. Every other field `dropDisabledFields` drops is behind a gate
+//! on by default in 1.36.
 
 use serde_json::Value;
 
@@ -19,6 +24,13 @@ use crate::zero_values::list;
 pub(crate) const CLUSTER_TRUST_BUNDLE: &str = "clusterTrustBundle";
 /// The projected source the PodCertificateRequest gate guards.
 pub(crate) const POD_CERTIFICATE: &str = "podCertificate";
+/// The pod spec's field the GenericWorkload gate guards.
+pub(crate) const SCHEDULING_GROUP: &str = "schedulingGroup";
+
+/// Whether a pod spec sets `schedulingGroup` (the old spec's `SchedulingGroup != nil`).
+pub(crate) fn scheduling_group_in_use(spec: &Value) -> bool {
+    spec.get(SCHEDULING_GROUP).is_some_and(|v| !v.is_null())
+}
 
 /// Whether a pod spec's volumes hold a projection with a `source` source (`*ProjectionInUse`).
 pub(crate) fn projection_in_use(spec: &Value, source: &str) -> bool {
@@ -30,10 +42,10 @@ pub(crate) fn projection_in_use(spec: &Value, source: &str) -> bool {
 }
 
 /// The container lists of a pod spec (`VisitContainers` with `AllContainers`).
-const CONTAINER_LISTS: [&str; 3] = ["initContainers", "containers", "ephemeralContainers"];
+pub(crate) const CONTAINER_LISTS: [&str; 3] = ["initContainers", "containers", "ephemeralContainers"];
 
 /// Whether a container of a pod spec sets `lifecycle.stopSignal` (`containerStopSignalsInUse`).
-fn stop_signals_in_use(spec: &Value) -> bool {
+pub(crate) fn stop_signals_in_use(spec: &Value) -> bool {
     CONTAINER_LISTS
         .iter()
         .flat_map(|l| list(spec, l))
@@ -44,6 +56,7 @@ fn stop_signals_in_use(spec: &Value) -> bool {
 pub(crate) fn holds_gated(spec: &Value) -> bool {
     [CLUSTER_TRUST_BUNDLE, POD_CERTIFICATE].iter().any(|source| projection_in_use(spec, source))
         || stop_signals_in_use(spec)
+        || scheduling_group_in_use(spec)
 }
 
 /// `dropContainerStopSignals` without the gate: every container's `lifecycle.stopSignal` removed,
@@ -67,9 +80,9 @@ fn drop_stop_signals(spec: &mut Value) -> bool {
     dropped
 }
 
-/// The `dropDisabled*Projection`s and `dropContainerStopSignals` on a pod spec: every projection's
-/// gated source and every stop signal removed, unless the old spec of an UPDATE (`old`) holds one
-/// of that kind. Whether anything was removed.
+/// The `dropDisabled*Projection`s, `dropContainerStopSignals` and `dropDisabledSchedulingGroup` on
+/// a pod spec: every projection's gated source, every stop signal and the scheduling group removed,
+/// unless the old spec of an UPDATE (`old`) holds one of that kind. Whether anything was removed.
 pub(crate) fn drop_disabled(spec: &mut Value, old: Option<&Value>) -> bool {
     let mut dropped = false;
     for source in [CLUSTER_TRUST_BUNDLE, POD_CERTIFICATE] {
@@ -86,7 +99,41 @@ pub(crate) fn drop_disabled(spec: &mut Value, old: Option<&Value>) -> bool {
     if !old.is_some_and(stop_signals_in_use) {
         dropped |= drop_stop_signals(spec);
     }
+    if !old.is_some_and(scheduling_group_in_use) {
+        dropped |= spec.as_object_mut().and_then(|s| s.remove(SCHEDULING_GROUP)).is_some();
+    }
     dropped
+}
+
+/// The container status lists of a pod status.
+const CONTAINER_STATUS_LISTS: [&str; 3] = ["initContainerStatuses", "containerStatuses", "ephemeralContainerStatuses"];
+
+/// The status fields `dropDisabledPodStatusFields` drops while their gate is off by default in
+/// 1.36 (it runs from `DropDisabledPodFields`, which `podStatusStrategy.PrepareForUpdate` calls
+/// last): `nodeAllocatableResourceClaimStatuses` (DRANodeAllocatableResources, alpha and off since
+/// 1.36; kept when the old status's list is not empty) and every container status's
+/// `volumeMounts[*].volumeStatus` (ImageVolumeWithDigest, alpha and off since 1.35; kept when one of
+/// the old status has one). Every other status field it drops is behind a gate on by default.
+pub(crate) fn drop_disabled_status(status: &mut serde_json::Map<String, Value>, old_status: Option<&Value>) {
+    let old_status = old_status.unwrap_or(&Value::Null);
+    if list(old_status, "nodeAllocatableResourceClaimStatuses").is_empty() {
+        status.remove("nodeAllocatableResourceClaimStatuses");
+    }
+    let volume_status_in_use = CONTAINER_STATUS_LISTS
+        .iter()
+        .flat_map(|l| list(old_status, l))
+        .any(|c| list(c, "volumeMounts").iter().any(|m| m.get("volumeStatus").is_some_and(|v| !v.is_null())));
+    if volume_status_in_use {
+        return;
+    }
+    for name in CONTAINER_STATUS_LISTS {
+        let statuses = status.get_mut(name).and_then(Value::as_array_mut).into_iter().flatten();
+        for mounts in statuses.filter_map(|c| c.get_mut("volumeMounts").and_then(Value::as_array_mut)) {
+            for mount in mounts.iter_mut().filter_map(Value::as_object_mut) {
+                mount.remove("volumeStatus");
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -142,5 +189,36 @@ mod tests {
         assert_eq!(crate::drop_disabled_fields("", "Pod", &pod, Some(&pod)), None);
         let hooks_only = json!({"kind": "Pod", "spec": {"containers": [pod["spec"]["containers"][1].clone()]}});
         assert_eq!(crate::drop_disabled_fields("", "Pod", &hooks_only, None), None);
+    }
+
+    /// On a status UPDATE the node-allocatable claim statuses and the volume mounts' image volume
+    /// statuses are dropped, each unless the old status holds some.
+    #[test]
+    fn gated_status_fields_are_dropped_unless_the_old_status_holds_some() {
+        let status = json!({"phase": "Running", "nodeAllocatableResourceClaimStatuses": [{"resourceClaimName": "c"}],
+            "containerStatuses": [{"name": "c", "volumeMounts": [{"name": "v", "mountPath": "/v",
+                "volumeStatus": {"image": {"imageRef": "r@sha256:0"}}}]}]});
+        let mut kept = status.as_object().unwrap().clone();
+        drop_disabled_status(&mut kept, None);
+        assert_eq!(
+            Value::Object(kept),
+            json!({"phase": "Running", "containerStatuses": [{"name": "c", "volumeMounts": [{"name": "v", "mountPath": "/v"}]}]})
+        );
+        let mut kept = status.as_object().unwrap().clone();
+        drop_disabled_status(&mut kept, Some(&status));
+        assert_eq!(Value::Object(kept), status);
+    }
+
+    /// A pod's scheduling group is dropped, of a Pod and of a template, unless the old spec has one.
+    #[test]
+    fn a_scheduling_group_is_dropped_unless_the_old_spec_has_one() {
+        let spec = json!({"containers": [{"name": "c", "image": "i"}], "schedulingGroup": {"podGroupName": "g"}});
+        let pod = json!({"kind": "Pod", "spec": spec});
+        let kept = crate::drop_disabled_fields("", "Pod", &pod, None).expect("the group is dropped");
+        assert_eq!(kept["spec"], json!({"containers": [{"name": "c", "image": "i"}]}));
+        assert_eq!(crate::drop_disabled_fields("", "Pod", &pod, Some(&pod)), None);
+        let job = json!({"kind": "Job", "spec": {"template": {"spec": spec}}});
+        let kept = crate::drop_disabled_fields("batch", "Job", &job, None).expect("dropped");
+        assert!(!holds_gated(&kept["spec"]["template"]["spec"]));
     }
 }

@@ -51,10 +51,10 @@ pub fn status_modelled(group: &str, kind: &str) -> bool {
 /// What the registry keeps of `object` (a `group`/`kind` object as decoded, on UPDATE over `old`)
 /// once `PrepareForCreate` or `PrepareForUpdate` dropped the fields whose feature gate is off by
 /// default in 1.36 (`DropDisabledPodFields` for a Pod, `DropDisabledTemplateFields` for a
-/// workload's pod template, before validation): modelled for the projections'
-/// `clusterTrustBundle` and `podCertificate` sources and the containers' `lifecycle.stopSignal`
-/// (`gated.rs`). `None` when nothing is
-/// dropped (the object is kept as it is), without copying it.
+/// workload's pod template, before validation): the projections' `clusterTrustBundle` and
+/// `podCertificate` sources, the containers' `lifecycle.stopSignal` and the pod's
+/// `schedulingGroup` (`gated.rs`; every other field those functions drop is behind a gate on by
+/// default in 1.36). `None` when nothing is dropped (the object is kept as it is), without copying it.
 pub fn drop_disabled_fields(group: &str, kind: &str, object: &Value, old: Option<&Value>) -> Option<Value> {
     let pointer = match (group, kind) {
         ("", "Pod") => "/spec".to_string(),
@@ -84,7 +84,7 @@ pub fn prepare_status_update(group: &str, kind: &str, object: &mut Value, old: &
 pub fn status_reset_words(group: &str, kind: &str) -> Option<&'static str> {
     match (group, kind) {
         _ if !status_modelled(group, kind) => None,
-        ("", "Pod") => Some("spec, owner references and deletion timestamp, and an emptied qosClass"),
+        ("", "Pod") => Some("spec, owner references and deletion timestamp, an emptied qosClass, and the status fields whose feature gate is off (DropDisabledPodFields)"),
         ("apps", "Deployment") => Some("spec and labels"),
         _ => Some("spec"),
     }

@@ -59,8 +59,9 @@ pub const NOT_A_POD_CLAIM: &str = "must match the name of an entry in `spec.reso
 /// `podStatusStrategy.PrepareForUpdate`: the old spec and owner references put back, the deletion
 /// timestamp cleared (`BeforeUpdate` then takes the old one), an empty QoS class backfilled, and
 /// `preserveOldObservedGeneration` (a zero `observedGeneration` of the status or of a condition
-/// takes the old one; conditions matched by type, in order). `DropDisabledPodFields` is not
-/// modelled (every field is taken as enabled).
+/// takes the old one; conditions matched by type, in order), then `DropDisabledPodFields`, which
+/// with the old spec put back drops only status fields of gates off by default
+/// (`crate::gated`'s `drop_disabled_status`).
 pub fn prepare_for_update(new: &mut Value, old: &Value) {
     let Some(pod) = new.as_object_mut() else { return };
     match old.get("spec") {
@@ -106,6 +107,7 @@ pub fn prepare_for_update(new: &mut Value, old: &Value) {
             }
         }
     }
+    crate::gated::drop_disabled_status(status, old.get("status"));
 }
 
 fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {

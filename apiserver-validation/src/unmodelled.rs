@@ -11,12 +11,43 @@ use serde_json::Value;
 
 use crate::configdata;
 use crate::cron_schedule;
+use crate::gated;
 use crate::tolerations_annotation;
+use crate::zero_values::list;
 
 /// Of a pod spec (under `spec` of a Pod, `spec.template.spec` of a workload). `imagePullSecrets`
 /// is not listed: `validateImagePullSecrets` cannot refuse a decoded entry (only a name can be
 /// set), and on UPDATE its immutability is modelled.
 const POD_SPEC: &[&str] = &["volumes * image"];
+
+/// Of a pod spec whose old spec (an UPDATE's stored object) holds a projected `podCertificate`
+/// source: the registry then keeps the ones written (`podCertificateProjectionInUse`, `gated.rs`)
+/// and Go validates them (`validateProjectionSources`), which is not modelled.
+const POD_SPEC_KEPT_CERTIFICATES: &str = "volumes * projected sources * podCertificate";
+
+/// Of a pod spec whose old spec has a `schedulingGroup`: the registry then keeps the one written
+/// (`dropDisabledSchedulingGroup`) and Go validates it, which is not modelled.
+const POD_SPEC_KEPT_SCHEDULING_GROUP: &str = "schedulingGroup";
+
+/// Of a pod spec whose old spec holds a container's `lifecycle.stopSignal`: the registry then keeps
+/// the ones written (`containerStopSignalsInUse`) and Go validates them (`validateLifecycle`'s stop
+/// signal against `spec.os`), which is not modelled.
+const POD_SPEC_KEPT_STOP_SIGNALS: &[&str] = &[
+    "initContainers * lifecycle stopSignal",
+    "containers * lifecycle stopSignal",
+    "ephemeralContainers * lifecycle stopSignal",
+];
+
+/// Of a pod spec with `hostUsers: false` and a container's `volumeDevices`, when the old spec does
+/// not hold the two already: `validateHostUsers` of a 1.37 development copy refuses volume devices in
+/// a user namespace unless `AllowUserNamespacesWithVolumeDevices` (old spec), which release-1.36 may
+/// or may not do; not modelled.
+const POD_SPEC_USER_NAMESPACE_DEVICES: &[&str] = &[
+    "hostUsers",
+    "initContainers * volumeDevices",
+    "containers * volumeDevices",
+    "ephemeralContainers * volumeDevices",
+];
 
 /// Of a Pod's or pod template's metadata: the tolerations annotation, when its text is one
 /// [`crate::tolerations_annotation::decode`] does not judge (Go refuses it with `encoding/json`'s
@@ -26,14 +57,28 @@ const POD_METADATA_TOLERATIONS: &str = "annotations scheduler.alpha.kubernetes.i
 
 /// Of a Pod's status, on an UPDATE of its `/status` (`ValidatePodStatusUpdate`; its pod and host
 /// IPs and resource claim statuses are modelled, [`crate::pod_status`]).
+/// The status's and its conditions' `observedGeneration`, the extended resource claim status, the
+/// node-allocatable resource claim statuses and the container statuses' volume mounts (an image
+/// volume's status) are checked by the 1.37 development copy read, and which of those checks
+/// release-1.36 runs was not read: named too.
 const POD_STATUS: &[&str] = &[
     "containerStatuses * user",
     "containerStatuses * allocatedResources",
+    "containerStatuses * volumeMounts",
     "initContainerStatuses * user",
     "initContainerStatuses * allocatedResources",
+    "initContainerStatuses * volumeMounts",
     "ephemeralContainerStatuses * user",
     "ephemeralContainerStatuses * allocatedResources",
+    "ephemeralContainerStatuses * volumeMounts",
+    "observedGeneration",
+    "conditions * observedGeneration",
+    "extendedResourceClaimStatus",
 ];
+
+/// Of a Pod's status whose old status holds node-allocatable resource claim statuses: the registry
+/// then keeps the ones written (`gated.rs`) and the 1.37 development copy validates them.
+const POD_STATUS_KEPT_NODE_ALLOCATABLE: &str = "nodeAllocatableResourceClaimStatuses";
 
 /// Of a Pod's status whose `podIP` is not its non-empty `podIPs[0]`
 /// ([`crate::pod_status::pod_ip_mismatch`]): the pod IPs are then not judged.
@@ -45,9 +90,32 @@ const REPLICAS_STATUS: &[&str] = &["terminatingReplicas"];
 
 /// Every unmodelled field pattern of a kind, as whole paths from the object's root (tokens split
 /// on spaces); `status` for an UPDATE of the `/status` subresource.
-fn patterns(group: &str, kind: &str, status: bool, object: &Value) -> Vec<String> {
+fn patterns(group: &str, kind: &str, status: bool, object: &Value, old: Option<&Value>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let pod_spec = |out: &mut Vec<String>, prefix: &str| {
+        let spec_pointer: String = prefix.split(' ').map(|t| format!("/{t}")).collect();
+        let old_spec = old.and_then(|o| o.pointer(&spec_pointer));
+        if old_spec.is_some_and(|o| gated::projection_in_use(o, gated::POD_CERTIFICATE)) {
+            out.push(format!("{prefix} {POD_SPEC_KEPT_CERTIFICATES}"));
+        }
+        if old_spec.is_some_and(gated::scheduling_group_in_use) {
+            out.push(format!("{prefix} {POD_SPEC_KEPT_SCHEDULING_GROUP}"));
+        }
+        if old_spec.is_some_and(gated::stop_signals_in_use) {
+            out.extend(POD_SPEC_KEPT_STOP_SIGNALS.iter().map(|p| format!("{prefix} {p}")));
+        }
+        let user_namespace_devices = |spec: &Value| {
+            spec.get("hostUsers") == Some(&Value::Bool(false))
+                && gated::CONTAINER_LISTS
+                    .iter()
+                    .flat_map(|l| list(spec, l))
+                    .any(|c| !list(c, "volumeDevices").is_empty())
+        };
+        if object.pointer(&spec_pointer).is_some_and(user_namespace_devices)
+            && !old_spec.is_some_and(user_namespace_devices)
+        {
+            out.extend(POD_SPEC_USER_NAMESPACE_DEVICES.iter().map(|p| format!("{prefix} {p}")));
+        }
         let meta = format!("{}metadata", prefix.strip_suffix("spec").unwrap_or_default());
         let pointer: String = meta.split(' ').map(|t| format!("/{t}")).collect();
         let tolerations = object
@@ -67,6 +135,12 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value) -> Vec<String
     match (group, kind) {
         ("", "Pod") if status => {
             under(&mut out, "status", POD_STATUS);
+            if old
+                .and_then(|o| o.pointer("/status/nodeAllocatableResourceClaimStatuses"))
+                .is_some_and(|l| l.as_array().is_some_and(|l| !l.is_empty()))
+            {
+                out.push(format!("status {POD_STATUS_KEPT_NODE_ALLOCATABLE}"));
+            }
             if object.get("status").is_some_and(crate::pod_status::pod_ip_mismatch) {
                 under(&mut out, "status", POD_IP_MISMATCH);
             }
@@ -180,12 +254,21 @@ fn field_path(pattern: &[&str]) -> String {
 /// The fields of `after` whose validation is not modelled and that differ from `before`, among
 /// those a write at one of the pointers `touched` (a patch's `path`s and `from`s) can reach, as
 /// Go field paths (`spec.volumes[*].image`, `spec.template.spec.volumes[*].image`), each once, in
-/// the order of the kind's list. `status` for an UPDATE of the `/status` subresource. Empty for a kind whose
+/// the order of the kind's list. `status` for an UPDATE of the `/status` subresource; `old` the
+/// stored object of an UPDATE (what the registry keeps of a gated field depends on it). Empty for a kind whose
 /// spec is not modelled at all (the caller names the kind instead).
-pub fn written(group: &str, kind: &str, status: bool, before: &Value, after: &Value, touched: &[&str]) -> Vec<String> {
+pub fn written(
+    group: &str,
+    kind: &str,
+    status: bool,
+    before: &Value,
+    after: &Value,
+    old: Option<&Value>,
+    touched: &[&str],
+) -> Vec<String> {
     let touched: Vec<Vec<String>> = touched.iter().map(|p| tokens(p)).collect();
     let mut out = Vec::new();
-    for pattern in patterns(group, kind, status, after) {
+    for pattern in patterns(group, kind, status, after, old) {
         let pattern: Vec<&str> = pattern.split(' ').collect();
         if touched.iter().any(|t| reaches(&pattern, t)) && differs(&pattern, Some(before), Some(after)) {
             out.push(field_path(&pattern));
@@ -210,20 +293,88 @@ mod tests {
         let after = pod(
             json!({"containers": [{"name": "a", "image": "x"}], "volumes": [{"name": "v", "image": {"reference": "r:1"}}]}),
         );
-        assert_eq!(written("", "Pod", false, &before, &after, &["/spec/volumes"]), ["spec.volumes[*].image"]);
+        assert_eq!(written("", "Pod", false, &before, &after, None, &["/spec/volumes"]), ["spec.volumes[*].image"]);
         // A modelled field written: nothing to name.
         let dns = pod(json!({"containers": [{"name": "a", "image": "x"}], "dnsConfig": {"nameservers": ["1.1.1.1"]}}));
-        assert!(written("", "Pod", false, &before, &dns, &["/spec/dnsConfig"]).is_empty());
+        assert!(written("", "Pod", false, &before, &dns, None, &["/spec/dnsConfig"]).is_empty());
         // The overhead, the pod-level resources and the resource claims are modelled.
         let resources = pod(json!({"containers": [{"name": "a", "image": "x"}], "overhead": {"cpu": "10m"},
                                    "resources": {"limits": {"cpu": "1"}}}));
-        assert!(written("", "Pod", false, &before, &resources, &["/spec/overhead", "/spec/resources"]).is_empty());
+        assert!(written("", "Pod", false, &before, &resources, None, &["/spec/overhead", "/spec/resources"]).is_empty());
         let claims = pod(json!({"containers": [{"name": "a", "image": "x", "resources": {"claims": [{"name": "c"}]}}],
                                 "resourceClaims": [{"name": "c", "resourceClaimName": "rc"}],
                                 "resources": {"claims": [{"name": "c"}]}}));
-        assert!(written("", "Pod", false, &before, &claims, &["/spec"]).is_empty());
+        assert!(written("", "Pod", false, &before, &claims, None, &["/spec"]).is_empty());
         // The same field present on both sides, untouched by the patch: nothing to name.
-        assert!(written("", "Pod", false, &after, &after, &["/spec/containers/0/image"]).is_empty());
+        assert!(written("", "Pod", false, &after, &after, None, &["/spec/containers/0/image"]).is_empty());
+    }
+
+    /// A gated field the registry keeps because the stored object holds one already is validated
+    /// by Go and not modelled: named, only then (otherwise object.gate-dropped speaks of it).
+    #[test]
+    fn gated_fields_kept_by_the_stored_object_are_named() {
+        let certificate =
+            json!({"signerName": "example.com/pods", "keyType": "ED25519", "credentialBundlePath": "c.pem"});
+        let with_certificate = |n: usize| {
+            let sources: Vec<Value> = (0..n).map(|_| json!({"podCertificate": certificate})).collect();
+            pod(
+                json!({"containers": [{"name": "a", "image": "x"}], "volumes": [{"name": "v", "projected": {"sources": sources}}]}),
+            )
+        };
+        let (one, two) = (with_certificate(1), with_certificate(2));
+        let touched = ["/spec/volumes/0/projected/sources/-"];
+        assert_eq!(
+            written("", "Pod", false, &one, &two, Some(&one), &touched),
+            ["spec.volumes[*].projected.sources[*].podCertificate"]
+        );
+        assert!(written("", "Pod", false, &one, &two, None, &touched).is_empty(), "a CREATE: dropped, not kept");
+        let bare = pod(json!({"containers": [{"name": "a", "image": "x"}]}));
+        assert!(written("", "Pod", false, &one, &two, Some(&bare), &touched).is_empty(), "no certificate stored");
+        let signal = |s: &str| {
+            pod(json!({"containers": [{"name": "a", "image": "x", "lifecycle": {"stopSignal": s}}],
+                       "os": {"name": "linux"}}))
+        };
+        let touched = ["/spec/containers/0/lifecycle/stopSignal"];
+        let (term, usr) = (signal("SIGTERM"), signal("SIGUSR1"));
+        assert_eq!(
+            written("", "Pod", false, &term, &usr, Some(&term), &touched),
+            ["spec.containers[*].lifecycle.stopSignal"]
+        );
+        assert!(written("", "Pod", false, &term, &usr, Some(&bare), &touched).is_empty());
+        let group = pod(json!({"containers": [{"name": "a", "image": "x"}], "schedulingGroup": {"podGroupName": "g"}}));
+        assert_eq!(
+            written("", "Pod", false, &bare, &group, Some(&group), &["/spec/schedulingGroup"]),
+            ["spec.schedulingGroup"]
+        );
+        assert!(written("", "Pod", false, &bare, &group, Some(&bare), &["/spec/schedulingGroup"]).is_empty());
+        // In a workload's template, read in the stored workload's template.
+        let d = |spec: &Value| json!({"kind": "Deployment", "spec": {"template": {"spec": spec["spec"].clone()}}});
+        assert_eq!(
+            written("apps", "Deployment", false, &d(&term), &d(&usr), Some(&d(&term)), &["/spec/template/spec"]),
+            ["spec.template.spec.containers[*].lifecycle.stopSignal"]
+        );
+    }
+
+    /// Volume devices in a pod of its own user namespace are named, where the stored pod does not
+    /// have the two already.
+    #[test]
+    fn volume_devices_under_host_users_false_are_named() {
+        let spec = |host_users: Value, devices: bool| {
+            let mut c = json!({"name": "a", "image": "x"});
+            if devices {
+                c["volumeDevices"] = json!([{"name": "b", "devicePath": "/dev/b"}]);
+            }
+            pod(json!({"hostUsers": host_users, "containers": [c]}))
+        };
+        let (user_ns, devices) = (spec(json!(false), false), spec(json!(false), true));
+        assert_eq!(
+            written("", "Pod", false, &user_ns, &devices, None, &["/spec/containers/0/volumeDevices"]),
+            ["spec.containers[*].volumeDevices"]
+        );
+        let host = spec(json!(true), true);
+        assert_eq!(written("", "Pod", false, &host, &devices, None, &["/spec/hostUsers"]), ["spec.hostUsers"]);
+        assert!(written("", "Pod", false, &spec(json!(null), false), &host, None, &["/spec/containers/0"]).is_empty());
+        assert!(written("", "Pod", false, &user_ns, &devices, Some(&devices), &["/spec/containers/0"]).is_empty());
     }
 
     #[test]
@@ -234,9 +385,9 @@ mod tests {
             {"name": "a", "emptyDir": {}},
             {"name": "b", "image": {"reference": "r:1"}}
         ]}));
-        assert_eq!(written("", "Pod", false, &before, &after, &["/spec/volumes/-"]), ["spec.volumes[*].image"]);
+        assert_eq!(written("", "Pod", false, &before, &after, None, &["/spec/volumes/-"]), ["spec.volumes[*].image"]);
         // A write elsewhere cannot reach it: the volume's fields are not examined.
-        assert!(written("", "Pod", false, &before, &after, &["/metadata/labels/a"]).is_empty());
+        assert!(written("", "Pod", false, &before, &after, None, &["/metadata/labels/a"]).is_empty());
     }
 
     #[test]
@@ -244,7 +395,7 @@ mod tests {
         let before = pod(json!({"containers": [{"name": "a", "image": "x"}], "imagePullSecrets": [{"name": "s"}]}));
         let after = pod(json!({"containers": [{"name": "a", "image": "x"}], "imagePullSecrets": [{"name": "s"}],
                                "volumes": [{"name": "v", "image": {"reference": "r:1"}}]}));
-        assert_eq!(written("", "Pod", false, &before, &after, &["/spec"]), ["spec.volumes[*].image"]);
+        assert_eq!(written("", "Pod", false, &before, &after, None, &["/spec"]), ["spec.volumes[*].image"]);
     }
 
     #[test]
@@ -253,7 +404,10 @@ mod tests {
                                 "volumes": [{"name": "v", "image": {"reference": "r:1"}}]}));
         let after =
             pod(json!({"containers": [{"name": "a", "image": "x"}], "volumes": [{"name": "v", "emptyDir": {}}]}));
-        assert_eq!(written("", "Pod", false, &before, &after, &["/spec/volumes/0/image"]), ["spec.volumes[*].image"]);
+        assert_eq!(
+            written("", "Pod", false, &before, &after, None, &["/spec/volumes/0/image"]),
+            ["spec.volumes[*].image"]
+        );
     }
 
     #[test]
@@ -263,7 +417,7 @@ mod tests {
                 "template": {"spec": {"containers": [{"name": "a", "image": "x"}]}}}})
         };
         // A Deployment's own fields are modelled: a write to one is not named.
-        assert!(written("apps", "Deployment", false, &d(1), &d(-1), &["/spec/replicas"]).is_empty());
+        assert!(written("apps", "Deployment", false, &d(1), &d(-1), None, &["/spec/replicas"]).is_empty());
         // A Job's own fields are modelled (its success policy too); its template's image volumes are
         // not.
         let job = |count: i64, volumes: Value| {
@@ -272,9 +426,9 @@ mod tests {
                 "template": {"spec": {"volumes": volumes}}}})
         };
         let image = json!([{"name": "v", "image": {"reference": "r:1"}}]);
-        assert!(written("batch", "Job", false, &job(1, json!([])), &job(2, json!([])), &["/spec"]).is_empty());
+        assert!(written("batch", "Job", false, &job(1, json!([])), &job(2, json!([])), None, &["/spec"]).is_empty());
         assert_eq!(
-            written("batch", "Job", false, &job(1, json!([])), &job(1, image.clone()), &["/spec"]),
+            written("batch", "Job", false, &job(1, json!([])), &job(1, image.clone()), None, &["/spec"]),
             ["spec.template.spec.volumes[*].image"]
         );
         // A template's label keys, resource claims and cluster trust bundles are modelled.
@@ -282,16 +436,16 @@ mod tests {
         let spread = json!([{"maxSkew": 1, "topologyKey": "zone", "matchLabelKeys": ["app"]}]);
         with_keys["spec"]["template"]["spec"]["topologySpreadConstraints"] = spread;
         let touched = ["/spec/template/spec"];
-        assert!(written("apps", "Deployment", false, &d(1), &with_keys, &touched).is_empty());
+        assert!(written("apps", "Deployment", false, &d(1), &with_keys, None, &touched).is_empty());
         let mut with_claims = d(1);
         with_claims["spec"]["template"]["spec"]["containers"] =
             json!([{"name": "c", "resources": {"claims": [{"name": "c"}]}}]);
         with_claims["spec"]["template"]["spec"]["resourceClaims"] = json!([{"name": "c", "resourceClaimName": "rc"}]);
-        assert!(written("apps", "Deployment", false, &d(1), &with_claims, &touched).is_empty());
+        assert!(written("apps", "Deployment", false, &d(1), &with_claims, None, &touched).is_empty());
         let mut with_bundle = d(1);
         with_bundle["spec"]["template"]["spec"]["volumes"] = json!([{"name": "v", "projected": {"sources": [
             {"clusterTrustBundle": {"signerName": "example.com/signer", "path": "ca.pem"}}]}}]);
-        assert!(written("apps", "Deployment", false, &d(1), &with_bundle, &touched).is_empty());
+        assert!(written("apps", "Deployment", false, &d(1), &with_bundle, None, &touched).is_empty());
         // A StatefulSet's own fields are modelled too.
         let sts = |claims: Value| {
             json!({"kind": "StatefulSet", "spec": {"volumeClaimTemplates": claims, "revisionHistoryLimit": 1,
@@ -303,6 +457,7 @@ mod tests {
             false,
             &sts(json!([])),
             &sts(json!([{"metadata": {"name": "d"}}])),
+            None,
             &["/spec"]
         )
         .is_empty());
@@ -313,10 +468,10 @@ mod tests {
         };
         let before = cron("@daily", "UTC", json!([]));
         let after = cron("61 * * * *", "Mars/Olympus", json!([]));
-        assert!(written("batch", "CronJob", false, &before, &after, &["/spec"]).is_empty());
+        assert!(written("batch", "CronJob", false, &before, &after, None, &["/spec"]).is_empty());
         let volumes = cron("@daily", "UTC", image);
         assert_eq!(
-            written("batch", "CronJob", false, &before, &volumes, &["/spec/jobTemplate"]),
+            written("batch", "CronJob", false, &before, &volumes, None, &["/spec/jobTemplate"]),
             ["spec.jobTemplate.spec.template.spec.volumes[*].image"]
         );
     }
@@ -326,11 +481,19 @@ mod tests {
         let cron = |schedule: &str| json!({"kind": "CronJob", "spec": {"schedule": schedule}});
         let touched = ["/spec/schedule"];
         assert_eq!(
-            written("batch", "CronJob", false, &cron("@daily"), &cron("TZ=Europe/Paris"), &touched),
+            written("batch", "CronJob", false, &cron("@daily"), &cron("TZ=Europe/Paris"), None, &touched),
             ["spec.schedule"]
         );
-        assert!(written("batch", "CronJob", false, &cron("@daily"), &cron("TZ=Europe/Paris 0 * * * *"), &touched)
-            .is_empty());
+        assert!(written(
+            "batch",
+            "CronJob",
+            false,
+            &cron("@daily"),
+            &cron("TZ=Europe/Paris 0 * * * *"),
+            None,
+            &touched
+        )
+        .is_empty());
     }
 
     #[test]
@@ -339,13 +502,13 @@ mod tests {
         let before = with_env(json!(null));
         let touched = ["/spec/containers/0/env"];
         let resource = with_env(json!({"resourceFieldRef": {"resource": "limits.cpu"}}));
-        assert!(written("", "Pod", false, &before, &resource, &touched).is_empty());
+        assert!(written("", "Pod", false, &before, &resource, None, &touched).is_empty());
         let field = with_env(json!({"fieldRef": {"fieldPath": "metadata.name"}}));
-        assert!(written("", "Pod", false, &before, &field, &touched).is_empty());
+        assert!(written("", "Pod", false, &before, &field, None, &touched).is_empty());
         let secret = with_env(json!({"secretKeyRef": {"name": "s", "key": "k"}}));
-        assert!(written("", "Pod", false, &before, &secret, &touched).is_empty());
+        assert!(written("", "Pod", false, &before, &secret, None, &touched).is_empty());
         let file = with_env(json!({"fileKeyRef": {"volumeName": "v", "path": "p", "key": "K"}}));
-        assert!(written("", "Pod", false, &before, &file, &touched).is_empty());
+        assert!(written("", "Pod", false, &before, &file, None, &touched).is_empty());
     }
 
     #[test]
@@ -354,23 +517,23 @@ mod tests {
         let mut after = before.clone();
         after["metadata"]["annotations"] = json!({"container.apparmor.security.beta.kubernetes.io/app": "runtime/default",
             "seccomp.security.alpha.kubernetes.io/pod": "runtime/default", "kubernetes.io/config.mirror": "x", "team": "a"});
-        assert!(written("", "Pod", false, &before, &after, &["/metadata/annotations"]).is_empty());
+        assert!(written("", "Pod", false, &before, &after, None, &["/metadata/annotations"]).is_empty());
         after["metadata"]["annotations"]["controller.kubernetes.io/pod-deletion-cost"] = json!("x");
-        assert!(written("", "Pod", false, &before, &after, &["/metadata/annotations"]).is_empty());
+        assert!(written("", "Pod", false, &before, &after, None, &["/metadata/annotations"]).is_empty());
         // The tolerations annotation is, when it decodes as the model reads it.
         after["metadata"]["annotations"]["scheduler.alpha.kubernetes.io/tolerations"] =
             json!("[{\"operator\": \"Exists\"}]");
-        assert!(written("", "Pod", false, &before, &after, &["/metadata/annotations"]).is_empty());
+        assert!(written("", "Pod", false, &before, &after, None, &["/metadata/annotations"]).is_empty());
         // A text Go's decoder refuses is not: named, of a pod and of a template.
         after["metadata"]["annotations"]["scheduler.alpha.kubernetes.io/tolerations"] = json!("[{\"key\": 1}]");
         assert_eq!(
-            written("", "Pod", false, &before, &after, &["/metadata/annotations"]),
+            written("", "Pod", false, &before, &after, None, &["/metadata/annotations"]),
             ["metadata.annotations[scheduler.alpha.kubernetes.io/tolerations]"]
         );
         let d = |annotations: Value| json!({"kind": "Deployment", "spec": {"template": {"metadata": {"annotations": annotations}, "spec": {}}}});
         let tolerations = d(json!({"scheduler.alpha.kubernetes.io/tolerations": "{}"}));
         assert_eq!(
-            written("apps", "Deployment", false, &d(json!({})), &tolerations, &["/spec/template/metadata"]),
+            written("apps", "Deployment", false, &d(json!({})), &tolerations, None, &["/spec/template/metadata"]),
             ["spec.template.metadata.annotations[scheduler.alpha.kubernetes.io/tolerations]"]
         );
     }
@@ -390,17 +553,36 @@ mod tests {
         after["status"] = json!({"containerStatuses": [{"name": "c", "allocatedResources": {"cpu": "1"}}]});
         after["spec"]["volumes"] = json!([{"name": "v", "image": {"reference": "r:1"}}]);
         assert_eq!(
-            written("", "Pod", true, &before, &after, &["/status", "/spec/volumes"]),
+            written("", "Pod", true, &before, &after, None, &["/status", "/spec/volumes"]),
             ["status.containerStatuses[*].allocatedResources"]
         );
         // The pod and host IPs and the resource claim statuses are modelled: not named.
         let mut ips = before.clone();
         ips["status"] = json!({"podIP": "10.0.0.9", "podIPs": [{"ip": "10.0.0.9"}], "hostIPs": [{"ip": "10.1.0.1"}],
                                "resourceClaimStatuses": [{"name": "gpu"}]});
-        assert!(written("", "Pod", true, &before, &ips, &["/status"]).is_empty());
+        assert!(written("", "Pod", true, &before, &ips, None, &["/status"]).is_empty());
+        // The status fields whose checks were read only in a development copy are named.
+        let mut newer = before.clone();
+        newer["status"] = json!({"observedGeneration": 2, "conditions": [{"type": "Ready", "observedGeneration": 2}],
+                                 "nodeAllocatableResourceClaimStatuses": [], "extendedResourceClaimStatus": {}});
+        assert_eq!(
+            written("", "Pod", true, &before, &newer, None, &["/status"]),
+            [
+                "status.observedGeneration",
+                "status.conditions[*].observedGeneration",
+                "status.extendedResourceClaimStatus"
+            ]
+        );
+        newer["status"]["nodeAllocatableResourceClaimStatuses"] = json!([{"resourceClaimName": "c"}]);
+        let mut stored = newer.clone();
+        stored["status"]["nodeAllocatableResourceClaimStatuses"][0]["resourceClaimName"] = json!("d");
+        assert_eq!(
+            written("", "Pod", true, &before, &newer, Some(&stored), &["/status/nodeAllocatableResourceClaimStatuses"]),
+            ["status.nodeAllocatableResourceClaimStatuses"]
+        );
         // A podIP that the pod IPs do not start with leaves them unjudged: named.
         ips["status"]["podIP"] = json!("10.0.0.8");
-        assert_eq!(written("", "Pod", true, &before, &ips, &["/status"]), ["status.podIP", "status.podIPs"]);
+        assert_eq!(written("", "Pod", true, &before, &ips, None, &["/status"]), ["status.podIP", "status.podIPs"]);
     }
 
     #[test]
@@ -410,18 +592,21 @@ mod tests {
         after["status"] = json!({"terminatingReplicas": 1, "replicas": 1});
         after["spec"]["replicas"] = json!(3);
         let touched = ["/status", "/spec/replicas"];
-        assert_eq!(written("apps", "Deployment", true, &before, &after, &touched), ["status.terminatingReplicas"]);
-        assert!(written("apps", "StatefulSet", true, &before, &after, &touched).is_empty());
-        assert!(written("batch", "Job", true, &before, &after, &touched).is_empty());
+        assert_eq!(
+            written("apps", "Deployment", true, &before, &after, None, &touched),
+            ["status.terminatingReplicas"]
+        );
+        assert!(written("apps", "StatefulSet", true, &before, &after, None, &touched).is_empty());
+        assert!(written("batch", "Job", true, &before, &after, None, &touched).is_empty());
         // Outside the status subresource the spec's unmodelled fields are named.
         let mut volumes = before.clone();
         volumes["spec"]["template"] = json!({"spec": {"volumes": [{"name": "v", "image": {"reference": "r:1"}}]}});
         let touched = ["/spec/template"];
         assert_eq!(
-            written("apps", "Deployment", false, &before, &volumes, &touched),
+            written("apps", "Deployment", false, &before, &volumes, None, &touched),
             ["spec.template.spec.volumes[*].image"]
         );
-        assert!(written("apps", "Deployment", true, &before, &volumes, &touched).is_empty());
+        assert!(written("apps", "Deployment", true, &before, &volumes, None, &touched).is_empty());
     }
 
     #[test]
@@ -430,40 +615,42 @@ mod tests {
         let json_type = "kubernetes.io/dockerconfigjson";
         // `{x` (a syntax error, whose Go text is not modelled), after `{}`.
         let (good, bad) = (s(json_type, ".dockerconfigjson", "e30="), s(json_type, ".dockerconfigjson", "e3g="));
-        assert_eq!(written("", "Secret", false, &good, &bad, &["/data"]), ["data[.dockerconfigjson]"]);
+        assert_eq!(written("", "Secret", false, &good, &bad, None, &["/data"]), ["data[.dockerconfigjson]"]);
         // Judged texts, an object or an array, are not named.
         let array = s(json_type, ".dockerconfigjson", "W10=");
-        assert!(written("", "Secret", false, &good, &array, &["/data"]).is_empty());
+        assert!(written("", "Secret", false, &good, &array, None, &["/data"]).is_empty());
         // The text that counts is stringData's, when it has the key.
         let mut string_data = good.clone();
         string_data["stringData"] = json!({".dockerconfigjson": "{x"});
         assert_eq!(
-            written("", "Secret", false, &good, &string_data, &["/stringData"]),
+            written("", "Secret", false, &good, &string_data, None, &["/stringData"]),
             ["stringData[.dockerconfigjson]"]
         );
         let cfg = s("kubernetes.io/dockercfg", ".dockercfg", "e3g=");
-        assert_eq!(written("", "Secret", false, &good, &cfg, &["/type", "/data"]), ["data[.dockercfg]"]);
+        assert_eq!(written("", "Secret", false, &good, &cfg, None, &["/type", "/data"]), ["data[.dockercfg]"]);
         // A TLS Secret's keys and an Opaque Secret's data are modelled.
         let tls = |v: &str| s("kubernetes.io/tls", "tls.crt", v);
-        assert!(written("", "Secret", false, &tls("YQ=="), &tls("Yg=="), &["/data/tls.crt"]).is_empty());
+        assert!(written("", "Secret", false, &tls("YQ=="), &tls("Yg=="), None, &["/data/tls.crt"]).is_empty());
         let opaque = |v: &str| s("Opaque", "tls.crt", v);
-        assert!(written("", "Secret", false, &opaque("YQ=="), &opaque("Yg=="), &["/data/tls.crt"]).is_empty());
+        assert!(written("", "Secret", false, &opaque("YQ=="), &opaque("Yg=="), None, &["/data/tls.crt"]).is_empty());
     }
 
     #[test]
     fn kinds_whose_spec_is_modelled_in_full_name_nothing() {
         let cm = |v: &str| json!({"kind": "ConfigMap", "data": {"k": v}});
-        assert!(written("", "ConfigMap", false, &cm("a"), &cm("b"), &["/data/k"]).is_empty());
+        assert!(written("", "ConfigMap", false, &cm("a"), &cm("b"), None, &["/data/k"]).is_empty());
         // managedFields are modelled too (`managed_fields`).
         let mut managed = cm("a");
         managed["metadata"] = json!({"managedFields": [{"manager": "m"}]});
-        assert!(written("", "ConfigMap", false, &cm("a"), &managed, &["/metadata"]).is_empty());
+        assert!(written("", "ConfigMap", false, &cm("a"), &managed, None, &["/metadata"]).is_empty());
         // An Ingress's resource backends are modelled (`ingress`).
         let ing = |kind: &str| {
             json!({"kind": "Ingress", "spec": {"defaultBackend": {"resource": {"kind": kind, "name": "b"}},
             "rules": [{"http": {"paths": [{"backend": {"resource": {"kind": kind, "name": "b"}}}]}}]}})
         };
         let touched = ["/spec/defaultBackend/resource", "/spec/rules/0/http/paths/0/backend"];
-        assert!(written("networking.k8s.io", "Ingress", false, &ing("Bucket"), &ing("Store"), &touched).is_empty());
+        assert!(
+            written("networking.k8s.io", "Ingress", false, &ing("Bucket"), &ing("Store"), None, &touched).is_empty()
+        );
     }
 }

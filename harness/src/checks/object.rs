@@ -170,10 +170,11 @@ pub(crate) fn status_reset(x: &Exchange) -> Check {
 
 /// The feature gates behind what [`gate_dropped`] names, by the end of its pointers (a source the
 /// registry removed, or a stop signal with the lifecycle it leaves empty).
-const GATES: [(&[&str], &str); 3] = [
+const GATES: [(&[&str], &str); 4] = [
     (&["/clusterTrustBundle"], "a projected clusterTrustBundle: ClusterTrustBundleProjection"),
     (&["/podCertificate"], "a projected podCertificate: PodCertificateRequest"),
     (&["/lifecycle", "/lifecycle/stopSignal"], "a container's lifecycle.stopSignal: ContainerStopSignals"),
+    (&["/spec/schedulingGroup"], "the pod's schedulingGroup: GenericWorkload"),
 ];
 
 /// object.gate-dropped
@@ -217,7 +218,8 @@ pub(crate) fn unjudged(x: &Exchange) -> Vec<String> {
     }
     let pointers = patch.pointers();
     let touched: Vec<&str> = pointers.iter().map(String::as_str).collect();
-    unmodelled::written(&gvk.group, &gvk.kind, status, x.case.object(), patched, &touched)
+    let old = (spec.operation == Operation::Update).then_some(&*spec.old_object);
+    unmodelled::written(&gvk.group, &gvk.kind, status, x.case.object(), patched, old, &touched)
         .into_iter()
         .map(|field| format!("{} {field}", gvk.kind))
         .collect()
@@ -375,6 +377,11 @@ mod tests {
         assert!(v.detail.starts_with("the patch writes /spec/containers/0/lifecycle (JSON pointer)"), "{}", v.detail);
         assert!(v.detail.contains("(a container's lifecycle.stopSignal: ContainerStopSignals; "), "{}", v.detail);
         assert!(!v.detail.contains("ClusterTrustBundleProjection"), "{}", v.detail);
+        // So is the pod's scheduling group.
+        let group = json!([{"op": "add", "path": "/spec/schedulingGroup", "value": {"podGroupName": "g"}}]);
+        let Check::Violated(v) = judge_by(gate_dropped, &c, group) else { panic!("scheduling group not caught") };
+        assert!(v.detail.starts_with("the patch writes /spec/schedulingGroup (JSON pointer)"), "{}", v.detail);
+        assert!(v.detail.contains("(the pod's schedulingGroup: GenericWorkload; "), "{}", v.detail);
         // A projection of a ConfigMap is kept.
         let config_map =
             json!([{"op": "add", "path": "/spec/volumes", "value": [volume(json!({"configMap": {"name": "m"}}))]}]);
@@ -709,6 +716,15 @@ mod tests {
         assert!(
             matches!(&emptied, Check::Violated(v) if v.detail.starts_with("the patch writes /status/qosClass (JSON pointer)")),
             "{emptied:?}"
+        );
+        // A status field whose gate is off by default is dropped too (DropDisabledPodFields).
+        let gated = json!([{"op": "add", "path": "/status/nodeAllocatableResourceClaimStatuses",
+                            "value": [{"resourceClaimName": "c", "containers": ["c"], "resources": {"cpu": "1"}}]}]);
+        let Check::Violated(v) = judge_by(status_reset, &c, gated) else { panic!("a gated status field is kept") };
+        assert!(
+            v.detail.starts_with("the patch writes /status/nodeAllocatableResourceClaimStatuses (JSON pointer)"),
+            "{}",
+            v.detail
         );
         let status =
             json!([{"op": "add", "path": "/status/conditions", "value": [{"type": "Ready", "status": "True"}]}]);
