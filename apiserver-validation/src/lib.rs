@@ -23,8 +23,8 @@
 //! | [`security`] | `core/validation`: `ValidateSecurityContext`, `validatePodSpecSecurityContext` (IDs, seccomp, AppArmor, sysctls, proc mount, Windows options), host namespaces, `validateOS` |
 //! | [`scheduling`] | `core/validation`: `validateAffinity` (node and pod affinity terms), `ValidateTolerations` |
 //! | [`label_keys`] | `core/validation`: `ValidateMatchLabelKeysAndMismatchLabelKeys` (pod affinity terms, topology spread), `ValidateMatchLabelKeysInTopologySpread` (an UPDATE whose old spec fails the former); `registry/core/pod/strategy.go` `PrepareForCreate`'s merge of a Pod's label values into those selectors |
-//! | [`pod_update`] | `core/validation`: `ValidatePodUpdate` (containers neither added nor removed, only images, deadlines and tolerations change) |
-//! | [`pod_status`] | `registry/core/pod/strategy.go` `podStatusStrategy.PrepareForUpdate` and `core/validation`: `ValidatePodStatusUpdate` (conditions, nominated node, QoS class, container state transitions, `validatePodResourceClaimStatuses`, `validatePodIPs` and `validateHostIPs` of the status `Convert_v1_PodStatus_To_core_PodStatus` makes) |
+//! | [`pod_update`] | `core/validation`: `ValidatePodUpdate` (containers neither added nor removed, only images, deadlines and tolerations change; a gated pod's node selector and node affinity only gain) |
+//! | [`pod_status`] | `registry/core/pod/strategy.go` `podStatusStrategy.PrepareForUpdate` and `core/validation`: `ValidatePodStatusUpdate` (`ValidatePodSpecificAnnotationUpdates`, conditions, nominated node and its refusal on a bound pod, QoS class, container state transitions by `ContainerShouldRestart`, `validatePodResourceClaimStatuses`, `validatePodIPs` and `validateHostIPs` of the status `Convert_v1_PodStatus_To_core_PodStatus` makes, the container statuses' `allocatedResourcesStatus`) |
 //! | [`workload_status`] | `registry/apps/*/strategy.go`, `registry/batch/job/strategy.go` and `registry/batch/cronjob/strategy.go`: the status strategies' `PrepareForUpdate`; `apps/validation`: `ValidateDeploymentStatusUpdate`, `ValidateReplicaSetStatusUpdate`, `ValidateStatefulSetStatusUpdate`, `ValidateDaemonSetStatusUpdate` (counts, bounds, `collisionCount`) |
 //! | [`job_status`] | `registry/batch/job/strategy.go` `getStatusValidationOptions` (`JobManagedBy` on) and `batch/validation`: `ValidateJobUpdateStatus`, `validateJobStatus`, `ValidateJobStatusUpdate` (counts, conditions, start and completion times, uncounted pods, completed and failed indexes) |
 //! | [`workloads`] | `apps/validation` and `batch/validation`: selectors matching templates, counts, completion modes, immutable selectors and Job templates, templates as pods |
@@ -64,6 +64,7 @@ mod gated;
 pub mod go_duration;
 pub mod go_strconv;
 pub mod host_ports;
+mod host_sysctls;
 pub mod ingress;
 pub mod ip;
 pub mod job_policy;

@@ -10,8 +10,10 @@
 //! (`validatePodResources`), `validateRestartPolicy`, `validateDNSPolicy`, node selector,
 //! tolerations, names of the service account, node, host and priority class, DNS config, readiness
 //! and scheduling gates, topology spread, the hostname override (`validatePodHostName`), host aliases, runtime class, preemption policy and
-//! overhead (`validateOverhead`), in Go's order), `validatePodMetadataAndSpec`'s pod-only image
-//! check and `ValidatePodCreate`. Run on the defaulted object (see [`crate::defaults`]). The
+//! overhead (`validateOverhead`), in Go's order), `validatePodMetadataAndSpec`'s pod-only checks
+//! (a projected token needs a service account name, as `Convert_v1_PodSpec_To_core_PodSpec` gives
+//! it, the deprecated `serviceAccount` included; no image padded with whitespace) and
+//! `ValidatePodCreate`. Run on the defaulted object (see [`crate::defaults`]). The
 //! volumes and mounts are [`crate::volumes`], the security contexts, host namespaces and OS rules
 //! [`crate::security`], affinity and tolerations [`crate::scheduling`], the resource requirements
 //! (a container's, the pod-level ones, the overhead) [`crate::resources`], the smaller fields
@@ -29,7 +31,8 @@
 //! The host-port conflicts (`checkHostPortConflicts`: the regular containers' together after
 //! their own checks, each init container's alone after its name) are [`crate::host_ports`].
 //!
-//! Not modelled: Windows host-process pods.
+//! A Windows host-process pod's rules (`validateWindowsHostProcessPod`) are [`crate::security`]'s,
+//! but for its refusal by an apiserver started with `--allow-privileged=false`, not modelled.
 
 use serde_json::{Map, Value};
 
@@ -536,6 +539,7 @@ fn container_common(
     pod_claims: &[String],
     host_users: bool,
     pod_restart: &str,
+    opts: PodOptions,
     path: &str,
 ) -> Vec<FieldError> {
     let mut errs = Vec::new();
@@ -574,7 +578,13 @@ fn container_common(
             SUPPORTED_PULL_POLICIES,
         ));
     }
-    errs.extend(resources::container_resources(c.get("resources"), pod_claims, &format!("{path}.resources")));
+    let rpath = format!("{path}.resources");
+    errs.extend(resources::container_resources(
+        c.get("resources"),
+        pod_claims,
+        opts.allow_indivisible_huge_pages,
+        &rpath,
+    ));
     errs.extend(resize_policy(c, pod_restart, &format!("{path}.resizePolicy")));
     errs.extend(security::validate_security_context(
         c.get("securityContext"),
@@ -623,7 +633,7 @@ fn pod_spec(spec: &Value, meta: PodMeta<'_>, path: &str, resource_is_pod: bool, 
     let mut names: Vec<&str> = Vec::new();
     for (i, c) in containers.iter().enumerate() {
         let p = format!("{cpath}[{i}]");
-        errs.extend(container_common(c, &vols, &pod_claims, host_users, pod_restart, &p));
+        errs.extend(container_common(c, &vols, &pod_claims, host_users, pod_restart, opts, &p));
         let name = s(c, "name");
         if names.contains(&name) {
             errs.push(FieldError::duplicate(&format!("{p}.name"), str_value(name)));
@@ -645,7 +655,7 @@ fn pod_spec(spec: &Value, meta: PodMeta<'_>, path: &str, resource_is_pod: bool, 
     let mut all: Vec<&str> = containers.iter().map(|c| s(c, "name")).collect();
     for (i, c) in list(spec, "initContainers").iter().enumerate() {
         let p = format!("{ipath}[{i}]");
-        errs.extend(container_common(c, &vols, &pod_claims, host_users, pod_restart, &p));
+        errs.extend(container_common(c, &vols, &pod_claims, host_users, pod_restart, opts, &p));
         let always = s(c, "restartPolicy") == "Always";
         errs.extend(init_container_restart_policy(c, &p));
         let name = s(c, "name");
@@ -692,7 +702,7 @@ fn pod_spec(spec: &Value, meta: PodMeta<'_>, path: &str, resource_is_pod: bool, 
     let mut all: Vec<&str> = others.clone();
     for (i, c) in list(spec, "ephemeralContainers").iter().enumerate() {
         let p = format!("{epath}[{i}]");
-        errs.extend(container_common(c, &vols, &pod_claims, host_users, pod_restart, &p));
+        errs.extend(container_common(c, &vols, &pod_claims, host_users, pod_restart, opts, &p));
         errs.extend(image_whitespace(c, &p));
         let name = s(c, "name");
         if all.contains(&name) {
@@ -722,7 +732,7 @@ fn pod_spec(spec: &Value, meta: PodMeta<'_>, path: &str, resource_is_pod: bool, 
         }
     }
 
-    errs.extend(resources::pod_resources(spec, &pod_claims, path));
+    errs.extend(resources::pod_resources(spec, &pod_claims, opts.allow_indivisible_huge_pages, path));
     errs.extend(security::host_network_deps(spec, path, resource_is_pod));
     let restart = s(spec, "restartPolicy");
     if restart.is_empty() {
@@ -749,8 +759,7 @@ fn pod_spec(spec: &Value, meta: PodMeta<'_>, path: &str, resource_is_pod: bool, 
     errs.extend(security::windows_host_process(spec, path));
     errs.extend(security::validate_host_users(spec, path));
     errs.extend(hostname_override(spec, path));
-    for key in ["serviceAccountName", "nodeName"] {
-        let v = s(spec, key);
+    for (key, v) in [("serviceAccountName", service_account_name(spec)), ("nodeName", s(spec, "nodeName"))] {
         if !v.is_empty() {
             errs.extend(dns_subdomain(v, &format!("{path}.{key}")));
         }
@@ -777,7 +786,7 @@ fn pod_spec(spec: &Value, meta: PodMeta<'_>, path: &str, resource_is_pod: bool, 
         errs.extend(dns_subdomain(priority_class, &format!("{path}.priorityClassName")));
     }
     errs.extend(pod_fields::runtime_class_and_preemption(spec, path));
-    errs.extend(resources::overhead(spec, path));
+    errs.extend(resources::overhead(spec, opts.allow_indivisible_huge_pages, path));
     errs.extend(security::validate_os(spec, path));
     errs.extend(file_key_ref_volumes(spec, path));
     errs
@@ -797,9 +806,39 @@ fn image_whitespace(c: &Value, path: &str) -> Vec<FieldError> {
     }
 }
 
+/// The internal `ServiceAccountName` of a v1 pod spec (`Convert_v1_PodSpec_To_core_PodSpec`):
+/// `serviceAccountName`, or when that is empty its deprecated alias `serviceAccount`.
+fn service_account_name(spec: &Value) -> &str {
+    match s(spec, "serviceAccountName") {
+        "" => s(spec, "serviceAccount"),
+        name => name,
+    }
+}
+
+/// `validatePodMetadataAndSpec`'s pod-only check (not a template's): with no service account name,
+/// no projected volume may hold a `serviceAccountToken` source.
+fn token_sources_without_service_account(spec: &Value) -> Vec<FieldError> {
+    if !service_account_name(spec).is_empty() {
+        return Vec::new();
+    }
+    let mut errs = Vec::new();
+    for (vi, volume) in list(spec, "volumes").iter().enumerate() {
+        let Some(projected) = volume.get("projected").filter(|p| !p.is_null()) else { continue };
+        for (si, source) in list(projected, "sources").iter().enumerate() {
+            if source.get("serviceAccountToken").is_some_and(|t| !t.is_null()) {
+                errs.push(FieldError::forbidden(
+                    &format!("spec.volumes[{vi}].projected.sources[{si}].serviceAccountToken"),
+                    "must not be specified when serviceAccountName is not set",
+                ));
+            }
+        }
+    }
+    errs
+}
+
 /// `validatePodMetadataAndSpec` without `ValidateObjectMeta`: `ValidatePodSpecificAnnotations`
-/// ([`pod_annotations`]), the spec (under `opts`), then the pod-only image check of containers and
-/// init containers.
+/// ([`pod_annotations`]), the spec (under `opts`), the projected tokens' service account, then
+/// the pod-only image check of containers and init containers.
 pub fn validate_pod(pod: &Value, opts: PodOptions) -> Vec<FieldError> {
     let spec = pod.get("spec").unwrap_or(&Value::Null);
     let mut errs =
@@ -807,6 +846,7 @@ pub fn validate_pod(pod: &Value, opts: PodOptions) -> Vec<FieldError> {
     let name = pod.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
     let meta = PodMeta { name, mirror: pod_annotations::is_mirror(pod.get("metadata")) };
     errs.extend(pod_spec(spec, meta, "spec", true, opts));
+    errs.extend(token_sources_without_service_account(spec));
     for list_name in ["containers", "initContainers"] {
         for (i, c) in list(spec, list_name).iter().enumerate() {
             errs.extend(image_whitespace(c, &format!("spec.{list_name}[{i}]")));
@@ -858,5 +898,43 @@ mod tests {
                 "spec.ephemeralContainers[0].volumeMounts[0].subPath: Forbidden: cannot be set for an Ephemeral Container",
             ]
         );
+    }
+
+    /// `validatePodMetadataAndSpec`: a Pod's projected token needs a service account name (the
+    /// deprecated `serviceAccount` one too, as conversion takes it), checked after the spec; a
+    /// template's does not.
+    #[test]
+    fn a_pod_token_needs_a_service_account() {
+        let mut pod = crate::defaults::defaulted(
+            "",
+            "Pod",
+            &json!({"metadata": {"name": "web"}, "spec": {
+                "containers": [{"name": "app", "image": " a:1"}],
+                "volumes": [{"name": "c", "configMap": {"name": "c"}},
+                            {"name": "t", "projected": {"sources": [
+                                {"configMap": {"name": "c"}},
+                                {"serviceAccountToken": {"path": "token", "expirationSeconds": 60}}]}}]}}),
+        );
+        let texts =
+            |pod: &Value| validate_pod(pod, PodOptions::default()).iter().map(ToString::to_string).collect::<Vec<_>>();
+        assert_eq!(
+            texts(&pod),
+            [
+                "spec.volumes[1].projected.sources[1].serviceAccountToken.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes",
+                "spec.volumes[1].projected.sources[1].serviceAccountToken: Forbidden: must not be specified when serviceAccountName is not set",
+                "spec.containers[0].image: Invalid value: \" a:1\": must not have leading or trailing whitespace",
+            ]
+        );
+        assert_eq!(validate_pod_spec(&pod["spec"], PodOptions::default(), "spec").len(), 1);
+        pod["spec"]["serviceAccount"] = json!("Legacy");
+        assert_eq!(
+            texts(&pod)[1],
+            "spec.serviceAccountName: Invalid value: \"Legacy\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+        );
+        pod["spec"]["serviceAccount"] = json!("legacy");
+        assert_eq!(texts(&pod).len(), 2);
+        pod["spec"]["serviceAccountName"] = json!("web");
+        pod["spec"]["serviceAccount"] = json!("Ignored");
+        assert_eq!(texts(&pod).len(), 2);
     }
 }

@@ -22,7 +22,8 @@
 //!   for (`podutil.ApparmorFieldForAnnotation`) when that is valid, so only an annotation that
 //!   cannot be converted is compared with the pod's profile;
 //! - `ValidatePodSpecificAnnotationUpdates`: AppArmor and mirror pod annotations are neither
-//!   added, changed nor removed on UPDATE.
+//!   added, changed nor removed on UPDATE (a Pod's, and an UPDATE of its `status`, whose
+//!   strategy keeps the annotations written: `pod_status.rs`).
 //!
 //! Go ranges over the annotations map in no fixed order; the errors here follow the keys' order.
 //! Not modelled: a tolerations annotation Go's JSON decoder refuses (its error is

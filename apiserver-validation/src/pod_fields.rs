@@ -6,8 +6,9 @@
 //! `ValidatePreemptionPolicy` and `validateTopologySpreadConstraints` (`ValidateMaxSkew`,
 //! `ValidateTopologyKey`, `ValidateWhenUnsatisfiable`, `ValidateSpreadConstraintNotRepeat`,
 //! `validateMinDomains`, `validateNodeInclusionPolicy`, the strict label selector unless the old
-//! spec already held an invalid one; not a constraint's `matchLabelKeys`). `validateImagePullSecrets` has nothing to refuse: the internal
-//! `LocalObjectReference` holds a name only, so an entry is always "only name".
+//! spec already held an invalid one; a constraint's `matchLabelKeys` are [`crate::label_keys`]'s).
+//! `validateImagePullSecrets` has nothing to refuse: the internal `LocalObjectReference` holds a
+//! name only, so an entry is always "only name".
 
 use serde_json::Value;
 

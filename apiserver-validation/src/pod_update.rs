@@ -10,11 +10,17 @@
 //!
 //! Go appends `cmp.Diff(old, new)` to the last message; go-cmp randomises its own layout on
 //! purpose, so the text after the first line here is this crate's list of the changed fields, not
-//! go-cmp's. The node-affinity and node-selector relaxations of gated pods are not modelled.
+//! go-cmp's.
+//!
+//! A pod still gated (the old pod has `schedulingGates`) may also gain `nodeSelector` entries
+//! (`validateNodeSelectorMutation`) and node-affinity requirements (`validateNodeAffinityMutation`,
+//! `validateNodeSelectorTermHasOnlyAdditions`); its preferred node affinity, and a node affinity
+//! the old pod did not require, may change freely. The text of kubernetes master (1.37
+//! development) checks no feature gate there (`PodSchedulingReadiness`, GA since 1.30, is gone).
 
 use serde_json::{Map, Value};
 
-use crate::field::{BadValue, FieldError};
+use crate::field::{go_json_string, BadValue, FieldError};
 use crate::resources::quantity_of;
 
 /// `updatablePodSpecFields`, joined as Go joins them (`,` without a space).
@@ -23,6 +29,16 @@ pub const UPDATABLE_POD_SPEC_FIELDS: &str = "`spec.containers[*].image`,`spec.in
 pub const SPEC_FORBIDDEN_PREFIX: &str = "pod updates may not change fields other than ";
 /// `ValidateContainerUpdates`'s message.
 pub const ADD_OR_REMOVE: &str = "pod updates may not add or remove containers";
+
+/// `validateNodeSelectorMutation`'s message.
+pub const NODE_SELECTOR_ADDITIONS_ONLY: &str =
+    "only additions to spec.nodeSelector are allowed (no mutations or deletions)";
+/// `validateNodeAffinityMutation`'s message when the number of required terms changes.
+pub const NODE_SELECTOR_TERMS_FIXED: &str = "no additions/deletions to non-empty NodeSelectorTerms list are allowed";
+/// `validateNodeAffinityMutation`'s message for a required term changed otherwise than by additions.
+pub const TERM_ADDITIONS_ONLY: &str = "only additions are allowed (no mutations or deletions)";
+const REQUIRED_TERMS_PATH: &str =
+    "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms";
 
 fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
     v.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
@@ -248,6 +264,219 @@ fn is_zero(v: &Value) -> bool {
     }
 }
 
+/// `validateOnlyDeletedSchedulingGates`: a gate name the old pod lacks, at the last index it holds
+/// (Go keys a map by name; it walks the map in random order, this in index order).
+fn only_deleted_scheduling_gates(new: &[Value], old: &[Value]) -> Vec<FieldError> {
+    let name = |g: &Value| g.get("name").and_then(Value::as_str).unwrap_or("").to_string();
+    let old: Vec<String> = old.iter().map(name).collect();
+    let mut added: Vec<(String, usize)> = Vec::new();
+    for (i, g) in new.iter().enumerate() {
+        let n = name(g);
+        if old.contains(&n) {
+            continue;
+        }
+        match added.iter_mut().find(|(a, _)| *a == n) {
+            Some(entry) => entry.1 = i,
+            None => added.push((n, i)),
+        }
+    }
+    added.sort_by_key(|(_, i)| *i);
+    added
+        .into_iter()
+        .map(|(n, i)| {
+            FieldError::forbidden(
+                &format!("spec.schedulingGates[{i}].name"),
+                format!("only deletion is allowed, but found new scheduling gate '{n}'"),
+            )
+        })
+        .collect()
+}
+
+/// A member that is there and not `null` (a nil Go pointer, slice or map otherwise).
+fn present<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
+    v.get(key).filter(|x| !x.is_null())
+}
+
+/// A `[]string` as `json.Marshal` writes it.
+fn strings_json(v: Option<&Value>) -> String {
+    match v.and_then(Value::as_array) {
+        None => "null".into(),
+        Some(a) => {
+            let items: Vec<String> = a.iter().map(|x| go_json_string(x.as_str().unwrap_or(""))).collect();
+            format!("[{}]", items.join(","))
+        }
+    }
+}
+
+/// A `map[string]string` as `json.Marshal` writes it: keys sorted, a nil map `null`.
+fn string_map_json(v: Option<&Value>) -> String {
+    match v.and_then(Value::as_object) {
+        None => "null".into(),
+        Some(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            let items: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{}:{}", go_json_string(k), go_json_string(m[k].as_str().unwrap_or(""))))
+                .collect();
+            format!("{{{}}}", items.join(","))
+        }
+    }
+}
+
+/// The internal `[]core.NodeSelectorRequirement` (no JSON tags) as `json.Marshal` writes it.
+fn requirements_json(v: Option<&Value>) -> String {
+    match v.and_then(Value::as_array) {
+        None => "null".into(),
+        Some(a) => {
+            let items: Vec<String> = a
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{{\"Key\":{},\"Operator\":{},\"Values\":{}}}",
+                        go_json_string(r.get("key").and_then(Value::as_str).unwrap_or("")),
+                        go_json_string(r.get("operator").and_then(Value::as_str).unwrap_or("")),
+                        strings_json(present(r, "values")),
+                    )
+                })
+                .collect();
+            format!("[{}]", items.join(","))
+        }
+    }
+}
+
+/// The internal `core.NodeSelectorTerm` as `json.Marshal` writes it.
+fn term_json(term: &Value) -> String {
+    format!(
+        "{{\"MatchExpressions\":{},\"MatchFields\":{}}}",
+        requirements_json(present(term, "matchExpressions")),
+        requirements_json(present(term, "matchFields")),
+    )
+}
+
+/// The internal `[]core.NodeSelectorTerm` as `json.Marshal` writes it.
+fn terms_json(v: Option<&Value>) -> String {
+    match v.and_then(Value::as_array) {
+        None => "null".into(),
+        Some(a) => format!("[{}]", a.iter().map(term_json).collect::<Vec<_>>().join(",")),
+    }
+}
+
+/// `validateNodeSelectorMutation`: every old entry kept with its value, else one error.
+fn node_selector_mutation(new: Option<&Value>, old: Option<&Value>) -> Vec<FieldError> {
+    let Some(old) = old.and_then(Value::as_object) else { return Vec::new() };
+    let kept =
+        |k: &String, v: &Value| new.and_then(|n| n.get(k)).and_then(Value::as_str) == Some(v.as_str().unwrap_or(""));
+    if old.iter().all(|(k, v)| kept(k, v)) {
+        return Vec::new();
+    }
+    vec![FieldError::invalid("spec.nodeSelector", BadValue::Json(string_map_json(new)), NODE_SELECTOR_ADDITIONS_ONLY)]
+}
+
+/// `validateNodeSelectorTermHasOnlyAdditions`.
+fn term_has_only_additions(new: &Value, old: &Value) -> bool {
+    let (old_exprs, old_fields) = (list(old, "matchExpressions"), list(old, "matchFields"));
+    let (new_exprs, new_fields) = (list(new, "matchExpressions"), list(new, "matchFields"));
+    if old_exprs.is_empty() && old_fields.is_empty() && (!new_exprs.is_empty() || !new_fields.is_empty()) {
+        return false;
+    }
+    [(old_exprs, new_exprs), (old_fields, new_fields)].into_iter().all(|(o, n)| {
+        o.is_empty()
+            || (n.len() >= o.len()
+                && !semantic_differs(&Value::Array(o.to_vec()), &Value::Array(n[..o.len()].to_vec())))
+    })
+}
+
+/// `validateNodeAffinityMutation`: a required node affinity the old pod held keeps its terms, each
+/// only gaining requirements.
+fn node_affinity_mutation(new: Option<&Value>, old: Option<&Value>) -> Vec<FieldError> {
+    fn required(na: Option<&Value>) -> Option<&Value> {
+        na.and_then(|n| present(n, "requiredDuringSchedulingIgnoredDuringExecution"))
+    }
+    let Some(old_required) = required(old) else { return Vec::new() };
+    let old_terms = list(old_required, "nodeSelectorTerms");
+    let new_terms_value = required(new).and_then(|r| present(r, "nodeSelectorTerms"));
+    let new_terms = new_terms_value.and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+    if !old_terms.is_empty() && old_terms.len() != new_terms.len() {
+        return vec![FieldError::invalid(
+            REQUIRED_TERMS_PATH,
+            BadValue::Json(terms_json(new_terms_value)),
+            NODE_SELECTOR_TERMS_FIXED,
+        )];
+    }
+    old_terms
+        .iter()
+        .zip(new_terms)
+        .enumerate()
+        .filter(|(_, (o, n))| !term_has_only_additions(n, o))
+        .map(|(i, (_, n))| {
+            FieldError::invalid(
+                &format!("{REQUIRED_TERMS_PATH}[{i}]"),
+                BadValue::Json(term_json(n)),
+                TERM_ADDITIONS_ONLY,
+            )
+        })
+        .collect()
+}
+
+/// `ValidatePodUpdate`'s branch for a pod the old one shows gated: the node selector and the node
+/// affinity checked by their own rules, then taken from the old spec into the munged one.
+fn gated_pod_mutations(munged: &mut Map<String, Value>, old_spec: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mut diff = Vec::new();
+    let old_selector = present(old_spec, "nodeSelector");
+    let new_selector = munged.get("nodeSelector").filter(|v| !v.is_null());
+    differences(
+        old_selector.unwrap_or(&Value::Null),
+        new_selector.unwrap_or(&Value::Null),
+        "spec.nodeSelector",
+        &mut diff,
+    );
+    if !diff.is_empty() {
+        errs.extend(node_selector_mutation(new_selector, old_selector));
+        match old_selector {
+            Some(v) => munged.insert("nodeSelector".into(), v.clone()),
+            None => munged.remove("nodeSelector"),
+        };
+    }
+
+    let old_affinity = present(old_spec, "affinity");
+    let old_na = old_affinity.and_then(|a| present(a, "nodeAffinity")).cloned();
+    let new_affinity = munged.get("affinity").filter(|v| !v.is_null());
+    let new_na = new_affinity.and_then(|a| present(a, "nodeAffinity")).cloned();
+    let mut diff = Vec::new();
+    differences(
+        old_na.as_ref().unwrap_or(&Value::Null),
+        new_na.as_ref().unwrap_or(&Value::Null),
+        "spec.affinity.nodeAffinity",
+        &mut diff,
+    );
+    if diff.is_empty() {
+        return errs;
+    }
+    errs.extend(node_affinity_mutation(new_na.as_ref(), old_na.as_ref()));
+    let only_node_affinity =
+        new_affinity.is_some_and(|a| present(a, "podAntiAffinity").is_none() && present(a, "podAffinity").is_none());
+    match (new_affinity.is_some(), &old_na) {
+        (false, None) => {}
+        (false, Some(na)) => {
+            munged.insert("affinity".into(), serde_json::json!({ "nodeAffinity": na }));
+        }
+        (true, _) if old_affinity.is_none() && only_node_affinity => {
+            munged.remove("affinity");
+        }
+        (true, _) => {
+            if let Some(a) = munged.get_mut("affinity").and_then(Value::as_object_mut) {
+                match old_na {
+                    Some(na) => a.insert("nodeAffinity".into(), na),
+                    None => a.remove("nodeAffinity"),
+                };
+            }
+        }
+    }
+    errs
+}
+
 /// `ValidatePodUpdate` without the metadata, on defaulted pods. The spec's own validation is
 /// [`crate::pod::validate_pod`], run before by the caller.
 pub fn validate_pod_update(new: &Value, old: &Value) -> Vec<FieldError> {
@@ -289,18 +518,7 @@ pub fn validate_pod_update(new: &Value, old: &Value) -> Vec<FieldError> {
         _ => {}
     }
     errs.extend(only_added_tolerations(list(new_spec, "tolerations"), list(old_spec, "tolerations")));
-    // validateOnlyDeletedSchedulingGates.
-    let old_gates: Vec<&str> =
-        list(old_spec, "schedulingGates").iter().filter_map(|g| g.get("name").and_then(Value::as_str)).collect();
-    for (i, g) in list(new_spec, "schedulingGates").iter().enumerate() {
-        let name = g.get("name").and_then(Value::as_str).unwrap_or("");
-        if !old_gates.contains(&name) {
-            errs.push(FieldError::forbidden(
-                &format!("spec.schedulingGates[{i}].name"),
-                format!("only deletion is allowed, but found new scheduling gate '{name}'"),
-            ));
-        }
-    }
+    errs.extend(only_deleted_scheduling_gates(list(new_spec, "schedulingGates"), list(old_spec, "schedulingGates")));
 
     // The munged spec: the updatable fields taken from the old one.
     let mut munged = new_spec.clone();
@@ -328,6 +546,9 @@ pub fn validate_pod_update(new: &Value, old: &Value) -> Vec<FieldError> {
         let new_grace = m.get("terminationGracePeriodSeconds").and_then(Value::as_i64);
         if old_grace.is_some_and(|g| g < 0) && new_grace == Some(1) {
             m.insert("terminationGracePeriodSeconds".into(), Value::from(old_grace.unwrap_or(0)));
+        }
+        if !list(old_spec, "schedulingGates").is_empty() {
+            errs.extend(gated_pod_mutations(m, old_spec));
         }
     }
     let mut diff = Vec::new();
@@ -375,6 +596,162 @@ mod tests {
             errs[0].detail.ends_with("\nspec.resources: {\"limits\":{\"memory\":\"1Gi\"}} -> null"),
             "{}",
             errs[0].detail
+        );
+    }
+
+    fn texts(errs: &[FieldError]) -> Vec<String> {
+        errs.iter().map(ToString::to_string).collect()
+    }
+
+    fn gated(extra: Value) -> Value {
+        let mut p = pod(extra);
+        p["spec"]["schedulingGates"] = json!([{"name": "example.com/queue"}]);
+        p
+    }
+
+    fn required(terms: Value) -> Value {
+        json!({"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}})
+    }
+
+    /// `ValidatePodUpdate`'s gated branch, `validateNodeSelectorMutation`: a gated pod may gain
+    /// node-selector entries (and lose its gates at the same time), not change or drop one.
+    #[test]
+    fn a_gated_pod_may_only_add_node_selector_entries() {
+        let old = gated(json!({"nodeSelector": {"zone": "a"}}));
+        let added = gated(json!({"nodeSelector": {"zone": "a", "pool": "x"}}));
+        assert!(validate_pod_update(&added, &old).is_empty());
+        let ungated = pod(json!({"nodeSelector": {"zone": "a", "pool": "x"}}));
+        assert!(validate_pod_update(&ungated, &old).is_empty());
+        let from_none = gated(json!({"nodeSelector": {"pool": "x"}}));
+        assert!(validate_pod_update(&from_none, &gated(json!({}))).is_empty());
+        let changed = gated(json!({"nodeSelector": {"zone": "b", "pool": "x"}}));
+        assert_eq!(
+            texts(&validate_pod_update(&changed, &old)),
+            [format!(
+                "spec.nodeSelector: Invalid value: {{\"pool\":\"x\",\"zone\":\"b\"}}: {NODE_SELECTOR_ADDITIONS_ONLY}"
+            )]
+        );
+        let dropped = gated(json!({}));
+        assert_eq!(
+            texts(&validate_pod_update(&dropped, &old)),
+            [format!("spec.nodeSelector: Invalid value: null: {NODE_SELECTOR_ADDITIONS_ONLY}")]
+        );
+        // An empty map is no map to apiequality.Semantic.
+        assert!(validate_pod_update(&gated(json!({"nodeSelector": {}})), &gated(json!({}))).is_empty());
+    }
+
+    /// Without gates on the old pod the node selector is one of the fields that may not change.
+    #[test]
+    fn an_ungated_pod_may_not_change_its_node_selector() {
+        let old = pod(json!({}));
+        let errs = validate_pod_update(&pod(json!({"nodeSelector": {"zone": "a"}})), &old);
+        assert_eq!(errs.len(), 1);
+        assert!(errs[0].detail.starts_with(SPEC_FORBIDDEN_PREFIX));
+        assert!(errs[0].detail.ends_with("\nspec.nodeSelector.zone: null -> \"a\""), "{}", errs[0].detail);
+        // Gates added by the update make no gated pod: the old pod is the one that counts.
+        let errs = validate_pod_update(&gated(json!({"nodeSelector": {"zone": "a"}})), &old);
+        assert_eq!(errs.len(), 2);
+        assert_eq!(errs[0].field, "spec.schedulingGates[0].name");
+        assert_eq!(errs[1].field, "spec");
+    }
+
+    /// `validateNodeAffinityMutation`, `validateNodeSelectorTermHasOnlyAdditions`.
+    #[test]
+    fn a_gated_pod_may_only_add_required_node_affinity_requirements() {
+        let expr = |k: &str| json!({"key": k, "operator": "In", "values": ["v"]});
+        let old = gated(required(json!([{"matchExpressions": [expr("a")]}])));
+        let more = gated(required(json!([{"matchExpressions": [expr("a"), expr("b")]}])));
+        assert!(validate_pod_update(&more, &old).is_empty());
+        let fields = json!([{"key": "metadata.name", "operator": "In", "values": ["n1"]}]);
+        let with_fields = gated(required(json!([{"matchExpressions": [expr("a")], "matchFields": fields}])));
+        assert!(validate_pod_update(&with_fields, &old).is_empty());
+
+        let changed = gated(required(json!([{"matchExpressions": [expr("b"), expr("a")]}])));
+        assert_eq!(
+            texts(&validate_pod_update(&changed, &old)),
+            [format!(
+                "{REQUIRED_TERMS_PATH}[0]: Invalid value: {{\"MatchExpressions\":[{{\"Key\":\"b\",\"Operator\":\"In\",\"Values\":[\"v\"]}},{{\"Key\":\"a\",\"Operator\":\"In\",\"Values\":[\"v\"]}}],\"MatchFields\":null}}: {TERM_ADDITIONS_ONLY}"
+            )]
+        );
+        let another_term =
+            gated(required(json!([{"matchExpressions": [expr("a")]}, {"matchExpressions": [expr("b")]}])));
+        let errs = validate_pod_update(&another_term, &old);
+        assert_eq!(errs.len(), 1);
+        assert_eq!(errs[0].field, REQUIRED_TERMS_PATH);
+        assert!(errs[0].to_string().ends_with(&format!("\"MatchFields\":null}}]: {NODE_SELECTOR_TERMS_FIXED}")));
+        let no_affinity = gated(json!({}));
+        assert_eq!(
+            texts(&validate_pod_update(&no_affinity, &old)),
+            [format!("{REQUIRED_TERMS_PATH}: Invalid value: null: {NODE_SELECTOR_TERMS_FIXED}")]
+        );
+        // An old term with no requirement may gain none.
+        let empty_term = gated(required(json!([{}])));
+        let errs = validate_pod_update(&gated(required(json!([{"matchExpressions": [expr("a")]}]))), &empty_term);
+        assert_eq!(errs.len(), 1);
+        assert_eq!(errs[0].field, format!("{REQUIRED_TERMS_PATH}[0]"));
+        // Ungated, the same addition is a spec change.
+        let errs = validate_pod_update(
+            &pod(required(json!([{"matchExpressions": [expr("a"), expr("b")]}]))),
+            &pod(required(json!([{"matchExpressions": [expr("a")]}]))),
+        );
+        assert_eq!(errs.len(), 1);
+        assert_eq!(errs[0].field, "spec");
+    }
+
+    /// What the old pod did not require, and the preferred terms, a gated pod may set freely; the
+    /// pod (anti-)affinity stays immutable.
+    #[test]
+    fn a_gated_pod_may_set_a_node_affinity_it_did_not_require() {
+        let expr = json!({"key": "a", "operator": "Exists"});
+        let preferred = json!({"affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "preference": {"matchExpressions": [expr]}}]}}});
+        let old = gated(json!({}));
+        assert!(validate_pod_update(&gated(required(json!([{"matchExpressions": [expr]}]))), &old).is_empty());
+        assert!(validate_pod_update(&gated(preferred.clone()), &old).is_empty());
+        assert!(validate_pod_update(&old, &gated(preferred.clone())).is_empty());
+        let mut both = required(json!([{"matchExpressions": [expr]}]));
+        both["affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"] =
+            preferred["affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"].clone();
+        assert!(validate_pod_update(&gated(both.clone()), &gated(required(json!([{"matchExpressions": [expr]}]))))
+            .is_empty());
+        assert!(validate_pod_update(&gated(required(json!([{"matchExpressions": [expr]}]))), &gated(both)).is_empty());
+
+        let pod_affinity = json!({"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "zone", "labelSelector": {"matchLabels": {"app": "x"}}}]});
+        let mut with_pod_affinity = required(json!([{"matchExpressions": [expr]}]));
+        with_pod_affinity["affinity"]["podAffinity"] = pod_affinity.clone();
+        let errs = validate_pod_update(&gated(with_pod_affinity.clone()), &old);
+        assert_eq!(errs.len(), 1);
+        assert_eq!(errs[0].field, "spec");
+        assert!(errs[0].detail.contains("\nspec.affinity: null -> {\"podAffinity\""), "{}", errs[0].detail);
+        // Dropping the whole affinity drops the pod affinity too.
+        let mut old_pod_affinity = json!({"affinity": {"podAffinity": pod_affinity}});
+        let errs = validate_pod_update(&old, &gated(old_pod_affinity.clone()));
+        assert_eq!(errs.len(), 1);
+        assert_eq!(errs[0].field, "spec");
+        // Adding a node affinity beside it is fine.
+        old_pod_affinity["affinity"]["nodeAffinity"] = with_pod_affinity["affinity"]["nodeAffinity"].clone();
+        assert!(validate_pod_update(
+            &gated(old_pod_affinity),
+            &gated(json!({"affinity": {"podAffinity": with_pod_affinity["affinity"]["podAffinity"].clone()}}))
+        )
+        .is_empty());
+        // An empty affinity is a pointer set: not the absent one.
+        let errs = validate_pod_update(&gated(json!({"affinity": {}})), &old);
+        assert_eq!(errs.len(), 1);
+        assert_eq!(errs[0].field, "spec");
+    }
+
+    /// `validateOnlyDeletedSchedulingGates`: a new name once, at the last index that holds it.
+    #[test]
+    fn scheduling_gates_may_only_be_removed() {
+        let old = gated(json!({}));
+        let mut removed = pod(json!({}));
+        removed["spec"]["schedulingGates"] = json!([]);
+        assert!(validate_pod_update(&removed, &old).is_empty());
+        let mut added = pod(json!({}));
+        added["spec"]["schedulingGates"] = json!([{"name": "b"}, {"name": "example.com/queue"}, {"name": "b"}]);
+        assert_eq!(
+            texts(&validate_pod_update(&added, &old)),
+            ["spec.schedulingGates[2].name: Forbidden: only deletion is allowed, but found new scheduling gate 'b'"]
         );
     }
 }

@@ -199,9 +199,10 @@ fn huge_page_divisible(name: &str, q: &Quantity) -> bool {
     whole_value(q) % (page.milli / 1000) == 0
 }
 
-/// `validateResourceQuantityHugePageValue` (`AllowIndivisibleHugePagesValues` off).
-fn huge_page_value(name: &str, q: &Quantity, path: &str) -> Option<FieldError> {
-    (is_huge_page(name) && !huge_page_divisible(name, q)).then(|| {
+/// `validateResourceQuantityHugePageValue`: nothing under `AllowIndivisibleHugePagesValues`
+/// (`allow_indivisible`).
+fn huge_page_value(name: &str, q: &Quantity, allow_indivisible: bool, path: &str) -> Option<FieldError> {
+    (is_huge_page(name) && !allow_indivisible && !huge_page_divisible(name, q)).then(|| {
         FieldError::invalid(
             path,
             str_value(&q.canonical()),
@@ -210,13 +211,33 @@ fn huge_page_value(name: &str, q: &Quantity, path: &str) -> Option<FieldError> {
     })
 }
 
-/// `validateResourceRequirements`: names (by `names`), values, requests ≤ limits (= for the
-/// resources that cannot be overcommitted), hugepages only beside cpu or memory, then the claims'
-/// names against the pod's (`pod_claims`, [`resource_claims::pod_claim_names`]).
+/// `usesIndivisibleHugePagesValues` (`pkg/api/pod/util.go`): a hugepages limit or request of a
+/// container (init, regular or ephemeral) or of the overhead that is not a whole number of pages.
+/// An UPDATE whose old spec has one may keep such values (`AllowIndivisibleHugePagesValues`);
+/// the pod-level `resources` are not read.
+pub(crate) fn uses_indivisible_huge_pages(spec: &Value) -> bool {
+    let indivisible = |list: Option<&Value>| {
+        list.and_then(Value::as_object).is_some_and(|m| {
+            m.iter()
+                .any(|(name, v)| is_huge_page(name) && quantity_of(v).is_some_and(|q| !huge_page_divisible(name, &q)))
+        })
+    };
+    let containers = ["initContainers", "containers", "ephemeralContainers"].into_iter().flat_map(|k| list(spec, k));
+    containers
+        .filter_map(|c| c.get("resources"))
+        .any(|r| indivisible(r.get("limits")) || indivisible(r.get("requests")))
+        || indivisible(spec.get("overhead"))
+}
+
+/// `validateResourceRequirements`: names (by `names`), values (hugepages whole pages unless
+/// `allow_indivisible`), requests ≤ limits (= for the resources that cannot be overcommitted),
+/// hugepages only beside cpu or memory, then the claims' names against the pod's (`pod_claims`,
+/// [`resource_claims::pod_claim_names`]).
 fn requirements(
     r: &Value,
     names: fn(&str, &str) -> Vec<FieldError>,
     pod_claims: &[String],
+    allow_indivisible: bool,
     path: &str,
 ) -> Vec<FieldError> {
     let empty = Map::new();
@@ -231,7 +252,7 @@ fn requirements(
         errs.extend(names(name, &p));
         if let Some(q) = quantity_of(value) {
             errs.extend(quantity_value(name, &q, &p));
-            errs.extend(huge_page_value(name, &q, &p));
+            errs.extend(huge_page_value(name, &q, allow_indivisible, &p));
         }
         huge_pages |= is_huge_page(name);
         cpu_or_memory |= matches!(name.as_str(), "cpu" | "memory");
@@ -266,7 +287,7 @@ fn requirements(
             }
             None => {}
         }
-        errs.extend(huge_page_value(name, &q, &p));
+        errs.extend(huge_page_value(name, &q, allow_indivisible, &p));
     }
     if huge_pages && !cpu_or_memory {
         errs.push(FieldError::forbidden(path, "HugePages require cpu or memory"));
@@ -276,27 +297,44 @@ fn requirements(
 }
 
 /// `ValidateContainerResourceRequirements` of a container's `resources` at `path`, its claims
-/// checked against the pod's claim names `pod_claims`.
-pub(crate) fn container_resources(resources: Option<&Value>, pod_claims: &[String], path: &str) -> Vec<FieldError> {
+/// checked against the pod's claim names `pod_claims` (`allow_indivisible`:
+/// `AllowIndivisibleHugePagesValues`, [`uses_indivisible_huge_pages`] of an UPDATE's old spec).
+pub(crate) fn container_resources(
+    resources: Option<&Value>,
+    pod_claims: &[String],
+    allow_indivisible: bool,
+    path: &str,
+) -> Vec<FieldError> {
     match resources.filter(|v| !v.is_null()) {
-        Some(r) => requirements(r, container_resource_name, pod_claims, path),
+        Some(r) => requirements(r, container_resource_name, pod_claims, allow_indivisible, path),
         None => Vec::new(),
     }
 }
 
 /// `validateOverhead`: `spec.overhead` checked as a container's limits would be (so its paths are
 /// `<path>.overhead.limits[<name>]`).
-pub(crate) fn overhead(spec: &Value, path: &str) -> Vec<FieldError> {
+pub(crate) fn overhead(spec: &Value, allow_indivisible: bool, path: &str) -> Vec<FieldError> {
     let Some(overhead) = spec.get("overhead").filter(|v| !v.is_null()) else { return Vec::new() };
     let mut as_limits = Map::new();
     as_limits.insert("limits".into(), overhead.clone());
-    requirements(&Value::Object(as_limits), container_resource_name, &[], &format!("{path}.overhead"))
+    requirements(
+        &Value::Object(as_limits),
+        container_resource_name,
+        &[],
+        allow_indivisible,
+        &format!("{path}.overhead"),
+    )
 }
 
 /// `validatePodResources`: nothing more than a Forbidden on a Windows pod; else no claims, the
 /// requirements under the pod-level names (the claims' names checked against the pod's
 /// `pod_claims` all the same), then `validatePodResourceConsistency`.
-pub(crate) fn pod_resources(spec: &Value, pod_claims: &[String], path: &str) -> Vec<FieldError> {
+pub(crate) fn pod_resources(
+    spec: &Value,
+    pod_claims: &[String],
+    allow_indivisible: bool,
+    path: &str,
+) -> Vec<FieldError> {
     let Some(r) = spec.get("resources").filter(|v| !v.is_null()) else { return Vec::new() };
     let rpath = format!("{path}.resources");
     if spec.get("os").is_some_and(|os| s(os, "name") == "windows") {
@@ -309,7 +347,7 @@ pub(crate) fn pod_resources(spec: &Value, pod_claims: &[String], path: &str) -> 
             "claims may not be set for Resources at pod-level",
         ));
     }
-    errs.extend(requirements(r, pod_resource_name, pod_claims, &rpath));
+    errs.extend(requirements(r, pod_resource_name, pod_claims, allow_indivisible, &rpath));
     errs.extend(consistency(spec, r, &rpath));
     errs
 }
@@ -456,18 +494,18 @@ mod tests {
     /// `validateOverhead`: the container rules under `overhead.limits`.
     #[test]
     fn overhead_is_checked_as_container_limits() {
-        assert!(overhead(&spec(json!({"overhead": {"cpu": "250m", "memory": "120Mi"}})), "spec").is_empty());
-        assert!(overhead(&spec(json!({"overhead": {}})), "spec").is_empty());
+        assert!(overhead(&spec(json!({"overhead": {"cpu": "250m", "memory": "120Mi"}})), false, "spec").is_empty());
+        assert!(overhead(&spec(json!({"overhead": {}})), false, "spec").is_empty());
         assert_eq!(
-            texts(overhead(&spec(json!({"overhead": {"cpu": "-1"}})), "spec")),
+            texts(overhead(&spec(json!({"overhead": {"cpu": "-1"}})), false, "spec")),
             ["spec.overhead.limits[cpu]: Invalid value: \"-1\": must be greater than or equal to 0"]
         );
         assert_eq!(
-            texts(overhead(&spec(json!({"overhead": {"pods": "1"}})), "spec")),
+            texts(overhead(&spec(json!({"overhead": {"pods": "1"}})), false, "spec")),
             ["spec.overhead.limits[pods]: Invalid value: pods: must be a standard resource for containers"]
         );
         assert_eq!(
-            texts(overhead(&spec(json!({"overhead": {"hugepages-2Mi": "4Mi"}})), "spec")),
+            texts(overhead(&spec(json!({"overhead": {"hugepages-2Mi": "4Mi"}})), false, "spec")),
             ["spec.overhead: Forbidden: HugePages require cpu or memory"]
         );
     }
@@ -498,29 +536,56 @@ mod tests {
     fn huge_pages_are_whole_pages() {
         let r = json!({"limits": {"memory": "1Gi", "hugepages-2Mi": "3Mi"}, "requests": {"memory": "1Gi", "hugepages-2Mi": "3Mi"}});
         assert_eq!(
-            texts(container_resources(Some(&r), &[], "c")),
+            texts(container_resources(Some(&r), &[], false, "c")),
             [
                 "c.limits[hugepages-2Mi]: Invalid value: \"3Mi\": 3Mi is not positive integer multiple of hugepages-2Mi",
                 "c.requests[hugepages-2Mi]: Invalid value: \"3Mi\": 3Mi is not positive integer multiple of hugepages-2Mi",
             ]
         );
         let r = json!({"limits": {"memory": "1Gi", "hugepages-2Mi": "4Mi"}, "requests": {"memory": "1Gi", "hugepages-2Mi": "4Mi"}});
-        assert!(container_resources(Some(&r), &[], "c").is_empty());
+        assert!(container_resources(Some(&r), &[], false, "c").is_empty());
+    }
+
+    /// `AllowIndivisibleHugePagesValues` lets any hugepages quantity through (the other checks
+    /// stay); `usesIndivisibleHugePagesValues` looks for one in every container and the overhead,
+    /// not in the pod-level resources.
+    #[test]
+    fn indivisible_huge_pages_ratchet() {
+        let r = json!({"limits": {"hugepages-2Mi": "3Mi"}});
+        assert_eq!(
+            texts(container_resources(Some(&r), &[], true, "c")),
+            ["c: Forbidden: HugePages require cpu or memory"]
+        );
+        let with = |key: &str, r: Value| {
+            let mut spec = spec(json!({}));
+            match key {
+                "overhead" | "resources" => spec[key] = r,
+                list => spec[list] = json!([{"name": "x", "image": "x", "resources": r}]),
+            }
+            uses_indivisible_huge_pages(&spec)
+        };
+        for key in ["initContainers", "containers", "ephemeralContainers"] {
+            assert!(with(key, json!({"requests": {"hugepages-1Gi": "1Mi"}})), "{key}");
+            assert!(!with(key, json!({"limits": {"hugepages-2Mi": "4Mi", "memory": "3"}})), "{key}");
+        }
+        assert!(with("overhead", json!({"hugepages-2Mi": "1"})));
+        assert!(!with("resources", json!({"limits": {"hugepages-2Mi": "1"}})));
+        assert!(!uses_indivisible_huge_pages(&json!({})));
     }
 
     /// `validatePodResourceName`: only cpu, memory and hugepages at the pod level.
     #[test]
     fn pod_level_names() {
         let good = spec(json!({"resources": {"limits": {"cpu": "1", "memory": "1Gi"}}}));
-        assert!(pod_resources(&good, &[], "spec").is_empty());
+        assert!(pod_resources(&good, &[], false, "spec").is_empty());
         let bad = spec(json!({"resources": {"limits": {"ephemeral-storage": "1Gi"}}}));
         assert_eq!(
-            texts(pod_resources(&bad, &[], "spec")),
+            texts(pod_resources(&bad, &[], false, "spec")),
             ["spec.resources.limits[ephemeral-storage]: Unsupported value: ephemeral-storage: supported values: \"cpu\", \"hugepages-\", \"memory\""]
         );
         let bad = spec(json!({"resources": {"requests": {"gpu": "1"}}}));
         assert_eq!(
-            texts(pod_resources(&bad, &[], "spec")),
+            texts(pod_resources(&bad, &[], false, "spec")),
             ["spec.resources.requests[gpu]: Invalid value: gpu: must be a standard resource type or fully qualified"]
         );
     }
@@ -530,22 +595,22 @@ mod tests {
     fn pod_level_windows_and_claims() {
         let windows = spec(json!({"os": {"name": "windows"}, "resources": {"limits": {"gpu": "1"}}}));
         assert_eq!(
-            texts(pod_resources(&windows, &[], "spec")),
+            texts(pod_resources(&windows, &[], false, "spec")),
             ["spec.resources: Forbidden: may not be set for a windows pod"]
         );
         let linux = spec(json!({"os": {"name": "linux"}, "resources": {"limits": {"cpu": "1"}}}));
-        assert!(pod_resources(&linux, &[], "spec").is_empty());
+        assert!(pod_resources(&linux, &[], false, "spec").is_empty());
         let claims = spec(json!({"resources": {"claims": []}}));
         assert_eq!(
-            texts(pod_resources(&claims, &[], "spec")),
+            texts(pod_resources(&claims, &[], false, "spec")),
             ["spec.resources.claims: Forbidden: claims may not be set for Resources at pod-level"]
         );
-        assert!(pod_resources(&spec(json!({"resources": {}})), &[], "spec").is_empty());
+        assert!(pod_resources(&spec(json!({"resources": {}})), &[], false, "spec").is_empty());
         // validatePodResourceRequirements still checks the refused claims' names, last.
         let claims =
             spec(json!({"resources": {"claims": [{"name": "gpu"}, {"name": "tpu"}], "limits": {"cpu": "-1"}}}));
         assert_eq!(
-            texts(pod_resources(&claims, &["gpu".to_string()], "spec")),
+            texts(pod_resources(&claims, &["gpu".to_string()], false, "spec")),
             [
                 "spec.resources.claims: Forbidden: claims may not be set for Resources at pod-level",
                 "spec.resources.limits[cpu]: Invalid value: \"-1\": must be greater than or equal to 0",
@@ -559,7 +624,7 @@ mod tests {
     fn container_claims_are_checked_last() {
         let r = json!({"claims": [{"name": "gpu"}, {"name": "fpga"}], "requests": {"gpu": "1"}});
         assert_eq!(
-            texts(container_resources(Some(&r), &["gpu".to_string()], "c")),
+            texts(container_resources(Some(&r), &["gpu".to_string()], false, "c")),
             [
                 "c.requests[gpu]: Invalid value: gpu: must be a standard resource type or fully qualified",
                 "c.requests[gpu]: Invalid value: gpu: must be a standard resource for containers",
@@ -567,7 +632,7 @@ mod tests {
             ]
         );
         let r = json!({"claims": [{"name": "gpu", "request": "one"}]});
-        assert!(container_resources(Some(&r), &["gpu".to_string()], "c").is_empty());
+        assert!(container_resources(Some(&r), &["gpu".to_string()], false, "c").is_empty());
     }
 
     /// `validatePodResourceConsistency`: the aggregate requests (sidecars and init containers as
@@ -585,11 +650,11 @@ mod tests {
             ],
             "resources": {"requests": {"cpu": "1200m"}, "limits": {"memory": "1Gi"}}
         });
-        assert!(pod_resources(&s, &[], "spec").is_empty());
+        assert!(pod_resources(&s, &[], false, "spec").is_empty());
         s["resources"]["requests"]["cpu"] = json!("1100m");
         s["resources"]["limits"]["memory"] = json!("512Mi");
         assert_eq!(
-            texts(pod_resources(&s, &[], "spec")),
+            texts(pod_resources(&s, &[], false, "spec")),
             [
                 "spec.resources.requests[cpu]: Invalid value: \"1100m\": must be greater than or equal to aggregate container requests of 1200m",
                 "spec.resources.containers[0][memory].limits: Invalid value: \"1Gi\": must be less than or equal to pod limits of 512Mi",
@@ -599,7 +664,7 @@ mod tests {
         s["initContainers"][1]["resources"]["requests"]["cpu"] = json!("2");
         s["resources"] = json!({"requests": {"cpu": "2"}});
         assert_eq!(
-            texts(pod_resources(&s, &[], "spec")),
+            texts(pod_resources(&s, &[], false, "spec")),
             ["spec.resources.requests[cpu]: Invalid value: \"2\": must be greater than or equal to aggregate container requests of 2200m"]
         );
         let huge = json!({
@@ -610,7 +675,7 @@ mod tests {
             "resources": {"limits": {"memory": "4Gi", "hugepages-2Mi": "6Mi"}, "requests": {"memory": "4Gi", "hugepages-2Mi": "6Mi"}}
         });
         assert_eq!(
-            texts(pod_resources(&huge, &[], "spec")),
+            texts(pod_resources(&huge, &[], false, "spec")),
             [
                 "spec.resources.requests[hugepages-2Mi]: Invalid value: \"6Mi\": must be greater than or equal to aggregate container requests of 8Mi",
                 "spec.resources.limits[hugepages-2Mi]: Invalid value: \"6Mi\": must be greater than or equal to aggregate container limits of 8Mi",

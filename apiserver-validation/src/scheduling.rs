@@ -8,16 +8,19 @@
 //!
 //! Label values in a required node selector and in pod affinity terms' selectors are checked
 //! unless the old pod spec of an UPDATE already broke those rules ([`PodOptions`], from
-//! `pkg/api/pod/util.go` `GetValidationOptionsFromPodSpecAndMeta`). Not modelled: a pod affinity
-//! term's `matchLabelKeys` and `mismatchLabelKeys`.
+//! `pkg/api/pod/util.go` `GetValidationOptionsFromPodSpecAndMeta`). A pod affinity term's
+//! `matchLabelKeys` and `mismatchLabelKeys` are checked by [`crate::label_keys`]
+//! (`ValidateMatchLabelKeysAndMismatchLabelKeys`).
 
 use serde_json::Value;
 
 use crate::content;
 use crate::field::{BadValue, FieldError};
-use crate::field_formats::str_value;
+use crate::field_formats::{local_non_reserved_path, str_value};
+use crate::host_sysctls;
 use crate::label_keys;
 use crate::label_selector::{validate_selector, validate_selector_with};
+use crate::resources;
 use crate::zero_values::{list, present, s};
 
 const TOLERATION_OPERATORS: &[&str] = &["Equal", "Exists"];
@@ -51,15 +54,26 @@ pub struct PodOptions {
     /// otherwise `dropDisabledClusterTrustBundleProjection` drops them, the
     /// ClusterTrustBundleProjection gate being beta and off in 1.36 ([`crate::trust_bundles`]).
     pub keep_cluster_trust_bundles: bool,
+    /// `AllowIndivisibleHugePagesValues`: a container's or the overhead's hugepages need not be a
+    /// whole number of pages, the old spec having such a value already
+    /// (`usesIndivisibleHugePagesValues`, [`crate::resources`]).
+    pub allow_indivisible_huge_pages: bool,
+    /// `AllowNamespacedSysctlsForHostNetAndHostIPC`: no sysctl is held to `ValidateHostSysctl`, an
+    /// old sysctl failing it already ([`crate::host_sysctls`]).
+    pub allow_namespaced_sysctls_for_host_namespaces: bool,
+    /// `AllowNonLocalProjectedTokenPath`: a projected token's path is not held to
+    /// `ValidateLocalNonReservedPath`, an old one failing it already (`hasNonLocalProjectedTokenPath`).
+    pub allow_non_local_projected_token_path: bool,
 }
 
 impl PodOptions {
     /// `GetValidationOptionsFromPodSpecAndMeta`'s options for an UPDATE whose old pod spec is `old`
     /// (`hasInvalidLabelValueInAffinitySelector`, `hasInvalidLabelValueInRequiredNodeAffinity`,
     /// `hasInvalidTopologySpreadConstraintLabelSelector`, with both topology spread gates on
-    /// `hasInvalidTopologySpreadConstrainMatchLabelKeys`, `useOnlyRecursiveSELinuxChangePolicy`, and
-    /// a non-sidecar init container resizing with `RestartContainer`), and whether the old spec
-    /// keeps the cluster trust bundle sources from being dropped.
+    /// `hasInvalidTopologySpreadConstrainMatchLabelKeys`, `useOnlyRecursiveSELinuxChangePolicy`,
+    /// a non-sidecar init container resizing with `RestartContainer`, `usesIndivisibleHugePagesValues`,
+    /// `hasNonLocalProjectedTokenPath` and an old sysctl failing `ValidateHostSysctl`), and whether
+    /// the old spec keeps the cluster trust bundle sources from being dropped.
     pub fn from_old_spec(old: &Value) -> Self {
         PodOptions {
             allow_invalid_label_value_in_selector: has_invalid_affinity_selector(old),
@@ -75,6 +89,9 @@ impl PodOptions {
                     && list(c, "resizePolicy").iter().any(|p| s(p, "restartPolicy") == "RestartContainer")
             }),
             keep_cluster_trust_bundles: crate::trust_bundles::in_use(old),
+            allow_indivisible_huge_pages: resources::uses_indivisible_huge_pages(old),
+            allow_namespaced_sysctls_for_host_namespaces: host_sysctls::any_host_sysctl(old),
+            allow_non_local_projected_token_path: has_non_local_projected_token_path(old),
         }
     }
 
@@ -91,6 +108,17 @@ impl PodOptions {
             ..self
         }
     }
+}
+
+/// `hasNonLocalProjectedTokenPath`: a projected `serviceAccountToken` source whose path fails
+/// `ValidateLocalNonReservedPath` (an empty one does not).
+fn has_non_local_projected_token_path(spec: &Value) -> bool {
+    list(spec, "volumes")
+        .iter()
+        .filter_map(|v| v.get("projected").filter(|p| !p.is_null()))
+        .flat_map(|p| list(p, "sources"))
+        .filter_map(|source| source.get("serviceAccountToken").filter(|t| !t.is_null()))
+        .any(|t| !local_non_reserved_path(s(t, "path"), "").is_empty())
 }
 
 /// `hasInvalidTopologySpreadConstraintLabelSelector`: a constraint's selector fails the strict
@@ -477,5 +505,28 @@ mod tests {
                 "spec.tolerations[3].effect: Unsupported value: \"Evict\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"",
             ]
         );
+    }
+
+    /// The ratchets `GetValidationOptionsFromPodSpecAndMeta` sets from an old spec breaking the
+    /// hugepages, host sysctl and token path rules.
+    #[test]
+    fn ratchets_from_the_old_spec() {
+        let huge = json!({"containers": [{"name": "a", "resources": {"limits": {"hugepages-2Mi": "3Mi"}}}]});
+        let sysctl = json!({"hostNetwork": true, "securityContext": {"sysctls": [{"name": "net.core.somaxconn"}]}});
+        let token = json!({"volumes": [{"projected": {"sources": [{"serviceAccountToken": {"path": "..token"}}]}}]});
+        let opts = |spec: &Value| {
+            let o = PodOptions::from_old_spec(spec);
+            [
+                o.allow_indivisible_huge_pages,
+                o.allow_namespaced_sysctls_for_host_namespaces,
+                o.allow_non_local_projected_token_path,
+            ]
+        };
+        assert_eq!(opts(&huge), [true, false, false]);
+        assert_eq!(opts(&sysctl), [false, true, false]);
+        assert_eq!(opts(&token), [false, false, true]);
+        let mut fine = sysctl.clone();
+        fine["hostNetwork"] = json!(false);
+        assert_eq!(opts(&fine), [false; 3]);
     }
 }

@@ -3,7 +3,8 @@
 //! `ValidateProcMountType`, `allowPrivilegeEscalation: false` against `privileged` and
 //! `CAP_SYS_ADMIN`), the pod's `validatePodSpecSecurityContext` (`fsGroup`, user and group IDs,
 //! supplemental groups, `shareProcessNamespace` with `hostPID`, `validateSysctls` with
-//! `ValidateHostSysctl`, `validateFSGroupChangePolicy`), both with `validateSeccompProfileField`,
+//! `ValidateHostSysctl` ([`crate::host_sysctls`], not held to on an UPDATE whose old spec already
+//! broke it), `validateFSGroupChangePolicy`), both with `validateSeccompProfileField`,
 //! `ValidateAppArmorProfileField` and `validateWindowsSecurityContextOptions`; and the pod-level
 //! rules that read them: `validatePodHostNetworkDeps`, `validateHostUsers`, `validateOS`,
 //! `validateLinux`, `validateWindows`; `validateSupplementalGroupsPolicy` (SupplementalGroupsPolicy
@@ -16,7 +17,7 @@
 //! capabilities and SELinux options are free text; `privileged: true` is refused only by an
 //! apiserver started with `--allow-privileged=false`, which clusters do not use, and is accepted
 //! here, and so is a `hostProcess` pod (`validateWindowsHostProcessPod`'s "disallowed by cluster
-//! policy" is that same flag). Not modelled: the domain part of a Windows `runAsUserName`.
+//! policy" is that same flag).
 
 use regex::Regex;
 use serde_json::{Map, Value};
@@ -24,6 +25,7 @@ use serde_json::{Map, Value};
 use crate::content;
 use crate::field::{go_json_string, BadValue, FieldError};
 use crate::field_formats::{inclusive_range, local_descending_path, str_value};
+use crate::host_sysctls;
 use crate::scheduling::PodOptions;
 use crate::zero_values::{list, present, s};
 
@@ -174,9 +176,26 @@ fn apparmor_profile(profile: Option<&Value>, path: &str) -> Vec<FieldError> {
     errs
 }
 
+/// `maxRunAsUserNameDomainLength`: a domain of this many bytes or more is refused.
+const MAX_RUN_AS_USER_NAME_DOMAIN_LENGTH: usize = 256;
+/// `validNetBiosRegex`: 1 to 15 characters, none of `\ / : * ? " < > |`, not starting with a dot.
+const NETBIOS_DOMAIN_REGEX: &str = r#"^[^\\/:\*\?"<>|\.][^\\/:\*\?"<>|]{0,14}$"#;
+/// `validWindowsUserDomainDNSRegex` (`dnsSubdomainFormat` of `dnsLabelFormat`): dot-separated
+/// labels of letters of either case, digits and inner dashes, each of at most 63 characters.
+const DNS_DOMAIN_REGEX: &str =
+    r"^[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$";
+
+/// Whether a `runAsUserName`'s domain matches `validNetBiosRegex` or
+/// `validWindowsUserDomainDNSRegex` (Go's and Rust's character classes both match whole
+/// characters, and `$` only the end of the text).
+fn windows_domain_matches(domain: &str) -> bool {
+    [NETBIOS_DOMAIN_REGEX, DNS_DOMAIN_REGEX].iter().any(|re| Regex::new(re).is_ok_and(|re| re.is_match(domain)))
+}
+
 /// `validateWindowsSecurityContextOptions`: the credential spec's name a DNS subdomain, its
 /// content and the user name not empty, the user name without control characters and with at
-/// most one backslash; the user part's length and characters.
+/// most one backslash; the domain before the backslash, when there is one, under 256 bytes and
+/// a NetBIOS or DNS name; the user part's length and characters.
 fn windows_options(w: Option<&Value>, path: &str) -> Vec<FieldError> {
     let Some(w) = w.filter(|v| !v.is_null()) else { return Vec::new() };
     let mut errs = Vec::new();
@@ -203,7 +222,26 @@ fn windows_options(w: Option<&Value>, path: &str) -> Vec<FieldError> {
         } else if parts.len() > 2 {
             errs.push(FieldError::invalid(&p, str_value(user), "runAsUserName cannot contain more than one backslash"));
         } else {
-            let name = parts[parts.len() - 1];
+            let (domain, name) = match parts[..] {
+                [domain, name] => (Some(domain), name),
+                _ => (None, parts[0]),
+            };
+            if domain.is_some_and(|d| d.len() >= MAX_RUN_AS_USER_NAME_DOMAIN_LENGTH) {
+                errs.push(FieldError::invalid(
+                    &p,
+                    str_value(user),
+                    format!(
+                        "runAsUserName's Domain length must be under {MAX_RUN_AS_USER_NAME_DOMAIN_LENGTH} characters"
+                    ),
+                ));
+            }
+            if domain.is_some_and(|d| !windows_domain_matches(d)) {
+                errs.push(FieldError::invalid(
+                    &p,
+                    str_value(user),
+                    "runAsUserName's Domain doesn't match the NetBios nor the DNS format",
+                ));
+            }
             if name.is_empty() {
                 errs.push(FieldError::invalid(&p, str_value(user), "runAsUserName's User cannot be empty"));
             } else if name.len() > 104 {
@@ -273,36 +311,9 @@ pub fn validate_security_context(sc: Option<&Value>, path: &str, host_users: boo
     errs
 }
 
-/// The namespace `utilsysctl.GetNamespace` gives a sysctl (`net` or `ipc`), after
-/// `NormalizeName` (a name whose first separator is `/` has its `/` and `.` swapped).
-fn sysctl_namespace(name: &str) -> Option<&'static str> {
-    let normalized: String = match name.find(['.', '/']) {
-        Some(i) if name.as_bytes()[i] == b'/' => name
-            .chars()
-            .map(|c| {
-                if c == '/' {
-                    '.'
-                } else if c == '.' {
-                    '/'
-                } else {
-                    c
-                }
-            })
-            .collect(),
-        _ => name.to_string(),
-    };
-    if normalized == "kernel.sem" {
-        return Some("ipc");
-    }
-    if ["kernel.shm", "kernel.msg", "fs.mqueue."].iter().any(|p| normalized.starts_with(p)) {
-        return Some("ipc");
-    }
-    normalized.starts_with("net.").then_some("net")
-}
-
 /// `validateSysctls` with `ValidateHostSysctl` (a namespaced sysctl refused in a pod sharing
-/// that namespace with the host).
-fn sysctls(pod_sc: &Value, spec: &Value, path: &str) -> Vec<FieldError> {
+/// that namespace with the host, unless `AllowNamespacedSysctlsForHostNetAndHostIPC`).
+fn sysctls(pod_sc: &Value, spec: &Value, opts: PodOptions, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let re = Regex::new(SYSCTL_REGEX).ok();
     let mut names: Vec<&str> = Vec::new();
@@ -321,14 +332,10 @@ fn sysctls(pod_sc: &Value, spec: &Value, path: &str) -> Vec<FieldError> {
         } else if names.contains(&name) {
             errs.push(FieldError::duplicate(&p, str_value(name)));
         }
-        match sysctl_namespace(name) {
-            Some("net") if bool_at(spec, "hostNetwork") == Some(true) => {
-                errs.push(FieldError::invalid(&p, str_value(name), "may not be specified when 'hostNetwork' is true"))
+        if !opts.allow_namespaced_sysctls_for_host_namespaces {
+            if let Some(detail) = host_sysctls::host_sysctl(name, spec) {
+                errs.push(FieldError::invalid(&p, str_value(name), detail));
             }
-            Some("ipc") if bool_at(spec, "hostIPC") == Some(true) => {
-                errs.push(FieldError::invalid(&p, str_value(name), "may not be specified when 'hostIPC' is true"))
-            }
-            _ => {}
         }
         names.push(name);
     }
@@ -361,7 +368,7 @@ pub fn validate_pod_security_context(spec: &Value, path: &str, opts: PodOptions)
         ));
     }
     if !list(sc, "sysctls").is_empty() {
-        errs.extend(sysctls(sc, spec, &format!("{scp}.sysctls")));
+        errs.extend(sysctls(sc, spec, opts, &format!("{scp}.sysctls")));
     }
     if let Some(policy) = sc.get("fsGroupChangePolicy").and_then(Value::as_str) {
         if !FS_GROUP_CHANGE_POLICIES.contains(&policy) {
@@ -694,6 +701,40 @@ mod tests {
         );
     }
 
+    /// `validateWindowsSecurityContextOptions`' domain checks: under 256 bytes, and a NetBIOS name
+    /// (up to 15 characters, few refused) or a DNS name; both before the user part's checks.
+    #[test]
+    fn windows_user_name_domains() {
+        let errs = |user: &str| {
+            let sc = json!({"windowsOptions": {"runAsUserName": user}});
+            texts(&validate_security_context(Some(&sc), "c", true))
+        };
+        let label = "a".repeat(63);
+        let dns_255 = [label.as_str(); 4].join(".");
+        for ok in [
+            "NT AUTHORITY\\NETWORK SERVICE",
+            "my_domain\\u",
+            "0123456789abcdef\\u",
+            "Corp.\\u",
+            &format!("{dns_255}\\u"),
+        ] {
+            assert!(errs(ok).is_empty(), "{ok}");
+        }
+        let bad = |user: &str, detail: &str| {
+            format!("c.windowsOptions.runAsUserName: Invalid value: {}: {detail}", go_json_string(user))
+        };
+        let format = "runAsUserName's Domain doesn't match the NetBios nor the DNS format";
+        let length = "runAsUserName's Domain length must be under 256 characters";
+        for user in ["\\u", ".corp\\u", "a*b\\u", "0123456789_abcdef\\u"] {
+            assert_eq!(errs(user), [bad(user, format)]);
+        }
+        let long = format!("a.{dns_255}\\u");
+        assert_eq!(errs(&long), [bad(&long, length)]);
+        let longer = format!("{}\\u", "a".repeat(256));
+        assert_eq!(errs(&longer), [bad(&longer, length), bad(&longer, format)]);
+        assert_eq!(errs("a|b\\"), [bad("a|b\\", format), bad("a|b\\", "runAsUserName's User cannot be empty")]);
+    }
+
     #[test]
     fn host_users_and_os() {
         let spec = json!({"hostUsers": false, "hostPID": true, "containers": []});
@@ -752,5 +793,21 @@ mod tests {
                 "spec.hostNetwork: Invalid value: false: hostNetwork must be true if pod contains any hostProcess containers",
             ]
         );
+    }
+
+    /// `AllowNamespacedSysctlsForHostNetAndHostIPC`: no sysctl is held to `ValidateHostSysctl`,
+    /// the others checks stay.
+    #[test]
+    fn host_sysctls_ratchet() {
+        let spec = json!({"hostIPC": true, "securityContext": {"sysctls": [
+            {"name": "kernel.shm_rmid_forced", "value": "1"}, {"name": "kernel.shm_rmid_forced", "value": "1"}]}});
+        let strict = texts(&validate_pod_security_context(&spec, "spec", PodOptions::default()));
+        assert_eq!(strict.len(), 3);
+        let relaxed = PodOptions { allow_namespaced_sysctls_for_host_namespaces: true, ..PodOptions::default() };
+        assert_eq!(
+            texts(&validate_pod_security_context(&spec, "spec", relaxed)),
+            ["spec.securityContext.sysctls[1].name: Duplicate value: \"kernel.shm_rmid_forced\""]
+        );
+        assert_eq!(PodOptions::from_old_spec(&spec), relaxed);
     }
 }

@@ -56,7 +56,8 @@ const POD_SPEC_USER_NAMESPACE_DEVICES: &[&str] = &[
 const POD_METADATA_TOLERATIONS: &str = "annotations scheduler.alpha.kubernetes.io/tolerations";
 
 /// Of a Pod's status, on an UPDATE of its `/status` (`ValidatePodStatusUpdate`; its pod and host
-/// IPs and resource claim statuses are modelled, [`crate::pod_status`]).
+/// IPs, resource claim statuses, state transitions and allocated resources' health are modelled,
+/// [`crate::pod_status`]).
 /// The status's and its conditions' `observedGeneration`, the extended resource claim status, the
 /// node-allocatable resource claim statuses and the container statuses' volume mounts (an image
 /// volume's status) are checked by the 1.37 development copy read, and which of those checks
@@ -83,6 +84,11 @@ const POD_STATUS_KEPT_NODE_ALLOCATABLE: &str = "nodeAllocatableResourceClaimStat
 /// Of a Pod's status whose `podIP` is not its non-empty `podIPs[0]`
 /// ([`crate::pod_status::pod_ip_mismatch`]): the pod IPs are then not judged.
 const POD_IP_MISMATCH: &[&str] = &["podIP", "podIPs"];
+
+/// Of a Pod's status whose old spec holds a `RestartAllContainers` restart rule or a sidecar's
+/// restart rules ([`crate::pod_status::restart_all_containers_in_use`]): the container and init
+/// container state transitions are then not judged.
+const POD_STATUS_RESTART_ALL: &[&str] = &["containerStatuses * state", "initContainerStatuses * state"];
 
 /// Of a Deployment's or ReplicaSet's status, on an UPDATE of its `/status`
 /// (`ValidateDeploymentStatus`, `ValidateReplicaSetStatus`).
@@ -143,6 +149,18 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value, old: Option<&
             }
             if object.get("status").is_some_and(crate::pod_status::pod_ip_mismatch) {
                 under(&mut out, "status", POD_IP_MISMATCH);
+            }
+            if old.and_then(|o| o.get("spec")).is_some_and(crate::pod_status::restart_all_containers_in_use) {
+                under(&mut out, "status", POD_STATUS_RESTART_ALL);
+            }
+            // ValidatePodSpecificAnnotationUpdates runs on a status UPDATE too.
+            let tolerations = object
+                .pointer("/metadata/annotations")
+                .and_then(|a| a.get(tolerations_annotation::TOLERATIONS_ANNOTATION))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            if !tolerations.is_empty() && tolerations_annotation::decode(tolerations).is_none() {
+                out.push(format!("metadata {POD_METADATA_TOLERATIONS}"));
             }
         }
         ("apps", "Deployment" | "ReplicaSet") if status => under(&mut out, "status", REPLICAS_STATUS),
@@ -583,6 +601,31 @@ mod tests {
         // A podIP that the pod IPs do not start with leaves them unjudged: named.
         ips["status"]["podIP"] = json!("10.0.0.8");
         assert_eq!(written("", "Pod", true, &before, &ips, None, &["/status"]), ["status.podIP", "status.podIPs"]);
+    }
+
+    #[test]
+    fn status_updates_name_what_the_pod_status_model_leaves_unjudged() {
+        let before = pod(json!({}));
+        // The state transitions and allocated resources' health are modelled: not named.
+        let mut states = before.clone();
+        states["status"] = json!({"containerStatuses": [{"name": "c", "state": {"running": {}},
+            "allocatedResourcesStatus": [{"name": "cpu"}]}]});
+        assert!(written("", "Pod", true, &before, &states, Some(&before), &["/status"]).is_empty());
+        // Unless the stored spec holds a RestartAllContainers rule.
+        let mut stored = before.clone();
+        stored["spec"]["containers"] = json!([{"name": "c", "restartPolicy": "Never",
+            "restartPolicyRules": [{"action": "RestartAllContainers", "exitCodes": {"operator": "In", "values": [1]}}]}]);
+        assert_eq!(
+            written("", "Pod", true, &before, &states, Some(&stored), &["/status"]),
+            ["status.containerStatuses[*].state"]
+        );
+        // A tolerations annotation the model does not decode, written on a status UPDATE.
+        let mut annotated = before.clone();
+        annotated["metadata"]["annotations"] = json!({"scheduler.alpha.kubernetes.io/tolerations": "{x"});
+        assert_eq!(
+            written("", "Pod", true, &before, &annotated, None, &["/metadata/annotations"]),
+            ["metadata.annotations[scheduler.alpha.kubernetes.io/tolerations]"]
+        );
     }
 
     #[test]

@@ -26,8 +26,8 @@
 //! A projection's `podCertificate` source is dropped before validation (PodCertificateRequest beta
 //! and off in 1.36, `gated.rs`) and not counted here; its own checks, which Go runs when an UPDATE's
 //! old spec holds one already, are not modelled. Not modelled either: image volume sources' own
-//! fields and the projected service account token's requirement of a service account name (the
-//! ServiceAccount admission plugin sets one before any webhook is called).
+//! fields. A Pod's projected service account token requires a service account name
+//! (`validatePodMetadataAndSpec`, after the spec): a pod-only check, made in `pod.rs`.
 
 use serde_json::Value;
 
@@ -325,9 +325,12 @@ fn downward_api_file(file: &Value, path: &str) -> Vec<FieldError> {
     errs
 }
 
-/// `validateProjectedVolumeSource` and `validateProjectionSources`; `keep_trust_bundles` is
-/// whether the cluster trust bundle sources are still there ([`PodOptions::keep_cluster_trust_bundles`]).
-fn projected(src: &Value, keep_trust_bundles: bool, path: &str) -> Vec<FieldError> {
+/// `validateProjectedVolumeSource` and `validateProjectionSources`, under the options `opts`:
+/// whether the cluster trust bundle sources are still there
+/// ([`PodOptions::keep_cluster_trust_bundles`]) and a token's path is held to
+/// `ValidateLocalNonReservedPath` ([`PodOptions::allow_non_local_projected_token_path`]).
+fn projected(src: &Value, opts: PodOptions, path: &str) -> Vec<FieldError> {
+    let keep_trust_bundles = opts.keep_cluster_trust_bundles;
     let mut errs = file_mode(src, "defaultMode", path);
     let mut all_paths: Vec<String> = Vec::new();
     let mut note_path = |p: &str, bad: &str, errs: &mut Vec<FieldError>| {
@@ -386,7 +389,7 @@ fn projected(src: &Value, keep_trust_bundles: bool, path: &str) -> Vec<FieldErro
             let token_path = s(t, "path");
             if token_path.is_empty() {
                 errs.push(required(&format!("{path}.path")));
-            } else {
+            } else if !opts.allow_non_local_projected_token_path {
                 errs.extend(local_non_reserved_path(token_path, &format!("{path}.path")));
             }
         }
@@ -745,7 +748,7 @@ fn source_errors(key: &str, src: &Value, opts: PodOptions, path: &str) -> Vec<Fi
                 require_str(r, "name", &format!("{p}.secretRef"), &mut errs);
             }
         }
-        "projected" => errs.extend(projected(src, opts.keep_cluster_trust_bundles, &p)),
+        "projected" => errs.extend(projected(src, opts, &p)),
         "scaleIO" => {
             for k in ["gateway", "system", "volumeName"] {
                 require_str(src, k, &p, &mut errs);
@@ -1315,5 +1318,29 @@ mod tests {
             ["p: Invalid value: \"..a\": must not start with '..'"]
         );
         assert_eq!(texts(&local_non_reserved_path("../a", "p")), ["p: Invalid value: \"../a\": must not contain '..'"]);
+    }
+
+    /// `AllowNonLocalProjectedTokenPath`: a projected token's path is only required.
+    #[test]
+    fn non_local_token_paths_ratchet() {
+        let vols = [
+            json!({"name": "t", "projected": {"sources": [{"serviceAccountToken": {"path": "/abs", "expirationSeconds": 3600}},
+                                                                  {"serviceAccountToken": {"path": "", "expirationSeconds": 3600}}]}}),
+        ];
+        let (_, strict) = validate_volumes(&vols, "", PodOptions::default(), "v");
+        assert_eq!(
+            texts(&strict),
+            [
+                "v[0].projected.path: Invalid value: \"/abs\": must be a relative path",
+                "v[0].projected.path: Required value"
+            ]
+        );
+        let relaxed = PodOptions { allow_non_local_projected_token_path: true, ..PodOptions::default() };
+        let (_, errs) = validate_volumes(&vols, "", relaxed, "v");
+        assert_eq!(texts(&errs), ["v[0].projected.path: Required value"]);
+        assert_eq!(PodOptions::from_old_spec(&json!({"volumes": vols})), relaxed);
+        let local =
+            json!({"volumes": [{"name": "t", "projected": {"sources": [{"serviceAccountToken": {"path": ""}}]}}]});
+        assert_eq!(PodOptions::from_old_spec(&local), PodOptions::default());
     }
 }

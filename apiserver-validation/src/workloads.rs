@@ -36,6 +36,7 @@ use crate::rollout::{
 };
 use crate::scheduling::PodOptions;
 use crate::stateful_set::{service_name, template_to_validate, volume_claim_templates, StatefulSetOptions};
+use crate::zero_values::list;
 
 /// `LabelSelectorAsSelector(…).Matches(labels)`.
 pub fn selector_matches(selector: &Value, labels: &Value) -> bool {
@@ -78,7 +79,8 @@ fn template_options(old_template: Option<&Value>) -> PodOptions {
 }
 
 /// `ValidatePodTemplateSpec`: the template's labels and annotations, then its spec (under the
-/// options the old object's template gives, `old_template`). Go names the metadata's fields
+/// options the old object's template gives, `old_template`), and last no ephemeral containers (a
+/// template's spec is validated with them all the same). Go names the metadata's fields
 /// `fldPath.Child("labels")` and `fldPath.Child("annotations")`: `spec.template.labels`, without
 /// `metadata`.
 fn validate_template(template: &Value, old_template: Option<&Value>, path: &str) -> Vec<FieldError> {
@@ -89,6 +91,12 @@ fn validate_template(template: &Value, old_template: Option<&Value>, path: &str)
     errs.extend(validate_pod_spec(spec, opts, &format!("{path}.spec")));
     errs.extend(pod_annotations::seccomp_annotations_and_fields(meta, spec, &format!("{path}.spec")));
     errs.extend(pod_annotations::apparmor_annotations_and_fields_on_create(meta, spec, &format!("{path}.spec"), false));
+    if !list(spec, "ephemeralContainers").is_empty() {
+        errs.push(FieldError::forbidden(
+            &format!("{path}.spec.ephemeralContainers"),
+            "ephemeral containers not allowed in pod template",
+        ));
+    }
     errs
 }
 
@@ -598,5 +606,49 @@ pub fn validate_update(group: &str, kind: &str, new: &Value, old: &Value) -> Vec
             errs
         }
         _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::defaults::defaulted;
+
+    fn texts(errs: &[FieldError]) -> Vec<String> {
+        errs.iter().map(ToString::to_string).collect()
+    }
+
+    fn pod_spec_with_debugger() -> Value {
+        json!({"containers": [{"name": "app", "image": "app:1"}],
+               "ephemeralContainers": [{"name": "debug", "image": "busybox:1"}]})
+    }
+
+    /// `ValidatePodTemplateSpec` refuses ephemeral containers last, after the template's spec
+    /// (which validates them as a pod's would).
+    #[test]
+    fn a_template_holds_no_ephemeral_container() {
+        let deployment = json!({"spec": {"selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}}, "spec": pod_spec_with_debugger()}}});
+        let errs = validate("apps", "Deployment", &defaulted("apps", "Deployment", &deployment), None);
+        assert_eq!(
+            texts(&errs),
+            ["spec.template.spec.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template"]
+        );
+        let mut spec = pod_spec_with_debugger();
+        spec["ephemeralContainers"][0]["image"] = json!("");
+        spec["restartPolicy"] = json!("Never");
+        let cron = json!({"spec": {"schedule": "* * * * *", "jobTemplate": {"spec": {"template": {"spec": spec}}}}});
+        let errs = validate("batch", "CronJob", &defaulted("batch", "CronJob", &cron), None);
+        assert_eq!(
+            texts(&errs),
+            [
+                "spec.jobTemplate.spec.template.spec.ephemeralContainers[0].image: Required value",
+                "spec.jobTemplate.spec.template.spec.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template",
+            ]
+        );
+        // An empty list is no ephemeral container.
+        let mut none = deployment.clone();
+        none["spec"]["template"]["spec"]["ephemeralContainers"] = json!([]);
+        assert!(validate("apps", "Deployment", &defaulted("apps", "Deployment", &none), None).is_empty());
     }
 }
