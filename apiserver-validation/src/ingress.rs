@@ -64,13 +64,10 @@ pub fn is_wildcard_dns1123_subdomain(value: &str) -> Vec<String> {
     errs
 }
 
-/// `netutils.ParseIPSloppy(host) != nil`: an IPv4 address (leading zeros allowed) or an IPv6 one.
+/// `netutils.ParseIPSloppy(host) != nil`: an IPv4 address (its fields of any number of digits,
+/// leading zeros allowed, as Go 1.16's `parseIPv4` reads them) or an IPv6 one.
 fn is_ip(host: &str) -> bool {
-    let parts: Vec<&str> = host.split('.').collect();
-    let v4 = parts.len() == 4
-        && parts.iter().all(|p| !p.is_empty() && p.len() <= 3 && p.bytes().all(|c| c.is_ascii_digit()))
-        && parts.iter().all(|p| p.parse::<u16>().is_ok_and(|n| n <= 255));
-    v4 || host.parse::<std::net::Ipv6Addr>().is_ok()
+    crate::ip::parse_sloppy(host).is_some()
 }
 
 /// `validateIngressTypedLocalObjectReference` of a resource backend (not null).
@@ -378,6 +375,8 @@ mod tests {
         assert!(is_wildcard_dns1123_subdomain("*.example.com").is_empty());
         assert_eq!(is_wildcard_dns1123_subdomain("*example.com").len(), 1);
         assert!(is_ip("10.0.0.1") && is_ip("::1") && is_ip("010.0.0.1") && !is_ip("web.example.com"));
+        // Go 1.16's parseIPv4 takes a field of any number of digits.
+        assert!(is_ip("0010.0.0.1") && is_ip("::ffff:010.0.0.1") && !is_ip("0256.0.0.1"));
         let mut i = ingress(
             json!({"path": "/", "pathType": "Prefix", "backend": {"service": {"name": "web", "port": {"number": 80}}}}),
         );

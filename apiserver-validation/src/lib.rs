@@ -33,6 +33,7 @@
 //! | [`time_zone`] | Go's `time.LoadLocation` over chrono-tz's IANA names, and `validateTimeZone` |
 //! | [`job_policy`] | `batch/validation`: a Job's pod failure policy (`validatePodFailurePolicy` and its rules) |
 //! | [`job_success_policy`] | `batch/validation`: a Job's success policy (`validateSuccessPolicy`, `validateSuccessPolicyRule`, Indexed mode only, immutable) |
+//! | [`job_template`] | `batch/validation` `validatePodTemplateUpdate`: what a suspended Job's template may change (scheduling directives, resources) |
 //! | [`stateful_set`] | `apps/validation`: a StatefulSet's claim templates, service name and the template `ValidateStatefulSetSpec` validates; `ValidateStatefulSetUpdate`'s options |
 //! | [`claim_spec`] | `core/validation`: `ValidatePersistentVolumeClaimSpec` (access modes, storage request, classes, volume mode, data sources) |
 //! | [`rollout`] | `apps/validation`: the Deployment, DaemonSet and StatefulSet update strategies (`ValidateDeploymentStrategy`, `ValidateRollingUpdateDeployment`, `ValidateDaemonSetUpdateStrategy`, int-or-percent rules) |
@@ -70,6 +71,7 @@ pub mod ip;
 pub mod job_policy;
 pub mod job_status;
 pub mod job_success_policy;
+pub mod job_template;
 pub mod kinds;
 pub mod label_keys;
 mod label_selector;

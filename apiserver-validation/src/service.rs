@@ -19,9 +19,13 @@
 //! alone (see [`crate::ip`]). The registry checks the cluster IPs before it allocates
 //! ([`cluster_ips_before_allocation`]); a refusal there is the whole answer.
 //!
+//! The topology annotations are held to each other (`service.kubernetes.io/topology-mode` must match
+//! the deprecated `service.kubernetes.io/topology-aware-hints` when both are set), the first check of
+//! `ValidateService`.
+//!
 //! Not modelled: what the allocator itself refuses (families or dual-stack the cluster is not
 //! configured for, a policy that does not fit the number of IPs or families, an address outside
-//! the service CIDRs or already taken) and the topology annotations.
+//! the service CIDRs or already taken).
 
 use serde_json::{json, Map, Value};
 
@@ -551,8 +555,10 @@ const SOURCE_RANGES_ANNOTATION: &str = "service.beta.kubernetes.io/load-balancer
 /// `ValidateService`'s source ranges: `loadBalancerSourceRanges` when it has any (each value
 /// space-trimmed, a CIDR as `IsValidCIDRForLegacyField` takes it), else the annotation (trimmed,
 /// split on commas, each part trimmed and checked at the annotation's path); either only on a
-/// LoadBalancer. The field's path is spelt `spec.LoadBalancerSourceRanges` in Go.
-fn source_ranges(svc: &Value, kind: &str) -> Vec<FieldError> {
+/// LoadBalancer. The field's path is spelt `spec.LoadBalancerSourceRanges` in Go. On update the
+/// annotation's CIDRs are checked only when its value differs from the old object's (`old`), so a
+/// stored invalid value may stay.
+fn source_ranges(svc: &Value, kind: &str, old: Option<&Value>) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let ranges = strs(spec(svc), "loadBalancerSourceRanges");
     if !ranges.is_empty() {
@@ -571,6 +577,10 @@ fn source_ranges(svc: &Value, kind: &str) -> Vec<FieldError> {
     if kind != "LoadBalancer" {
         errs.push(FieldError::forbidden(&path, ONLY_LOAD_BALANCER));
     }
+    let old_value = old.and_then(|o| o.pointer("/metadata/annotations")).and_then(|a| a.get(SOURCE_RANGES_ANNOTATION));
+    if old.is_some() && old_value.and_then(Value::as_str).unwrap_or("") == value {
+        return errs;
+    }
     let value = value.trim();
     if !value.is_empty() {
         for part in value.split(',') {
@@ -580,11 +590,31 @@ fn source_ranges(svc: &Value, kind: &str) -> Vec<FieldError> {
     errs
 }
 
+/// `core.DeprecatedAnnotationTopologyAwareHints`.
+pub const TOPOLOGY_AWARE_HINTS_ANNOTATION: &str = "service.kubernetes.io/topology-aware-hints";
+/// `core.AnnotationTopologyMode`.
+pub const TOPOLOGY_MODE_ANNOTATION: &str = "service.kubernetes.io/topology-mode";
+
+/// `ValidateService`'s first check: the topology mode annotation and the deprecated topology-aware
+/// hints one, when both are set, hold the same value.
+fn topology_annotations(svc: &Value) -> Option<FieldError> {
+    let annotations = svc.pointer("/metadata/annotations")?;
+    let mode = annotations.get(TOPOLOGY_MODE_ANNOTATION)?.as_str().unwrap_or("");
+    let hints = annotations.get(TOPOLOGY_AWARE_HINTS_ANNOTATION)?.as_str().unwrap_or("");
+    (mode != hints).then(|| {
+        FieldError::invalid(
+            &format!("metadata.annotations[{TOPOLOGY_MODE_ANNOTATION}]"),
+            BadValue::Str(mode.into()),
+            format!("must match annotations[{TOPOLOGY_AWARE_HINTS_ANNOTATION}] when both are specified"),
+        )
+    })
+}
+
 /// `ValidateService` without the metadata, on the defaulted and prepared object; `hc_allocated`
 /// when the registry allocates a missing health-check node port (on create, and on an update
-/// that newly needs one).
-fn validate_service(svc: &Value, hc_allocated: bool) -> Vec<FieldError> {
-    let mut errs = Vec::new();
+/// that newly needs one); `old` the old object on update.
+fn validate_service(svc: &Value, hc_allocated: bool, old: Option<&Value>) -> Vec<FieldError> {
+    let mut errs: Vec<FieldError> = topology_annotations(svc).into_iter().collect();
     let spec = spec(svc);
     let kind = text(spec, "type");
     let ports = items(spec, "ports");
@@ -699,7 +729,7 @@ fn validate_service(svc: &Value, hc_allocated: bool) -> Vec<FieldError> {
         }
         seen.push(key);
     }
-    errs.extend(source_ranges(svc, kind));
+    errs.extend(source_ranges(svc, kind, old));
     if present(spec, "allocateLoadBalancerNodePorts") && kind != "LoadBalancer" {
         errs.push(FieldError::forbidden("spec.allocateLoadBalancerNodePorts", ONLY_LOAD_BALANCER));
     }
@@ -741,7 +771,7 @@ fn traffic_distribution(spec: &Value) -> Option<FieldError> {
 
 /// `ValidateServiceCreate` without the metadata.
 pub fn validate_service_create(svc: &Value) -> Vec<FieldError> {
-    validate_service(svc, true)
+    validate_service(svc, true, None)
 }
 
 /// `validateUpgradeDowngradeClusterIPs`.
@@ -835,7 +865,7 @@ pub fn validate_service_update(svc: &Value, old: &Value) -> Vec<FieldError> {
     }
     // The registry allocates a health-check node port the update newly needs; one it needed
     // before was put back by patchAllocatedValues.
-    errs.extend(validate_service(svc, !needs_health_check(old_spec)));
+    errs.extend(validate_service(svc, !needs_health_check(old_spec), Some(old)));
     errs
 }
 
@@ -1030,5 +1060,40 @@ mod tests {
         assert_eq!(texts(&cluster_ips_before_allocation(&with("PreferDualStack"), None)), refusal);
         // ValidateService still runs the check on such an update.
         assert_eq!(texts(&validate_service_update(&with("PreferDualStack"), &old)), refusal);
+    }
+
+    #[test]
+    fn the_topology_annotations_must_agree_when_both_are_set() {
+        let with = |annotations: Value| {
+            let mut s = svc(json!({"ports": [{"port": 80}]}));
+            s["metadata"]["annotations"] = annotations;
+            s
+        };
+        let mode = with(json!({TOPOLOGY_MODE_ANNOTATION: "Auto"}));
+        assert!(validate_service_create(&mode).is_empty());
+        let same = with(json!({TOPOLOGY_MODE_ANNOTATION: "Auto", TOPOLOGY_AWARE_HINTS_ANNOTATION: "Auto"}));
+        assert!(validate_service_create(&same).is_empty());
+        let differ = with(json!({TOPOLOGY_MODE_ANNOTATION: "Auto", TOPOLOGY_AWARE_HINTS_ANNOTATION: "auto"}));
+        assert_eq!(
+            texts(&validate_service_create(&differ)),
+            ["metadata.annotations[service.kubernetes.io/topology-mode]: Invalid value: \"Auto\": must match annotations[service.kubernetes.io/topology-aware-hints] when both are specified"]
+        );
+    }
+
+    #[test]
+    fn an_unchanged_source_ranges_annotation_is_not_checked_again_on_update() {
+        let lb = |ranges: &str| {
+            let mut s = svc(json!({"type": "LoadBalancer", "clusterIP": "10.0.0.1", "clusterIPs": ["10.0.0.1"],
+                                   "ports": [{"port": 80, "nodePort": 30080}]}));
+            s["metadata"]["annotations"] = json!({SOURCE_RANGES_ANNOTATION: ranges});
+            s
+        };
+        let old = lb("10.0.0.0/33");
+        assert!(validate_service_update(&lb("10.0.0.0/33"), &old).is_empty());
+        assert_eq!(
+            texts(&validate_service_update(&lb("10.0.0.0/34"), &old)),
+            ["metadata.annotations[service.beta.kubernetes.io/load-balancer-source-ranges]: Invalid value: \"10.0.0.0/34\": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"]
+        );
+        assert_eq!(validate_service_create(&old).len(), 1);
     }
 }

@@ -127,7 +127,7 @@ fn pointer_json(v: &Value, key: &str) -> String {
 }
 
 /// A `*metav1.LabelSelector` as `json.Marshal` writes it (`null` when unset).
-fn selector_json(selector: Option<&Value>) -> String {
+pub(crate) fn selector_json(selector: Option<&Value>) -> String {
     let Some(selector) = selector.filter(|v| !v.is_null()) else { return "null".to_string() };
     let mut members = Vec::new();
     if let Some(labels) = selector.get("matchLabels").and_then(Value::as_object).filter(|m| !m.is_empty()) {

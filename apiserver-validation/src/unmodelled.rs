@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::configdata;
 use crate::cron_schedule;
 use crate::gated;
+use crate::job_template;
 use crate::tolerations_annotation;
 use crate::zero_values::list;
 
@@ -170,7 +171,13 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value, old: Option<&
         ("apps" | "batch", _) if status => {}
         ("", "Pod") => pod_spec(&mut out, "spec"),
         ("apps", "Deployment" | "ReplicaSet" | "DaemonSet" | "StatefulSet") => pod_spec(&mut out, "spec template spec"),
-        ("batch", "Job") => pod_spec(&mut out, "spec template spec"),
+        ("batch", "Job") => {
+            pod_spec(&mut out, "spec template spec");
+            // What a suspended Job's template may change, where the 1.36 rule was not read.
+            if let Some(old) = old {
+                out.extend(job_template::unjudged(object, old).iter().map(|p| format!("spec template {p}")));
+            }
+        }
         // The workloads' own fields are all modelled ([`crate::workloads`], [`crate::rollout`],
         // [`crate::stateful_set`], [`crate::job_policy`], [`crate::job_success_policy`],
         // [`crate::cron_job`]), but for a schedule on which robfig/cron panics (the apiserver
@@ -188,6 +195,16 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value, old: Option<&
         ("", "Secret") => {
             if let Some((member, key)) = configdata::unjudged_docker_config(object) {
                 out.push(format!("{member} {key}"));
+            }
+            if let Some(old) = old {
+                out.extend(configdata::empty_map_on_immutable(object, old, true).into_iter().map(String::from));
+            }
+        }
+        // A ConfigMap's data is modelled ([`crate::configdata`]), but for an empty map written over
+        // an immutable old object's none (`reflect.DeepEqual` of nil and empty maps).
+        ("", "ConfigMap") => {
+            if let Some(old) = old {
+                out.extend(configdata::empty_map_on_immutable(object, old, false).into_iter().map(String::from));
             }
         }
         _ => {}
@@ -695,5 +712,23 @@ mod tests {
         assert!(
             written("networking.k8s.io", "Ingress", false, &ing("Bucket"), &ing("Store"), None, &touched).is_empty()
         );
+    }
+
+    /// An empty map written where an immutable old ConfigMap or Secret holds none is named: Go's
+    /// `reflect.DeepEqual` tells it from a nil one, the model does not judge it.
+    #[test]
+    fn an_empty_map_over_an_immutable_objects_none_is_named() {
+        let old = json!({"kind": "ConfigMap", "immutable": true});
+        let mut new = old.clone();
+        new["binaryData"] = json!({});
+        assert_eq!(written("", "ConfigMap", false, &old, &new, Some(&old), &["/binaryData"]), ["binaryData"]);
+        let mutable = json!({"kind": "ConfigMap"});
+        assert!(written("", "ConfigMap", false, &old, &new, Some(&mutable), &["/binaryData"]).is_empty());
+        let secret = json!({"kind": "Secret", "type": "Opaque", "immutable": true});
+        let mut emptied = secret.clone();
+        emptied["data"] = json!({});
+        assert_eq!(written("", "Secret", false, &secret, &emptied, Some(&secret), &["/data"]), ["data"]);
+        let held = json!({"kind": "Secret", "type": "Opaque", "immutable": true, "data": {"k": "dg=="}});
+        assert!(written("", "Secret", false, &held, &emptied, Some(&held), &["/data"]).is_empty(), "refused instead");
     }
 }

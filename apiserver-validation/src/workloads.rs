@@ -7,11 +7,12 @@
 //! update strategies ([`crate::rollout`]); and `pkg/apis/batch/validation/validation.go`
 //! (`validateJobSpec`'s counts, `managedBy`, completion mode, pod failure policy
 //! ([`crate::job_policy`]), success policy ([`crate::job_success_policy`]), pod replacement policy
-//! and restart policy, `ValidateJobSpecUpdate`'s immutable selector, template, completion mode, pod
-//! failure policy, backoff limit per index, `managedBy` and success policy, and
-//! `validateCompletions`,
-//! `validateCronJobSpec`'s deadline, history limits and job template; its schedule and time zone
-//! are [`crate::cron_job`]'s). The pod template
+//! and restart policy, `ValidateJobSpec`'s manual selector, `ValidateJob`'s Indexed pod hostname,
+//! `ValidateJobSpecUpdate`'s immutable selector, template (but what a suspended Job may change,
+//! [`crate::job_template`]), completion mode, pod failure policy, backoff limit per index,
+//! `managedBy` and success policy, and `validateCompletions`, `validateCronJobSpec`'s deadline,
+//! history limits and job template (`ValidateJobTemplateSpec`: no selector, no manual one); its
+//! schedule and time zone are [`crate::cron_job`]'s). The pod template
 //! is validated as a pod spec ([`crate::pod::validate_pod_spec`]); its metadata's labels and
 //! annotations as `ValidatePodTemplateSpec` does. Each object is held after the apps/v1 and
 //! batch/v1 defaults ([`crate::defaults`]). A StatefulSet's own checks (claim templates, service
@@ -26,6 +27,7 @@ use crate::cron_job;
 use crate::field::{BadValue, FieldError};
 use crate::job_policy::{internal_json, pod_failure_policy};
 use crate::job_success_policy::{success_policy, success_policy_update};
+use crate::job_template;
 use crate::label_selector::{string_pairs, validate_selector};
 use crate::objectmeta::{validate_annotations, validate_labels, FIELD_IMMUTABLE};
 use crate::pod::validate_pod_spec;
@@ -36,6 +38,7 @@ use crate::rollout::{
 };
 use crate::scheduling::PodOptions;
 use crate::stateful_set::{service_name, template_to_validate, volume_claim_templates, StatefulSetOptions};
+use crate::trust_bundles::selector_json;
 use crate::zero_values::list;
 
 /// `LabelSelectorAsSelector(…).Matches(labels)`.
@@ -308,21 +311,6 @@ fn job_spec(spec: &Value, old_spec: Option<&Value>, path: &str) -> Vec<FieldErro
     errs.extend(success_policy(spec, &format!("{path}.successPolicy")));
     errs.extend(pod_replacement_policy(spec, path));
     let template = spec.get("template").unwrap_or(&Value::Null);
-    if spec.get("manualSelector").and_then(Value::as_bool) == Some(true) {
-        match spec.get("selector").filter(|s| !s.is_null()) {
-            None => errs.push(FieldError::required(&format!("{path}.selector"), "")),
-            Some(selector) => {
-                errs.extend(validate_selector(selector, &format!("{path}.selector")));
-                if !selector_matches(selector, template.pointer("/metadata/labels").unwrap_or(&Value::Null)) {
-                    errs.push(FieldError::invalid(
-                        &format!("{path}.template.metadata.labels"),
-                        labels_json(template),
-                        "`selector` does not match template `labels`",
-                    ));
-                }
-            }
-        }
-    }
     errs.extend(validate_template(template, old_spec.and_then(|o| o.get("template")), &format!("{path}.template")));
     let restart = template.pointer("/spec/restartPolicy").and_then(Value::as_str).unwrap_or("");
     let rp = format!("{path}.template.spec.restartPolicy");
@@ -333,6 +321,30 @@ fn job_spec(spec: &Value, old_spec: Option<&Value>, path: &str) -> Vec<FieldErro
     } else if spec.get("podFailurePolicy").is_some_and(|p| !p.is_null()) && restart != "Never" {
         let detail = "only \"Never\" is supported when podFailurePolicy is specified";
         errs.push(FieldError::invalid(&rp, BadValue::Str(restart.into()), detail));
+    }
+    errs
+}
+
+/// `ValidateJobSpec`'s selector checks after `validateJobSpec`'s (a Job's, not a CronJob's job
+/// template's): only a manual selector, the registry generating the others.
+fn job_selector(spec: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if spec.get("manualSelector").and_then(Value::as_bool) != Some(true) {
+        return errs;
+    }
+    let template = spec.get("template").unwrap_or(&Value::Null);
+    match spec.get("selector").filter(|s| !s.is_null()) {
+        None => errs.push(FieldError::required("spec.selector", "")),
+        Some(selector) => {
+            errs.extend(validate_selector(selector, "spec.selector"));
+            if !selector_matches(selector, template.pointer("/metadata/labels").unwrap_or(&Value::Null)) {
+                errs.push(FieldError::invalid(
+                    "spec.template.metadata.labels",
+                    labels_json(template),
+                    "`selector` does not match template `labels`",
+                ));
+            }
+        }
     }
     errs
 }
@@ -487,6 +499,61 @@ fn high_completions(parallelism: Option<i64>, max_failed: Option<i64>, path: &st
     errs
 }
 
+/// `ValidateJobTemplateSpec`: a CronJob's job template has its selector generated, so none may be
+/// set, nor `manualSelector: true`.
+fn job_template_selector(job: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if let Some(selector) = job.get("selector").filter(|s| !s.is_null()) {
+        errs.push(FieldError::invalid(
+            "spec.jobTemplate.spec.selector",
+            BadValue::Json(selector_json(Some(selector))),
+            "`selector` will be auto-generated",
+        ));
+    }
+    if job.get("manualSelector").and_then(Value::as_bool) == Some(true) {
+        errs.push(FieldError::not_supported(
+            "spec.jobTemplate.spec.manualSelector",
+            BadValue::Json("true".into()),
+            &["nil", "false"],
+        ));
+    }
+    errs
+}
+
+/// `maxGeneratedNameLength`: what of a `generateName` the registry keeps before its 5 random
+/// characters.
+const MAX_GENERATED_NAME_PREFIX: usize = 58;
+
+/// `ValidateJob`'s last check (CREATE only): an Indexed Job's last pod hostname,
+/// `<name>-<completions-1>`, must be a DNS label. A name still to be generated from `generateName`
+/// is judged at the length the registry gives it (its random suffix is printed as `xxxxx`).
+fn indexed_job_name(job: &Value) -> Vec<FieldError> {
+    let spec = job.get("spec").unwrap_or(&Value::Null);
+    if spec.get("completionMode").and_then(Value::as_str) != Some("Indexed") {
+        return Vec::new();
+    }
+    let Some(completions) = int(spec, "completions").filter(|c| *c > 0) else { return Vec::new() };
+    let meta = job.get("metadata");
+    let mut name = meta.and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or("").to_string();
+    if name.is_empty() {
+        let prefix = meta.and_then(|m| m.get("generateName")).and_then(Value::as_str).unwrap_or("");
+        if prefix.is_empty() {
+            return Vec::new();
+        }
+        let cut = (0..=MAX_GENERATED_NAME_PREFIX.min(prefix.len())).rev().find(|i| prefix.is_char_boundary(*i));
+        name = format!("{}xxxxx", &prefix[..cut.unwrap_or(0)]);
+    }
+    let hostname = format!("{name}-{}", completions - 1);
+    if crate::content::is_dns1123_label(&hostname).is_empty() {
+        return Vec::new();
+    }
+    vec![FieldError::invalid(
+        "metadata.name",
+        BadValue::Str(name),
+        format!("will not able to create pod with invalid DNS label: {hostname}"),
+    )]
+}
+
 /// The spec checks of a workload kind on CREATE (`old` is `None`) and on UPDATE of `old` (before
 /// [`validate_update`]).
 pub fn validate(group: &str, kind: &str, object: &Value, old: Option<&Value>) -> Vec<FieldError> {
@@ -494,7 +561,14 @@ pub fn validate(group: &str, kind: &str, object: &Value, old: Option<&Value>) ->
     let old_spec = old.and_then(|o| o.get("spec"));
     match (group, kind) {
         ("apps", "Deployment" | "ReplicaSet" | "DaemonSet" | "StatefulSet") => apps_spec(kind, spec, old_spec),
-        ("batch", "Job") => job_spec(spec, old_spec, "spec"),
+        ("batch", "Job") => {
+            let mut errs = job_spec(spec, old_spec, "spec");
+            errs.extend(job_selector(spec));
+            if old.is_none() {
+                errs.extend(indexed_job_name(object));
+            }
+            errs
+        }
         ("batch", "CronJob") => {
             let mut errs = cron_job::schedule(spec, old_spec);
             errs.extend(nonnegative_member(spec, "startingDeadlineSeconds", "spec"));
@@ -510,6 +584,7 @@ pub fn validate(group: &str, kind: &str, object: &Value, old: Option<&Value>) ->
             let job = spec.pointer("/jobTemplate/spec").unwrap_or(&Value::Null);
             let old_job = old_spec.and_then(|o| o.pointer("/jobTemplate/spec"));
             errs.extend(job_spec(job, old_job, "spec.jobTemplate.spec"));
+            errs.extend(job_template_selector(job));
             errs.extend(nonnegative_member(spec, "successfulJobsHistoryLimit", "spec"));
             errs.extend(nonnegative_member(spec, "failedJobsHistoryLimit", "spec"));
             errs
@@ -593,10 +668,9 @@ pub fn validate_update(group: &str, kind: &str, new: &Value, old: &Value) -> Vec
         ("batch", "Job") => {
             let mut errs = completions_update(ns, os);
             errs.extend(immutable(ns.get("selector"), os.get("selector"), "spec.selector"));
-            // A suspended Job's template may change in its scheduling directives: not judged here.
-            if os.get("suspend").and_then(Value::as_bool) != Some(true) {
-                errs.extend(immutable(ns.get("template"), os.get("template"), "spec.template"));
-            }
+            // A suspended Job's template may change in its scheduling directives and resources.
+            let old_template = job_template::old_template_for_update(new, old);
+            errs.extend(immutable(ns.get("template"), Some(&old_template), "spec.template"));
             errs.extend(immutable(ns.get("completionMode"), os.get("completionMode"), "spec.completionMode"));
             errs.extend(pod_failure_policy_update(ns, os));
             for key in ["backoffLimitPerIndex", "managedBy"] {
@@ -650,5 +724,60 @@ mod tests {
         let mut none = deployment.clone();
         none["spec"]["template"]["spec"]["ephemeralContainers"] = json!([]);
         assert!(validate("apps", "Deployment", &defaulted("apps", "Deployment", &none), None).is_empty());
+    }
+
+    /// `ValidateJobTemplateSpec`: a CronJob's job template holds no selector and no manual one.
+    #[test]
+    fn a_cron_job_template_has_its_selector_generated() {
+        let template = json!({"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "c:1"}]}});
+        let cron = |job: Value| json!({"spec": {"schedule": "@daily", "jobTemplate": {"spec": job}}});
+        let ok = cron(json!({"template": template}));
+        assert!(validate("batch", "CronJob", &defaulted("batch", "CronJob", &ok), None).is_empty());
+        let bad = cron(json!({"template": template, "manualSelector": true,
+            "selector": {"matchExpressions": [{"key": "k", "operator": "Exists"}], "matchLabels": {"b": "2", "a": "1"}}}));
+        assert_eq!(
+            texts(&validate("batch", "CronJob", &defaulted("batch", "CronJob", &bad), None)),
+            [
+                "spec.jobTemplate.spec.selector: Invalid value: {\"matchLabels\":{\"a\":\"1\",\"b\":\"2\"},\"matchExpressions\":[{\"key\":\"k\",\"operator\":\"Exists\"}]}: `selector` will be auto-generated",
+                "spec.jobTemplate.spec.manualSelector: Unsupported value: true: supported values: \"nil\", \"false\"",
+            ]
+        );
+    }
+
+    /// `ValidateJob`: an Indexed Job's last pod hostname must be a DNS label, on CREATE only.
+    #[test]
+    fn an_indexed_job_name_leaves_room_for_its_indexes() {
+        let job = |name: &str, mode: &str| {
+            json!({"metadata": {"name": name}, "spec": {"completionMode": mode, "completions": 10, "parallelism": 10,
+                "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "c:1"}]}}}})
+        };
+        let long = "a".repeat(62);
+        let errs = validate("batch", "Job", &defaulted("batch", "Job", &job(&long, "Indexed")), None);
+        assert_eq!(
+            texts(&errs),
+            [format!("metadata.name: Invalid value: \"{long}\": will not able to create pod with invalid DNS label: {long}-9")]
+        );
+        let dotted = validate("batch", "Job", &defaulted("batch", "Job", &job("a.b", "Indexed")), None);
+        assert_eq!(dotted.len(), 1);
+        assert!(validate("batch", "Job", &defaulted("batch", "Job", &job(&long[..60], "Indexed")), None).is_empty());
+        assert!(validate("batch", "Job", &defaulted("batch", "Job", &job(&long, "NonIndexed")), None).is_empty());
+        let old = defaulted("batch", "Job", &job(&long, "Indexed"));
+        assert!(validate("batch", "Job", &old, Some(&old)).is_empty());
+    }
+
+    /// `validatePodTemplateUpdate`: a suspended Job's template may change in its scheduling
+    /// directives and resources, not in its image.
+    #[test]
+    fn a_suspended_job_template_changes_only_where_allowed() {
+        let job = |suspend: bool, zone: &str, image: &str| {
+            json!({"spec": {"suspend": suspend, "template": {"spec": {"nodeSelector": {"zone": zone},
+                "restartPolicy": "Never", "containers": [{"name": "c", "image": image}]}}}})
+        };
+        let update = |new: &Value, old: &Value| validate_update("batch", "Job", new, old);
+        assert!(update(&job(true, "b", "c:1"), &job(true, "a", "c:1")).is_empty());
+        let errs = update(&job(true, "b", "c:2"), &job(true, "a", "c:1"));
+        assert_eq!(errs.len(), 1);
+        assert!(errs[0].to_string().starts_with("spec.template: Invalid value: "), "{}", errs[0]);
+        assert_eq!(update(&job(false, "b", "c:1"), &job(false, "a", "c:1")).len(), 1);
     }
 }
