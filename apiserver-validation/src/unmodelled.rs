@@ -14,6 +14,7 @@ use crate::cron_schedule;
 use crate::gated;
 use crate::job_template;
 use crate::tolerations_annotation;
+use crate::workloads;
 use crate::zero_values::list;
 
 /// Of a pod spec (under `spec` of a Pod, `spec.template.spec` of a workload). `imagePullSecrets`
@@ -170,7 +171,15 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value, old: Option<&
         // put back on a status UPDATE.
         ("apps" | "batch", _) if status => {}
         ("", "Pod") => pod_spec(&mut out, "spec"),
-        ("apps", "Deployment" | "ReplicaSet" | "DaemonSet" | "StatefulSet") => pod_spec(&mut out, "spec template spec"),
+        ("apps", "DaemonSet") => {
+            // The template generation annotation, when its text does not parse or the old object's
+            // generation is unknown ([`crate::workloads::template_generation_unjudged`]).
+            if workloads::template_generation_unjudged(object, old) {
+                out.push(format!("metadata annotations {}", workloads::TEMPLATE_GENERATION_ANNOTATION));
+            }
+            pod_spec(&mut out, "spec template spec");
+        }
+        ("apps", "Deployment" | "ReplicaSet" | "StatefulSet") => pod_spec(&mut out, "spec template spec"),
         ("batch", "Job") => {
             pod_spec(&mut out, "spec template spec");
             // What a suspended Job's template may change, where the 1.36 rule was not read.
@@ -443,6 +452,18 @@ mod tests {
             written("", "Pod", false, &before, &after, None, &["/spec/volumes/0/image"]),
             ["spec.volumes[*].image"]
         );
+    }
+
+    #[test]
+    fn a_daemon_set_template_generation_not_judged_is_named() {
+        let ds = |generation: &str| {
+            json!({"kind": "DaemonSet", "metadata": {"annotations":
+            {"deprecated.daemonset.template.generation": generation}}, "spec": {}})
+        };
+        let touched = ["/metadata/annotations"];
+        let named = written("apps", "DaemonSet", false, &ds("1"), &ds("x"), None, &touched);
+        assert_eq!(named, ["metadata.annotations[deprecated.daemonset.template.generation]"]);
+        assert!(written("apps", "DaemonSet", false, &ds("1"), &ds("2"), Some(&ds("1")), &touched).is_empty());
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! `pkg/apis/apps/validation/validation.go` (`ValidateDeploymentSpec`, `ValidateReplicaSetSpec`,
 //! `ValidateDaemonSetSpec`, `ValidateStatefulSetSpec`, `ValidatePodTemplateSpecForReplicaSet`,
 //! the `…Update` functions' immutable selector, `ValidateStatefulSetUpdate`'s forbidden spec
-//! fields), with their counts (`ValidateNonnegativeField`), a Deployment's progress deadline, a
+//! fields, `ValidateDaemonSetSpecUpdate`'s template generation, which apps/v1 carries in the
+//! `deprecated.daemonset.template.generation` annotation; `LabelSelectorAsSelector`'s nil selector
+//! matching no labels and its failure skipping the template), with their counts (`ValidateNonnegativeField`), a Deployment's progress deadline, a
 //! StatefulSet's pod management policy, a template's forbidden `activeDeadlineSeconds` and the
 //! update strategies ([`crate::rollout`]); and `pkg/apis/batch/validation/validation.go`
 //! (`validateJobSpec`'s counts, `managedBy`, completion mode, pod failure policy
@@ -34,7 +36,7 @@ use crate::pod::validate_pod_spec;
 use crate::pod_annotations;
 use crate::pod_update::semantic_differs;
 use crate::rollout::{
-    daemon_set_update_strategy, deployment_strategy, int, nonnegative_member, stateful_set_update_strategy,
+    daemon_set_update_strategy, deployment_strategy, int, nonnegative, nonnegative_member, stateful_set_update_strategy,
 };
 use crate::scheduling::PodOptions;
 use crate::stateful_set::{service_name, template_to_validate, volume_claim_templates, StatefulSetOptions};
@@ -130,17 +132,20 @@ fn labels_json(template: &Value) -> BadValue {
 /// `ValidateDaemonSetSpec` / `ValidateStatefulSetSpec` and `ValidatePodTemplateSpecForReplicaSet`.
 /// On a StatefulSet UPDATE, `ValidateStatefulSetUpdate` first validates the old spec with the
 /// update's options: if that fails, the new template's pod spec is not validated.
-fn apps_spec(kind: &str, spec: &Value, old_spec: Option<&Value>) -> Vec<FieldError> {
+///
+/// `template_generation` is a DaemonSet's internal `spec.templateGeneration` on UPDATE
+/// ([`template_generation_update`]; on CREATE `PrepareForCreate` makes it at least 1).
+fn apps_spec(kind: &str, spec: &Value, old_spec: Option<&Value>, template_generation: Option<i64>) -> Vec<FieldError> {
     let old_template = old_spec.and_then(|o| o.get("template"));
     let set_opts = match old_spec {
         Some(old) if kind == "StatefulSet" => {
             let opts = StatefulSetOptions::update();
-            let old_fails = !apps_spec_with(kind, old, old_template, opts).is_empty();
+            let old_fails = !apps_spec_with(kind, old, old_template, opts, None).is_empty();
             StatefulSetOptions { skip_pod_template_spec: old_fails, ..opts }
         }
         _ => StatefulSetOptions::default(),
     };
-    apps_spec_with(kind, spec, old_template, set_opts)
+    apps_spec_with(kind, spec, old_template, set_opts, template_generation)
 }
 
 /// [`apps_spec`] with the StatefulSet options decided.
@@ -149,10 +154,11 @@ fn apps_spec_with(
     spec: &Value,
     old_template: Option<&Value>,
     set_opts: StatefulSetOptions,
+    template_generation: Option<i64>,
 ) -> Vec<FieldError> {
     let mut errs = apps_leading(kind, spec, set_opts);
     errs.extend(apps_selector_and_template(kind, spec, old_template, set_opts));
-    errs.extend(apps_trailing(kind, spec));
+    errs.extend(apps_trailing(kind, spec, template_generation));
     errs
 }
 
@@ -212,7 +218,7 @@ fn pod_management_policy(spec: &Value) -> Vec<FieldError> {
 }
 
 /// The checks Go makes after the template's: a Deployment's strategy and counts, a DaemonSet's.
-fn apps_trailing(kind: &str, spec: &Value) -> Vec<FieldError> {
+fn apps_trailing(kind: &str, spec: &Value, template_generation: Option<i64>) -> Vec<FieldError> {
     let mut errs = Vec::new();
     match kind {
         "Deployment" => {
@@ -232,6 +238,7 @@ fn apps_trailing(kind: &str, spec: &Value) -> Vec<FieldError> {
         }
         "DaemonSet" => {
             errs.extend(nonnegative_member(spec, "minReadySeconds", "spec"));
+            errs.extend(template_generation.map_or_else(Vec::new, |g| nonnegative(g, "spec.templateGeneration")));
             errs.extend(daemon_set_update_strategy(
                 spec.get("updateStrategy").unwrap_or(&Value::Null),
                 "spec.updateStrategy",
@@ -254,30 +261,59 @@ fn apps_selector_and_template(
 ) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let template = spec.get("template").unwrap_or(&Value::Null);
+    let mismatch = || {
+        FieldError::invalid(
+            "spec.template.metadata.labels",
+            labels_json(template),
+            "`selector` does not match template `labels`",
+        )
+    };
+    // Whether `LabelSelectorAsSelector` fails: exactly when `ValidateLabelSelector` (strict) does.
+    let mut selector_fails = false;
     match spec.get("selector").filter(|s| !s.is_null()) {
-        None => errs.push(FieldError::required("spec.selector", "")),
+        // A nil selector converts to `labels.Nothing()`, which is not empty and matches nothing;
+        // `ValidateDaemonSetSpec` does not require one.
+        None => {
+            if kind != "DaemonSet" {
+                errs.push(FieldError::required("spec.selector", ""));
+            }
+            errs.push(mismatch());
+        }
         Some(selector) => {
-            errs.extend(validate_selector(selector, "spec.selector"));
+            let selector_errs = validate_selector(selector, "spec.selector");
+            selector_fails = !selector_errs.is_empty();
+            errs.extend(selector_errs);
+            let selector_value = || BadValue::Json(selector_json(Some(selector)));
             if is_empty_selector(selector) {
                 // ValidateReplicaSetSpec's message names a deployment too.
                 let named = if kind == "ReplicaSet" { "deployment".to_string() } else { kind.to_lowercase() };
                 let detail = format!("empty selector is invalid for {named}");
-                errs.push(FieldError::invalid("spec.selector", BadValue::Json(selector.to_string()), detail));
+                errs.push(FieldError::invalid("spec.selector", selector_value(), detail));
+            } else if selector_fails {
+                // The template is then not validated (a DaemonSet's is, without the labels' match).
+                match kind {
+                    "Deployment" | "ReplicaSet" => {
+                        errs.push(FieldError::invalid("spec.selector", selector_value(), "invalid label selector"));
+                        return errs;
+                    }
+                    "StatefulSet" => errs.push(FieldError::invalid("spec.selector", selector_value(), "")),
+                    _ => {}
+                }
             } else if !selector_matches(selector, template.pointer("/metadata/labels").unwrap_or(&Value::Null)) {
-                errs.push(FieldError::invalid(
-                    "spec.template.metadata.labels",
-                    labels_json(template),
-                    "`selector` does not match template `labels`",
-                ));
+                errs.push(mismatch());
             }
         }
     }
     if kind == "StatefulSet" {
+        // ValidatePodTemplateSpecForStatefulSet is skipped under a failing selector; the restart
+        // policy and deadline are not.
         let validated = template_to_validate(spec);
-        if set_opts.skip_pod_template_spec {
-            errs.extend(validate_template_metadata(&validated, "spec.template", template_options(old_template)));
-        } else {
-            errs.extend(validate_template(&validated, old_template, "spec.template"));
+        if !selector_fails {
+            if set_opts.skip_pod_template_spec {
+                errs.extend(validate_template_metadata(&validated, "spec.template", template_options(old_template)));
+            } else {
+                errs.extend(validate_template(&validated, old_template, "spec.template"));
+            }
         }
     } else {
         errs.extend(validate_template(template, old_template, "spec.template"));
@@ -560,7 +596,17 @@ pub fn validate(group: &str, kind: &str, object: &Value, old: Option<&Value>) ->
     let spec = object.get("spec").unwrap_or(&Value::Null);
     let old_spec = old.and_then(|o| o.get("spec"));
     match (group, kind) {
-        ("apps", "Deployment" | "ReplicaSet" | "DaemonSet" | "StatefulSet") => apps_spec(kind, spec, old_spec),
+        // ValidateDaemonSetUpdate: ValidateDaemonSetSpecUpdate before the spec.
+        ("apps", "DaemonSet") => match old {
+            Some(old) => {
+                let (generation, mut errs) = template_generation_update(object, old);
+                errs.extend(immutable(spec.get("selector"), old_spec.and_then(|o| o.get("selector")), "spec.selector"));
+                errs.extend(apps_spec(kind, spec, old_spec, generation));
+                errs
+            }
+            None => apps_spec(kind, spec, None, None),
+        },
+        ("apps", "Deployment" | "ReplicaSet" | "StatefulSet") => apps_spec(kind, spec, old_spec, None),
         ("batch", "Job") => {
             let mut errs = job_spec(spec, old_spec, "spec");
             errs.extend(job_selector(spec));
@@ -629,6 +675,51 @@ fn pod_failure_policy_update(new: &Value, old: &Value) -> Vec<FieldError> {
     }
 }
 
+/// `appsv1.DeprecatedTemplateGeneration`: the annotation `Convert_v1_DaemonSet_To_apps_DaemonSet`
+/// parses (`strconv.ParseInt`, base 10) into the internal `spec.templateGeneration`, and drops
+/// from the annotations (the reverse conversion writes it back).
+pub const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
+
+/// The annotation's text on `object`.
+fn template_generation_text(object: &Value) -> Option<&str> {
+    object.pointer("/metadata/annotations").and_then(|a| a.get(TEMPLATE_GENERATION_ANNOTATION)).and_then(Value::as_str)
+}
+
+/// Whether the model cannot judge a DaemonSet's template generation: the annotation's text does
+/// not parse (the conversion fails, a decode error and no 422, not modelled), or on UPDATE the
+/// old object holds no parsable one (a stored DaemonSet always does, so its value is unknown).
+pub fn template_generation_unjudged(object: &Value, old: Option<&Value>) -> bool {
+    let unparsable = |o: &Value| template_generation_text(o).is_some_and(|t| t.parse::<i64>().is_err());
+    unparsable(object) || old.is_some_and(|o| template_generation_text(o).and_then(|t| t.parse::<i64>().ok()).is_none())
+}
+
+/// `daemonSetStrategy.PrepareForUpdate` and `ValidateDaemonSetSpecUpdate`'s template generation:
+/// the generation the spec then holds (`None` when [`template_generation_unjudged`]) and its
+/// errors. A changed template (`Semantic.DeepEqual`) sets it to the old one's plus 1; else it is
+/// the annotation's, 0 without one.
+fn template_generation_update(object: &Value, old: &Value) -> (Option<i64>, Vec<FieldError>) {
+    if template_generation_unjudged(object, Some(old)) {
+        return (None, Vec::new());
+    }
+    let parse = |o: &Value| template_generation_text(o).and_then(|t| t.parse::<i64>().ok());
+    let old_generation = parse(old).unwrap_or(0);
+    let (new_template, old_template) = (object.pointer("/spec/template"), old.pointer("/spec/template"));
+    let template_updated = semantic_differs(old_template.unwrap_or(&Value::Null), new_template.unwrap_or(&Value::Null));
+    let generation = if template_updated { old_generation.saturating_add(1) } else { parse(object).unwrap_or(0) };
+    let path = "spec.templateGeneration";
+    let mut errs = Vec::new();
+    if generation < old_generation {
+        errs.push(FieldError::invalid(path, BadValue::Int(generation), "must not be decremented"));
+    } else if generation > old_generation && !template_updated {
+        errs.push(FieldError::invalid(
+            path,
+            BadValue::Int(generation),
+            "must not be incremented without template update",
+        ));
+    }
+    (Some(generation), errs)
+}
+
 /// `ValidateStatefulSetUpdate`'s message for a change outside the fields it lets change.
 pub const STATEFULSET_FORBIDDEN: &str = "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden";
 
@@ -637,9 +728,7 @@ pub fn validate_update(group: &str, kind: &str, new: &Value, old: &Value) -> Vec
     let ns = new.get("spec").unwrap_or(&Value::Null);
     let os = old.get("spec").unwrap_or(&Value::Null);
     match (group, kind) {
-        ("apps", "Deployment" | "ReplicaSet" | "DaemonSet") => {
-            immutable(ns.get("selector"), os.get("selector"), "spec.selector")
-        }
+        ("apps", "Deployment" | "ReplicaSet") => immutable(ns.get("selector"), os.get("selector"), "spec.selector"),
         ("apps", "StatefulSet") => {
             let strip = |s: &Value| {
                 let mut s = s.clone();
@@ -779,5 +868,101 @@ mod tests {
         assert_eq!(errs.len(), 1);
         assert!(errs[0].to_string().starts_with("spec.template: Invalid value: "), "{}", errs[0]);
         assert_eq!(update(&job(false, "b", "c:1"), &job(false, "a", "c:1")).len(), 1);
+    }
+
+    fn workload(kind: &str, selector: Value, annotation: Option<&str>, image: &str) -> Value {
+        let mut object = json!({"metadata": {"name": "w"}, "spec": {"selector": selector,
+            "serviceName": "w", "template": {"metadata": {"labels": {"app": "w"}},
+            "spec": {"containers": [{"name": "c", "image": image}]}}}});
+        if let Some(a) = annotation {
+            object["metadata"]["annotations"] = json!({TEMPLATE_GENERATION_ANNOTATION: a});
+        }
+        if selector.is_null() {
+            object["spec"].as_object_mut().unwrap().remove("selector");
+        }
+        defaulted("apps", kind, &object)
+    }
+
+    /// `LabelSelectorAsSelector(nil)` is `labels.Nothing()`: not empty, it matches no labels; only
+    /// a DaemonSet's spec does not require a selector.
+    #[test]
+    fn a_nil_selector_matches_no_labels() {
+        let mismatch = "spec.template.metadata.labels: Invalid value: {\"app\":\"w\"}: `selector` does not match template `labels`";
+        for kind in ["Deployment", "ReplicaSet", "StatefulSet"] {
+            let errs = validate("apps", kind, &workload(kind, Value::Null, None, "c:1"), None);
+            assert_eq!(texts(&errs), ["spec.selector: Required value", mismatch], "{kind}");
+        }
+        let errs = validate("apps", "DaemonSet", &workload("DaemonSet", Value::Null, None, "c:1"), None);
+        assert_eq!(texts(&errs), [mismatch]);
+    }
+
+    /// A selector `LabelSelectorAsSelector` refuses: a Deployment's and a ReplicaSet's template is
+    /// not validated, a StatefulSet's pod template neither (its restart policy is), a DaemonSet's
+    /// labels are not matched; an empty selector is printed as `json.Marshal` writes it.
+    #[test]
+    fn an_invalid_selector_leaves_the_template_unvalidated() {
+        let bad = json!({"matchExpressions": [{"key": "app", "operator": "Near"}]});
+        let op = "spec.selector.matchExpressions[0].operator: Invalid value: \"Near\": not a valid selector operator";
+        let printed = "{\"matchExpressions\":[{\"key\":\"app\",\"operator\":\"Near\"}]}";
+        let mut d = workload("Deployment", bad.clone(), None, "c:1");
+        d["spec"]["template"]["spec"]["activeDeadlineSeconds"] = json!(5);
+        let selector = format!("spec.selector: Invalid value: {printed}: invalid label selector");
+        assert_eq!(texts(&validate("apps", "Deployment", &d, None)), [op.to_string(), selector]);
+        let mut s = workload("StatefulSet", bad.clone(), None, "c:1");
+        s["spec"]["template"]["spec"]["containers"][0]["name"] = json!("Bad_Name");
+        s["spec"]["template"]["spec"]["restartPolicy"] = json!("Never");
+        let errs = texts(&validate("apps", "StatefulSet", &s, None));
+        assert_eq!(errs[..2], [op.to_string(), format!("spec.selector: Invalid value: {printed}")]);
+        assert_eq!(errs.len(), 3, "{errs:?}");
+        assert!(errs[2].starts_with("spec.template.spec.restartPolicy: Unsupported value"), "{errs:?}");
+        let mut ds = workload("DaemonSet", bad, None, "c:1");
+        ds["spec"]["template"]["spec"]["containers"][0]["name"] = json!("Bad_Name");
+        let errs = texts(&validate("apps", "DaemonSet", &ds, None));
+        assert_eq!(errs.len(), 2, "{errs:?}");
+        assert!(errs[1].starts_with("spec.template.spec.containers[0].name: Invalid value: \"Bad_Name\""));
+        let empty =
+            validate("apps", "Deployment", &workload("Deployment", json!({"matchLabels": {}}), None, "c:1"), None);
+        assert_eq!(texts(&empty), ["spec.selector: Invalid value: {}: empty selector is invalid for deployment"]);
+    }
+
+    /// `ValidateDaemonSetSpecUpdate`'s template generation (the annotation's, or the old one's plus 1
+    /// when the template changed), before the selector's immutability and the spec's errors.
+    #[test]
+    fn a_daemon_set_template_generation_moves_with_its_template() {
+        let selector = json!({"matchLabels": {"app": "w"}});
+        let ds = |annotation: Option<&str>, image: &str| workload("DaemonSet", selector.clone(), annotation, image);
+        let update = |new: &Value, old: &Value| texts(&validate("apps", "DaemonSet", new, Some(old)));
+        let old = ds(Some("2"), "c:1");
+        assert!(update(&ds(Some("2"), "c:1"), &old).is_empty());
+        // A changed template: the registry sets the old generation plus 1, whatever the annotation.
+        assert!(update(&ds(Some("9"), "c:2"), &old).is_empty());
+        assert!(update(&ds(None, "c:2"), &old).is_empty());
+        assert_eq!(
+            update(&ds(Some("3"), "c:1"), &old),
+            ["spec.templateGeneration: Invalid value: 3: must not be incremented without template update"]
+        );
+        assert_eq!(
+            update(&ds(None, "c:1"), &old),
+            ["spec.templateGeneration: Invalid value: 0: must not be decremented"]
+        );
+        let mut moved = ds(Some("-1"), "c:1");
+        moved["spec"]["selector"] = json!({"matchLabels": {"app": "w", "tier": "x"}});
+        moved["spec"]["minReadySeconds"] = json!(-1);
+        let errs = update(&moved, &old);
+        assert_eq!(errs[0], "spec.templateGeneration: Invalid value: -1: must not be decremented");
+        assert!(errs[1].starts_with("spec.selector: Invalid value: "), "{errs:?}");
+        assert_eq!(
+            errs[errs.len() - 2..],
+            [
+                "spec.minReadySeconds: Invalid value: -1: must be greater than or equal to 0",
+                "spec.templateGeneration: Invalid value: -1: must be greater than or equal to 0",
+            ]
+        );
+        // An old object without a parsable generation, or a new text that does not parse: unjudged.
+        assert!(update(&ds(Some("3"), "c:1"), &ds(None, "c:1")).is_empty());
+        assert!(update(&ds(Some("x"), "c:1"), &old).is_empty());
+        assert!(template_generation_unjudged(&ds(Some("x"), "c:1"), None));
+        assert!(template_generation_unjudged(&ds(Some("3"), "c:1"), Some(&ds(None, "c:1"))));
+        assert!(!template_generation_unjudged(&ds(None, "c:1"), Some(&old)));
     }
 }
