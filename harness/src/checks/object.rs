@@ -348,6 +348,27 @@ mod tests {
         assert!(unjudged_by(&scale, ops).is_empty());
     }
 
+    /// A projected service account token a patch injects is valid in a pod with a service account
+    /// name (every pod but a mirror pod has one by then) and refused in a mirror pod, which has none.
+    #[test]
+    fn an_injected_token_needs_the_pods_service_account() {
+        let token = json!([{"op": "add", "path": "/spec/volumes", "value": [{"name": "token", "projected": {"sources": [
+            {"serviceAccountToken": {"path": "token", "expirationSeconds": 3600}}]}}]}]);
+        let mut named = pod(json!({"name": "web", "namespace": "default"}));
+        named["spec"]["serviceAccountName"] = json!("default");
+        assert_eq!(judge(&case(Operation::Create, named, Value::Null), token.clone()), Check::Pass);
+        let mut mirror = pod(json!({"name": "web", "namespace": "default",
+                                    "annotations": {"kubernetes.io/config.mirror": "x"}}));
+        mirror["spec"]["nodeName"] = json!("node-1");
+        let refused = judge(&case(Operation::Create, mirror, Value::Null), token);
+        assert!(
+            apiserver_says(&refused).contains(
+                "spec.volumes[0].projected.sources[0].serviceAccountToken: Forbidden: must not be specified when serviceAccountName is not set"
+            ),
+            "{refused:?}"
+        );
+    }
+
     /// A projected clusterTrustBundle a patch writes is dropped by the registry while its gate is
     /// off: object.gate-dropped WARNs naming it, and object.valid passes (the kept object is
     /// valid, the bundle not judged). Kept where the stored pod holds one already, and any other

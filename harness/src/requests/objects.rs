@@ -59,11 +59,13 @@ pub(crate) fn holds_pod_spec(kind: &str) -> bool {
 
 fn pod_spec(variant: Variant) -> Value {
     match variant {
-        Variant::Bare => json!({"containers": [{"name": "app", "image": "registry.example/app:1.0"}]}),
+        Variant::Bare => json!({"containers": [{"name": "app", "image": "registry.example/app:1.0"}],
+                                "serviceAccountName": "default"}),
         Variant::Risky => json!({
             "hostNetwork": true,
             "containers": [{"name": "app", "image": "registry.example/app:latest",
-                            "securityContext": {"privileged": true, "runAsUser": 0}}]
+                            "securityContext": {"privileged": true, "runAsUser": 0}}],
+            "serviceAccountName": "default"
         }),
         Variant::Labelled => json!({
             "initContainers": [{"name": "init", "image": "registry.example/init:1.0", "command": ["sh", "-c", "true"]}],
@@ -462,6 +464,17 @@ mod tests {
             }
         }
         assert!(problems.is_empty(), "{} fixtures are not their kind's:\n{}", problems.len(), problems.join("\n"));
+    }
+
+    /// A pod reaches the mutating webhooks with a service account name: the ServiceAccount
+    /// admission plugin, which runs before them, sets `default` on every pod without one (but a
+    /// mirror pod). A webhook that injects a projected token then is not refused for a pod a
+    /// cluster never sends.
+    #[test]
+    fn every_pod_variant_has_the_service_account_the_admission_plugin_sets() {
+        for variant in [Variant::Bare, Variant::Labelled, Variant::Risky] {
+            assert_eq!(pod_spec(variant)["serviceAccountName"], "default", "{variant:?}");
+        }
     }
 
     #[test]
