@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 
 use crate::field::{go_json_string, BadValue, FieldError};
 use crate::resources::quantity_of;
+use crate::same::same;
 
 /// `updatablePodSpecFields`, joined as Go joins them (`,` without a space).
 pub const UPDATABLE_POD_SPEC_FIELDS: &str = "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
@@ -107,10 +108,15 @@ pub(crate) fn semantic_differs(old: &Value, new: &Value) -> bool {
 
 /// The JSON paths at which two values differ (`null` and absent are the same, as Go's zero values).
 fn differences(old: &Value, new: &Value, path: &str, out: &mut Vec<String>) {
-    differ(old, new, path, Held::Json, out);
+    differ(old, new, &mut path.to_string(), Held::Json, out);
 }
 
-fn differ(old: &Value, new: &Value, path: &str, held: Held, out: &mut Vec<String>) {
+/// [`differences`] under `path`, which it extends for each member and item and restores after.
+fn differ(old: &Value, new: &Value, path: &mut String, held: Held, out: &mut Vec<String>) {
+    // Two equal values hold no difference at any depth: most of an updated pod is its old self.
+    if same(old, new) {
+        return;
+    }
     let empty_map = |v: &Value| v.is_null() || v.as_object().is_some_and(Map::is_empty);
     if held == Held::ResourceList && empty_map(old) && empty_map(new) {
         return;
@@ -127,6 +133,7 @@ fn differ(old: &Value, new: &Value, path: &str, held: Held, out: &mut Vec<String
             }
         }
     }
+    let at = path.len();
     match (old, new) {
         (Value::Object(a), Value::Object(b)) => {
             let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
@@ -140,12 +147,18 @@ fn differ(old: &Value, new: &Value, path: &str, held: Held, out: &mut Vec<String
                     (_, "limits" | "requests" | "overhead") => Held::ResourceList,
                     _ => Held::Json,
                 };
-                differ(x, y, &format!("{path}.{k}"), child, out);
+                path.push('.');
+                path.push_str(k);
+                differ(x, y, path, child, out);
+                path.truncate(at);
             }
         }
         (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
             for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                differ(x, y, &format!("{path}[{i}]"), Held::Json, out);
+                use std::fmt::Write as _;
+                let _ = write!(path, "[{i}]");
+                differ(x, y, path, Held::Json, out);
+                path.truncate(at);
             }
         }
         (a, b) if a == b => {}
