@@ -16,9 +16,29 @@ pub(crate) fn dns_label(value: &str, path: &str) -> Vec<FieldError> {
     content::is_dns1123_label(value).into_iter().map(|m| FieldError::invalid(path, str_value(value), m)).collect()
 }
 
+/// [`dns_label`] at the path `path` makes, made only when the value is not a DNS label.
+pub(crate) fn dns_label_at(value: &str, path: impl FnOnce() -> String) -> Vec<FieldError> {
+    let msgs = content::is_dns1123_label(value);
+    if msgs.is_empty() {
+        return Vec::new();
+    }
+    let path = path();
+    msgs.into_iter().map(|m| FieldError::invalid(&path, str_value(value), m)).collect()
+}
+
 /// `ValidateDNS1123Subdomain` (and the names checked with `NameIsDNSSubdomain`).
 pub(crate) fn dns_subdomain(value: &str, path: &str) -> Vec<FieldError> {
     content::is_dns1123_subdomain(value).into_iter().map(|m| FieldError::invalid(path, str_value(value), m)).collect()
+}
+
+/// [`dns_subdomain`] at the path `path` makes, made only when the value is not a DNS subdomain.
+pub(crate) fn dns_subdomain_at(value: &str, path: impl FnOnce() -> String) -> Vec<FieldError> {
+    let msgs = content::is_dns1123_subdomain(value);
+    if msgs.is_empty() {
+        return Vec::new();
+    }
+    let path = path();
+    msgs.into_iter().map(|m| FieldError::invalid(&path, str_value(value), m)).collect()
 }
 
 /// `InclusiveRangeError`.

@@ -153,37 +153,33 @@ fn key_fields(text: &str) -> Result<(), String> {
 pub fn validate(entries: &[Value]) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for (i, entry) in entries.iter().enumerate() {
-        let at = format!("metadata.managedFields[{i}]");
+        // A field of this entry, its path made for an error only.
+        let at = |field: &str| format!("metadata.managedFields[{i}].{field}");
         let operation = s(entry, "operation");
         if !matches!(operation, "Apply" | "Update") {
             errs.push(FieldError::invalid(
-                &format!("{at}.operation"),
+                &at("operation"),
                 BadValue::Json(go_json_string(operation)),
                 "must be `Apply` or `Update`",
             ));
         }
         let fields_type = s(entry, "fieldsType");
         if !fields_type.is_empty() && fields_type != "FieldsV1" {
-            errs.push(FieldError::invalid(
-                &format!("{at}.fieldsType"),
-                BadValue::Str(fields_type.into()),
-                "must be `FieldsV1`",
-            ));
+            errs.push(FieldError::invalid(&at("fieldsType"), BadValue::Str(fields_type.into()), "must be `FieldsV1`"));
         }
         let manager = s(entry, "manager");
-        let manager_at = format!("{at}.manager");
         if manager.len() > FIELD_MANAGER_MAX_LENGTH {
-            errs.push(FieldError::too_long(&manager_at, FIELD_MANAGER_MAX_LENGTH));
+            errs.push(FieldError::too_long(&at("manager"), FIELD_MANAGER_MAX_LENGTH));
         }
         for (pos, c) in manager.char_indices().filter(|(_, c)| !go_is_print(*c)) {
             errs.push(FieldError::invalid(
-                &manager_at,
+                &at("manager"),
                 BadValue::Str(manager.into()),
                 format!("invalid character U+{:04X} (at position {pos})", c as u32),
             ));
         }
         if s(entry, "subresource").len() > MAX_SUBRESOURCE_NAME_LENGTH {
-            errs.push(FieldError::too_long(&format!("{at}.subresource"), MAX_SUBRESOURCE_NAME_LENGTH));
+            errs.push(FieldError::too_long(&at("subresource"), MAX_SUBRESOURCE_NAME_LENGTH));
         }
     }
     errs

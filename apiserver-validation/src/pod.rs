@@ -40,7 +40,9 @@ use crate::configdata;
 use crate::content;
 use crate::content::env_var_name;
 use crate::field::{BadValue, FieldError};
-use crate::field_formats::{dns_label, dns_subdomain, inclusive_range, path_no_backsteps, str_value};
+use crate::field_formats::{
+    dns_label, dns_label_at, dns_subdomain, dns_subdomain_at, inclusive_range, path_no_backsteps, str_value,
+};
 use crate::host_ports;
 use crate::objectmeta::validate_labels;
 use crate::pod_annotations;
@@ -104,37 +106,38 @@ fn ports(ports: &[Value], path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let mut names: Vec<&str> = Vec::new();
     for (i, port) in ports.iter().enumerate() {
-        let p = format!("{path}[{i}]");
+        // A field of this port, its path made for an error only.
+        let at = |field: &str| format!("{path}[{i}].{field}");
         let name = s(port, "name");
         if !name.is_empty() {
             let msgs = port_name(name);
             if !msgs.is_empty() {
-                errs.extend(msgs.into_iter().map(|m| FieldError::invalid(&format!("{p}.name"), str_value(name), m)));
+                errs.extend(msgs.into_iter().map(|m| FieldError::invalid(&at("name"), str_value(name), m)));
             } else if names.contains(&name) {
-                errs.push(FieldError::duplicate(&format!("{p}.name"), str_value(name)));
+                errs.push(FieldError::duplicate(&at("name"), str_value(name)));
             } else {
                 names.push(name);
             }
         }
         let container_port = port.get("containerPort").and_then(Value::as_i64).unwrap_or(0);
         if container_port == 0 {
-            errs.push(FieldError::required(&format!("{p}.containerPort"), ""));
+            errs.push(FieldError::required(&at("containerPort"), ""));
         } else {
             for m in port_num(container_port) {
-                errs.push(FieldError::invalid(&format!("{p}.containerPort"), BadValue::Int(container_port), m));
+                errs.push(FieldError::invalid(&at("containerPort"), BadValue::Int(container_port), m));
             }
         }
         let host_port = port.get("hostPort").and_then(Value::as_i64).unwrap_or(0);
         if host_port != 0 {
             for m in port_num(host_port) {
-                errs.push(FieldError::invalid(&format!("{p}.hostPort"), BadValue::Int(host_port), m));
+                errs.push(FieldError::invalid(&at("hostPort"), BadValue::Int(host_port), m));
             }
         }
         let protocol = s(port, "protocol");
         if protocol.is_empty() {
-            errs.push(FieldError::required(&format!("{p}.protocol"), ""));
+            errs.push(FieldError::required(&at("protocol"), ""));
         } else if !SUPPORTED_PROTOCOLS.contains(&protocol) {
-            errs.push(FieldError::not_supported(&format!("{p}.protocol"), str_value(protocol), SUPPORTED_PROTOCOLS));
+            errs.push(FieldError::not_supported(&at("protocol"), str_value(protocol), SUPPORTED_PROTOCOLS));
         }
     }
     errs
@@ -145,13 +148,14 @@ fn ports(ports: &[Value], path: &str) -> Vec<FieldError> {
 fn env(vars: &[Value], path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for (i, var) in vars.iter().enumerate() {
-        let p = format!("{path}[{i}]");
+        // A field of this variable, its path made when needed only.
+        let at = |field: &str| format!("{path}[{i}].{field}");
         let name = s(var, "name");
         if name.is_empty() {
-            errs.push(FieldError::required(&format!("{p}.name"), ""));
+            errs.push(FieldError::required(&at("name"), ""));
         } else {
             for m in env_var_name(name) {
-                errs.push(FieldError::invalid(&format!("{p}.name"), str_value(name), m));
+                errs.push(FieldError::invalid(&at("name"), str_value(name), m));
             }
         }
         if let Some(from) = var.get("valueFrom").filter(|v| !v.is_null()) {
@@ -159,7 +163,7 @@ fn env(vars: &[Value], path: &str) -> Vec<FieldError> {
                 .iter()
                 .filter(|k| present(from, k))
                 .count();
-            let fp = format!("{p}.valueFrom");
+            let fp = at("valueFrom");
             // validateEnvVarValueFrom: each source's own checks, in Go's order.
             if let Some(f) = from.get("fieldRef").filter(|v| !v.is_null()) {
                 errs.extend(volumes::object_field_selector(f, volumes::ENV_FIELD_PATHS, &format!("{fp}.fieldRef")));
@@ -411,16 +415,22 @@ const RESTART_RULE_ACTIONS: &[&str] = &["Restart"];
 fn container_restart_policy(c: &Value, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let rules = list(c, "restartPolicyRules");
-    let policy_path = format!("{path}.restartPolicy");
+    let policy_path = || format!("{path}.restartPolicy");
     match c.get("restartPolicy").filter(|p| !p.is_null()) {
         None if rules.is_empty() => return errs,
-        None => errs.push(FieldError::required(&policy_path, "must specify restartPolicy when restart rules are used")),
+        None => {
+            errs.push(FieldError::required(&policy_path(), "must specify restartPolicy when restart rules are used"))
+        }
         Some(policy) => {
             let policy = policy.as_str().unwrap_or("");
             if !CONTAINER_RESTART_POLICIES.contains(&policy) {
-                errs.push(FieldError::not_supported(&policy_path, str_value(policy), CONTAINER_RESTART_POLICIES));
+                errs.push(FieldError::not_supported(&policy_path(), str_value(policy), CONTAINER_RESTART_POLICIES));
             }
         }
+    }
+    // No rules, nothing more to report.
+    if rules.is_empty() {
+        return errs;
     }
     let rules_path = format!("{path}.restartPolicyRules");
     if rules.len() > 20 {
@@ -547,7 +557,7 @@ fn container_common(
     if name.is_empty() {
         errs.push(FieldError::required(&format!("{path}.name"), ""));
     } else {
-        errs.extend(dns_label(name, &format!("{path}.name")));
+        errs.extend(dns_label_at(name, || format!("{path}.name")));
     }
     if s(c, "image").is_empty() {
         errs.push(FieldError::required(&format!("{path}.image"), ""));
@@ -562,12 +572,24 @@ fn container_common(
             TERMINATION_MESSAGE_POLICIES,
         ));
     }
-    errs.extend(ports(list(c, "ports"), &format!("{path}.ports")));
-    errs.extend(env(list(c, "env"), &format!("{path}.env")));
-    errs.extend(pod_fields::env_from(list(c, "envFrom"), &format!("{path}.envFrom")));
+    // Each list's check reports nothing for an empty list: its path is made only for a list.
+    let (port_list, env_list, env_from_list) = (list(c, "ports"), list(c, "env"), list(c, "envFrom"));
+    if !port_list.is_empty() {
+        errs.extend(ports(port_list, &format!("{path}.ports")));
+    }
+    if !env_list.is_empty() {
+        errs.extend(env(env_list, &format!("{path}.env")));
+    }
+    if !env_from_list.is_empty() {
+        errs.extend(pod_fields::env_from(env_from_list, &format!("{path}.envFrom")));
+    }
     let (mounts, devices) = (list(c, "volumeMounts"), list(c, "volumeDevices"));
-    errs.extend(validate_volume_mounts(mounts, devices, volumes, c, &format!("{path}.volumeMounts")));
-    errs.extend(validate_volume_devices(devices, mounts, volumes, &format!("{path}.volumeDevices")));
+    if !mounts.is_empty() {
+        errs.extend(validate_volume_mounts(mounts, devices, volumes, c, &format!("{path}.volumeMounts")));
+    }
+    if !devices.is_empty() {
+        errs.extend(validate_volume_devices(devices, mounts, volumes, &format!("{path}.volumeDevices")));
+    }
     let pull = s(c, "imagePullPolicy");
     if pull.is_empty() {
         errs.push(FieldError::required(&format!("{path}.imagePullPolicy"), ""));
@@ -578,19 +600,26 @@ fn container_common(
             SUPPORTED_PULL_POLICIES,
         ));
     }
-    let rpath = format!("{path}.resources");
-    errs.extend(resources::container_resources(
-        c.get("resources"),
-        pod_claims,
-        opts.allow_indivisible_huge_pages,
-        &rpath,
-    ));
-    errs.extend(resize_policy(c, pod_restart, &format!("{path}.resizePolicy")));
-    errs.extend(security::validate_security_context(
-        c.get("securityContext"),
-        &format!("{path}.securityContext"),
-        host_users,
-    ));
+    // Neither absent resources nor an absent security context nor an empty resize policy is
+    // reported.
+    if present(c, "resources") {
+        errs.extend(resources::container_resources(
+            c.get("resources"),
+            pod_claims,
+            opts.allow_indivisible_huge_pages,
+            &format!("{path}.resources"),
+        ));
+    }
+    if !list(c, "resizePolicy").is_empty() {
+        errs.extend(resize_policy(c, pod_restart, &format!("{path}.resizePolicy")));
+    }
+    if present(c, "securityContext") {
+        errs.extend(security::validate_security_context(
+            c.get("securityContext"),
+            &format!("{path}.securityContext"),
+            host_users,
+        ));
+    }
     errs
 }
 
@@ -619,10 +648,18 @@ fn pod_spec(spec: &Value, meta: PodMeta<'_>, path: &str, resource_is_pod: bool, 
     let host_users = security::host_users(spec);
     let pod_restart = s(spec, "restartPolicy");
     let grace = spec.get("terminationGracePeriodSeconds").and_then(Value::as_i64);
-    let (vols, verrs) = validate_volumes(list(spec, "volumes"), meta.name, opts, &format!("{path}.volumes"));
+    // No volumes are no volume errors, no resource claims no claim errors.
+    let volume_list = list(spec, "volumes");
+    let (vols, verrs) = if volume_list.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        validate_volumes(volume_list, meta.name, opts, &format!("{path}.volumes"))
+    };
     errs.extend(verrs);
     let pod_claims = resource_claims::pod_claim_names(spec);
-    errs.extend(resource_claims::pod_resource_claims(spec, meta.mirror, &format!("{path}.resourceClaims")));
+    if !list(spec, "resourceClaims").is_empty() {
+        errs.extend(resource_claims::pod_resource_claims(spec, meta.mirror, &format!("{path}.resourceClaims")));
+    }
 
     // validateContainers.
     let containers = list(spec, "containers");
@@ -650,10 +687,11 @@ fn pod_spec(spec: &Value, meta: PodMeta<'_>, path: &str, resource_is_pod: bool, 
     // Port conflicts are checked across all containers.
     errs.extend(host_ports::check_host_port_conflicts(containers, &cpath));
 
-    // validateInitContainers.
-    let ipath = format!("{path}.initContainers");
+    // validateInitContainers (the list's path only needed for an entry).
+    let inits = list(spec, "initContainers");
+    let ipath = if inits.is_empty() { String::new() } else { format!("{path}.initContainers") };
     let mut all: Vec<&str> = containers.iter().map(|c| s(c, "name")).collect();
-    for (i, c) in list(spec, "initContainers").iter().enumerate() {
+    for (i, c) in inits.iter().enumerate() {
         let p = format!("{ipath}[{i}]");
         errs.extend(container_common(c, &vols, &pod_claims, host_users, pod_restart, opts, &p));
         let always = s(c, "restartPolicy") == "Always";
@@ -696,14 +734,15 @@ fn pod_spec(spec: &Value, meta: PodMeta<'_>, path: &str, resource_is_pod: bool, 
         }
     }
 
-    // validateEphemeralContainers.
-    let epath = format!("{path}.ephemeralContainers");
-    let others: Vec<&str> = containers.iter().chain(list(spec, "initContainers")).map(|c| s(c, "name")).collect();
+    // validateEphemeralContainers (the list's path only needed for an entry).
+    let ephemerals = list(spec, "ephemeralContainers");
+    let epath = if ephemerals.is_empty() { String::new() } else { format!("{path}.ephemeralContainers") };
+    let others: Vec<&str> = containers.iter().chain(inits).map(|c| s(c, "name")).collect();
     let mut all: Vec<&str> = others.clone();
-    for (i, c) in list(spec, "ephemeralContainers").iter().enumerate() {
+    for (i, c) in ephemerals.iter().enumerate() {
         let p = format!("{epath}[{i}]");
         errs.extend(container_common(c, &vols, &pod_claims, host_users, pod_restart, opts, &p));
-        errs.extend(image_whitespace(c, &p));
+        errs.extend(image_whitespace(c, || p.clone()));
         let name = s(c, "name");
         if all.contains(&name) {
             errs.push(FieldError::duplicate(&format!("{p}.name"), str_value(name)));
@@ -761,7 +800,7 @@ fn pod_spec(spec: &Value, meta: PodMeta<'_>, path: &str, resource_is_pod: bool, 
     errs.extend(hostname_override(spec, path));
     for (key, v) in [("serviceAccountName", service_account_name(spec)), ("nodeName", s(spec, "nodeName"))] {
         if !v.is_empty() {
-            errs.extend(dns_subdomain(v, &format!("{path}.{key}")));
+            errs.extend(dns_subdomain_at(v, || format!("{path}.{key}")));
         }
     }
     if let Some(d) = spec.get("activeDeadlineSeconds").and_then(Value::as_i64) {
@@ -776,14 +815,18 @@ fn pod_spec(spec: &Value, meta: PodMeta<'_>, path: &str, resource_is_pod: bool, 
     for key in ["hostname", "subdomain"] {
         let v = s(spec, key);
         if !v.is_empty() {
-            errs.extend(dns_label(v, &format!("{path}.{key}")));
+            errs.extend(dns_label_at(v, || format!("{path}.{key}")));
         }
     }
-    errs.extend(scheduling::validate_tolerations(list(spec, "tolerations"), &format!("{path}.tolerations")));
+    // No tolerations are no toleration errors.
+    let tolerations = list(spec, "tolerations");
+    if !tolerations.is_empty() {
+        errs.extend(scheduling::validate_tolerations(tolerations, &format!("{path}.tolerations")));
+    }
     errs.extend(pod_fields::host_aliases(spec, path));
     let priority_class = s(spec, "priorityClassName");
     if !priority_class.is_empty() {
-        errs.extend(dns_subdomain(priority_class, &format!("{path}.priorityClassName")));
+        errs.extend(dns_subdomain_at(priority_class, || format!("{path}.priorityClassName")));
     }
     errs.extend(pod_fields::runtime_class_and_preemption(spec, path));
     errs.extend(resources::overhead(spec, opts.allow_indivisible_huge_pages, path));
@@ -792,12 +835,12 @@ fn pod_spec(spec: &Value, meta: PodMeta<'_>, path: &str, resource_is_pod: bool, 
     errs
 }
 
-/// `validateContainerOnlyForPod`.
-fn image_whitespace(c: &Value, path: &str) -> Vec<FieldError> {
+/// `validateContainerOnlyForPod` of the container at the path `path` makes (made for an error only).
+fn image_whitespace(c: &Value, path: impl FnOnce() -> String) -> Vec<FieldError> {
     let image = s(c, "image");
     if image.trim() != image {
         vec![FieldError::invalid(
-            &format!("{path}.image"),
+            &format!("{}.image", path()),
             str_value(image),
             "must not have leading or trailing whitespace",
         )]
@@ -849,7 +892,7 @@ pub fn validate_pod(pod: &Value, opts: PodOptions) -> Vec<FieldError> {
     errs.extend(token_sources_without_service_account(spec));
     for list_name in ["containers", "initContainers"] {
         for (i, c) in list(spec, list_name).iter().enumerate() {
-            errs.extend(image_whitespace(c, &format!("spec.{list_name}[{i}]")));
+            errs.extend(image_whitespace(c, || format!("spec.{list_name}[{i}]")));
         }
     }
     errs

@@ -68,16 +68,22 @@ fn lookup<'a>(pairs: &[(&str, &'a str)], key: &str) -> Option<&'a str> {
     pairs.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
 }
 
-/// `VisitContainersWithPath`: init containers, containers, ephemeral containers, each with its
-/// field path.
-fn containers<'a>(spec: &'a Value, spec_path: &str) -> Vec<(&'a Value, String)> {
-    let mut out = Vec::new();
-    for key in ["initContainers", "containers", "ephemeralContainers"] {
-        for (i, c) in list(spec, key).iter().enumerate() {
-            out.push((c, format!("{spec_path}.{key}[{i}]")));
-        }
-    }
-    out
+/// `VisitContainersWithPath`: init containers, containers, ephemeral containers, each with the
+/// list holding it and its index there (its field path is [`container_path`]'s).
+fn containers(spec: &Value) -> impl Iterator<Item = (&Value, &'static str, usize)> {
+    ["initContainers", "containers", "ephemeralContainers"]
+        .into_iter()
+        .flat_map(move |key| list(spec, key).iter().enumerate().map(move |(i, c)| (c, key, i)))
+}
+
+/// The field path of the container at `index` of the list `key` of the spec at `spec_path`.
+fn container_path(spec_path: &str, key: &str, index: usize) -> String {
+    format!("{spec_path}.{key}[{index}]")
+}
+
+/// The value of the annotation `{prefix}{name}` (a container's, by its name).
+fn container_annotation<'a>(pairs: &[(&str, &'a str)], prefix: &str, name: &str) -> Option<&'a str> {
+    pairs.iter().find(|(k, _)| k.strip_prefix(prefix) == Some(name)).map(|(_, v)| *v)
 }
 
 /// `ValidateSeccompProfile` of an annotation's value.
@@ -150,7 +156,7 @@ pub fn validate_pod_specific_annotations(
         }
     }
     // ValidateAppArmorPodAnnotations.
-    let names: Vec<&str> = containers(spec, "spec").iter().map(|(c, _)| s(c, "name")).collect();
+    let names: Vec<&str> = containers(spec).map(|(c, _, _)| s(c, "name")).collect();
     for (k, p) in &pairs {
         let Some(name) = k.strip_prefix(APPARMOR_CONTAINER_PREFIX) else { continue };
         let key_path = format!("{path}[{k}]");
@@ -197,10 +203,10 @@ pub fn seccomp_annotations_and_fields(meta: Option<&Value>, spec: &Value, spec_p
     if let (Some(profile), Some(annotation)) = (profile_of(spec, "seccompProfile"), lookup(&pairs, SECCOMP_POD)) {
         errs.extend(seccomp_match(annotation, profile, &format!("{spec_path}.securityContext.seccompProfile")));
     }
-    for (c, c_path) in containers(spec, spec_path) {
+    for (c, key, i) in containers(spec) {
         let Some(profile) = profile_of(c, "seccompProfile") else { continue };
-        let key = format!("{SECCOMP_CONTAINER_PREFIX}{}", s(c, "name"));
-        if let Some(annotation) = lookup(&pairs, &key) {
+        if let Some(annotation) = container_annotation(&pairs, SECCOMP_CONTAINER_PREFIX, s(c, "name")) {
+            let c_path = container_path(spec_path, key, i);
             errs.extend(seccomp_match(annotation, profile, &format!("{c_path}.securityContext.seccompProfile")));
         }
     }
@@ -236,16 +242,15 @@ pub fn apparmor_annotations_and_fields_on_create(
     let pairs = annotations(meta);
     let pod_profile = profile_of(spec, "appArmorProfile");
     let mut errs = Vec::new();
-    for (c, c_path) in containers(spec, spec_path) {
-        let key = format!("{APPARMOR_CONTAINER_PREFIX}{}", s(c, "name"));
-        let Some(annotation) = lookup(&pairs, &key) else { continue };
+    for (c, key, i) in containers(spec) {
+        let Some(annotation) = container_annotation(&pairs, APPARMOR_CONTAINER_PREFIX, s(c, "name")) else { continue };
         let synced = if version_skew && profile_of(c, "appArmorProfile").is_none() {
             apparmor_field_for_annotation(annotation)
         } else {
             None
         };
         let Some(profile) = synced.as_ref().or(profile_of(c, "appArmorProfile")).or(pod_profile) else { continue };
-        let path = format!("{c_path}.securityContext.appArmorProfile");
+        let path = format!("{}.securityContext.appArmorProfile", container_path(spec_path, key, i));
         let type_error =
             || FieldError::forbidden(&format!("{path}.type"), "apparmor type in annotation and field must match");
         match s(profile, "type") {

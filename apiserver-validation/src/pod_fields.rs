@@ -81,11 +81,10 @@ pub fn env_from(sources: &[Value], path: &str) -> Vec<FieldError> {
 
 /// `validateReadinessGates`.
 pub fn readiness_gates(spec: &Value, path: &str) -> Vec<FieldError> {
-    let p = format!("{path}.readinessGates");
     list(spec, "readinessGates")
         .iter()
         .enumerate()
-        .flat_map(|(i, g)| qualified_name(s(g, "conditionType"), &format!("{p}[{i}].conditionType")))
+        .flat_map(|(i, g)| qualified_name(s(g, "conditionType"), &format!("{path}.readinessGates[{i}].conditionType")))
         .collect()
 }
 
@@ -113,21 +112,24 @@ fn strings_json(items: &[Value]) -> BadValue {
 
 /// `validatePodDNSConfig` of the (defaulted) `dnsPolicy` and `dnsConfig`.
 pub fn dns_config(spec: &Value, path: &str) -> Vec<FieldError> {
-    let p = format!("{path}.dnsConfig");
     let config = spec.get("dnsConfig").filter(|c| !c.is_null());
     let nameservers = config.map_or(&[][..], |c| list(c, "nameservers"));
     if s(spec, "dnsPolicy") == "None" {
         let Some(_) = config else {
-            return vec![FieldError::required(&p, "must provide `dnsConfig` when `dnsPolicy` is None")];
+            return vec![FieldError::required(
+                &format!("{path}.dnsConfig"),
+                "must provide `dnsConfig` when `dnsPolicy` is None",
+            )];
         };
         if nameservers.is_empty() {
             return vec![FieldError::required(
-                &format!("{p}.nameservers"),
+                &format!("{path}.dnsConfig.nameservers"),
                 "must provide at least one DNS nameserver when `dnsPolicy` is None",
             )];
         }
     }
     let Some(config) = config else { return Vec::new() };
+    let p = format!("{path}.dnsConfig");
     let mut errs = Vec::new();
     let np = format!("{p}.nameservers");
     if nameservers.len() > MAX_NAMESERVERS {

@@ -1,6 +1,7 @@
 //! `k8s.io/apimachinery/pkg/api/resource` (quantity.go): a `Quantity`'s parse, its value after
 //! `SetDefaults_ResourceList` rounds it up to milli scale, and `Quantity.String()`'s canonical form.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 /// `Quantity.Format`: how the canonical string is written.
@@ -45,8 +46,9 @@ pub fn parse(text: &str) -> Option<Quantity> {
         return None;
     }
     let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
-    // Base-10 mantissa and exponent of the number part.
-    let digits: String = format!("{whole}{fraction}");
+    // Base-10 mantissa and exponent of the number part (the digits joined only for a fraction).
+    let digits: Cow<'_, str> =
+        if fraction.is_empty() { Cow::Borrowed(whole) } else { Cow::Owned(format!("{whole}{fraction}")) };
     let digits = digits.trim_start_matches('0');
     if digits.len() > 30 {
         return None;

@@ -243,12 +243,13 @@ fn requirements(
     let empty = Map::new();
     let limits = r.get("limits").and_then(Value::as_object).unwrap_or(&empty);
     let requests = r.get("requests").and_then(Value::as_object).unwrap_or(&empty);
-    let lim_path = format!("{path}.limits");
-    let req_path = format!("{path}.requests");
+    // The lists' paths, made for an error only.
+    let lim_path = || format!("{path}.limits");
+    let req_path = || format!("{path}.requests");
     let mut errs = Vec::new();
     let (mut cpu_or_memory, mut huge_pages) = (false, false);
     for (name, value) in limits {
-        let p = format!("{lim_path}[{name}]");
+        let p = format!("{path}.limits[{name}]");
         errs.extend(names(name, &p));
         if let Some(q) = quantity_of(value) {
             errs.extend(quantity_value(name, &q, &p));
@@ -258,7 +259,7 @@ fn requirements(
         cpu_or_memory |= matches!(name.as_str(), "cpu" | "memory");
     }
     for (name, value) in requests {
-        let p = format!("{req_path}[{name}]");
+        let p = format!("{path}.requests[{name}]");
         errs.extend(names(name, &p));
         huge_pages |= is_huge_page(name);
         cpu_or_memory |= matches!(name.as_str(), "cpu" | "memory");
@@ -269,13 +270,13 @@ fn requirements(
                 if let Some(limit) = quantity_of(limit) {
                     if q.cmp_value(&limit).is_ne() && !overcommit_allowed(name) {
                         errs.push(FieldError::invalid(
-                            &req_path,
+                            &req_path(),
                             str_value(&q.canonical()),
                             format!("must be equal to {name} limit of {}", limit.canonical()),
                         ));
                     } else if q.cmp_value(&limit).is_gt() {
                         errs.push(FieldError::invalid(
-                            &req_path,
+                            &req_path(),
                             str_value(&q.canonical()),
                             format!("must be less than or equal to {name} limit of {}", limit.canonical()),
                         ));
@@ -283,7 +284,7 @@ fn requirements(
                 }
             }
             None if !overcommit_allowed(name) => {
-                errs.push(FieldError::required(&lim_path, "Limit must be set for non overcommitable resources"));
+                errs.push(FieldError::required(&lim_path(), "Limit must be set for non overcommitable resources"));
             }
             None => {}
         }
@@ -292,7 +293,11 @@ fn requirements(
     if huge_pages && !cpu_or_memory {
         errs.push(FieldError::forbidden(path, "HugePages require cpu or memory"));
     }
-    errs.extend(resource_claims::claim_names(list(r, "claims"), pod_claims, &format!("{path}.claims")));
+    // No claims are no claim errors.
+    let claims = list(r, "claims");
+    if !claims.is_empty() {
+        errs.extend(resource_claims::claim_names(claims, pod_claims, &format!("{path}.claims")));
+    }
     errs
 }
 

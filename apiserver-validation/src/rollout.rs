@@ -33,7 +33,11 @@ pub fn int(object: &Value, key: &str) -> Option<i64> {
 
 /// `ValidateNonnegativeField` of an optional integer member, at `{path}.{key}`.
 pub fn nonnegative_member(object: &Value, key: &str, path: &str) -> Vec<FieldError> {
-    int(object, key).map_or_else(Vec::new, |v| nonnegative(v, &format!("{path}.{key}")))
+    match int(object, key) {
+        // Only a negative value is reported, so only it needs the path.
+        Some(v) if v < 0 => nonnegative(v, &format!("{path}.{key}")),
+        _ => Vec::new(),
+    }
 }
 
 /// `intstr.IntOrString` as the internal type holds it (an absent one is the integer 0).

@@ -134,7 +134,7 @@ fn has_invalid_topology_spread_selector(spec: &Value) -> bool {
 fn pod_affinity_terms(spec: &Value) -> Vec<&Value> {
     let mut terms = Vec::new();
     for key in ["podAffinity", "podAntiAffinity"] {
-        let Some(pa) = spec.pointer(&format!("/affinity/{key}")).filter(|v| !v.is_null()) else { continue };
+        let Some(pa) = spec.get("affinity").and_then(|a| a.get(key)).filter(|v| !v.is_null()) else { continue };
         terms.extend(list(pa, "requiredDuringSchedulingIgnoredDuringExecution"));
         terms.extend(
             list(pa, "preferredDuringSchedulingIgnoredDuringExecution").iter().filter_map(|t| t.get("podAffinityTerm")),

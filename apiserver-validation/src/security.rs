@@ -46,6 +46,15 @@ fn bool_at(v: &Value, key: &str) -> Option<bool> {
     v.get(key).and_then(Value::as_bool)
 }
 
+/// `check` of the member `key` of `sc` at `{path}.{key}`; nothing when the member is absent or
+/// null, which `check` (a profile's or the Windows options' check) reports nothing for.
+fn member(sc: &Value, key: &str, path: &str, check: fn(Option<&Value>, &str) -> Vec<FieldError>) -> Vec<FieldError> {
+    if !present(sc, key) {
+        return Vec::new();
+    }
+    check(sc.get(key), &format!("{path}.{key}"))
+}
+
 /// `IsValidUserID` / `IsValidGroupID`.
 fn id(v: &Value, key: &str, path: &str) -> Vec<FieldError> {
     match v.get(key).and_then(Value::as_i64) {
@@ -285,7 +294,7 @@ pub fn validate_security_context(sc: Option<&Value>, path: &str, host_users: boo
             errs.push(FieldError::invalid(&p, str_value(pm), "`hostUsers` must be false to use `Unmasked`"));
         }
     }
-    errs.extend(seccomp_profile(sc.get("seccompProfile"), &format!("{path}.seccompProfile")));
+    errs.extend(member(sc, "seccompProfile", path, seccomp_profile));
     if bool_at(sc, "allowPrivilegeEscalation") == Some(false) {
         let whole = || BadValue::Json(go_struct(Some(sc), SECURITY_CONTEXT).to_string());
         if bool_at(sc, "privileged") == Some(true) {
@@ -306,8 +315,8 @@ pub fn validate_security_context(sc: Option<&Value>, path: &str, host_users: boo
             }
         }
     }
-    errs.extend(windows_options(sc.get("windowsOptions"), &format!("{path}.windowsOptions")));
-    errs.extend(apparmor_profile(sc.get("appArmorProfile"), &format!("{path}.appArmorProfile")));
+    errs.extend(member(sc, "windowsOptions", path, windows_options));
+    errs.extend(member(sc, "appArmorProfile", path, apparmor_profile));
     errs
 }
 
@@ -379,9 +388,9 @@ pub fn validate_pod_security_context(spec: &Value, path: &str, opts: PodOptions)
             ));
         }
     }
-    errs.extend(seccomp_profile(sc.get("seccompProfile"), &format!("{scp}.seccompProfile")));
-    errs.extend(windows_options(sc.get("windowsOptions"), &format!("{scp}.windowsOptions")));
-    errs.extend(apparmor_profile(sc.get("appArmorProfile"), &format!("{scp}.appArmorProfile")));
+    errs.extend(member(sc, "seccompProfile", &scp, seccomp_profile));
+    errs.extend(member(sc, "windowsOptions", &scp, windows_options));
+    errs.extend(member(sc, "appArmorProfile", &scp, apparmor_profile));
     if let Some(policy) = sc.get("supplementalGroupsPolicy").and_then(Value::as_str) {
         if !SUPPLEMENTAL_GROUPS_POLICIES.contains(&policy) {
             errs.push(FieldError::not_supported(

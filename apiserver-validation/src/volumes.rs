@@ -35,7 +35,8 @@ use crate::claim_spec::validate_claim_spec;
 use crate::content;
 use crate::field::{go_json_string, go_quote, BadValue, FieldError};
 use crate::field_formats::{
-    dns_label, inclusive_range, local_descending_path, local_non_reserved_path, path_no_backsteps, str_value,
+    dns_label, dns_label_at, inclusive_range, local_descending_path, local_non_reserved_path, path_no_backsteps,
+    str_value,
 };
 use crate::label_selector::string_pairs;
 use crate::objectmeta::{validate_annotations, validate_labels};
@@ -891,7 +892,7 @@ pub fn validate_volumes<'v>(
         if name.is_empty() {
             el.push(required(&format!("{p}.name")));
         } else {
-            el.extend(dns_label(name, &format!("{p}.name")));
+            el.extend(dns_label_at(name, || format!("{p}.name")));
         }
         if valid.iter().any(|x| x.name == name) {
             el.push(FieldError::duplicate(&format!("{p}.name"), str_value(name)));

@@ -93,12 +93,13 @@ fn validate_template(template: &Value, old_template: Option<&Value>, path: &str)
     let mut errs = validate_template_metadata(template, path, opts);
     let meta = template.get("metadata");
     let spec = template.get("spec").unwrap_or(&Value::Null);
-    errs.extend(validate_pod_spec(spec, opts, &format!("{path}.spec")));
-    errs.extend(pod_annotations::seccomp_annotations_and_fields(meta, spec, &format!("{path}.spec")));
-    errs.extend(pod_annotations::apparmor_annotations_and_fields_on_create(meta, spec, &format!("{path}.spec"), false));
+    let spec_path = format!("{path}.spec");
+    errs.extend(validate_pod_spec(spec, opts, &spec_path));
+    errs.extend(pod_annotations::seccomp_annotations_and_fields(meta, spec, &spec_path));
+    errs.extend(pod_annotations::apparmor_annotations_and_fields_on_create(meta, spec, &spec_path, false));
     if !list(spec, "ephemeralContainers").is_empty() {
         errs.push(FieldError::forbidden(
-            &format!("{path}.spec.ephemeralContainers"),
+            &format!("{spec_path}.ephemeralContainers"),
             "ephemeral containers not allowed in pod template",
         ));
     }
@@ -111,12 +112,10 @@ fn validate_template(template: &Value, old_template: Option<&Value>, path: &str)
 fn validate_template_metadata(template: &Value, path: &str, opts: PodOptions) -> Vec<FieldError> {
     let meta = template.get("metadata");
     let mut errs = validate_labels(&string_pairs(meta.and_then(|m| m.get("labels"))), &format!("{path}.labels"));
-    errs.extend(validate_annotations(
-        &string_pairs(meta.and_then(|m| m.get("annotations"))),
-        &format!("{path}.annotations"),
-    ));
+    let annotations_path = format!("{path}.annotations");
+    errs.extend(validate_annotations(&string_pairs(meta.and_then(|m| m.get("annotations"))), &annotations_path));
     let spec = template.get("spec").unwrap_or(&Value::Null);
-    errs.extend(pod_annotations::validate_pod_specific_annotations(meta, spec, &format!("{path}.annotations"), opts));
+    errs.extend(pod_annotations::validate_pod_specific_annotations(meta, spec, &annotations_path, opts));
     errs
 }
 
