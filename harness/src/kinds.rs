@@ -57,7 +57,7 @@ fn round_trip_as<T: serde::de::DeserializeOwned + serde::Serialize>(value: &Valu
 /// refuses (k8s-openapi keeps any string): the quantity's path and Go's error, or serde's error.
 fn decodes_into<T: serde::de::DeserializeOwned>(value: &Value) -> Result<(), DecodeError> {
     match crate::quantity_fields::decode::<T>(value) {
-        Ok(_) => Ok(()),
+        Ok(()) => Ok(()),
         Err(e) if e.is_quantity() => Err(DecodeError::Quantity(e.to_string())),
         Err(_) => T::deserialize(value).map(drop).map_err(DecodeError::Decode),
     }

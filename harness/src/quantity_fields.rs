@@ -56,9 +56,12 @@ impl de::Error for WalkError {
     }
 }
 
-/// Decode `value` as `T`, refusing every Quantity-typed field whose string `ParseQuantity` refuses.
-pub(crate) fn decode<T: DeserializeOwned>(value: &Value) -> Result<T, WalkError> {
-    T::deserialize(Walk(value))
+/// Whether `value` decodes as `T`, refusing every Quantity-typed field whose string `ParseQuantity`
+/// refuses. What a `FieldsV1` holds is not copied: any JSON decodes as one (Go's
+/// `FieldsV1.UnmarshalJSON` keeps the bytes as they are, k8s-openapi's holds any
+/// `serde_json::Value`), so the decoded value, which would lack it, is not returned.
+pub(crate) fn decode<T: DeserializeOwned>(value: &Value) -> Result<(), WalkError> {
+    T::deserialize(Walk(value)).map(drop)
 }
 
 struct Walk<'a>(&'a Value);
@@ -97,6 +100,9 @@ impl<'de> Deserializer<'de> for Walk<'de> {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value, WalkError> {
+        if name == "FieldsV1" {
+            return visitor.visit_newtype_struct(Walk(&Value::Null));
+        }
         if name == "Quantity" {
             if let Value::String(s) = self.0 {
                 if let Err(e) = apiserver_validation::quantity::accepts(s) {
@@ -223,6 +229,18 @@ mod tests {
             {"name": "a", "image": "i", "env": [{"name": "CPU", "value": "lots"}],
              "resources": {"limits": {"cpu": "1.G", "memory": 5}, "requests": {"cpu": " 100m "}}}]}});
         assert!(decode::<Pod>(&pod).is_ok());
+    }
+
+    #[test]
+    fn a_fields_v1_decodes_whatever_it_holds_and_the_rest_of_its_entry_is_decoded() {
+        let held =
+            [json!({"f:metadata": {"f:labels": {".": {}, "f:cpu": {}}}}), json!([1, "x"]), json!("lots"), json!(3)];
+        for fields in held {
+            let pod = json!({"metadata": {"managedFields": [{"manager": "m", "fieldsType": "FieldsV1", "fieldsV1": fields}]}});
+            assert!(decode::<Pod>(&pod).is_ok(), "{pod}");
+        }
+        let pod = json!({"metadata": {"managedFields": [{"manager": 1, "fieldsV1": {"f:spec": {}}}]}});
+        assert!(decode::<Pod>(&pod).unwrap_err().to_string().starts_with("metadata.managedFields[0].manager: "));
     }
 
     #[test]
