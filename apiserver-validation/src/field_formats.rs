@@ -18,7 +18,11 @@ pub(crate) fn dns_label(value: &str, path: &str) -> Vec<FieldError> {
 
 /// [`dns_label`] at the path `path` makes, made only when the value is not a DNS label.
 pub(crate) fn dns_label_at(value: &str, path: impl FnOnce() -> String) -> Vec<FieldError> {
-    let msgs = content::is_dns1123_label(value);
+    invalid_at(value, content::is_dns1123_label(value), path)
+}
+
+/// `value` invalid with each of `msgs` at the path `path` makes, made only when there is one.
+fn invalid_at(value: &str, msgs: Vec<String>, path: impl FnOnce() -> String) -> Vec<FieldError> {
     if msgs.is_empty() {
         return Vec::new();
     }
@@ -33,12 +37,7 @@ pub(crate) fn dns_subdomain(value: &str, path: &str) -> Vec<FieldError> {
 
 /// [`dns_subdomain`] at the path `path` makes, made only when the value is not a DNS subdomain.
 pub(crate) fn dns_subdomain_at(value: &str, path: impl FnOnce() -> String) -> Vec<FieldError> {
-    let msgs = content::is_dns1123_subdomain(value);
-    if msgs.is_empty() {
-        return Vec::new();
-    }
-    let path = path();
-    msgs.into_iter().map(|m| FieldError::invalid(&path, str_value(value), m)).collect()
+    invalid_at(value, content::is_dns1123_subdomain(value), path)
 }
 
 /// `InclusiveRangeError`.
