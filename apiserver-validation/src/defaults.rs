@@ -74,7 +74,7 @@ pub const VOLUME_SOURCES: &[&str] = &[
 
 /// Set the string member `key` to `value` when it is absent, `null` or empty.
 fn set_if_absent(obj: &mut Map<String, Value>, key: &str, value: &str) {
-    if obj.get(key).is_none_or(|v| v.is_null() || v.as_str() == Some("")) {
+    if obj.get(key).is_none_or(unset_str) {
         obj.insert(key.into(), Value::String(value.into()));
     }
 }
@@ -82,16 +82,26 @@ fn set_if_absent(obj: &mut Map<String, Value>, key: &str, value: &str) {
 /// The tag `parsers.ParseImageName` finds: the part after the last `:` of the last path
 /// component, `latest` when there is neither a tag nor a digest.
 pub fn image_tag(image: &str) -> String {
+    tag_of(image).to_string()
+}
+
+/// [`image_tag`], borrowed from `image`.
+fn tag_of(image: &str) -> &str {
     let (name, digest) = match image.split_once('@') {
         Some((n, d)) => (n, Some(d)),
         None => (image, None),
     };
     let last = name.rsplit('/').next().unwrap_or(name);
     match last.rsplit_once(':') {
-        Some((_, tag)) => tag.to_string(),
-        None if digest.is_some() => String::new(),
-        None => "latest".to_string(),
+        Some((_, tag)) => tag,
+        None if digest.is_some() => "",
+        None => "latest",
     }
+}
+
+/// Whether a string member is unset as [`set_if_absent`] sees it: `null` or empty.
+fn unset_str(value: &Value) -> bool {
+    value.is_null() || value.as_str() == Some("")
 }
 
 fn default_probe(probe: &mut Value) {
@@ -115,36 +125,52 @@ fn default_handler(handler: &mut Value) {
 /// `SetDefaults_Container` and the defaults of what a container holds.
 pub fn default_container(container: &mut Value) {
     let Some(c) = container.as_object_mut() else { return };
-    if c.get("imagePullPolicy").and_then(Value::as_str).unwrap_or("").is_empty() {
-        let image = c.get("image").and_then(Value::as_str).unwrap_or("");
-        let policy = if image_tag(image) == "latest" { "Always" } else { "IfNotPresent" };
+    // One pass over the members (rather than a lookup for each): what the container holds is
+    // defaulted in place, and its own unset members noted, to be set after it in their order.
+    let (mut pull_policy_unset, mut message_path_unset, mut message_policy_unset) = (true, true, true);
+    // No image has the tag `latest`.
+    let mut latest = true;
+    for (key, value) in c.iter_mut() {
+        match key.as_str() {
+            "imagePullPolicy" => pull_policy_unset = value.as_str().unwrap_or("").is_empty(),
+            "image" => latest = tag_of(value.as_str().unwrap_or("")) == "latest",
+            "terminationMessagePath" => message_path_unset = unset_str(value),
+            "terminationMessagePolicy" => message_policy_unset = unset_str(value),
+            "ports" => {
+                for port in value.as_array_mut().into_iter().flatten().filter_map(Value::as_object_mut) {
+                    set_if_absent(port, "protocol", "TCP");
+                }
+            }
+            "env" => {
+                for var in value.as_array_mut().into_iter().flatten() {
+                    let field_ref = var.get_mut("valueFrom").and_then(|v| v.get_mut("fieldRef"));
+                    if let Some(field_ref) = field_ref.and_then(Value::as_object_mut) {
+                        set_if_absent(field_ref, "apiVersion", "v1");
+                    }
+                }
+            }
+            "livenessProbe" | "readinessProbe" | "startupProbe" => default_probe(value),
+            "lifecycle" => {
+                if let Some(lifecycle) = value.as_object_mut() {
+                    for hook in ["postStart", "preStop"] {
+                        if let Some(h) = lifecycle.get_mut(hook) {
+                            default_handler(h);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if pull_policy_unset {
+        let policy = if latest { "Always" } else { "IfNotPresent" };
         c.insert("imagePullPolicy".into(), json!(policy));
     }
-    set_if_absent(c, "terminationMessagePath", TERMINATION_MESSAGE_PATH);
-    set_if_absent(c, "terminationMessagePolicy", "File");
-    if let Some(ports) = c.get_mut("ports").and_then(Value::as_array_mut) {
-        for port in ports.iter_mut().filter_map(Value::as_object_mut) {
-            set_if_absent(port, "protocol", "TCP");
-        }
+    if message_path_unset {
+        c.insert("terminationMessagePath".into(), json!(TERMINATION_MESSAGE_PATH));
     }
-    if let Some(env) = c.get_mut("env").and_then(Value::as_array_mut) {
-        for var in env {
-            if let Some(field_ref) = var.pointer_mut("/valueFrom/fieldRef").and_then(Value::as_object_mut) {
-                set_if_absent(field_ref, "apiVersion", "v1");
-            }
-        }
-    }
-    for probe in ["livenessProbe", "readinessProbe", "startupProbe"] {
-        if let Some(p) = c.get_mut(probe) {
-            default_probe(p);
-        }
-    }
-    if let Some(lifecycle) = c.get_mut("lifecycle").and_then(Value::as_object_mut) {
-        for hook in ["postStart", "preStop"] {
-            if let Some(h) = lifecycle.get_mut(hook) {
-                default_handler(h);
-            }
-        }
+    if message_policy_unset {
+        c.insert("terminationMessagePolicy".into(), json!("File"));
     }
 }
 
@@ -152,66 +178,68 @@ pub fn default_container(container: &mut Value) {
 /// template's).
 pub fn default_pod_spec(spec: &mut Value) {
     let Some(s) = spec.as_object_mut() else { return };
-    set_if_absent(s, "dnsPolicy", "ClusterFirst");
-    set_if_absent(s, "restartPolicy", "Always");
-    if s.get("securityContext").is_none_or(Value::is_null) {
+    // One pass over the members, as in `default_container`: the containers and volumes defaulted
+    // in place, the spec's own unset members set after it in their order.
+    let mut unset = [true; 5];
+    for (key, value) in s.iter_mut() {
+        match key.as_str() {
+            "dnsPolicy" => unset[0] = unset_str(value),
+            "restartPolicy" => unset[1] = unset_str(value),
+            "securityContext" => unset[2] = value.is_null(),
+            "terminationGracePeriodSeconds" => unset[3] = value.is_null(),
+            "schedulerName" => unset[4] = unset_str(value),
+            "containers" | "initContainers" | "ephemeralContainers" => {
+                value.as_array_mut().into_iter().flatten().for_each(default_container);
+            }
+            "volumes" => {
+                value.as_array_mut().into_iter().flatten().filter_map(Value::as_object_mut).for_each(default_volume);
+            }
+            _ => {}
+        }
+    }
+    let [dns_policy, restart_policy, security_context, grace_period, scheduler] = unset;
+    if dns_policy {
+        s.insert("dnsPolicy".into(), json!("ClusterFirst"));
+    }
+    if restart_policy {
+        s.insert("restartPolicy".into(), json!("Always"));
+    }
+    if security_context {
         s.insert("securityContext".into(), json!({}));
     }
-    if s.get("terminationGracePeriodSeconds").is_none_or(Value::is_null) {
+    if grace_period {
         s.insert("terminationGracePeriodSeconds".into(), json!(DEFAULT_GRACE_PERIOD));
     }
-    set_if_absent(s, "schedulerName", DEFAULT_SCHEDULER);
-    for list in ["containers", "initContainers", "ephemeralContainers"] {
-        if let Some(cs) = s.get_mut(list).and_then(Value::as_array_mut) {
-            cs.iter_mut().for_each(default_container);
-        }
-    }
-    if let Some(volumes) = s.get_mut("volumes").and_then(Value::as_array_mut) {
-        for v in volumes.iter_mut().filter_map(Value::as_object_mut) {
-            if !VOLUME_SOURCES.iter().any(|k| v.get(*k).is_some_and(|x| !x.is_null())) {
-                v.insert("emptyDir".into(), json!({}));
-            }
-            for (source, mode) in
-                [("secret", 0o644), ("configMap", 0o644), ("downwardAPI", 0o644), ("projected", 0o644)]
-            {
-                if let Some(src) = v.get_mut(source).and_then(Value::as_object_mut) {
-                    if src.get("defaultMode").is_none_or(Value::is_null) {
-                        src.insert("defaultMode".into(), json!(mode));
-                    }
-                }
-            }
-            default_volume_sources(v);
-        }
+    if scheduler {
+        s.insert("schedulerName".into(), json!(DEFAULT_SCHEDULER));
     }
 }
 
-/// The defaults inside a volume's source: `SetDefaults_HostPathVolumeSource` (type `""`),
-/// `SetDefaults_ObjectFieldSelector` (a downward API file's `fieldRef.apiVersion` `v1`, also in a
-/// projection) and `SetDefaults_ServiceAccountTokenProjection` (`expirationSeconds` 3600).
-fn default_volume_sources(volume: &mut Map<String, Value>) {
-    if let Some(host_path) = volume.get_mut("hostPath").and_then(Value::as_object_mut) {
-        if host_path.get("type").is_none_or(Value::is_null) {
-            host_path.insert("type".into(), json!(""));
-        }
-    }
-    // `SetDefaults_PersistentVolumeClaimSpec` of an ephemeral volume's claim template.
-    let template = volume.get_mut("ephemeral").and_then(|e| e.get_mut("volumeClaimTemplate"));
-    if let Some(claim_spec) = template.and_then(Value::as_object_mut).and_then(|t| member_object(t, "spec")) {
-        set_if_unset(claim_spec, "volumeMode", json!("Filesystem"));
-    }
-    // `SetDefaults_AzureDiskVolumeSource`: pointers, so only an absent or null member is set.
-    if let Some(disk) = volume.get_mut("azureDisk").and_then(Value::as_object_mut) {
-        for (key, value) in [
-            ("cachingMode", json!("ReadWrite")),
-            ("kind", json!("Shared")),
-            ("fsType", json!("ext4")),
-            ("readOnly", json!(false)),
-        ] {
-            if disk.get(key).is_none_or(Value::is_null) {
-                disk.insert(key.into(), value);
+/// `SetDefaults_Volume`: a volume without a source is an `emptyDir`; a source's `defaultMode`, and
+/// the defaults inside it. One pass over the members, as in `default_container`.
+fn default_volume(v: &mut Map<String, Value>) {
+    let mut sourced = false;
+    for (key, source) in v.iter_mut() {
+        let key = key.as_str();
+        sourced |= !source.is_null() && VOLUME_SOURCES.contains(&key);
+        if matches!(key, "secret" | "configMap" | "downwardAPI" | "projected") {
+            if let Some(src) = source.as_object_mut() {
+                if src.get("defaultMode").is_none_or(Value::is_null) {
+                    src.insert("defaultMode".into(), json!(0o644));
+                }
             }
         }
+        default_volume_source(key, source);
     }
+    if !sourced {
+        v.insert("emptyDir".into(), json!({}));
+    }
+}
+
+/// The defaults inside a volume's source `key`: `SetDefaults_HostPathVolumeSource` (type `""`),
+/// `SetDefaults_ObjectFieldSelector` (a downward API file's `fieldRef.apiVersion` `v1`, also in a
+/// projection) and `SetDefaults_ServiceAccountTokenProjection` (`expirationSeconds` 3600).
+fn default_volume_source(key: &str, source: &mut Value) {
     let default_files = |files: Option<&mut Value>| {
         for file in files.and_then(Value::as_array_mut).into_iter().flatten() {
             if let Some(field_ref) = file.get_mut("fieldRef").and_then(Value::as_object_mut) {
@@ -219,19 +247,51 @@ fn default_volume_sources(volume: &mut Map<String, Value>) {
             }
         }
     };
-    if let Some(d) = volume.get_mut("downwardAPI") {
-        default_files(d.get_mut("items"));
-    }
-    let sources = volume.get_mut("projected").and_then(|p| p.get_mut("sources")).and_then(Value::as_array_mut);
-    for source in sources.into_iter().flatten() {
-        if let Some(d) = source.get_mut("downwardAPI") {
-            default_files(d.get_mut("items"));
-        }
-        if let Some(token) = source.get_mut("serviceAccountToken").and_then(Value::as_object_mut) {
-            if token.get("expirationSeconds").is_none_or(Value::is_null) {
-                token.insert("expirationSeconds".into(), json!(3600));
+    match key {
+        "hostPath" => {
+            if let Some(host_path) = source.as_object_mut() {
+                if host_path.get("type").is_none_or(Value::is_null) {
+                    host_path.insert("type".into(), json!(""));
+                }
             }
         }
+        // `SetDefaults_PersistentVolumeClaimSpec` of an ephemeral volume's claim template.
+        "ephemeral" => {
+            let template = source.get_mut("volumeClaimTemplate").and_then(Value::as_object_mut);
+            if let Some(claim_spec) = template.and_then(|t| member_object(t, "spec")) {
+                set_if_unset(claim_spec, "volumeMode", json!("Filesystem"));
+            }
+        }
+        // `SetDefaults_AzureDiskVolumeSource`: pointers, so only an absent or null member is set.
+        "azureDisk" => {
+            if let Some(disk) = source.as_object_mut() {
+                for (key, value) in [
+                    ("cachingMode", json!("ReadWrite")),
+                    ("kind", json!("Shared")),
+                    ("fsType", json!("ext4")),
+                    ("readOnly", json!(false)),
+                ] {
+                    if disk.get(key).is_none_or(Value::is_null) {
+                        disk.insert(key.into(), value);
+                    }
+                }
+            }
+        }
+        "downwardAPI" => default_files(source.get_mut("items")),
+        "projected" => {
+            let sources = source.get_mut("sources").and_then(Value::as_array_mut);
+            for source in sources.into_iter().flatten() {
+                if let Some(d) = source.get_mut("downwardAPI") {
+                    default_files(d.get_mut("items"));
+                }
+                if let Some(token) = source.get_mut("serviceAccountToken").and_then(Value::as_object_mut) {
+                    if token.get("expirationSeconds").is_none_or(Value::is_null) {
+                        token.insert("expirationSeconds".into(), json!(3600));
+                    }
+                }
+            }
+        }
+        _ => {}
     }
 }
 
