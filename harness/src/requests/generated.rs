@@ -473,6 +473,24 @@ fn apply_shape_with(object: &mut Value, kind: &str, shape: Shape, unknown_fields
     }
 }
 
+/// `fixture` (of `kind`) with the members [`apply_shape_with`] sets whatever the shape, its labels,
+/// annotations and pod spec containers, `null` where it holds them: the shape replaces or removes
+/// them where they stand, so the shaped object is the same, and the fixture's own are not copied
+/// at each draw only to be dropped.
+fn unshaped(mut fixture: Value, kind: &str) -> Value {
+    if let Some(meta) = fixture.get_mut("metadata").and_then(Value::as_object_mut) {
+        for field in ["labels", "annotations"] {
+            if let Some(member) = meta.get_mut(field) {
+                *member = Value::Null;
+            }
+        }
+    }
+    if let Some(containers) = pod_spec_mut(&mut fixture, kind).and_then(|spec| spec.get_mut("containers")) {
+        *containers = Value::Null;
+    }
+    fixture
+}
+
 /// A validating webhook is called after the apiserver's validation, so what it sees of a pod spec
 /// has a container and, on a pod CREATE, no ephemeral containers (they are added only through
 /// their subresource). A mutating webhook, called before validation, gets the shapes as drawn: a
@@ -709,12 +727,13 @@ fn recipe(webhook: &WebhookSpec, scope: Scope, api: &ApiResources) -> Option<Rec
     let kind = webhook.kind;
     // The bare and the full (labelled) fixture of each target, built once: `new_object` builds
     // them through their typed k8s-openapi struct or their CRD's schema, which does not depend on
-    // the draw.
+    // the draw. What every shape sets in them is left out (`null` where it stands).
     let fixtures: Vec<(Selected, [Value; 2])> = targets
         .into_iter()
         .map(|t| {
             let bare = new_object(&t.resource, Variant::Bare, GENERATED_NAME);
             let full = new_object(&t.resource, Variant::Labelled, GENERATED_NAME);
+            let [bare, full] = [bare, full].map(|f| unshaped(f, &t.resource.kind));
             (t, [bare, full])
         })
         .collect();

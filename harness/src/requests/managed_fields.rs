@@ -163,12 +163,15 @@ impl<'a> Fields<'a> {
             Shape::Granular => {
                 let map = value.as_object()?;
                 let top_level_metadata = self.at_top_level_metadata();
+                let mut live = Members::of(base);
                 for (field, child) in map {
                     if top_level_metadata && STRIPPED_METADATA.contains(&field.as_str()) {
+                        live.pass(field);
                         continue;
                     }
+                    let before = live.member(field);
                     self.path.push(field);
-                    let below = self.node(child, base.and_then(|b| b.get(field)));
+                    let below = self.node(child, before);
                     self.path.pop();
                     if let Some(n) = below {
                         self.entries.push((prefixed("f:", field), n));
@@ -213,6 +216,38 @@ impl<'a> Fields<'a> {
         let mut map = Map::with_capacity(self.entries.len() - start);
         map.extend(self.entries.drain(start..));
         Value::Object(map)
+    }
+}
+
+/// The members of a live value, looked up by the names of an object's members in their order:
+/// an object made from the live one (an UPDATE's) lists its members in the same order, so each is
+/// found as the next live member; where the two part, by a lookup.
+struct Members<'b> {
+    map: Option<&'b Map<String, Value>>,
+    next: Option<std::iter::Peekable<serde_json::map::Iter<'b>>>,
+}
+
+impl<'b> Members<'b> {
+    /// The members of `base` (none unless it is an object).
+    fn of(base: Option<&'b Value>) -> Self {
+        let map = base.and_then(Value::as_object);
+        Members { map, next: map.map(|m| m.iter().peekable()) }
+    }
+
+    /// The live member named `field`.
+    fn member(&mut self, field: &str) -> Option<&'b Value> {
+        let (map, next) = (self.map?, self.next.as_mut()?);
+        match next.next_if(|(name, _)| name.as_str() == field) {
+            Some((_, value)) => Some(value),
+            None => map.get(field),
+        }
+    }
+
+    /// Pass over the member named `field`, not looked at.
+    fn pass(&mut self, field: &str) {
+        if let Some(next) = self.next.as_mut() {
+            next.next_if(|(name, _)| name.as_str() == field);
+        }
     }
 }
 
@@ -269,9 +304,15 @@ fn fields_v1(kind: &str, object: &Value, base: &Value) -> Value {
     // The object's root is always there; apiVersion, kind and status are left out.
     let Some(map) = object.as_object() else { return empty() };
     let mut fields = Fields::new(kind);
-    for (field, child) in map.iter().filter(|(f, _)| !matches!(f.as_str(), "apiVersion" | "kind" | "status")) {
+    let mut live = Members::of(Some(base));
+    for (field, child) in map {
+        if matches!(field.as_str(), "apiVersion" | "kind" | "status") {
+            live.pass(field);
+            continue;
+        }
+        let before = live.member(field);
         fields.path.push(field.as_str());
-        if let Some(n) = fields.node(child, base.get(field)) {
+        if let Some(n) = fields.node(child, before) {
             fields.entries.push((prefixed("f:", field), n));
         }
         fields.path.pop();
