@@ -3,8 +3,11 @@
 //! webhook's host name) or a bearer token. A webhook that demands credentials and gets none is a
 //! clear finding, quickly, never a hang.
 
+#[path = "support/cli.rs"]
+mod cli_support;
+use cli_support::bin;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use webhook_harness::tls::{ServingNames, TlsMaterial};
@@ -41,7 +44,7 @@ impl Run {
             env!("CARGO_BIN_EXE_webhook-conformance")
         );
         let started = Instant::now();
-        let out = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
+        let out = bin()
             .arg("--config")
             .arg(self.path("reference.yaml"))
             .args(["--cmd", &cmd, "--cases", "4"])
@@ -162,7 +165,7 @@ fn a_bearer_token_is_sent_and_a_webhook_that_wants_one_says_so_without_it() {
     std::fs::write(run.path("token"), "s3cret-token\n").unwrap();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/python-webhook/webhook.py");
     let python = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
+        let out = bin()
             .arg("--config")
             .arg(run.path("reference.yaml"))
             .arg("--cmd")

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
-}
+#[path = "support/cli.rs"]
+mod cli_support;
+use cli_support::bin;
 
 fn run(cmd: &mut Command) -> Output {
     cmd.output().expect("the CLI runs")
@@ -636,7 +636,9 @@ fn sigterm_during_a_run_stops_the_target() {
         pidfile.display(),
         env!("CARGO_BIN_EXE_webhook-conformance")
     );
-    let mut child = bin()
+    // The command (and its temporary directory) held while the CLI runs.
+    let mut cli = bin();
+    let mut child = cli
         .arg("--config")
         .arg(&manifest)
         .arg("--cmd")

@@ -3,15 +3,15 @@
 //! passes on nothing.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use reference_webhook::{Defect, Style};
 use webhook_conformance::embedded;
 use webhook_harness::{Budget, Manifest, Outcome, Suite, Verdict};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
-}
+#[path = "support/cli.rs"]
+mod cli_support;
+use cli_support::bin;
 
 fn text(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))

@@ -1,7 +1,9 @@
 //! The suite is black-box: a webhook in another language (Python, standard library only) passes when
 //! it honours the protocol, and its bugs are caught by the rules the apiserver would reject them with.
 
-use std::process::Command;
+#[path = "support/cli.rs"]
+mod cli_support;
+use cli_support::bin;
 
 fn run_python(bug: &str) -> (i32, String) {
     run_python_with(bug, reference_webhook::MANIFEST)
@@ -13,13 +15,7 @@ fn run_python_with(bug: &str, manifest_text: &str) -> (i32, String) {
     std::fs::write(&manifest, manifest_text).unwrap();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/python-webhook/webhook.py");
     let cmd = format!("exec python3 {script} --cert {{cert}} --key {{key}} --port {{port}} --bug '{bug}'");
-    let out = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
-        .arg("--config")
-        .arg(&manifest)
-        .arg("--cmd")
-        .arg(cmd)
-        .output()
-        .expect("the CLI runs");
+    let out = bin().arg("--config").arg(&manifest).arg("--cmd").arg(cmd).output().expect("the CLI runs");
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     (out.status.code().unwrap_or(-1), text)
 }

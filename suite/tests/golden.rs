@@ -3,7 +3,7 @@
 //! vouch for the served certificate is a FAIL finding, and `--junit` writes well-formed XML.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use base64::Engine as _;
 use reference_webhook::Defect;
@@ -13,9 +13,9 @@ use webhook_harness::rules::{of_kind, RuleKind, CASE_EXPECTATION, GOLDEN_UNCHANG
 use webhook_harness::tls::{ServingNames, TlsMaterial};
 use webhook_harness::{Finding, GoldenMode, Manifest, Outcome, Report, Subject, Suite};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
-}
+#[path = "support/cli.rs"]
+mod cli_support;
+use cli_support::bin;
 
 fn text(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))

@@ -7,10 +7,12 @@
 #[path = "support/image.rs"]
 mod image_support;
 
-use std::process::Command;
+#[path = "support/cli.rs"]
+mod cli_support;
+use cli_support::bin;
 use std::time::Duration;
 
-use image_support::{binary, containers_labelled, reference_image, unique_label};
+use image_support::{containers_labelled, reference_image, unique_label};
 use webhook_conformance::embedded;
 use webhook_harness::{ImageSpec, Session, Suite, Verdict, RUN_LABEL};
 
@@ -122,7 +124,7 @@ fn cli_runs_an_image_and_exits_by_verdict() {
     let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../reference-webhook/manifests/reference.yaml");
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().join("report.json");
-    let out = Command::new(binary())
+    let out = bin()
         .current_dir(dir.path())
         .args([
             "--config",
@@ -145,11 +147,7 @@ fn cli_runs_an_image_and_exits_by_verdict() {
 
     assert_no_container_left(&stdout);
 
-    let out = Command::new(binary())
-        .current_dir(dir.path())
-        .args(["--config", manifest, "--image", &image])
-        .output()
-        .unwrap();
+    let out = bin().current_dir(dir.path()).args(["--config", manifest, "--image", &image]).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     assert_no_container_left(&stdout);
@@ -179,15 +177,13 @@ fn assert_no_container_left(stdout: &str) {
 #[test]
 fn cli_refuses_a_missing_image_and_an_unreachable_docker_with_exit_2() {
     let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../reference-webhook/manifests/reference.yaml");
-    let out = Command::new(binary())
-        .args(["--config", manifest, "--image", "webhook-conformance-no-such-image:never"])
-        .output()
-        .unwrap();
+    let out =
+        bin().args(["--config", manifest, "--image", "webhook-conformance-no-such-image:never"]).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("is not on the Docker engine (the suite never pulls"), "{stderr}");
 
-    let out = Command::new(binary())
+    let out = bin()
         .env("DOCKER_HOST", "unix:///nonexistent/docker.sock")
         .args(["--config", manifest, "--image", "anything:latest"])
         .output()

@@ -11,8 +11,11 @@
 #[path = "support/image.rs"]
 mod image_support;
 
+#[path = "support/cli.rs"]
+mod cli_support;
 #[path = "support/reference.rs"]
 mod reference_support;
+use cli_support::bin;
 use reference_support::start_reference;
 
 use std::os::unix::fs::PermissionsExt;
@@ -49,7 +52,7 @@ fn url_without_ca_trusts_the_manifests_ca_bundle() {
         let file = dir.path().join("webhook.yaml");
         std::fs::write(&file, manifest).unwrap();
         let json = dir.path().join("report.json");
-        let out = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
+        let out = bin()
             .arg("--config")
             .arg(&file)
             .arg(format!("--url=https://localhost:{port}"))

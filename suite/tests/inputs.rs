@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
-}
+#[path = "support/cli.rs"]
+mod cli_support;
+use cli_support::bin;
 
 fn run(cmd: &mut Command) -> Output {
     cmd.output().expect("the CLI runs")

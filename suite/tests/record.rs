@@ -7,15 +7,15 @@ use reference_support::start_reference;
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use webhook_harness::tls::{ServingNames, TlsMaterial};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
-}
+#[path = "support/cli.rs"]
+mod cli_support;
+use cli_support::bin;
 
 fn text(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
@@ -188,7 +188,9 @@ async fn the_proxy_hands_back_every_answer_unchanged_and_its_cases_replay_to_the
     std::fs::write(&manifest, reference_webhook::MANIFEST).unwrap();
     let out = dir.path().join("recorded");
     let proxy_tls = dir.path().join("proxy-tls");
-    let mut proxy = bin()
+    // The command (and its temporary directory) held while the proxy runs.
+    let mut record = bin();
+    let mut proxy = record
         .args(["record", "--listen", "127.0.0.1:0", "--all"])
         .arg("--config")
         .arg(&manifest)

@@ -4,16 +4,16 @@
 //! --bench unresponsive`).
 
 use std::io::{Read, Write};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use reference_webhook::{Defect, Style};
 use webhook_conformance::embedded;
 use webhook_harness::{Budget, Suite};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_webhook-conformance"))
-}
+#[path = "support/cli.rs"]
+mod cli_support;
+use cli_support::bin;
 
 /// The timed tests run one at a time, so that their figures are their own.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
