@@ -33,6 +33,26 @@ struct Run {
     json: serde_json::Value,
     markdown: String,
     junit: String,
+    /// The replayed requests a FAIL verdict kept, each file's path and bytes (see [`kept_replays`]).
+    replays: Vec<(PathBuf, Vec<u8>)>,
+}
+
+/// The files of the replay directory the text report names (kept on a FAIL verdict without
+/// `--artifacts`), read, and the directory removed: the tests leave nothing in the machine's
+/// temporary directory, also for the runs they share.
+fn kept_replays(text: &str) -> Vec<(PathBuf, Vec<u8>)> {
+    let Some(line) = text.lines().find(|l| l.starts_with("replayed requests: ")) else { return Vec::new() };
+    let dir = Path::new(line.trim_start_matches("replayed requests: ").split(" (").next().unwrap());
+    let files = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| {
+            let path = e.unwrap().path();
+            let bytes = std::fs::read(&path).unwrap();
+            (path, bytes)
+        })
+        .collect();
+    std::fs::remove_dir_all(dir).unwrap();
+    files
 }
 
 fn run(args: &[&str], extra: &str) -> Run {
@@ -62,7 +82,8 @@ fn run(args: &[&str], extra: &str) -> Run {
         serde_json::from_slice(&std::fs::read(&json).unwrap_or_default()).unwrap_or_else(|e| panic!("{e}: {text}"));
     let markdown = std::fs::read_to_string(&markdown).unwrap_or_default();
     let junit = std::fs::read_to_string(&junit).unwrap_or_default();
-    Run { text, json, markdown, junit }
+    let replays = kept_replays(&text);
+    Run { text, json, markdown, junit, replays }
 }
 
 /// One run against a webhook that never answers (its requests stop being sent after three missed
@@ -115,6 +136,7 @@ fn no_replay_hint_when_the_report_has_no_replay_command() {
         .arg(dir.path().join("cases"))
         .args(["--cmd", &reference("")])
         .current_dir(dir.path())
+        .env("TMPDIR", dir.path())
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
@@ -179,6 +201,7 @@ fn fuzz_counts_the_requests_it_sent() {
         .arg(&json)
         .args(["--cmd", &reference("--defect hang")])
         .current_dir(dir.path())
+        .env("TMPDIR", dir.path())
         .output()
         .unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
@@ -259,27 +282,25 @@ fn the_rules_that_hold_are_one_line_per_webhook_and_a_failing_one_is_in_full() {
 
 #[test]
 fn a_webhook_whose_every_answer_fails_gets_a_report_a_person_can_read() {
-    let Run { text, json, .. } = no_uid();
+    let Run { text, json, replays, .. } = no_uid();
     assert_eq!(json["verdict"], "fail");
     let lines = text.lines().count();
     assert!(lines < 200, "{lines} lines:\n{text}");
     assert!(text.len() < 64 * 1024, "{} bytes", text.len());
-    // The replays read the whole requests from files in a directory the report names, kept on FAIL.
-    let line = text.lines().find(|l| l.starts_with("replayed requests: ")).unwrap_or_else(|| panic!("{text}"));
-    let dir = Path::new(line.trim_start_matches("replayed requests: ").split(" (").next().unwrap());
-    let files: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-    assert!(!files.is_empty());
-    for file in &files {
+    // The replays read the whole requests from files in a directory the report names, kept on FAIL
+    // (read by `run`, which removes the directory).
+    assert!(text.lines().any(|l| l.starts_with("replayed requests: ")), "{text}");
+    assert!(!replays.is_empty(), "{text}");
+    for (file, bytes) in replays {
         assert!(
             text.contains(&format!("--data-binary '@{}'", file.display())),
             "{} not replayed: {text}",
             file.display()
         );
-        let review: serde_json::Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+        let review: serde_json::Value = serde_json::from_slice(bytes).unwrap();
         let uid = review["request"]["uid"].as_str().unwrap();
         assert!(file.to_string_lossy().contains(uid), "{}", file.display());
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
