@@ -3,22 +3,14 @@
 //! the command does, so a test run leaves nothing in the machine's temporary directory.
 
 use std::ops::{Deref, DerefMut};
-use std::path::Path;
 use std::process::Command;
 
 /// `webhook-conformance` as a [`Command`], with `TMPDIR` set to a directory removed on drop.
 /// Hold it while a process spawned from it runs.
 pub struct Cli {
     command: Command,
-    tmp: tempfile::TempDir,
-}
-
-impl Cli {
-    /// The temporary directory the command is given.
-    #[allow(dead_code)]
-    pub fn tmp(&self) -> &Path {
-        self.tmp.path()
-    }
+    /// Removed when the command is dropped.
+    _tmp: tempfile::TempDir,
 }
 
 impl Deref for Cli {
@@ -39,5 +31,5 @@ pub fn bin() -> Cli {
     let tmp = tempfile::Builder::new().prefix("webhook-conformance-test-").tempdir().expect("a temporary directory");
     let mut command = Command::new(env!("CARGO_BIN_EXE_webhook-conformance"));
     command.env("TMPDIR", tmp.path());
-    Cli { command, tmp }
+    Cli { command, _tmp: tmp }
 }
