@@ -15,6 +15,7 @@ use crate::content;
 use crate::field::{BadValue, FieldError};
 use crate::field_formats::{dns_subdomain, str_value};
 use crate::label_selector::validate_selector;
+use crate::lookup::Lookup;
 use crate::resources::quantity_of;
 use crate::zero_values::{list, s};
 
@@ -31,7 +32,7 @@ pub fn validate_claim_spec(spec: &Value, path: &str) -> Vec<FieldError> {
     if modes.is_empty() {
         errs.push(FieldError::required(&modes_path, "at least 1 access mode is required"));
     }
-    if let Some(selector) = spec.get("selector").filter(|v| !v.is_null()) {
+    if let Some(selector) = spec.member("selector").filter(|v| !v.is_null()) {
         errs.extend(validate_selector(selector, &format!("{path}.selector")));
     }
     let (mut read_write_once_pod, mut other) = (false, false);
@@ -49,17 +50,17 @@ pub fn validate_claim_spec(spec: &Value, path: &str) -> Vec<FieldError> {
         errs.push(FieldError::forbidden(&modes_path, "may not use ReadWriteOncePod with other access modes"));
     }
     errs.extend(storage_request(spec, path));
-    if let Some(class) = spec.get("storageClassName").and_then(Value::as_str).filter(|c| !c.is_empty()) {
+    if let Some(class) = spec.member("storageClassName").and_then(Value::as_str).filter(|c| !c.is_empty()) {
         errs.extend(dns_subdomain(class, &format!("{path}.storageClassName")));
     }
-    if let Some(mode) = spec.get("volumeMode").filter(|v| !v.is_null()) {
+    if let Some(mode) = spec.member("volumeMode").filter(|v| !v.is_null()) {
         let mode = mode.as_str().unwrap_or("");
         if !VOLUME_MODES.contains(&mode) {
             errs.push(FieldError::not_supported(&format!("{path}.volumeMode"), str_value(mode), VOLUME_MODES));
         }
     }
     errs.extend(data_sources(spec, path));
-    if let Some(class) = spec.get("volumeAttributesClassName").and_then(Value::as_str).filter(|c| !c.is_empty()) {
+    if let Some(class) = spec.member("volumeAttributesClassName").and_then(Value::as_str).filter(|c| !c.is_empty()) {
         errs.extend(dns_subdomain(class, &format!("{path}.volumeAttributesClassName")));
     }
     errs
@@ -71,7 +72,7 @@ pub fn validate_claim_spec(spec: &Value, path: &str) -> Vec<FieldError> {
 /// decoder would refuse is not judged here.
 fn storage_request(spec: &Value, path: &str) -> Vec<FieldError> {
     let at = format!("{path}.resources[storage]");
-    match spec.pointer("/resources/requests/storage") {
+    match spec.at("/resources/requests/storage") {
         None => vec![FieldError::required(&at, "")],
         Some(v) => match quantity_of(v) {
             Some(q) if q.milli <= 0 => {
@@ -84,7 +85,7 @@ fn storage_request(spec: &Value, path: &str) -> Vec<FieldError> {
 
 /// The API group of a data source (`None`: a nil pointer).
 fn api_group(source: &Value) -> Option<&str> {
-    source.get("apiGroup").filter(|v| !v.is_null()).map(|v| v.as_str().unwrap_or(""))
+    source.member("apiGroup").filter(|v| !v.is_null()).map(|v| v.as_str().unwrap_or(""))
 }
 
 /// `validateDataSource` and `validateDataSourceRef` (the reference may name a namespace), at
@@ -109,7 +110,7 @@ fn data_source(source: &Value, reference: bool, path: &str) -> Vec<FieldError> {
     if !group.is_empty() {
         errs.extend(dns_subdomain(group, &format!("{path}.apiGroup")));
     }
-    let namespace = source.get("namespace").and_then(Value::as_str).filter(|n| !n.is_empty());
+    let namespace = source.member("namespace").and_then(Value::as_str).filter(|n| !n.is_empty());
     if let Some(ns) = namespace.filter(|_| reference) {
         let ns_path = format!("{path}.namespace");
         errs.extend(content::is_dns1123_label(ns).into_iter().map(|m| FieldError::invalid(&ns_path, str_value(ns), m)));
@@ -119,8 +120,8 @@ fn data_source(source: &Value, reference: bool, path: &str) -> Vec<FieldError> {
 
 /// The data source and data source reference, each validated, then held to each other.
 fn data_sources(spec: &Value, path: &str) -> Vec<FieldError> {
-    let source = spec.get("dataSource").filter(|v| !v.is_null());
-    let reference = spec.get("dataSourceRef").filter(|v| !v.is_null());
+    let source = spec.member("dataSource").filter(|v| !v.is_null());
+    let reference = spec.member("dataSourceRef").filter(|v| !v.is_null());
     let mut errs = Vec::new();
     if let Some(src) = source {
         errs.extend(data_source(src, false, &format!("{path}.dataSource")));
@@ -130,7 +131,7 @@ fn data_sources(spec: &Value, path: &str) -> Vec<FieldError> {
     }
     let path_value = || BadValue::Json("{}".into());
     match (source, reference) {
-        (Some(_), Some(r)) if r.get("namespace").and_then(Value::as_str).is_some_and(|n| !n.is_empty()) => {
+        (Some(_), Some(r)) if r.member("namespace").and_then(Value::as_str).is_some_and(|n| !n.is_empty()) => {
             errs.push(FieldError::invalid(
                 path,
                 path_value(),

@@ -30,6 +30,7 @@ use serde_json::Value;
 
 use crate::content;
 use crate::field::{BadValue, FieldError, WHOLE_OBJECT};
+use crate::lookup::Lookup;
 use crate::objectmeta::FIELD_IMMUTABLE;
 
 /// `core.MaxSecretSize`: 1 MiB of values, for Secrets and ConfigMaps alike.
@@ -198,7 +199,7 @@ fn docker_config_key(t: &str) -> Option<&'static str> {
 /// The docker config key of `secret` whose value [`docker_config`] does not judge, with the member
 /// (`data` or `stringData`) it comes from.
 pub fn unjudged_docker_config(secret: &Value) -> Option<(&'static str, &'static str)> {
-    let key = docker_config_key(secret.get("type").and_then(Value::as_str).unwrap_or(""))?;
+    let key = docker_config_key(secret.member("type").and_then(Value::as_str).unwrap_or(""))?;
     let data = secret_data(secret);
     let (_, value) = data.iter().find(|(k, _)| k == key)?;
     let unjudged = value.bytes.as_deref().is_none_or(|b| docker_config(b) == DockerConfig::Unjudged);
@@ -210,9 +211,9 @@ fn type_errors(secret: &Value, data: &[(String, SecretValue)]) -> Vec<FieldError
     let get = |key: &str| data.iter().find(|(k, _)| k == key).map(|(_, v)| v);
     let required = |key: &str| FieldError::required(&format!("data[{key}]"), "");
     let mut errs = Vec::new();
-    match secret.get("type").and_then(Value::as_str).unwrap_or("") {
+    match secret.member("type").and_then(Value::as_str).unwrap_or("") {
         SERVICE_ACCOUNT_TOKEN => {
-            let name = secret.pointer("/metadata/annotations").and_then(|a| a.get(SERVICE_ACCOUNT_NAME_KEY));
+            let name = secret.at("/metadata/annotations").and_then(|a| a.get(SERVICE_ACCOUNT_NAME_KEY));
             if name.and_then(Value::as_str).unwrap_or("").is_empty() {
                 errs.push(FieldError::required(&format!("metadata.annotations[{SERVICE_ACCOUNT_NAME_KEY}]"), ""));
             }
@@ -278,7 +279,7 @@ fn map_content(object: &Value, member: &str, secret: bool) -> Vec<(String, Optio
 /// which [`immutable_flag`] takes as equal; whether the admission chain keeps that distinction up
 /// to validation was not traced, so such a member is left unjudged and named (`crate::unmodelled`).
 pub fn empty_map_on_immutable(object: &Value, old: &Value, secret: bool) -> Vec<&'static str> {
-    if old.get("immutable").and_then(Value::as_bool) != Some(true) {
+    if old.member("immutable").and_then(Value::as_bool) != Some(true) {
         return Vec::new();
     }
     let members: &[&'static str] = if secret { &["data"] } else { &["data", "binaryData"] };
@@ -295,11 +296,11 @@ pub fn empty_map_on_immutable(object: &Value, old: &Value, secret: bool) -> Vec<
 /// `data` as the merged, decoded map `ValidateSecretUpdate` compares).
 fn immutable_flag(new: &Value, old: &Value, fields: &[&str], secret: bool) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    if old.get("immutable").and_then(Value::as_bool) != Some(true) {
+    if old.member("immutable").and_then(Value::as_bool) != Some(true) {
         return errs;
     }
     const MSG: &str = "field is immutable when `immutable` is set";
-    if new.get("immutable").and_then(Value::as_bool) != Some(true) {
+    if new.member("immutable").and_then(Value::as_bool) != Some(true) {
         errs.push(FieldError::forbidden("immutable", MSG));
     }
     for f in fields {
@@ -318,7 +319,7 @@ pub fn validate_config_map_update(new: &Value, old: &Value) -> Vec<FieldError> {
 /// `ValidateSecretUpdate` without the metadata and before [`validate_secret`].
 pub fn validate_secret_update(new: &Value, old: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    let t = |o: &Value| o.get("type").and_then(Value::as_str).unwrap_or("").to_string();
+    let t = |o: &Value| o.member("type").and_then(Value::as_str).unwrap_or("").to_string();
     if t(new) != t(old) {
         errs.push(FieldError::invalid("type", BadValue::Str(t(new)), FIELD_IMMUTABLE));
     }

@@ -13,21 +13,22 @@ use serde_json::Value;
 
 use crate::cron_schedule::{parse_standard, ScheduleError};
 use crate::field::{BadValue, FieldError};
+use crate::lookup::Lookup;
 use crate::time_zone::validate_time_zone;
 
 /// `spec.timeZone` as the decoded `*string`: `None` when absent or null.
 fn time_zone(spec: &Value) -> Option<&str> {
-    spec.get("timeZone").and_then(Value::as_str)
+    spec.member("timeZone").and_then(Value::as_str)
 }
 
 /// `validateCronJobSpec`'s schedule checks of `spec`, with the old spec on UPDATE.
 pub fn schedule(spec: &Value, old_spec: Option<&Value>) -> Vec<FieldError> {
     let path = "spec.schedule";
-    let schedule = spec.get("schedule").and_then(Value::as_str).unwrap_or("");
+    let schedule = spec.member("schedule").and_then(Value::as_str).unwrap_or("");
     if schedule.is_empty() {
         return vec![FieldError::required(path, "")];
     }
-    let old_schedule = old_spec.and_then(|o| o.get("schedule")).and_then(Value::as_str);
+    let old_schedule = old_spec.and_then(|o| o.member("schedule")).and_then(Value::as_str);
     let allow_tz = old_schedule.is_some_and(|s| s.contains("TZ"));
     validate_schedule_format(schedule, allow_tz, time_zone(spec).is_some(), path)
 }

@@ -29,6 +29,7 @@ use std::borrow::Cow;
 
 use serde_json::{json, Map, Value};
 
+use crate::lookup::Lookup;
 use crate::resources;
 
 /// `TerminationMessagePathDefault`.
@@ -377,7 +378,7 @@ fn default_huge_page_pod_limits(spec: &mut Map<String, Value>) {
 /// the containers' aggregate request for cpu and memory (`AggregateContainerRequests`), else to
 /// the pod-level limit of a supported resource.
 fn default_pod_requests(spec: &mut Map<String, Value>) {
-    let limits = spec.get("resources").and_then(|r| r.get("limits")).and_then(Value::as_object);
+    let limits = spec.get("resources").and_then(|r| r.member("limits")).and_then(Value::as_object);
     if limits.is_none_or(Map::is_empty) {
         return;
     }

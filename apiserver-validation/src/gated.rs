@@ -18,6 +18,7 @@
 
 use serde_json::Value;
 
+use crate::lookup::Lookup;
 use crate::zero_values::list;
 
 /// The projected source the ClusterTrustBundleProjection gate guards.
@@ -35,7 +36,7 @@ pub(crate) fn scheduling_group_in_use(spec: &Value) -> bool {
 /// Whether a pod spec's volumes hold a projection with a `source` source (`*ProjectionInUse`).
 pub(crate) fn projection_in_use(spec: &Value, source: &str) -> bool {
     list(spec, "volumes").iter().any(|v| {
-        v.pointer("/projected/sources")
+        v.at("/projected/sources")
             .and_then(Value::as_array)
             .is_some_and(|sources| sources.iter().any(|s| s.get(source).is_some_and(|v| !v.is_null())))
     })
@@ -49,7 +50,7 @@ pub(crate) fn stop_signals_in_use(spec: &Value) -> bool {
     CONTAINER_LISTS
         .iter()
         .flat_map(|l| list(spec, l))
-        .any(|c| c.pointer("/lifecycle/stopSignal").is_some_and(|v| !v.is_null()))
+        .any(|c| c.at("/lifecycle/stopSignal").is_some_and(|v| !v.is_null()))
 }
 
 /// Whether a pod spec holds a field the registry may drop.
@@ -122,7 +123,7 @@ pub(crate) fn drop_disabled_status(status: &mut serde_json::Map<String, Value>, 
     let volume_status_in_use = CONTAINER_STATUS_LISTS
         .iter()
         .flat_map(|l| list(old_status, l))
-        .any(|c| list(c, "volumeMounts").iter().any(|m| m.get("volumeStatus").is_some_and(|v| !v.is_null())));
+        .any(|c| list(c, "volumeMounts").iter().any(|m| m.member("volumeStatus").is_some_and(|v| !v.is_null())));
     if volume_status_in_use {
         return;
     }

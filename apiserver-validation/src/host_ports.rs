@@ -21,6 +21,7 @@ use serde_json::Value;
 
 use crate::field::FieldError;
 use crate::field_formats::str_value;
+use crate::lookup::Lookup;
 use crate::zero_values::{list, s};
 
 /// `AccumulateUniqueHostPorts`: the host ports of `containers`, the list at `path`, added to
@@ -33,7 +34,7 @@ pub fn accumulate_unique_host_ports(
     let mut errs = Vec::new();
     for (ci, c) in containers.iter().enumerate() {
         for (pi, port) in list(c, "ports").iter().enumerate() {
-            let host_port = port.get("hostPort").and_then(Value::as_i64).unwrap_or(0);
+            let host_port = port.member("hostPort").and_then(Value::as_i64).unwrap_or(0);
             if host_port == 0 {
                 continue;
             }

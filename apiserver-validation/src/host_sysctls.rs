@@ -7,6 +7,7 @@
 
 use serde_json::Value;
 
+use crate::lookup::Lookup;
 use crate::zero_values::{list, s};
 
 /// The namespace `utilsysctl.GetNamespace` gives a sysctl (`net` or `ipc`), after
@@ -51,7 +52,7 @@ pub(crate) fn host_sysctl(name: &str, spec: &Value) -> Option<&'static str> {
 /// `AllowNamespacedSysctlsForHostNetAndHostIPC` is set for the UPDATE, and no sysctl of the new
 /// spec is held to it.
 pub(crate) fn any_host_sysctl(spec: &Value) -> bool {
-    let sc = spec.get("securityContext").unwrap_or(&Value::Null);
+    let sc = spec.member("securityContext").unwrap_or(&Value::Null);
     list(sc, "sysctls").iter().any(|sysctl| host_sysctl(s(sysctl, "name"), spec).is_some())
 }
 

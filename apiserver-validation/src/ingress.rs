@@ -20,6 +20,7 @@ use serde_json::Value;
 use crate::content;
 use crate::field::{BadValue, FieldError};
 use crate::kinds::NameRule;
+use crate::lookup::Lookup;
 
 const PATH_TYPES: &[&str] = &["Exact", "ImplementationSpecific", "Prefix"];
 const INVALID_PATH_SEQUENCES: &[&str] = &["//", "/./", "/../", "%2f", "%2F"];
@@ -73,7 +74,7 @@ fn is_ip(host: &str) -> bool {
 /// `validateIngressTypedLocalObjectReference` of a resource backend (not null).
 fn typed_local_object_reference(r: &Value, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    if let Some(group) = r.get("apiGroup").and_then(Value::as_str) {
+    if let Some(group) = r.member("apiGroup").and_then(Value::as_str) {
         errs.extend(invalid_each(&format!("{path}.apiGroup"), group, content::is_dns1123_subdomain(group)));
     }
     for member in ["kind", "name"] {
@@ -91,15 +92,15 @@ fn typed_local_object_reference(r: &Value, path: &str) -> Vec<FieldError> {
 /// `validateIngressBackend`.
 fn backend(b: &Value, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    let resource = b.get("resource").is_some_and(|v| !v.is_null());
-    let service = b.get("service").filter(|v| !v.is_null());
+    let resource = b.member("resource").is_some_and(|v| !v.is_null());
+    let service = b.member("service").filter(|v| !v.is_null());
     match (resource, service) {
         (true, Some(_)) => errs.push(FieldError::invalid(
             path,
             BadValue::Str(String::new()),
             "cannot set both resource and service backends",
         )),
-        (true, None) => errs.extend(typed_local_object_reference(&b["resource"], &format!("{path}.resource"))),
+        (true, None) => errs.extend(typed_local_object_reference(&b.field("resource"), &format!("{path}.resource"))),
         (false, Some(svc)) => {
             let name = text(svc, "name");
             let name_path = format!("{path}.service.name");
@@ -108,9 +109,9 @@ fn backend(b: &Value, path: &str) -> Vec<FieldError> {
             } else {
                 errs.extend(invalid_each(&name_path, name, NameRule::DnsLabel.check(name, false)));
             }
-            let port = svc.get("port").unwrap_or(&Value::Null);
+            let port = svc.member("port").unwrap_or(&Value::Null);
             let port_name = text(port, "name");
-            let number = port.get("number").and_then(Value::as_i64).unwrap_or(0);
+            let number = port.member("number").and_then(Value::as_i64).unwrap_or(0);
             match (port_name.is_empty(), number == 0) {
                 (false, false) => errs.push(FieldError::invalid(
                     path,
@@ -146,7 +147,7 @@ fn backend(b: &Value, path: &str) -> Vec<FieldError> {
 /// `validateHTTPIngressPath`.
 fn http_path(p: &Value, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    let Some(path_type) = p.get("pathType").and_then(Value::as_str) else {
+    let Some(path_type) = p.member("pathType").and_then(Value::as_str) else {
         return vec![FieldError::required(&format!("{path}.pathType"), "pathType must be specified")];
     };
     let value = text(p, "path");
@@ -185,13 +186,13 @@ fn http_path(p: &Value, path: &str) -> Vec<FieldError> {
             errs.push(FieldError::not_supported(&format!("{path}.pathType"), BadValue::Str(other.into()), PATH_TYPES))
         }
     }
-    errs.extend(backend(p.get("backend").unwrap_or(&Value::Null), &format!("{path}.backend")));
+    errs.extend(backend(p.member("backend").unwrap_or(&Value::Null), &format!("{path}.backend")));
     errs
 }
 
 /// `validateIngressRuleValue`.
 fn rule_value(rule: &Value, path: &str) -> Vec<FieldError> {
-    let Some(http) = rule.get("http").filter(|v| !v.is_null()) else { return Vec::new() };
+    let Some(http) = rule.member("http").filter(|v| !v.is_null()) else { return Vec::new() };
     let mut errs = Vec::new();
     let paths = items(http, "paths");
     if paths.is_empty() {
@@ -267,9 +268,9 @@ fn tls(entries: &[Value], opts: Options) -> Vec<FieldError> {
 fn ingress_spec(spec: &Value, opts: Options) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let rule_list = items(spec, "rules");
-    let default_backend = spec.get("defaultBackend").filter(|v| !v.is_null());
+    let default_backend = spec.member("defaultBackend").filter(|v| !v.is_null());
     if rule_list.is_empty() && default_backend.is_none() {
-        let value = match spec.get("rules") {
+        let value = match spec.member("rules") {
             Some(Value::Array(_)) => "[]",
             _ => "null",
         };
@@ -284,22 +285,22 @@ fn ingress_spec(spec: &Value, opts: Options) -> Vec<FieldError> {
     }
     errs.extend(rules(rule_list, opts));
     errs.extend(tls(items(spec, "tls"), opts));
-    if let Some(class) = spec.get("ingressClassName").and_then(Value::as_str) {
+    if let Some(class) = spec.member("ingressClassName").and_then(Value::as_str) {
         errs.extend(invalid_each("spec.ingressClassName", class, NameRule::DnsSubdomain.check(class, false)));
     }
     errs
 }
 
 fn spec_of(ingress: &Value) -> &Value {
-    ingress.get("spec").unwrap_or(&Value::Null)
+    ingress.member("spec").unwrap_or(&Value::Null)
 }
 
 /// `ValidateIngressCreate` without the metadata: the spec, then the class annotation against
 /// `ingressClassName`.
 pub fn validate_ingress_create(ingress: &Value) -> Vec<FieldError> {
     let mut errs = ingress_spec(spec_of(ingress), Options::default());
-    let annotation = ingress.pointer("/metadata/annotations").and_then(|a| a.get(INGRESS_CLASS_ANNOTATION));
-    let class = spec_of(ingress).get("ingressClassName").and_then(Value::as_str);
+    let annotation = ingress.at("/metadata/annotations").and_then(|a| a.get(INGRESS_CLASS_ANNOTATION));
+    let class = spec_of(ingress).member("ingressClassName").and_then(Value::as_str);
     if let (Some(a), Some(c)) = (annotation.and_then(Value::as_str), class) {
         if a != c {
             errs.push(FieldError::invalid(

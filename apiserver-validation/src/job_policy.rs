@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::content;
 use crate::field::{BadValue, FieldError};
+use crate::lookup::Lookup;
 use crate::zero_values::{list, present, s};
 
 /// `maxPodFailurePolicyRules`, `maxPodFailurePolicyOnExitCodesValues`,
@@ -31,14 +32,14 @@ fn count(items: &[Value]) -> i64 {
 
 /// `validatePodFailurePolicy` of the job spec `spec` at `path` (`spec.podFailurePolicy`).
 pub fn pod_failure_policy(spec: &Value, path: &str) -> Vec<FieldError> {
-    let Some(policy) = spec.get("podFailurePolicy").filter(|p| !p.is_null()) else { return Vec::new() };
+    let Some(policy) = spec.member("podFailurePolicy").filter(|p| !p.is_null()) else { return Vec::new() };
     let rules_path = format!("{path}.rules");
     let rules = list(policy, "rules");
     let mut errs = Vec::new();
     if count(rules) > MAX_RULES {
         errs.push(FieldError::too_many(&rules_path, count(rules), MAX_RULES));
     }
-    let template = spec.pointer("/template/spec").unwrap_or(&Value::Null);
+    let template = spec.at("/template/spec").unwrap_or(&Value::Null);
     let names: Vec<&str> =
         list(template, "containers").iter().chain(list(template, "initContainers")).map(|c| s(c, "name")).collect();
     let per_index = present(spec, "backoffLimitPerIndex");
@@ -62,7 +63,7 @@ fn policy_rule(rule: &Value, per_index: bool, names: &[&str], path: &str) -> Vec
         a if ACTIONS.contains(&a) => {}
         a => errs.push(FieldError::not_supported(&action_path, BadValue::Str(a.into()), ACTIONS)),
     }
-    let exit_codes = rule.get("onExitCodes").filter(|v| !v.is_null());
+    let exit_codes = rule.member("onExitCodes").filter(|v| !v.is_null());
     if let Some(on) = exit_codes {
         errs.extend(on_exit_codes(on, names, &format!("{path}.onExitCodes")));
     }
@@ -107,7 +108,7 @@ fn on_exit_codes(on: &Value, names: &[&str], path: &str) -> Vec<FieldError> {
     let items = list(on, "values");
     // A nil slice marshals as null, an empty one as [].
     let values_json =
-        || BadValue::Json(on.get("values").filter(|v| v.is_array()).map_or("null".into(), Value::to_string));
+        || BadValue::Json(on.member("values").filter(|v| v.is_array()).map_or("null".into(), Value::to_string));
     if items.is_empty() {
         errs.push(FieldError::invalid(&values_path, values_json(), "at least one value is required"));
     } else if count(items) > MAX_EXIT_CODES {
@@ -170,11 +171,13 @@ pub(crate) fn slice_json(v: &Value, key: &str, item: impl Fn(&Value) -> String) 
 pub fn internal_json(policy: &Value) -> String {
     let text = |v: &Value, key: &str| Value::from(s(v, key)).to_string();
     let pattern = |p: &Value| format!("{{\"Type\":{},\"Status\":{}}}", text(p, "type"), text(p, "status"));
-    let exit_codes = |rule: &Value| match rule.get("onExitCodes").filter(|v| !v.is_null()) {
+    let exit_codes = |rule: &Value| match rule.member("onExitCodes").filter(|v| !v.is_null()) {
         None => "null".to_string(),
         Some(on) => {
-            let name =
-                on.get("containerName").filter(|v| !v.is_null()).map_or("null".into(), |_| text(on, "containerName"));
+            let name = on
+                .member("containerName")
+                .filter(|v| !v.is_null())
+                .map_or("null".into(), |_| text(on, "containerName"));
             let values = slice_json(on, "values", |v| v.as_i64().unwrap_or(0).to_string());
             format!("{{\"ContainerName\":{name},\"Operator\":{},\"Values\":{values}}}", text(on, "operator"))
         }

@@ -19,6 +19,7 @@
 use serde_json::Value;
 
 use crate::field::{go_json_string, BadValue, FieldError};
+use crate::lookup::Lookup;
 use crate::workload_status::NEGATIVE;
 
 /// `validateJobStatus` and `ValidateJobStatusUpdate` of `new` over `old` (both defaulted, `new`'s
@@ -123,8 +124,8 @@ fn set<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
 
 impl<'a> Job<'a> {
     fn of(job: &'a Value, null: &'a Value) -> Self {
-        let status = job.get("status").unwrap_or(null);
-        let spec = job.get("spec").unwrap_or(null);
+        let status = job.member("status").unwrap_or(null);
+        let spec = job.member("spec").unwrap_or(null);
         let int = |v: &Value, k: &str| set(v, k).and_then(Value::as_i64);
         let time = |k: &str| set(status, k).and_then(Value::as_str).and_then(Time::parse);
         Job {
@@ -139,11 +140,11 @@ impl<'a> Job<'a> {
             failed_indexes: set(status, "failedIndexes").and_then(Value::as_str),
             uncounted: set(status, "uncountedTerminatedPods"),
             conditions: set(status, "conditions").and_then(Value::as_array).map_or(&[], Vec::as_slice),
-            indexed_mode: spec.get("completionMode").and_then(Value::as_str) == Some("Indexed"),
+            indexed_mode: spec.member("completionMode").and_then(Value::as_str) == Some("Indexed"),
             completions: int(spec, "completions"),
             parallelism: int(spec, "parallelism"),
             backoff_limit_per_index: set(spec, "backoffLimitPerIndex").is_some(),
-            suspend: spec.get("suspend").and_then(Value::as_bool).unwrap_or(false),
+            suspend: spec.member("suspend").and_then(Value::as_bool).unwrap_or(false),
             success_policy: set(spec, "successPolicy").is_some(),
         }
     }
@@ -151,8 +152,8 @@ impl<'a> Job<'a> {
     /// `IsConditionTrue(job.Status.Conditions, kind)`.
     fn condition_true(&self, kind: &str) -> bool {
         self.conditions.iter().any(|c| {
-            c.get("type").and_then(Value::as_str) == Some(kind)
-                && c.get("status").and_then(Value::as_str) == Some("True")
+            c.member("type").and_then(Value::as_str) == Some(kind)
+                && c.member("status").and_then(Value::as_str) == Some("True")
         })
     }
     /// `IsJobFinished`: Complete=True or Failed=True.

@@ -14,6 +14,7 @@ use serde_json::Value;
 use crate::field::{go_json_string, BadValue, FieldError};
 use crate::job_policy::slice_json;
 use crate::job_status::validate_indexes_format;
+use crate::lookup::Lookup;
 use crate::objectmeta::FIELD_IMMUTABLE;
 use crate::rollout::nonnegative;
 use crate::zero_values::{list, present};
@@ -26,8 +27,8 @@ const MAX_SUCCEEDED_INDEXES: usize = 64 * 1024;
 /// The success policy of the job spec `spec` at `path` (`spec.successPolicy`), as
 /// `validateJobSpec` checks it: only with the Indexed completion mode, then its rules.
 pub fn success_policy(spec: &Value, path: &str) -> Vec<FieldError> {
-    let Some(policy) = spec.get("successPolicy").filter(|p| !p.is_null()) else { return Vec::new() };
-    if spec.get("completionMode").and_then(Value::as_str).unwrap_or("NonIndexed") != "Indexed" {
+    let Some(policy) = spec.member("successPolicy").filter(|p| !p.is_null()) else { return Vec::new() };
+    if spec.member("completionMode").and_then(Value::as_str).unwrap_or("NonIndexed") != "Indexed" {
         return vec![FieldError::invalid(
             path,
             BadValue::Json(internal_json(policy)),
@@ -47,7 +48,7 @@ pub fn success_policy(spec: &Value, path: &str) -> Vec<FieldError> {
     if count > MAX_RULES {
         errs.push(FieldError::too_many(&rules_path, count, MAX_RULES));
     }
-    let completions = spec.get("completions").and_then(Value::as_i64).and_then(|c| i32::try_from(c).ok());
+    let completions = spec.member("completions").and_then(Value::as_i64).and_then(|c| i32::try_from(c).ok());
     for (i, rule) in rules.iter().enumerate() {
         errs.extend(success_policy_rule(rule, completions, &format!("{rules_path}[{i}]")));
     }
@@ -58,8 +59,8 @@ pub fn success_policy(spec: &Value, path: &str) -> Vec<FieldError> {
 /// Go would dereference a nil pointer).
 fn success_policy_rule(rule: &Value, completions: Option<i32>, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    let indexes = rule.get("succeededIndexes").filter(|v| !v.is_null()).map(|v| v.as_str().unwrap_or(""));
-    let count = rule.get("succeededCount").filter(|v| !v.is_null()).map(|v| v.as_i64().unwrap_or(0));
+    let indexes = rule.member("succeededIndexes").filter(|v| !v.is_null()).map(|v| v.as_str().unwrap_or(""));
+    let count = rule.member("succeededCount").filter(|v| !v.is_null()).map(|v| v.as_i64().unwrap_or(0));
     if indexes.is_none() && count.is_none() {
         errs.push(FieldError::required(path, "at least one of succeededCount or succeededIndexes must be specified"));
     }
@@ -106,7 +107,7 @@ fn success_policy_rule(rule: &Value, completions: Option<i32>, path: &str) -> Ve
 /// `ValidateJobSpecUpdate`'s `ValidateImmutableField` of the success policy (a nil and an empty
 /// rule list are semantically equal), printed as the internal struct.
 pub fn success_policy_update(new: &Value, old: &Value) -> Vec<FieldError> {
-    let policy = |spec: &Value| spec.get("successPolicy").filter(|p| !p.is_null()).cloned();
+    let policy = |spec: &Value| spec.member("successPolicy").filter(|p| !p.is_null()).cloned();
     let comparable = |p: &Option<Value>| {
         p.as_ref().map(|p| {
             list(p, "rules")

@@ -17,14 +17,15 @@
 //!   names what the documented rule does not settle (all of them unless the old Job is suspended
 //!   and never started; else the resource claims and the pod-level resources).
 
+use crate::lookup::Lookup;
 use serde_json::{Map, Value};
 
 fn suspended(job: &Value) -> bool {
-    job.pointer("/spec/suspend").and_then(Value::as_bool) == Some(true)
+    job.at("/spec/suspend").and_then(Value::as_bool) == Some(true)
 }
 
 fn started(job: &Value) -> bool {
-    job.pointer("/status/startTime").is_some_and(|t| !t.is_null())
+    job.at("/status/startTime").is_some_and(|t| !t.is_null())
 }
 
 /// Sets `key` of `target` to `source`'s (removed when `source` has none).
@@ -59,10 +60,10 @@ fn present(v: Option<&Value>) -> bool {
 /// `validatePodTemplateUpdate` under `AllowMutableSchedulingDirectives`: the scheduling directives
 /// of `new` copied into `old`.
 fn copy_scheduling_directives(old: &mut Value, new: &Value) {
-    let new_spec = new.get("spec").unwrap_or(&Value::Null);
+    let new_spec = new.member("spec").unwrap_or(&Value::Null);
     if let Some(spec) = member(old, "spec") {
-        let new_affinity = new_spec.get("affinity").filter(|a| !a.is_null());
-        match (new_affinity, spec.get("affinity").filter(|a| !a.is_null()).is_some()) {
+        let new_affinity = new_spec.member("affinity").filter(|a| !a.is_null());
+        match (new_affinity, spec.member("affinity").filter(|a| !a.is_null()).is_some()) {
             (None, true) => {
                 let affinity = spec.get_mut("affinity").and_then(Value::as_object_mut);
                 let empty = affinity.is_some_and(|a| {
@@ -77,7 +78,7 @@ fn copy_scheduling_directives(old: &mut Value, new: &Value) {
             }
             (Some(a), false) => {
                 let mut only = Map::new();
-                if let Some(n) = a.get("nodeAffinity").filter(|n| !n.is_null()) {
+                if let Some(n) = a.member("nodeAffinity").filter(|n| !n.is_null()) {
                     only.insert("nodeAffinity".into(), n.clone());
                 }
                 if let Some(m) = spec.as_object_mut() {
@@ -95,8 +96,9 @@ fn copy_scheduling_directives(old: &mut Value, new: &Value) {
             copy_member(spec, new_spec, key);
         }
     }
-    let new_meta = new.get("metadata").unwrap_or(&Value::Null);
-    if present(new_meta.get("labels")) || present(new_meta.get("annotations")) || present(old.get("metadata")) {
+    let new_meta = new.member("metadata").unwrap_or(&Value::Null);
+    if present(new_meta.member("labels")) || present(new_meta.member("annotations")) || present(old.member("metadata"))
+    {
         if let Some(meta) = member(old, "metadata") {
             copy_member(meta, new_meta, "annotations");
             copy_member(meta, new_meta, "labels");
@@ -107,7 +109,7 @@ fn copy_scheduling_directives(old: &mut Value, new: &Value) {
 /// The resources of `new`'s containers and init containers (by index) and of its pod copied into
 /// `old`.
 fn copy_resources(old: &mut Value, new: &Value) {
-    let new_spec = new.get("spec").unwrap_or(&Value::Null);
+    let new_spec = new.member("spec").unwrap_or(&Value::Null);
     let Some(spec) = old.get_mut("spec").filter(|s| s.is_object()) else { return };
     for list in ["containers", "initContainers"] {
         let new_items = new_spec.get(list).and_then(Value::as_array);
@@ -124,8 +126,8 @@ fn copy_resources(old: &mut Value, new: &Value) {
 /// The old Job's template as `validatePodTemplateUpdate` compares it with `new_job`'s: with what a
 /// suspended Job may change copied from the new template.
 pub fn old_template_for_update(new_job: &Value, old_job: &Value) -> Value {
-    let new = new_job.pointer("/spec/template").unwrap_or(&Value::Null);
-    let mut old = old_job.pointer("/spec/template").cloned().unwrap_or(Value::Null);
+    let new = new_job.at("/spec/template").unwrap_or(&Value::Null);
+    let mut old = old_job.at("/spec/template").cloned().unwrap_or(Value::Null);
     if suspended(old_job) {
         copy_scheduling_directives(&mut old, new);
     }

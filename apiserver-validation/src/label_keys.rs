@@ -28,6 +28,7 @@ use serde_json::{Map, Value};
 use crate::content;
 use crate::field::FieldError;
 use crate::field_formats::str_value;
+use crate::lookup::Lookup;
 use crate::zero_values::list;
 
 /// "exists in both matchLabelKeys and labelSelector".
@@ -37,7 +38,7 @@ const NO_SELECTOR: &str = "must not be specified when labelSelector is not set";
 
 /// A term's or constraint's `labelSelector`, when set (not absent, not `null`).
 fn selector(holder: &Value) -> Option<&Value> {
-    holder.get("labelSelector").filter(|v| !v.is_null())
+    holder.member("labelSelector").filter(|v| !v.is_null())
 }
 
 /// The strings of the list `key` of `holder`.
@@ -76,14 +77,14 @@ pub fn match_and_mismatch_label_keys(
         // Go's map keeps the last index of a key written twice.
         let index_of = |key: &str| match_keys.iter().rposition(|k| *k == key);
         let mut seen: Vec<&str> = selector
-            .get("matchLabels")
+            .member("matchLabels")
             .and_then(Value::as_object)
             .into_iter()
             .flatten()
             .map(|(k, _)| k.as_str())
             .collect();
         for expression in list(selector, "matchExpressions") {
-            let key = expression.get("key").and_then(Value::as_str).unwrap_or("");
+            let key = expression.member("key").and_then(Value::as_str).unwrap_or("");
             if let Some(i) = index_of(key).filter(|_| seen.contains(&key)) {
                 errs.push(FieldError::invalid(&format!("{path}[{i}]"), str_value(key), IN_SELECTOR));
             }
@@ -113,10 +114,17 @@ pub fn legacy_topology_spread_keys(path: &str, match_keys: &[&str], selector: Op
     match selector {
         Some(selector) => {
             in_selector.extend(
-                selector.get("matchLabels").and_then(Value::as_object).into_iter().flatten().map(|(k, _)| k.as_str()),
+                selector
+                    .member("matchLabels")
+                    .and_then(Value::as_object)
+                    .into_iter()
+                    .flatten()
+                    .map(|(k, _)| k.as_str()),
             );
             in_selector.extend(
-                list(selector, "matchExpressions").iter().map(|e| e.get("key").and_then(Value::as_str).unwrap_or("")),
+                list(selector, "matchExpressions")
+                    .iter()
+                    .map(|e| e.member("key").and_then(Value::as_str).unwrap_or("")),
             );
         }
         None => errs.push(FieldError::forbidden(path, NO_SELECTOR)),
@@ -205,7 +213,7 @@ fn apply_label_keys(holder: &mut Value, keys_name: &str, operator: &str, labels:
 /// be copied when none would): the merge run on a copy of only what it reads and writes (the
 /// labels, the affinity and the spread constraints).
 pub fn merge_changes(pod: &Value) -> bool {
-    let Some(spec) = pod.get("spec").and_then(Value::as_object) else { return false };
+    let Some(spec) = pod.member("spec").and_then(Value::as_object) else { return false };
     let read: Map<String, Value> = ["affinity", "topologySpreadConstraints"]
         .into_iter()
         .filter_map(|k| spec.get(k).map(|v| (k.to_string(), v.clone())))
@@ -213,17 +221,17 @@ pub fn merge_changes(pod: &Value) -> bool {
     if read.is_empty() {
         return false;
     }
-    let labels = pod.pointer("/metadata/labels").cloned().unwrap_or(Value::Null);
+    let labels = pod.at("/metadata/labels").cloned().unwrap_or(Value::Null);
     let mut shell = serde_json::json!({"metadata": {"labels": labels}, "spec": read});
     merge_label_keys(&mut shell);
-    shell["spec"].as_object().is_some_and(|merged| merged.iter().any(|(k, v)| spec.get(k) != Some(v)))
+    shell.field("spec").as_object().is_some_and(|merged| merged.iter().any(|(k, v)| spec.get(k) != Some(v)))
 }
 
 /// `PrepareForCreate`'s `mutatePodAffinity` and `mutateTopologySpreadConstraints` on a Pod: the
 /// pod's label values merged into the selectors of its terms and constraints that name them. A
 /// term or constraint without a selector (Go's nil) is left as it is.
 pub fn merge_label_keys(pod: &mut Value) {
-    let labels = pod.pointer("/metadata/labels").cloned().unwrap_or(Value::Null);
+    let labels = pod.at("/metadata/labels").cloned().unwrap_or(Value::Null);
     let Some(spec) = pod.get_mut("spec") else { return };
     for term in affinity_terms_mut(spec) {
         if selector(term).is_some() {

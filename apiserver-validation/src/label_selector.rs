@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use crate::field::{BadValue, FieldError};
+use crate::lookup::Lookup;
 use crate::objectmeta::validate_labels;
 
 /// A `map[string]string` member's entries in the object's order (a non-string value as "").
@@ -22,12 +23,12 @@ pub(crate) fn validate_selector(selector: &Value, path: &str) -> Vec<FieldError>
 /// `LabelSelectorValidationOptions.AllowInvalidLabelValueInSelector` (the expressions' values are
 /// then not checked).
 pub(crate) fn validate_selector_with(selector: &Value, path: &str, allow_invalid_label_value: bool) -> Vec<FieldError> {
-    let mut errs = validate_labels(&string_pairs(selector.get("matchLabels")), &format!("{path}.matchLabels"));
-    let exprs = selector.get("matchExpressions").and_then(Value::as_array).cloned().unwrap_or_default();
+    let mut errs = validate_labels(&string_pairs(selector.member("matchLabels")), &format!("{path}.matchLabels"));
+    let exprs = selector.member("matchExpressions").and_then(Value::as_array).cloned().unwrap_or_default();
     for (i, e) in exprs.iter().enumerate() {
         let p = format!("{path}.matchExpressions[{i}]");
-        let op = e.get("operator").and_then(Value::as_str).unwrap_or("");
-        let n = e.get("values").and_then(Value::as_array).map_or(0, Vec::len);
+        let op = e.member("operator").and_then(Value::as_str).unwrap_or("");
+        let n = e.member("values").and_then(Value::as_array).map_or(0, Vec::len);
         match op {
             "In" | "NotIn" if n == 0 => errs.push(FieldError::required(
                 &format!("{p}.values"),
@@ -44,14 +45,14 @@ pub(crate) fn validate_selector_with(selector: &Value, path: &str, allow_invalid
                 "not a valid selector operator",
             )),
         }
-        let key = e.get("key").and_then(Value::as_str).unwrap_or("");
+        let key = e.member("key").and_then(Value::as_str).unwrap_or("");
         for m in crate::content::is_qualified_name(key) {
             errs.push(FieldError::invalid(&format!("{p}.key"), BadValue::Str(key.into()), m));
         }
         if allow_invalid_label_value {
             continue;
         }
-        for (j, value) in e.get("values").and_then(Value::as_array).into_iter().flatten().enumerate() {
+        for (j, value) in e.member("values").and_then(Value::as_array).into_iter().flatten().enumerate() {
             let value = value.as_str().unwrap_or("");
             for m in crate::content::is_valid_label_value(value) {
                 errs.push(FieldError::invalid(&format!("{p}.values[{j}]"), BadValue::Str(value.into()), m));

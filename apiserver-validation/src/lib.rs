@@ -75,6 +75,7 @@ pub mod job_template;
 pub mod kinds;
 pub mod label_keys;
 mod label_selector;
+mod lookup;
 pub mod managed_fields;
 pub mod namespace;
 pub mod object;

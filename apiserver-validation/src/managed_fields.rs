@@ -21,6 +21,7 @@ use serde_json::Value;
 
 use crate::field::{go_is_print, go_json_string, go_quote, BadValue, FieldError};
 use crate::go_strconv::atoi;
+use crate::lookup::Lookup;
 use crate::zero_values::s;
 
 /// `FieldManagerMaxLength`.
@@ -36,7 +37,7 @@ pub fn reset_warning(error: &str) -> String {
 
 /// The object's managedFields entries (none when absent or null).
 pub fn entries(object: &Value) -> &[Value] {
-    object.pointer("/metadata/managedFields").and_then(Value::as_array).map_or(&[], Vec::as_slice)
+    object.at("/metadata/managedFields").and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }
 
 /// `DecodeManagedFields`' error for `entries`, `None` when they decode (an empty list does).
@@ -57,7 +58,7 @@ fn entry_error(i: usize, entry: &Value) -> Option<String> {
         "" => return Some(format!("missing fieldsType in managed fields entry {i}")),
         other => return Some(format!("invalid fieldsType {} in managed fields entry {i}", go_quote(other))),
     }
-    let fields = entry.get("fieldsV1").unwrap_or(&Value::Null);
+    let fields = entry.member("fieldsV1").unwrap_or(&Value::Null);
     set_error(fields).map(|e| format!("error decoding versioned set from {entry}: error decoding set: {e}"))
 }
 

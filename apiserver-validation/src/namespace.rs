@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 
 use crate::content;
 use crate::field::{BadValue, FieldError};
+use crate::lookup::Lookup;
 
 /// `v1.LabelMetadataName`.
 pub const METADATA_NAME_LABEL: &str = "kubernetes.io/metadata.name";
@@ -26,7 +27,7 @@ const STANDARD_FINALIZERS: &[&str] = &["kubernetes", "orphan", "foregroundDeleti
 /// `SetDefaults_Namespace`: a named namespace carries its name as the `kubernetes.io/metadata.name`
 /// label.
 pub fn default_namespace(ns: &mut Value) {
-    let name = ns.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string();
+    let name = ns.at("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string();
     if name.is_empty() {
         return;
     }
@@ -43,7 +44,7 @@ pub fn default_namespace(ns: &mut Value) {
 /// `ValidateNamespace` without the metadata: the spec's finalizers.
 pub fn validate_namespace(ns: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    let finalizers = ns.pointer("/spec/finalizers").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+    let finalizers = ns.at("/spec/finalizers").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
     for f in finalizers {
         let f = f.as_str().unwrap_or("");
         for m in content::is_qualified_name(f) {

@@ -8,6 +8,7 @@
 use serde_json::Value;
 
 use crate::field::FieldError;
+use crate::lookup::Lookup;
 use crate::objectmeta::{validate_create, validate_update, Refusal, Scope};
 use crate::scheduling::PodOptions;
 use crate::{
@@ -60,12 +61,12 @@ pub fn drop_disabled_fields(group: &str, kind: &str, object: &Value, old: Option
         ("", "Pod") => "/spec".to_string(),
         _ => format!("{}/spec", defaults::template_pointer(group, kind)?),
     };
-    if !object.pointer(&pointer).is_some_and(crate::gated::holds_gated) {
+    if !object.at(&pointer).is_some_and(crate::gated::holds_gated) {
         return None;
     }
     let mut kept = object.clone();
     let spec = kept.pointer_mut(&pointer)?;
-    crate::gated::drop_disabled(spec, old.and_then(|o| o.pointer(&pointer))).then_some(kept)
+    crate::gated::drop_disabled(spec, old.and_then(|o| o.at(&pointer))).then_some(kept)
 }
 
 /// The kind's status strategy's `PrepareForUpdate` on `object` over `old` (both as decoded):
@@ -149,15 +150,18 @@ fn spec_errors_create(group: &str, kind: &str, object: &Value) -> Vec<FieldError
 fn spec_errors_update(group: &str, kind: &str, object: &Value, old: &Value) -> Vec<FieldError> {
     match (group, kind) {
         ("", "Pod") => {
-            let old_spec = old.get("spec").unwrap_or(&Value::Null);
-            let opts = PodOptions::from_old_spec(old_spec).with_old_meta(old.get("metadata"));
+            let old_spec = old.member("spec").unwrap_or(&Value::Null);
+            let opts = PodOptions::from_old_spec(old_spec).with_old_meta(old.member("metadata"));
             let mut errs = pod::validate_pod(object, opts);
             // ValidatePodSpecificAnnotationUpdates, which ends with ValidatePodSpecificAnnotations
             // again (its repeats are dropped by ToAggregate).
-            errs.extend(pod_annotations::pod_specific_annotation_updates(object.get("metadata"), old.get("metadata")));
-            let spec = object.get("spec").unwrap_or(&Value::Null);
+            errs.extend(pod_annotations::pod_specific_annotation_updates(
+                object.member("metadata"),
+                old.member("metadata"),
+            ));
+            let spec = object.member("spec").unwrap_or(&Value::Null);
             errs.extend(pod_annotations::validate_pod_specific_annotations(
-                object.get("metadata"),
+                object.member("metadata"),
                 spec,
                 "metadata.annotations",
                 opts,

@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 use crate::content;
 use crate::field::{BadValue, FieldError};
 use crate::kinds::{self, NameRule};
+use crate::lookup::Lookup;
 
 /// `TotalAnnotationSizeLimitB`: 256 KiB of keys and values together.
 pub const TOTAL_ANNOTATION_SIZE_LIMIT_B: usize = 256 * (1 << 10);
@@ -84,7 +85,7 @@ impl Refusal {
 
 /// The object's metadata, borrowed until the registry's steps change something in it.
 fn meta_of(object: &Value) -> Cow<'_, Map<String, Value>> {
-    object.get("metadata").and_then(Value::as_object).map_or_else(|| Cow::Owned(Map::new()), Cow::Borrowed)
+    object.member("metadata").and_then(Value::as_object).map_or_else(|| Cow::Owned(Map::new()), Cow::Borrowed)
 }
 
 fn str_of<'a>(meta: &'a Map<String, Value>, key: &str) -> &'a str {
@@ -354,7 +355,7 @@ pub fn validate_create(scope: &Scope, object: &Value) -> Result<String, Refusal>
 pub fn validate_update(scope: &Scope, object: &Value, old: &Value) -> Result<(), Refusal> {
     let mut meta = meta_of(object);
     let no_meta = Map::new();
-    let old_meta = old.get("metadata").and_then(Value::as_object).unwrap_or(&no_meta);
+    let old_meta = old.member("metadata").and_then(Value::as_object).unwrap_or(&no_meta);
     let name = str_of(&meta, "name").to_string();
     let old_rv = str_of(old_meta, "resourceVersion");
     let rv = str_of(&meta, "resourceVersion").to_string();

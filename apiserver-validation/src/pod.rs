@@ -44,6 +44,7 @@ use crate::field_formats::{
     dns_label, dns_label_at, dns_subdomain, dns_subdomain_at, inclusive_range, path_no_backsteps, str_value,
 };
 use crate::host_ports;
+use crate::lookup::Lookup;
 use crate::objectmeta::validate_labels;
 use crate::pod_annotations;
 use crate::pod_fields;
@@ -119,7 +120,7 @@ fn ports(ports: &[Value], path: &str) -> Vec<FieldError> {
                 names.push(name);
             }
         }
-        let container_port = port.get("containerPort").and_then(Value::as_i64).unwrap_or(0);
+        let container_port = port.member("containerPort").and_then(Value::as_i64).unwrap_or(0);
         if container_port == 0 {
             errs.push(FieldError::required(&at("containerPort"), ""));
         } else {
@@ -127,7 +128,7 @@ fn ports(ports: &[Value], path: &str) -> Vec<FieldError> {
                 errs.push(FieldError::invalid(&at("containerPort"), BadValue::Int(container_port), m));
             }
         }
-        let host_port = port.get("hostPort").and_then(Value::as_i64).unwrap_or(0);
+        let host_port = port.member("hostPort").and_then(Value::as_i64).unwrap_or(0);
         if host_port != 0 {
             for m in port_num(host_port) {
                 errs.push(FieldError::invalid(&at("hostPort"), BadValue::Int(host_port), m));
@@ -158,17 +159,17 @@ fn env(vars: &[Value], path: &str) -> Vec<FieldError> {
                 errs.push(FieldError::invalid(&at("name"), str_value(name), m));
             }
         }
-        if let Some(from) = var.get("valueFrom").filter(|v| !v.is_null()) {
+        if let Some(from) = var.member("valueFrom").filter(|v| !v.is_null()) {
             let sources = ["fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef", "fileKeyRef"]
                 .iter()
                 .filter(|k| present(from, k))
                 .count();
             let fp = at("valueFrom");
             // validateEnvVarValueFrom: each source's own checks, in Go's order.
-            if let Some(f) = from.get("fieldRef").filter(|v| !v.is_null()) {
+            if let Some(f) = from.member("fieldRef").filter(|v| !v.is_null()) {
                 errs.extend(volumes::object_field_selector(f, volumes::ENV_FIELD_PATHS, &format!("{fp}.fieldRef")));
             }
-            if let Some(r) = from.get("resourceFieldRef").filter(|v| !v.is_null()) {
+            if let Some(r) = from.member("resourceFieldRef").filter(|v| !v.is_null()) {
                 errs.extend(volumes::resource_field_ref(r, &format!("{fp}.resourceFieldRef"), false));
             }
             for selector in ["configMapKeyRef", "secretKeyRef"] {
@@ -176,7 +177,7 @@ fn env(vars: &[Value], path: &str) -> Vec<FieldError> {
                     errs.extend(key_selector(k, &format!("{fp}.{selector}")));
                 }
             }
-            if let Some(f) = from.get("fileKeyRef").filter(|v| !v.is_null()) {
+            if let Some(f) = from.member("fileKeyRef").filter(|v| !v.is_null()) {
                 errs.extend(file_key_selector(f, &format!("{fp}.fileKeyRef")));
             }
             if sources == 0 {
@@ -251,7 +252,7 @@ fn file_key_ref_volumes(spec: &Value, path: &str) -> Vec<FieldError> {
     for kind in ["initContainers", "containers", "ephemeralContainers"] {
         for (i, c) in list(spec, kind).iter().enumerate() {
             for (j, var) in list(c, "env").iter().enumerate() {
-                let Some(f) = var.pointer("/valueFrom/fileKeyRef").filter(|v| !v.is_null()) else { continue };
+                let Some(f) = var.at("/valueFrom/fileKeyRef").filter(|v| !v.is_null()) else { continue };
                 let name = s(f, "volumeName");
                 let at = format!("{path}.{kind}[{i}].env[{j}].valueFrom.fileKeyRef.volumeName");
                 match volumes.iter().find(|v| s(v, "name") == name) {
@@ -292,7 +293,7 @@ fn handler(h: &Value, path: &str, kinds: &[&str], grace: Option<i64>) -> Vec<Fie
                 if s(http, "path").is_empty() {
                     errs.push(FieldError::required(&format!("{hp}.path"), ""));
                 }
-                errs.extend(port_num_or_name(http.get("port"), &format!("{hp}.port")));
+                errs.extend(port_num_or_name(http.member("port"), &format!("{hp}.port")));
                 let scheme = s(http, "scheme");
                 if !["HTTP", "HTTPS"].contains(&scheme) {
                     errs.push(FieldError::not_supported(
@@ -320,7 +321,7 @@ fn handler(h: &Value, path: &str, kinds: &[&str], grace: Option<i64>) -> Vec<Fie
             // validateSleepAction under AllowPodLifecycleSleepActionZeroValue
             // (PodLifecycleSleepActionAllowZero, on since 1.33): zero seconds is allowed.
             "sleep" => {
-                let seconds = h[*kind].get("seconds").and_then(Value::as_i64).unwrap_or(0);
+                let seconds = h[*kind].member("seconds").and_then(Value::as_i64).unwrap_or(0);
                 if let Some(grace) = grace.filter(|g| seconds < 0 || seconds > *g) {
                     errs.push(FieldError::invalid(
                         &hp,
@@ -329,7 +330,7 @@ fn handler(h: &Value, path: &str, kinds: &[&str], grace: Option<i64>) -> Vec<Fie
                     ));
                 }
             }
-            "tcpSocket" | "grpc" => errs.extend(port_num_or_name(h[*kind].get("port"), &format!("{hp}.port"))),
+            "tcpSocket" | "grpc" => errs.extend(port_num_or_name(h[*kind].member("port"), &format!("{hp}.port"))),
             _ => {}
         }
     }
@@ -369,7 +370,7 @@ fn probe(c: &Value, key: &str, path: &str) -> Vec<FieldError> {
             ));
         }
     }
-    if let Some(g) = p.get("terminationGracePeriodSeconds").and_then(Value::as_i64) {
+    if let Some(g) = p.member("terminationGracePeriodSeconds").and_then(Value::as_i64) {
         if key == "readinessProbe" {
             errs.push(FieldError::invalid(
                 &format!("{pp}.terminationGracePeriodSeconds"),
@@ -384,7 +385,7 @@ fn probe(c: &Value, key: &str, path: &str) -> Vec<FieldError> {
             ));
         }
     }
-    let success = p.get("successThreshold").and_then(Value::as_i64).unwrap_or(0);
+    let success = p.member("successThreshold").and_then(Value::as_i64).unwrap_or(0);
     if key != "readinessProbe" && success != 1 {
         errs.push(FieldError::invalid(&format!("{pp}.successThreshold"), BadValue::Int(success), "must be 1"));
     }
@@ -392,7 +393,7 @@ fn probe(c: &Value, key: &str, path: &str) -> Vec<FieldError> {
 }
 
 fn lifecycle(c: &Value, grace: Option<i64>, path: &str) -> Vec<FieldError> {
-    let Some(l) = c.get("lifecycle").filter(|v| !v.is_null()) else { return Vec::new() };
+    let Some(l) = c.member("lifecycle").filter(|v| !v.is_null()) else { return Vec::new() };
     let mut errs = Vec::new();
     for hook in ["postStart", "preStop"] {
         if let Some(h) = l.get(hook).filter(|v| !v.is_null()) {
@@ -416,7 +417,7 @@ fn container_restart_policy(c: &Value, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let rules = list(c, "restartPolicyRules");
     let policy_path = || format!("{path}.restartPolicy");
-    match c.get("restartPolicy").filter(|p| !p.is_null()) {
+    match c.member("restartPolicy").filter(|p| !p.is_null()) {
         None if rules.is_empty() => return errs,
         None => {
             errs.push(FieldError::required(&policy_path(), "must specify restartPolicy when restart rules are used"))
@@ -442,7 +443,7 @@ fn container_restart_policy(c: &Value, path: &str) -> Vec<FieldError> {
         if !RESTART_RULE_ACTIONS.contains(&action) {
             errs.push(FieldError::not_supported(&format!("{p}.action"), str_value(action), RESTART_RULE_ACTIONS));
         }
-        match rule.get("exitCodes").filter(|e| !e.is_null()) {
+        match rule.member("exitCodes").filter(|e| !e.is_null()) {
             Some(codes) => {
                 let operator = s(codes, "operator");
                 if !RESTART_RULE_OPERATORS.contains(&operator) {
@@ -468,7 +469,7 @@ fn container_restart_policy(c: &Value, path: &str) -> Vec<FieldError> {
 /// held to [`container_restart_policy`].
 fn init_container_restart_policy(c: &Value, path: &str) -> Vec<FieldError> {
     let rules = list(c, "restartPolicyRules");
-    match c.get("restartPolicy").filter(|p| !p.is_null()).map(|p| p.as_str().unwrap_or("")) {
+    match c.member("restartPolicy").filter(|p| !p.is_null()).map(|p| p.as_str().unwrap_or("")) {
         None if rules.is_empty() => Vec::new(),
         None => vec![FieldError::required(
             &format!("{path}.restartPolicy"),
@@ -486,14 +487,14 @@ fn init_container_restart_policy(c: &Value, path: &str) -> Vec<FieldError> {
 /// `validatePodHostName` (HostnameOverride beta and on since 1.35): a `hostnameOverride` neither
 /// with `setHostnameAsFQDN` nor with the host network, at most 64 bytes, a DNS subdomain.
 fn hostname_override(spec: &Value, path: &str) -> Vec<FieldError> {
-    let Some(name) = spec.get("hostnameOverride").filter(|v| !v.is_null()) else { return Vec::new() };
+    let Some(name) = spec.member("hostnameOverride").filter(|v| !v.is_null()) else { return Vec::new() };
     let name = name.as_str().unwrap_or("");
     let p = format!("{path}.hostnameOverride");
     let mut errs = Vec::new();
-    if spec.get("setHostnameAsFQDN").and_then(Value::as_bool) == Some(true) {
+    if spec.member("setHostnameAsFQDN").and_then(Value::as_bool) == Some(true) {
         errs.push(FieldError::forbidden(&p, "may not be specified when setHostnameAsFQDN is true"));
     }
-    if spec.get("hostNetwork").and_then(Value::as_bool) == Some(true) {
+    if spec.member("hostNetwork").and_then(Value::as_bool) == Some(true) {
         errs.push(FieldError::forbidden(&p, "may not be specified when hostNetwork is true"));
     }
     if name.len() > 64 {
@@ -604,7 +605,7 @@ fn container_common(
     // reported.
     if present(c, "resources") {
         errs.extend(resources::container_resources(
-            c.get("resources"),
+            c.member("resources"),
             pod_claims,
             opts.allow_indivisible_huge_pages,
             &format!("{path}.resources"),
@@ -615,7 +616,7 @@ fn container_common(
     }
     if present(c, "securityContext") {
         errs.extend(security::validate_security_context(
-            c.get("securityContext"),
+            c.member("securityContext"),
             &format!("{path}.securityContext"),
             host_users,
         ));
@@ -647,7 +648,7 @@ fn pod_spec(spec: &Value, meta: PodMeta<'_>, path: &str, resource_is_pod: bool, 
     }
     let host_users = security::host_users(spec);
     let pod_restart = s(spec, "restartPolicy");
-    let grace = spec.get("terminationGracePeriodSeconds").and_then(Value::as_i64);
+    let grace = spec.member("terminationGracePeriodSeconds").and_then(Value::as_i64);
     // No volumes are no volume errors, no resource claims no claim errors.
     let volume_list = list(spec, "volumes");
     let (vols, verrs) = if volume_list.is_empty() {
@@ -785,7 +786,7 @@ fn pod_spec(spec: &Value, meta: PodMeta<'_>, path: &str, resource_is_pod: bool, 
     } else if !DNS_POLICIES.contains(&dns) {
         errs.push(FieldError::not_supported(&format!("{path}.dnsPolicy"), str_value(dns), DNS_POLICIES));
     }
-    if let Some(selector) = spec.get("nodeSelector").and_then(Value::as_object) {
+    if let Some(selector) = spec.member("nodeSelector").and_then(Value::as_object) {
         let pairs: Vec<(&str, &str)> = selector.iter().map(|(k, v)| (k.as_str(), v.as_str().unwrap_or(""))).collect();
         errs.extend(validate_labels(&pairs, &format!("{path}.nodeSelector")));
     }
@@ -803,7 +804,7 @@ fn pod_spec(spec: &Value, meta: PodMeta<'_>, path: &str, resource_is_pod: bool, 
             errs.extend(dns_subdomain_at(v, || format!("{path}.{key}")));
         }
     }
-    if let Some(d) = spec.get("activeDeadlineSeconds").and_then(Value::as_i64) {
+    if let Some(d) = spec.member("activeDeadlineSeconds").and_then(Value::as_i64) {
         if !(1..=i64::from(i32::MAX)).contains(&d) {
             errs.push(FieldError::invalid(
                 &format!("{path}.activeDeadlineSeconds"),
@@ -866,9 +867,9 @@ fn token_sources_without_service_account(spec: &Value) -> Vec<FieldError> {
     }
     let mut errs = Vec::new();
     for (vi, volume) in list(spec, "volumes").iter().enumerate() {
-        let Some(projected) = volume.get("projected").filter(|p| !p.is_null()) else { continue };
+        let Some(projected) = volume.member("projected").filter(|p| !p.is_null()) else { continue };
         for (si, source) in list(projected, "sources").iter().enumerate() {
-            if source.get("serviceAccountToken").is_some_and(|t| !t.is_null()) {
+            if source.member("serviceAccountToken").is_some_and(|t| !t.is_null()) {
                 errs.push(FieldError::forbidden(
                     &format!("spec.volumes[{vi}].projected.sources[{si}].serviceAccountToken"),
                     "must not be specified when serviceAccountName is not set",
@@ -883,11 +884,11 @@ fn token_sources_without_service_account(spec: &Value) -> Vec<FieldError> {
 /// ([`pod_annotations`]), the spec (under `opts`), the projected tokens' service account, then
 /// the pod-only image check of containers and init containers.
 pub fn validate_pod(pod: &Value, opts: PodOptions) -> Vec<FieldError> {
-    let spec = pod.get("spec").unwrap_or(&Value::Null);
+    let spec = pod.member("spec").unwrap_or(&Value::Null);
     let mut errs =
-        pod_annotations::validate_pod_specific_annotations(pod.get("metadata"), spec, "metadata.annotations", opts);
-    let name = pod.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
-    let meta = PodMeta { name, mirror: pod_annotations::is_mirror(pod.get("metadata")) };
+        pod_annotations::validate_pod_specific_annotations(pod.member("metadata"), spec, "metadata.annotations", opts);
+    let name = pod.at("/metadata/name").and_then(Value::as_str).unwrap_or("");
+    let meta = PodMeta { name, mirror: pod_annotations::is_mirror(pod.member("metadata")) };
     errs.extend(pod_spec(spec, meta, "spec", true, opts));
     errs.extend(token_sources_without_service_account(spec));
     for list_name in ["containers", "initContainers"] {
@@ -902,15 +903,15 @@ pub fn validate_pod(pod: &Value, opts: PodOptions) -> Vec<FieldError> {
 /// (`applyAppArmorVersionSkew`, see [`pod_annotations`]).
 pub fn validate_pod_create(pod: &Value) -> Vec<FieldError> {
     let mut errs = validate_pod(pod, PodOptions::default());
-    let spec = pod.get("spec").unwrap_or(&Value::Null);
+    let spec = pod.member("spec").unwrap_or(&Value::Null);
     if !list(spec, "ephemeralContainers").is_empty() {
         errs.push(FieldError::forbidden("spec.ephemeralContainers", "cannot be set on create"));
     }
     if !s(spec, "nodeName").is_empty() && !list(spec, "schedulingGates").is_empty() {
         errs.push(FieldError::forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared"));
     }
-    errs.extend(pod_annotations::seccomp_annotations_and_fields(pod.get("metadata"), spec, "spec"));
-    errs.extend(pod_annotations::apparmor_annotations_and_fields_on_create(pod.get("metadata"), spec, "spec", true));
+    errs.extend(pod_annotations::seccomp_annotations_and_fields(pod.member("metadata"), spec, "spec"));
+    errs.extend(pod_annotations::apparmor_annotations_and_fields_on_create(pod.member("metadata"), spec, "spec", true));
     errs
 }
 

@@ -34,6 +34,7 @@ use serde_json::{json, Value};
 use crate::deletion_cost::{deletion_cost_valid, POD_DELETION_COST};
 use crate::field::{go_quote, FieldError};
 use crate::field_formats::{local_descending_path, str_value};
+use crate::lookup::Lookup;
 use crate::scheduling::{validate_tolerations, PodOptions};
 use crate::tolerations_annotation::{self, TOLERATIONS_ANNOTATION};
 use crate::zero_values::{list, s};
@@ -56,7 +57,7 @@ const UNCONFINED: &str = "unconfined";
 /// keys' order.
 fn annotations(meta: Option<&Value>) -> Vec<(&str, &str)> {
     let mut out: Vec<(&str, &str)> = meta
-        .and_then(|m| m.get("annotations"))
+        .and_then(|m| m.member("annotations"))
         .and_then(Value::as_object)
         .map(|m| m.iter().filter_map(|(k, v)| Some((k.as_str(), v.as_str()?))).collect())
         .unwrap_or_default();
@@ -179,7 +180,7 @@ fn seccomp_match(annotation: &str, profile: &Value, path: &str) -> Option<FieldE
         "RuntimeDefault" if annotation != RUNTIME_DEFAULT && annotation != DOCKER_DEFAULT => type_error(),
         "Localhost" => match annotation.strip_prefix(LOCALHOST_PREFIX) {
             None => type_error(),
-            Some(rest) if profile.get("localhostProfile").and_then(Value::as_str) != Some(rest) => {
+            Some(rest) if profile.member("localhostProfile").and_then(Value::as_str) != Some(rest) => {
                 Some(FieldError::forbidden(
                     &format!("{path}.localhostProfile"),
                     "seccomp profile in annotation and field must match",
@@ -192,7 +193,7 @@ fn seccomp_match(annotation: &str, profile: &Value, path: &str) -> Option<FieldE
 }
 
 fn profile_of<'a>(holder: &'a Value, key: &str) -> Option<&'a Value> {
-    holder.get("securityContext").and_then(|sc| sc.get(key)).filter(|p| !p.is_null())
+    holder.member("securityContext").and_then(|sc| sc.get(key)).filter(|p| !p.is_null())
 }
 
 /// `validateSeccompAnnotationsAndFields`: the pod's annotation against the pod's field, each
@@ -236,7 +237,7 @@ pub fn apparmor_annotations_and_fields_on_create(
     spec_path: &str,
     version_skew: bool,
 ) -> Vec<FieldError> {
-    if spec.get("os").map(|os| s(os, "name")) == Some("windows") {
+    if spec.member("os").map(|os| s(os, "name")) == Some("windows") {
         return Vec::new();
     }
     let pairs = annotations(meta);
@@ -258,7 +259,7 @@ pub fn apparmor_annotations_and_fields_on_create(
             "RuntimeDefault" if annotation != RUNTIME_DEFAULT => errs.push(type_error()),
             "Localhost" => match annotation.strip_prefix(LOCALHOST_PREFIX) {
                 None => errs.push(type_error()),
-                Some(rest) if profile.get("localhostProfile").and_then(Value::as_str) != Some(rest) => {
+                Some(rest) if profile.member("localhostProfile").and_then(Value::as_str) != Some(rest) => {
                     errs.push(FieldError::forbidden(
                         &format!("{path}.localhostProfile"),
                         "apparmor profile in annotation and field must match",
@@ -307,7 +308,10 @@ pub fn pod_specific_annotation_updates(new_meta: Option<&Value>, old_meta: Optio
 
 /// Whether a Pod's metadata carries the mirror pod annotation (with any value).
 pub(crate) fn is_mirror(metadata: Option<&Value>) -> bool {
-    metadata.and_then(|m| m.get("annotations")).and_then(Value::as_object).is_some_and(|a| a.contains_key(MIRROR_POD))
+    metadata
+        .and_then(|m| m.member("annotations"))
+        .and_then(Value::as_object)
+        .is_some_and(|a| a.contains_key(MIRROR_POD))
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ use crate::ip::is_valid_ip_for_legacy_field;
 use crate::kinds::NameRule;
 use crate::label_keys;
 use crate::label_selector::validate_selector;
+use crate::lookup::Lookup;
 use crate::scheduling::PodOptions;
 use crate::zero_values::{list, present, s};
 
@@ -112,7 +113,7 @@ fn strings_json(items: &[Value]) -> BadValue {
 
 /// `validatePodDNSConfig` of the (defaulted) `dnsPolicy` and `dnsConfig`.
 pub fn dns_config(spec: &Value, path: &str) -> Vec<FieldError> {
-    let config = spec.get("dnsConfig").filter(|c| !c.is_null());
+    let config = spec.member("dnsConfig").filter(|c| !c.is_null());
     let nameservers = config.map_or(&[][..], |c| list(c, "nameservers"));
     if s(spec, "dnsPolicy") == "None" {
         let Some(_) = config else {
@@ -225,7 +226,7 @@ pub fn topology_spread_constraints(spec: &Value, path: &str, opts: PodOptions) -
         errs.extend(spread_constraint(c, &constraints[i + 1..], &p));
         errs.extend(label_keys::topology_spread_keys(c, &p, opts.old_violates_match_label_keys));
         if !opts.allow_invalid_topology_spread_selector {
-            if let Some(selector) = c.get("labelSelector").filter(|l| !l.is_null()) {
+            if let Some(selector) = c.member("labelSelector").filter(|l| !l.is_null()) {
                 errs.extend(validate_selector(selector, &format!("{p}.labelSelector")));
             }
         }
@@ -236,7 +237,7 @@ pub fn topology_spread_constraints(spec: &Value, path: &str, opts: PodOptions) -
 /// One constraint's own checks, `rest` the constraints after it.
 fn spread_constraint(c: &Value, rest: &[Value], p: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    let skew = c.get("maxSkew").and_then(Value::as_i64).unwrap_or(0);
+    let skew = c.member("maxSkew").and_then(Value::as_i64).unwrap_or(0);
     if skew <= 0 {
         errs.push(FieldError::invalid(&format!("{p}.maxSkew"), BadValue::Int(skew), NOT_POSITIVE));
     }
@@ -252,7 +253,7 @@ fn spread_constraint(c: &Value, rest: &[Value], p: &str) -> Vec<FieldError> {
         let pair = format!("{{{key}, {action}}}");
         errs.push(FieldError::duplicate(&format!("{p}.{{topologyKey, whenUnsatisfiable}}"), str_value(&pair)));
     }
-    if let Some(min) = c.get("minDomains").and_then(Value::as_i64) {
+    if let Some(min) = c.member("minDomains").and_then(Value::as_i64) {
         let mp = format!("{p}.minDomains");
         if min <= 0 {
             errs.push(FieldError::invalid(&mp, BadValue::Int(min), NOT_POSITIVE));

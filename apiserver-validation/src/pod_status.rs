@@ -58,6 +58,7 @@ use crate::content::{is_dns1123_subdomain, is_qualified_name};
 use crate::field::{go_json_string, BadValue, FieldError};
 use crate::field_formats::{dns_subdomain, str_value};
 use crate::ip::{is_dual_stack_ip_strings, is_valid_ip_for_legacy_field, parse_sloppy};
+use crate::lookup::Lookup;
 use crate::objectmeta::FIELD_IMMUTABLE;
 use crate::pod_annotations::{pod_specific_annotation_updates, validate_pod_specific_annotations};
 use crate::scheduling::PodOptions;
@@ -86,14 +87,14 @@ pub const NOT_A_POD_CLAIM: &str = "must match the name of an entry in `spec.reso
 /// (`crate::gated`'s `drop_disabled_status`).
 pub fn prepare_for_update(new: &mut Value, old: &Value) {
     let Some(pod) = new.as_object_mut() else { return };
-    match old.get("spec") {
+    match old.member("spec") {
         Some(spec) => pod.insert("spec".into(), spec.clone()),
         None => pod.remove("spec"),
     };
     let meta = pod.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
     if let Some(meta) = meta.as_object_mut() {
         meta.remove("deletionTimestamp");
-        match old.pointer("/metadata/ownerReferences") {
+        match old.at("/metadata/ownerReferences") {
             Some(refs) => meta.insert("ownerReferences".into(), refs.clone()),
             None => meta.remove("ownerReferences"),
         };
@@ -102,21 +103,21 @@ pub fn prepare_for_update(new: &mut Value, old: &Value) {
     let Some(status) = status.as_object_mut() else { return };
     let empty = |v: Option<&Value>| v.is_none_or(|v| v.is_null() || v.as_str() == Some(""));
     if empty(status.get("qosClass")) {
-        match old.pointer("/status/qosClass") {
+        match old.at("/status/qosClass") {
             Some(q) => status.insert("qosClass".into(), q.clone()),
             None => status.remove("qosClass"),
         };
     }
     let zero = |v: Option<&Value>| v.is_none_or(|v| v.is_null() || v.as_i64() == Some(0));
     if zero(status.get("observedGeneration")) {
-        if let Some(g) = old.pointer("/status/observedGeneration") {
+        if let Some(g) = old.at("/status/observedGeneration") {
             status.insert("observedGeneration".into(), g.clone());
         }
     }
     let mut old_generations: Vec<(Value, Option<Value>)> =
-        list(old.get("status").unwrap_or(&Value::Null), "conditions")
+        list(old.member("status").unwrap_or(&Value::Null), "conditions")
             .iter()
-            .map(|c| (c.get("type").cloned().unwrap_or(Value::Null), c.get("observedGeneration").cloned()))
+            .map(|c| (c.member("type").cloned().unwrap_or(Value::Null), c.member("observedGeneration").cloned()))
             .collect();
     if let Some(Value::Array(conditions)) = status.get_mut("conditions") {
         for condition in conditions.iter_mut().filter_map(Value::as_object_mut) {
@@ -129,7 +130,7 @@ pub fn prepare_for_update(new: &mut Value, old: &Value) {
             }
         }
     }
-    crate::gated::drop_disabled_status(status, old.get("status"));
+    crate::gated::drop_disabled_status(status, old.member("status"));
 }
 
 fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
@@ -137,7 +138,7 @@ fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
 }
 
 fn text<'a>(v: &'a Value, pointer: &str) -> &'a str {
-    v.pointer(pointer).and_then(Value::as_str).unwrap_or("")
+    v.at(pointer).and_then(Value::as_str).unwrap_or("")
 }
 
 /// `validatePodConditions`: a condition type other than the system ones is a qualified name. Go
@@ -145,7 +146,7 @@ fn text<'a>(v: &'a Value, pointer: &str) -> &'a str {
 fn pod_conditions(conditions: &[Value]) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for (i, c) in conditions.iter().enumerate() {
-        let kind = c.get("type").and_then(Value::as_str).unwrap_or("");
+        let kind = c.member("type").and_then(Value::as_str).unwrap_or("");
         if matches!(kind, "PodScheduled" | "Ready" | "Initialized") {
             continue;
         }
@@ -157,7 +158,7 @@ fn pod_conditions(conditions: &[Value]) -> Vec<FieldError> {
 }
 
 fn terminated(status: &Value) -> Option<&Value> {
-    status.pointer("/state/terminated").filter(|t| !t.is_null())
+    status.at("/state/terminated").filter(|t| !t.is_null())
 }
 
 /// `findMatchingContainerRestartRule`: the first of a container's restart rules whose exit codes
@@ -165,7 +166,7 @@ fn terminated(status: &Value) -> Option<&Value> {
 /// of another operator matches nothing).
 fn matching_restart_rule(container: &Value, exit_code: i64) -> Option<&Value> {
     list(container, "restartPolicyRules").iter().find(|rule| {
-        let Some(codes) = rule.get("exitCodes").filter(|c| !c.is_null()) else { return false };
+        let Some(codes) = rule.member("exitCodes").filter(|c| !c.is_null()) else { return false };
         let matched = list(codes, "values").iter().any(|v| v.as_i64() == Some(exit_code));
         match s(codes, "operator") {
             "In" => matched,
@@ -180,7 +181,7 @@ fn matching_restart_rule(container: &Value, exit_code: i64) -> Option<&Value> {
 /// decides (`Always`; `OnFailure` for a non-zero exit code; `Never`; another value falls through);
 /// then the pod's policy (`Always` or empty: restart; `OnFailure`: a non-zero exit code; `Never`).
 fn container_should_restart(container: &Value, spec: &Value, exit_code: i64) -> bool {
-    if let Some(policy) = container.get("restartPolicy").filter(|p| !p.is_null()) {
+    if let Some(policy) = container.member("restartPolicy").filter(|p| !p.is_null()) {
         if matching_restart_rule(container, exit_code).is_some_and(|r| s(r, "action") == "Restart") {
             return true;
         }
@@ -226,7 +227,7 @@ fn state_transitions(new: &[Value], old: &[Value], path: &str, containers: &[Val
         let Some(_) = new.iter().find(|after| s(after, "name") == name && terminated(after).is_none()) else {
             continue;
         };
-        let exit_code = t.get("exitCode").and_then(Value::as_i64).unwrap_or(0);
+        let exit_code = t.member("exitCode").and_then(Value::as_i64).unwrap_or(0);
         let allowed = containers
             .iter()
             .find(|c| s(c, "name") == name)
@@ -281,7 +282,7 @@ fn allocated_resources_status(statuses: &[Value], path: &str, containers: &[Valu
             let entry_path = format!("{path}[{i}].allocatedResourcesStatus[{j}]");
             let name = s(entry, "name");
             if let Some(c) = container {
-                let resources = c.get("resources").unwrap_or(&Value::Null);
+                let resources = c.member("resources").unwrap_or(&Value::Null);
                 let (found, detail) = if name.starts_with("claim:") {
                     let found = list(resources, "claims").iter().any(|claim| {
                         let request = s(claim, "request");
@@ -294,7 +295,7 @@ fn allocated_resources_status(statuses: &[Value], path: &str, containers: &[Valu
                     (found, NOT_A_CONTAINER_CLAIM)
                 } else {
                     let found =
-                        resources.get("requests").and_then(Value::as_object).is_some_and(|r| r.contains_key(name));
+                        resources.member("requests").and_then(Value::as_object).is_some_and(|r| r.contains_key(name));
                     (found, NOT_A_CONTAINER_REQUEST)
                 };
                 if !found {
@@ -312,7 +313,7 @@ fn allocated_resources_status(statuses: &[Value], path: &str, containers: &[Valu
                         RESOURCE_HEALTH,
                     ));
                 }
-                if let Some(message) = resource.get("message").filter(|m| !m.is_null()) {
+                if let Some(message) = resource.member("message").filter(|m| !m.is_null()) {
                     let message = message.as_str().unwrap_or("");
                     if message.is_empty() {
                         errs.push(FieldError::required(
@@ -458,15 +459,15 @@ fn host_ips(new_status: &Value, old_status: &Value) -> Vec<FieldError> {
 /// reset by [`prepare_for_update`].
 pub fn validate_pod_status_update(new: &Value, old: &Value) -> Vec<FieldError> {
     let null = Value::Null;
-    let new_status = new.get("status").unwrap_or(&null);
-    let old_status = old.get("status").unwrap_or(&null);
-    let new_spec = new.get("spec").unwrap_or(&null);
-    let old_spec = old.get("spec").unwrap_or(&null);
+    let new_status = new.member("status").unwrap_or(&null);
+    let old_status = old.member("status").unwrap_or(&null);
+    let new_spec = new.member("spec").unwrap_or(&null);
+    let old_spec = old.member("spec").unwrap_or(&null);
     // ValidatePodSpecificAnnotationUpdates, ending with ValidatePodSpecificAnnotations of the new
     // annotations (with the options podStatusStrategy.ValidateUpdate takes of the two pods).
-    let opts = PodOptions::from_old_spec(old_spec).with_old_meta(old.get("metadata"));
-    let mut errs = pod_specific_annotation_updates(new.get("metadata"), old.get("metadata"));
-    errs.extend(validate_pod_specific_annotations(new.get("metadata"), new_spec, "metadata.annotations", opts));
+    let opts = PodOptions::from_old_spec(old_spec).with_old_meta(old.member("metadata"));
+    let mut errs = pod_specific_annotation_updates(new.member("metadata"), old.member("metadata"));
+    errs.extend(validate_pod_specific_annotations(new.member("metadata"), new_spec, "metadata.annotations", opts));
     errs.extend(pod_conditions(list(new_status, "conditions")));
     let nominated = text(new, "/status/nominatedNodeName");
     let nominated_changed = nominated != text(old, "/status/nominatedNodeName") && !nominated.is_empty();

@@ -21,6 +21,7 @@
 use serde_json::{Map, Value};
 
 use crate::field::{go_json_string, BadValue, FieldError};
+use crate::lookup::Lookup;
 use crate::resources::quantity_of;
 use crate::same::same;
 
@@ -52,7 +53,7 @@ fn container_updates(new: &[Value], old: &[Value], path: &str) -> (Vec<FieldErro
     }
     let mut errs = Vec::new();
     for (i, c) in new.iter().enumerate() {
-        let image = c.get("image").and_then(Value::as_str).unwrap_or("");
+        let image = c.member("image").and_then(Value::as_str).unwrap_or("");
         if image.is_empty() {
             errs.push(FieldError::required(&format!("{path}[{i}].image"), ""));
         }
@@ -280,7 +281,7 @@ fn is_zero(v: &Value) -> bool {
 /// `validateOnlyDeletedSchedulingGates`: a gate name the old pod lacks, at the last index it holds
 /// (Go keys a map by name; it walks the map in random order, this in index order).
 fn only_deleted_scheduling_gates(new: &[Value], old: &[Value]) -> Vec<FieldError> {
-    let name = |g: &Value| g.get("name").and_then(Value::as_str).unwrap_or("").to_string();
+    let name = |g: &Value| g.member("name").and_then(Value::as_str).unwrap_or("").to_string();
     let old: Vec<String> = old.iter().map(name).collect();
     let mut added: Vec<(String, usize)> = Vec::new();
     for (i, g) in new.iter().enumerate() {
@@ -347,8 +348,8 @@ fn requirements_json(v: Option<&Value>) -> String {
                 .map(|r| {
                     format!(
                         "{{\"Key\":{},\"Operator\":{},\"Values\":{}}}",
-                        go_json_string(r.get("key").and_then(Value::as_str).unwrap_or("")),
-                        go_json_string(r.get("operator").and_then(Value::as_str).unwrap_or("")),
+                        go_json_string(r.member("key").and_then(Value::as_str).unwrap_or("")),
+                        go_json_string(r.member("operator").and_then(Value::as_str).unwrap_or("")),
                         strings_json(present(r, "values")),
                     )
                 })
@@ -494,8 +495,8 @@ fn gated_pod_mutations(munged: &mut Map<String, Value>, old_spec: &Value) -> Vec
 /// [`crate::pod::validate_pod`], run before by the caller.
 pub fn validate_pod_update(new: &Value, old: &Value) -> Vec<FieldError> {
     let empty = Value::Object(Map::new());
-    let new_spec = new.get("spec").unwrap_or(&empty);
-    let old_spec = old.get("spec").unwrap_or(&empty);
+    let new_spec = new.member("spec").unwrap_or(&empty);
+    let old_spec = old.member("spec").unwrap_or(&empty);
     let mut errs = Vec::new();
     for key in ["containers", "initContainers"] {
         let (e, stop) = container_updates(list(new_spec, key), list(old_spec, key), &format!("spec.{key}"));
@@ -504,8 +505,8 @@ pub fn validate_pod_update(new: &Value, old: &Value) -> Vec<FieldError> {
             return errs;
         }
     }
-    let new_deadline = new_spec.get("activeDeadlineSeconds").and_then(Value::as_i64);
-    let old_deadline = old_spec.get("activeDeadlineSeconds").and_then(Value::as_i64);
+    let new_deadline = new_spec.member("activeDeadlineSeconds").and_then(Value::as_i64);
+    let old_deadline = old_spec.member("activeDeadlineSeconds").and_then(Value::as_i64);
     match (new_deadline, old_deadline) {
         (Some(n), _) if !(0..=i64::from(i32::MAX)).contains(&n) => {
             errs.push(FieldError::invalid(
@@ -539,7 +540,7 @@ pub fn validate_pod_update(new: &Value, old: &Value) -> Vec<FieldError> {
         for key in ["containers", "initContainers"] {
             if let Some(cs) = m.get_mut(key).and_then(Value::as_array_mut) {
                 for (i, c) in cs.iter_mut().enumerate() {
-                    let old_image = list(old_spec, key).get(i).and_then(|o| o.get("image")).cloned();
+                    let old_image = list(old_spec, key).get(i).and_then(|o| o.member("image")).cloned();
                     if let Some(obj) = c.as_object_mut() {
                         match old_image {
                             Some(img) => obj.insert("image".into(), img),
@@ -555,7 +556,7 @@ pub fn validate_pod_update(new: &Value, old: &Value) -> Vec<FieldError> {
                 None => m.remove(key),
             };
         }
-        let old_grace = old_spec.get("terminationGracePeriodSeconds").and_then(Value::as_i64);
+        let old_grace = old_spec.member("terminationGracePeriodSeconds").and_then(Value::as_i64);
         let new_grace = m.get("terminationGracePeriodSeconds").and_then(Value::as_i64);
         if old_grace.is_some_and(|g| g < 0) && new_grace == Some(1) {
             m.insert("terminationGracePeriodSeconds".into(), Value::from(old_grace.unwrap_or(0)));

@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 use crate::content;
 use crate::field::{BadValue, FieldError};
 use crate::field_formats::str_value;
+use crate::lookup::Lookup;
 use crate::quantity::{self, Quantity};
 use crate::resource_claims;
 use crate::zero_values::{list, present, s};
@@ -224,9 +225,9 @@ pub(crate) fn uses_indivisible_huge_pages(spec: &Value) -> bool {
     };
     let containers = ["initContainers", "containers", "ephemeralContainers"].into_iter().flat_map(|k| list(spec, k));
     containers
-        .filter_map(|c| c.get("resources"))
-        .any(|r| indivisible(r.get("limits")) || indivisible(r.get("requests")))
-        || indivisible(spec.get("overhead"))
+        .filter_map(|c| c.member("resources"))
+        .any(|r| indivisible(r.member("limits")) || indivisible(r.member("requests")))
+        || indivisible(spec.member("overhead"))
 }
 
 /// `validateResourceRequirements`: names (by `names`), values (hugepages whole pages unless
@@ -241,8 +242,8 @@ fn requirements(
     path: &str,
 ) -> Vec<FieldError> {
     let empty = Map::new();
-    let limits = r.get("limits").and_then(Value::as_object).unwrap_or(&empty);
-    let requests = r.get("requests").and_then(Value::as_object).unwrap_or(&empty);
+    let limits = r.member("limits").and_then(Value::as_object).unwrap_or(&empty);
+    let requests = r.member("requests").and_then(Value::as_object).unwrap_or(&empty);
     // The lists' paths, made for an error only.
     let lim_path = || format!("{path}.limits");
     let req_path = || format!("{path}.requests");
@@ -319,7 +320,7 @@ pub(crate) fn container_resources(
 /// `validateOverhead`: `spec.overhead` checked as a container's limits would be (so its paths are
 /// `<path>.overhead.limits[<name>]`).
 pub(crate) fn overhead(spec: &Value, allow_indivisible: bool, path: &str) -> Vec<FieldError> {
-    let Some(overhead) = spec.get("overhead").filter(|v| !v.is_null()) else { return Vec::new() };
+    let Some(overhead) = spec.member("overhead").filter(|v| !v.is_null()) else { return Vec::new() };
     let mut as_limits = Map::new();
     as_limits.insert("limits".into(), overhead.clone());
     requirements(
@@ -340,9 +341,9 @@ pub(crate) fn pod_resources(
     allow_indivisible: bool,
     path: &str,
 ) -> Vec<FieldError> {
-    let Some(r) = spec.get("resources").filter(|v| !v.is_null()) else { return Vec::new() };
+    let Some(r) = spec.member("resources").filter(|v| !v.is_null()) else { return Vec::new() };
     let rpath = format!("{path}.resources");
-    if spec.get("os").is_some_and(|os| s(os, "name") == "windows") {
+    if spec.member("os").is_some_and(|os| s(os, "name") == "windows") {
         return vec![FieldError::forbidden(&rpath, "may not be set for a windows pod")];
     }
     let mut errs = Vec::new();
@@ -362,8 +363,8 @@ pub(crate) fn pod_resources(
 /// container's limit exceeds the pod's.
 fn consistency(spec: &Value, r: &Value, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    let pod_requests = resource_list(r.get("requests"));
-    let pod_limits = resource_list(r.get("limits"));
+    let pod_requests = resource_list(r.member("requests"));
+    let pod_limits = resource_list(r.member("limits"));
     for (name, aggregate) in aggregate_containers(spec, "requests") {
         let Some(request) = lookup(&pod_requests, &name) else { continue };
         if aggregate.cmp_value(request).is_gt() {
@@ -388,7 +389,7 @@ fn consistency(spec: &Value, r: &Value, path: &str) -> Vec<FieldError> {
         }
     }
     for (i, c) in list(spec, "containers").iter().enumerate() {
-        for (name, limit) in resource_list(c.get("resources").and_then(|r| r.get("limits"))) {
+        for (name, limit) in resource_list(c.member("resources").and_then(|r| r.member("limits"))) {
             let Some(pod_limit) = lookup(&pod_limits, &name) else { continue };
             if limit.cmp_value(pod_limit).is_gt() {
                 errs.push(FieldError::invalid(
@@ -454,7 +455,7 @@ pub(crate) fn aggregate_containers(spec: &Value, key: &str) -> ResourceList {
 
 /// [`aggregate_containers`] of a pod spec's members.
 pub(crate) fn aggregate_of(spec: &Map<String, Value>, key: &str) -> ResourceList {
-    let of = |c: &Value| resource_list(c.get("resources").and_then(|r| r.get(key)));
+    let of = |c: &Value| resource_list(c.member("resources").and_then(|r| r.get(key)));
     let list = |name: &str| spec.get(name).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
     let mut result = ResourceList::new();
     for c in list("containers") {

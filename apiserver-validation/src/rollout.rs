@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 
 use crate::content::regex_error;
 use crate::field::{BadValue, FieldError};
+use crate::lookup::Lookup;
 
 /// `IsNegativeErrorMsg`.
 pub const NEGATIVE: &str = "must be greater than or equal to 0";
@@ -129,7 +130,7 @@ fn not_more_than_100_percent(v: &IntOrString, path: &str) -> Vec<FieldError> {
 
 /// The `maxUnavailable` and `maxSurge` of a `rollingUpdate` object.
 fn surge_and_unavailable(rolling: &Value) -> (IntOrString, IntOrString) {
-    (IntOrString::of(rolling.get("maxUnavailable")), IntOrString::of(rolling.get("maxSurge")))
+    (IntOrString::of(rolling.member("maxUnavailable")), IntOrString::of(rolling.member("maxSurge")))
 }
 
 /// How the internal rolling-update struct holds one member.
@@ -169,8 +170,8 @@ fn rolling_json(rolling: Option<&Value>, members: &[Member]) -> String {
 
 /// A strategy as `json.Marshal` writes the internal `{Type, RollingUpdate}` struct.
 fn strategy_json(strategy: &Value, members: &[Member]) -> BadValue {
-    let kind = strategy.get("type").and_then(Value::as_str).unwrap_or("");
-    let rolling = rolling_json(strategy.get("rollingUpdate").filter(|r| !r.is_null()), members);
+    let kind = strategy.member("type").and_then(Value::as_str).unwrap_or("");
+    let rolling = rolling_json(strategy.member("rollingUpdate").filter(|r| !r.is_null()), members);
     BadValue::Json(format!("{{\"Type\":{},\"RollingUpdate\":{rolling}}}", json!(kind)))
 }
 
@@ -189,8 +190,8 @@ fn rolling_update_deployment(rolling: &Value, path: &str) -> Vec<FieldError> {
 
 /// `ValidateDeploymentStrategy` of the (defaulted) `spec.strategy`.
 pub fn deployment_strategy(strategy: &Value, path: &str) -> Vec<FieldError> {
-    let rolling = strategy.get("rollingUpdate").filter(|r| !r.is_null());
-    match strategy.get("type").and_then(Value::as_str).unwrap_or("") {
+    let rolling = strategy.member("rollingUpdate").filter(|r| !r.is_null());
+    match strategy.member("type").and_then(Value::as_str).unwrap_or("") {
         "Recreate" if rolling.is_some() => vec![FieldError::forbidden(
             &format!("{path}.rollingUpdate"),
             "may not be specified when strategy `type` is 'Recreate'",
@@ -228,9 +229,9 @@ fn rolling_update_daemon_set(rolling: &Value, path: &str) -> Vec<FieldError> {
 
 /// `ValidateDaemonSetUpdateStrategy` of the (defaulted) `spec.updateStrategy`.
 pub fn daemon_set_update_strategy(strategy: &Value, path: &str) -> Vec<FieldError> {
-    match strategy.get("type").and_then(Value::as_str).unwrap_or("") {
+    match strategy.member("type").and_then(Value::as_str).unwrap_or("") {
         "OnDelete" => Vec::new(),
-        "RollingUpdate" => match strategy.get("rollingUpdate").filter(|r| !r.is_null()) {
+        "RollingUpdate" => match strategy.member("rollingUpdate").filter(|r| !r.is_null()) {
             Some(r) => rolling_update_daemon_set(r, &format!("{path}.rollingUpdate")),
             None => vec![FieldError::required(&format!("{path}.rollingUpdate"), "")],
         },
@@ -246,8 +247,8 @@ pub fn daemon_set_update_strategy(strategy: &Value, path: &str) -> Vec<FieldErro
 /// integer or percent, not 0 (a value that does not parse counts as 0), at most 100%.
 fn rolling_update_stateful_set(rolling: &Value, path: &str) -> Vec<FieldError> {
     let mut errs =
-        nonnegative(rolling.get("partition").and_then(Value::as_i64).unwrap_or(0), &format!("{path}.partition"));
-    if let Some(v) = rolling.get("maxUnavailable").filter(|v| !v.is_null()) {
+        nonnegative(rolling.member("partition").and_then(Value::as_i64).unwrap_or(0), &format!("{path}.partition"));
+    if let Some(v) = rolling.member("maxUnavailable").filter(|v| !v.is_null()) {
         let unavailable = IntOrString::of(Some(v));
         let pu = format!("{path}.maxUnavailable");
         errs.extend(positive_int_or_percent(&unavailable, &pu));
@@ -261,8 +262,8 @@ fn rolling_update_stateful_set(rolling: &Value, path: &str) -> Vec<FieldError> {
 
 /// `ValidateStatefulSetSpec`'s switch on the (defaulted) `spec.updateStrategy`.
 pub fn stateful_set_update_strategy(strategy: &Value, path: &str) -> Vec<FieldError> {
-    let rolling = strategy.get("rollingUpdate").filter(|r| !r.is_null());
-    match strategy.get("type").and_then(Value::as_str).unwrap_or("") {
+    let rolling = strategy.member("rollingUpdate").filter(|r| !r.is_null());
+    match strategy.member("type").and_then(Value::as_str).unwrap_or("") {
         "" => vec![FieldError::required(path, "")],
         "OnDelete" => match rolling {
             Some(_) => vec![FieldError::invalid(

@@ -20,6 +20,7 @@ use crate::field_formats::{local_non_reserved_path, str_value};
 use crate::host_sysctls;
 use crate::label_keys;
 use crate::label_selector::{validate_selector, validate_selector_with};
+use crate::lookup::Lookup;
 use crate::resources;
 use crate::zero_values::{list, present, s};
 
@@ -81,7 +82,7 @@ impl PodOptions {
             allow_invalid_topology_spread_selector: has_invalid_topology_spread_selector(old),
             old_violates_match_label_keys: label_keys::has_invalid_topology_spread_keys(old),
             allow_any_selinux_change_policy: old
-                .pointer("/securityContext/seLinuxChangePolicy")
+                .at("/securityContext/seLinuxChangePolicy")
                 .is_some_and(|p| !p.is_null()),
             allow_invalid_pod_deletion_cost: false,
             allow_existing_restart_container: list(old, "initContainers").iter().any(|c| {
@@ -100,7 +101,7 @@ impl PodOptions {
     /// (PodDeletionCost beta and on) is checked only where the old one parsed.
     pub fn with_old_meta(self, old_meta: Option<&Value>) -> Self {
         let old_cost = old_meta
-            .and_then(|m| m.get("annotations"))
+            .and_then(|m| m.member("annotations"))
             .and_then(|a| a.get(crate::deletion_cost::POD_DELETION_COST))
             .and_then(Value::as_str);
         PodOptions {
@@ -115,9 +116,9 @@ impl PodOptions {
 fn has_non_local_projected_token_path(spec: &Value) -> bool {
     list(spec, "volumes")
         .iter()
-        .filter_map(|v| v.get("projected").filter(|p| !p.is_null()))
+        .filter_map(|v| v.member("projected").filter(|p| !p.is_null()))
         .flat_map(|p| list(p, "sources"))
-        .filter_map(|source| source.get("serviceAccountToken").filter(|t| !t.is_null()))
+        .filter_map(|source| source.member("serviceAccountToken").filter(|t| !t.is_null()))
         .any(|t| !local_non_reserved_path(s(t, "path"), "").is_empty())
 }
 
@@ -126,7 +127,7 @@ fn has_non_local_projected_token_path(spec: &Value) -> bool {
 fn has_invalid_topology_spread_selector(spec: &Value) -> bool {
     list(spec, "topologySpreadConstraints")
         .iter()
-        .filter_map(|c| c.get("labelSelector").filter(|l| !l.is_null()))
+        .filter_map(|c| c.member("labelSelector").filter(|l| !l.is_null()))
         .any(|l| !validate_selector(l, "").is_empty())
 }
 
@@ -134,10 +135,12 @@ fn has_invalid_topology_spread_selector(spec: &Value) -> bool {
 fn pod_affinity_terms(spec: &Value) -> Vec<&Value> {
     let mut terms = Vec::new();
     for key in ["podAffinity", "podAntiAffinity"] {
-        let Some(pa) = spec.get("affinity").and_then(|a| a.get(key)).filter(|v| !v.is_null()) else { continue };
+        let Some(pa) = spec.member("affinity").and_then(|a| a.get(key)).filter(|v| !v.is_null()) else { continue };
         terms.extend(list(pa, "requiredDuringSchedulingIgnoredDuringExecution"));
         terms.extend(
-            list(pa, "preferredDuringSchedulingIgnoredDuringExecution").iter().filter_map(|t| t.get("podAffinityTerm")),
+            list(pa, "preferredDuringSchedulingIgnoredDuringExecution")
+                .iter()
+                .filter_map(|t| t.member("podAffinityTerm")),
         );
     }
     terms
@@ -164,7 +167,7 @@ fn has_invalid_affinity_selector(spec: &Value) -> bool {
 /// of a required node selector term's expression that is not a label value.
 fn has_invalid_required_node_affinity_value(spec: &Value) -> bool {
     let path = "/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution";
-    let Some(required) = spec.pointer(path).filter(|v| !v.is_null()) else { return false };
+    let Some(required) = spec.at(path).filter(|v| !v.is_null()) else { return false };
     list(required, "nodeSelectorTerms")
         .iter()
         .flat_map(|t| list(t, "matchExpressions"))
@@ -177,7 +180,7 @@ fn label_name(name: &str, path: &str) -> Vec<FieldError> {
 }
 
 fn weight(term: &Value, path: &str) -> Vec<FieldError> {
-    let w = term.get("weight").and_then(Value::as_i64).unwrap_or(0);
+    let w = term.member("weight").and_then(Value::as_i64).unwrap_or(0);
     if w <= 0 || w > 100 {
         vec![FieldError::invalid(&format!("{path}.weight"), BadValue::Int(w), "must be in the range 1-100")]
     } else {
@@ -264,7 +267,7 @@ fn node_selector_term(term: &Value, check_values: bool, path: &str) -> Vec<Field
 /// `validateNodeAffinity`.
 fn node_affinity(na: &Value, opts: PodOptions, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    if let Some(required) = na.get("requiredDuringSchedulingIgnoredDuringExecution").filter(|v| !v.is_null()) {
+    if let Some(required) = na.member("requiredDuringSchedulingIgnoredDuringExecution").filter(|v| !v.is_null()) {
         let tp = format!("{path}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms");
         let terms = list(required, "nodeSelectorTerms");
         if terms.is_empty() {
@@ -281,7 +284,7 @@ fn node_affinity(na: &Value, opts: PodOptions, path: &str) -> Vec<FieldError> {
         errs.extend(weight(term, &p));
         // Invalid label values are always allowed in a preferred term.
         let empty = Value::Null;
-        errs.extend(node_selector_term(term.get("preference").unwrap_or(&empty), false, &format!("{p}.preference")));
+        errs.extend(node_selector_term(term.member("preference").unwrap_or(&empty), false, &format!("{p}.preference")));
     }
     errs
 }
@@ -317,7 +320,7 @@ fn pod_affinity(pa: &Value, allow_invalid_label_value: bool, path: &str) -> Vec<
         let p = format!("{pp}[{i}]");
         errs.extend(weight(term, &p));
         let empty = Value::Null;
-        let term = term.get("podAffinityTerm").unwrap_or(&empty);
+        let term = term.member("podAffinityTerm").unwrap_or(&empty);
         errs.extend(pod_affinity_term(term, allow_invalid_label_value, &format!("{p}.podAffinityTerm")));
     }
     errs
@@ -325,10 +328,10 @@ fn pod_affinity(pa: &Value, allow_invalid_label_value: bool, path: &str) -> Vec<
 
 /// `validateAffinity` of a pod spec at `path` (`spec`) under `opts`.
 pub fn validate_affinity(spec: &Value, opts: PodOptions, path: &str) -> Vec<FieldError> {
-    let Some(affinity) = spec.get("affinity").filter(|v| !v.is_null()) else { return Vec::new() };
+    let Some(affinity) = spec.member("affinity").filter(|v| !v.is_null()) else { return Vec::new() };
     let ap = format!("{path}.affinity");
     let mut errs = Vec::new();
-    if let Some(na) = affinity.get("nodeAffinity").filter(|v| !v.is_null()) {
+    if let Some(na) = affinity.member("nodeAffinity").filter(|v| !v.is_null()) {
         errs.extend(node_affinity(na, opts, &format!("{ap}.nodeAffinity")));
     }
     for key in ["podAffinity", "podAntiAffinity"] {

@@ -26,6 +26,7 @@ use crate::content;
 use crate::field::{go_json_string, BadValue, FieldError};
 use crate::field_formats::{inclusive_range, local_descending_path, str_value};
 use crate::host_sysctls;
+use crate::lookup::Lookup;
 use crate::scheduling::PodOptions;
 use crate::zero_values::{list, present, s};
 
@@ -135,7 +136,7 @@ fn seccomp_profile(sp: Option<&Value>, path: &str) -> Vec<FieldError> {
     } else if !SECCOMP_TYPES.contains(&t) {
         errs.push(FieldError::not_supported(&format!("{path}.type"), str_value(t), SECCOMP_TYPES));
     }
-    let localhost = sp.get("localhostProfile").and_then(Value::as_str);
+    let localhost = sp.member("localhostProfile").and_then(Value::as_str);
     if t == "Localhost" {
         match localhost {
             None => errs.push(FieldError::required(
@@ -159,7 +160,7 @@ fn apparmor_profile(profile: Option<&Value>, path: &str) -> Vec<FieldError> {
     let Some(profile) = profile.filter(|v| !v.is_null()) else { return Vec::new() };
     let mut errs = Vec::new();
     let lp = format!("{path}.localhostProfile");
-    let localhost = profile.get("localhostProfile").and_then(Value::as_str);
+    let localhost = profile.member("localhostProfile").and_then(Value::as_str);
     match s(profile, "type") {
         "Localhost" => match localhost {
             None => errs.push(FieldError::required(&lp, "must be set when AppArmor type is Localhost")),
@@ -208,12 +209,12 @@ fn windows_domain_matches(domain: &str) -> bool {
 fn windows_options(w: Option<&Value>, path: &str) -> Vec<FieldError> {
     let Some(w) = w.filter(|v| !v.is_null()) else { return Vec::new() };
     let mut errs = Vec::new();
-    if let Some(name) = w.get("gmsaCredentialSpecName").and_then(Value::as_str) {
+    if let Some(name) = w.member("gmsaCredentialSpecName").and_then(Value::as_str) {
         for m in content::is_dns1123_subdomain(name) {
             errs.push(FieldError::invalid(&format!("{path}.gmsaCredentialSpecName"), str_value(name), m));
         }
     }
-    if let Some(spec) = w.get("gmsaCredentialSpec").and_then(Value::as_str) {
+    if let Some(spec) = w.member("gmsaCredentialSpec").and_then(Value::as_str) {
         let p = format!("{path}.gmsaCredentialSpec");
         if spec.is_empty() {
             errs.push(FieldError::invalid(&p, str_value(spec), "gmsaCredentialSpec cannot be an empty string"));
@@ -221,7 +222,7 @@ fn windows_options(w: Option<&Value>, path: &str) -> Vec<FieldError> {
             errs.push(FieldError::invalid(&p, str_value(spec), "gmsaCredentialSpec size must be under 64 KiB"));
         }
     }
-    if let Some(user) = w.get("runAsUserName").and_then(Value::as_str) {
+    if let Some(user) = w.member("runAsUserName").and_then(Value::as_str) {
         let p = format!("{path}.runAsUserName");
         let parts: Vec<&str> = user.split('\\').collect();
         if user.is_empty() {
@@ -285,7 +286,7 @@ pub fn validate_security_context(sc: Option<&Value>, path: &str, host_users: boo
     let Some(sc) = sc.filter(|v| !v.is_null()) else { return Vec::new() };
     let mut errs = id(sc, "runAsUser", path);
     errs.extend(id(sc, "runAsGroup", path));
-    if let Some(pm) = sc.get("procMount").and_then(Value::as_str) {
+    if let Some(pm) = sc.member("procMount").and_then(Value::as_str) {
         let p = format!("{path}.procMount");
         if !PROC_MOUNT_TYPES.contains(&pm) {
             errs.push(FieldError::not_supported(&p, str_value(pm), PROC_MOUNT_TYPES));
@@ -304,7 +305,7 @@ pub fn validate_security_context(sc: Option<&Value>, path: &str, host_users: boo
                 "cannot set `allowPrivilegeEscalation` to false and `privileged` to true",
             ));
         }
-        let adds = sc.pointer("/capabilities/add").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+        let adds = sc.at("/capabilities/add").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
         for cap in adds {
             if cap.as_str() == Some("CAP_SYS_ADMIN") {
                 errs.push(FieldError::invalid(
@@ -355,7 +356,7 @@ fn sysctls(pod_sc: &Value, spec: &Value, opts: PodOptions, path: &str) -> Vec<Fi
 /// `securityContext` and the host namespaces the internal type holds with it.
 pub fn validate_pod_security_context(spec: &Value, path: &str, opts: PodOptions) -> Vec<FieldError> {
     let empty = Value::Object(Map::new());
-    let sc = spec.get("securityContext").filter(|v| !v.is_null()).unwrap_or(&empty);
+    let sc = spec.member("securityContext").filter(|v| !v.is_null()).unwrap_or(&empty);
     let scp = format!("{path}.securityContext");
     let mut errs = id(sc, "fsGroup", &scp);
     errs.extend(id(sc, "runAsUser", &scp));
@@ -379,7 +380,7 @@ pub fn validate_pod_security_context(spec: &Value, path: &str, opts: PodOptions)
     if !list(sc, "sysctls").is_empty() {
         errs.extend(sysctls(sc, spec, opts, &format!("{scp}.sysctls")));
     }
-    if let Some(policy) = sc.get("fsGroupChangePolicy").and_then(Value::as_str) {
+    if let Some(policy) = sc.member("fsGroupChangePolicy").and_then(Value::as_str) {
         if !FS_GROUP_CHANGE_POLICIES.contains(&policy) {
             errs.push(FieldError::not_supported(
                 &format!("{scp}.fsGroupChangePolicy"),
@@ -391,7 +392,7 @@ pub fn validate_pod_security_context(spec: &Value, path: &str, opts: PodOptions)
     errs.extend(member(sc, "seccompProfile", &scp, seccomp_profile));
     errs.extend(member(sc, "windowsOptions", &scp, windows_options));
     errs.extend(member(sc, "appArmorProfile", &scp, apparmor_profile));
-    if let Some(policy) = sc.get("supplementalGroupsPolicy").and_then(Value::as_str) {
+    if let Some(policy) = sc.member("supplementalGroupsPolicy").and_then(Value::as_str) {
         if !SUPPLEMENTAL_GROUPS_POLICIES.contains(&policy) {
             errs.push(FieldError::not_supported(
                 &format!("{scp}.supplementalGroupsPolicy"),
@@ -400,7 +401,7 @@ pub fn validate_pod_security_context(spec: &Value, path: &str, opts: PodOptions)
             ));
         }
     }
-    if let Some(policy) = sc.get("seLinuxChangePolicy").and_then(Value::as_str) {
+    if let Some(policy) = sc.member("seLinuxChangePolicy").and_then(Value::as_str) {
         let allowed: &[&str] =
             if opts.allow_any_selinux_change_policy { SELINUX_CHANGE_POLICIES } else { &["Recursive"] };
         if !allowed.contains(&policy) {
@@ -420,14 +421,14 @@ pub fn validate_pod_security_context(spec: &Value, path: &str, opts: PodOptions)
 /// containers, containers, ephemeral containers.
 pub fn windows_host_process(spec: &Value, path: &str) -> Vec<FieldError> {
     let host_process =
-        |sc: Option<&Value>| sc.and_then(|sc| sc.pointer("/windowsOptions/hostProcess")).and_then(Value::as_bool);
-    let pod = host_process(spec.get("securityContext"));
+        |sc: Option<&Value>| sc.and_then(|sc| sc.at("/windowsOptions/hostProcess")).and_then(Value::as_bool);
+    let pod = host_process(spec.member("securityContext"));
     let mut errs = Vec::new();
     let (mut containers, mut host_process_containers) = (0, 0);
     for list in ["initContainers", "containers", "ephemeralContainers"] {
         for (i, c) in spec.get(list).and_then(Value::as_array).map_or(&[][..], Vec::as_slice).iter().enumerate() {
             containers += 1;
-            let own = host_process(c.get("securityContext"));
+            let own = host_process(c.member("securityContext"));
             if let (Some(p), Some(o)) = (pod, own) {
                 if p != o {
                     errs.push(FieldError::invalid(
@@ -480,8 +481,8 @@ pub fn host_network_deps(spec: &Value, path: &str, resource_is_pod: bool) -> Vec
     }
     for (i, c) in list(spec, "containers").iter().enumerate() {
         for (j, port) in list(c, "ports").iter().enumerate() {
-            let hp = port.get("hostPort").and_then(Value::as_i64).unwrap_or(0);
-            let cp = port.get("containerPort").and_then(Value::as_i64).unwrap_or(0);
+            let hp = port.member("hostPort").and_then(Value::as_i64).unwrap_or(0);
+            let cp = port.member("containerPort").and_then(Value::as_i64).unwrap_or(0);
             if (resource_is_pod || hp != 0) && hp != cp {
                 errs.push(FieldError::invalid(
                     &format!("{path}.containers[{i}].ports[{j}].hostPort"),
@@ -519,7 +520,7 @@ fn containers_with_path<'a>(spec: &'a Value, path: &str) -> Vec<(&'a Value, Stri
 
 /// `validateOS`, then `validateLinux` or `validateWindows`.
 pub fn validate_os(spec: &Value, path: &str) -> Vec<FieldError> {
-    let Some(os) = spec.get("os").filter(|v| !v.is_null()) else { return Vec::new() };
+    let Some(os) = spec.member("os").filter(|v| !v.is_null()) else { return Vec::new() };
     let name = s(os, "name");
     let op = format!("{path}.os");
     if name.is_empty() {
@@ -530,7 +531,7 @@ pub fn validate_os(spec: &Value, path: &str) -> Vec<FieldError> {
     }
     let mut errs = Vec::new();
     let empty = Value::Object(Map::new());
-    let sc = spec.get("securityContext").filter(|v| !v.is_null()).unwrap_or(&empty);
+    let sc = spec.member("securityContext").filter(|v| !v.is_null()).unwrap_or(&empty);
     let scp = format!("{path}.securityContext");
     if name == "linux" {
         if present(sc, "windowsOptions") {
@@ -540,7 +541,7 @@ pub fn validate_os(spec: &Value, path: &str) -> Vec<FieldError> {
             ));
         }
         for (c, cp) in containers_with_path(spec, path) {
-            if c.get("securityContext").is_some_and(|sc| present(sc, "windowsOptions")) {
+            if c.member("securityContext").is_some_and(|sc| present(sc, "windowsOptions")) {
                 errs.push(FieldError::forbidden(
                     &format!("{cp}.securityContext.windowsOptions"),
                     "windows options cannot be set for a linux pod",
@@ -579,7 +580,7 @@ pub fn validate_os(spec: &Value, path: &str) -> Vec<FieldError> {
         }
     }
     for (c, cp) in containers_with_path(spec, path) {
-        let Some(csc) = c.get("securityContext").filter(|v| !v.is_null()) else { continue };
+        let Some(csc) = c.member("securityContext").filter(|v| !v.is_null()) else { continue };
         for key in [
             "appArmorProfile",
             "seLinuxOptions",

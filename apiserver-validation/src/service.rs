@@ -30,6 +30,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::field::{BadValue, FieldError};
+use crate::lookup::Lookup;
 use crate::objectmeta::{validate_labels, FIELD_IMMUTABLE};
 use crate::{content, ip};
 
@@ -48,7 +49,7 @@ const EXTERNAL_NAME_FORBIDDEN: &str = "may not be set for ExternalName services"
 const MAY_NOT_CHANGE: &str = "may not change once set";
 
 fn spec(svc: &Value) -> &Value {
-    svc.get("spec").unwrap_or(&Value::Null)
+    svc.member("spec").unwrap_or(&Value::Null)
 }
 
 fn text<'a>(v: &'a Value, key: &str) -> &'a str {
@@ -117,7 +118,7 @@ pub fn default_service(svc: &mut Value) {
         Some("ClientIP") => {
             let has_timeout = s
                 .get("sessionAffinityConfig")
-                .and_then(|c| c.get("clientIP"))
+                .and_then(|c| c.member("clientIP"))
                 .is_some_and(|c| present(c, "timeoutSeconds"));
             if !has_timeout {
                 s.insert(
@@ -197,10 +198,10 @@ pub fn prepare_update(svc: &mut Value, old: &Value) {
     // patchAllocatedValues.
     if needs_cluster_ip(&old_spec) && needs_cluster_ip(&view) {
         if text(&view, "clusterIP").is_empty() && present(&old_spec, "clusterIP") {
-            s.insert("clusterIP".into(), old_spec["clusterIP"].clone());
+            s.insert("clusterIP".into(), old_spec.field("clusterIP").clone());
         }
         if items(&view, "clusterIPs").is_empty() && !items(&old_spec, "clusterIPs").is_empty() {
-            s.insert("clusterIPs".into(), old_spec["clusterIPs"].clone());
+            s.insert("clusterIPs".into(), old_spec.field("clusterIPs").clone());
         }
     }
     if needs_node_port(&old_spec) && needs_node_port(&view) {
@@ -240,7 +241,7 @@ pub fn prepare_update(svc: &mut Value, old: &Value) {
         && items(&view, "clusterIPs").is_empty()
         && text(&old_spec, "clusterIP") == text(&view, "clusterIP")
     {
-        s.insert("clusterIPs".into(), old_spec["clusterIPs"].clone());
+        s.insert("clusterIPs".into(), old_spec.field("clusterIPs").clone());
     }
     let view = Value::Object(s.clone());
     let (old_ip, new_ip) = (text(&old_spec, "clusterIP"), text(&view, "clusterIP"));
@@ -350,8 +351,8 @@ fn service_port(port: &Value, require_name: bool, names: &mut Vec<String>, path:
     } else if !PROTOCOLS.contains(&protocol) {
         errs.push(FieldError::not_supported(&protocol_path, BadValue::Str(protocol.into()), PROTOCOLS));
     }
-    errs.extend(port_num_or_name(port.get("targetPort"), &format!("{path}.targetPort")));
-    if let Some(app) = port.get("appProtocol").and_then(Value::as_str) {
+    errs.extend(port_num_or_name(port.member("targetPort"), &format!("{path}.targetPort")));
+    if let Some(app) = port.member("appProtocol").and_then(Value::as_str) {
         for m in content::is_qualified_name(app) {
             errs.push(FieldError::invalid(&format!("{path}.appProtocol"), BadValue::Str(app.into()), m));
         }
@@ -396,7 +397,7 @@ fn cluster_ips_related(spec: &Value) -> Vec<FieldError> {
         }
         seen.push(family);
     }
-    if let Some(policy) = spec.get("ipFamilyPolicy").and_then(Value::as_str) {
+    if let Some(policy) = spec.member("ipFamilyPolicy").and_then(Value::as_str) {
         if !IP_FAMILY_POLICIES.contains(&policy) {
             errs.push(FieldError::not_supported(
                 "spec.ipFamilyPolicy",
@@ -456,7 +457,7 @@ fn cluster_ips_related(spec: &Value) -> Vec<FieldError> {
 /// update of a PreferDualStack Service of the same IP-assigned type that keeps its cluster IPs and
 /// families, for which `initIPFamilyFields` does nothing.
 fn matching_prefer_dual_stack(spec: &Value, old: &Value) -> bool {
-    let policy = |s: &Value| s.get("ipFamilyPolicy").and_then(Value::as_str).map(str::to_string);
+    let policy = |s: &Value| s.member("ipFamilyPolicy").and_then(Value::as_str).map(str::to_string);
     policy(spec).as_deref() == Some("PreferDualStack")
         && matches!(policy(old).as_deref(), None | Some("PreferDualStack"))
         && text(spec, "type") == text(old, "type")
@@ -485,7 +486,7 @@ fn load_balancer_class(spec: &Value, old: Option<&Value>) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let is_lb = |s: &Value| text(s, "type") == "LoadBalancer";
     if let Some(old) = old {
-        if is_lb(old) && is_lb(spec) && old.get("loadBalancerClass") != spec.get("loadBalancerClass") {
+        if is_lb(old) && is_lb(spec) && old.member("loadBalancerClass") != spec.member("loadBalancerClass") {
             errs.push(FieldError::invalid(
                 "spec.loadBalancerClass",
                 optional_text(spec, "loadBalancerClass"),
@@ -493,7 +494,7 @@ fn load_balancer_class(spec: &Value, old: Option<&Value>) -> Vec<FieldError> {
             ));
         }
     }
-    let class = spec.get("loadBalancerClass").and_then(Value::as_str);
+    let class = spec.member("loadBalancerClass").and_then(Value::as_str);
     if is_lb(spec) {
         if let Some(c) = class {
             for m in content::is_qualified_name(c) {
@@ -571,13 +572,13 @@ fn source_ranges(svc: &Value, kind: &str, old: Option<&Value>) -> Vec<FieldError
         }
         return errs;
     }
-    let annotation = svc.pointer("/metadata/annotations").and_then(|a| a.get(SOURCE_RANGES_ANNOTATION));
+    let annotation = svc.at("/metadata/annotations").and_then(|a| a.get(SOURCE_RANGES_ANNOTATION));
     let Some(value) = annotation.and_then(Value::as_str) else { return errs };
     let path = format!("metadata.annotations[{SOURCE_RANGES_ANNOTATION}]");
     if kind != "LoadBalancer" {
         errs.push(FieldError::forbidden(&path, ONLY_LOAD_BALANCER));
     }
-    let old_value = old.and_then(|o| o.pointer("/metadata/annotations")).and_then(|a| a.get(SOURCE_RANGES_ANNOTATION));
+    let old_value = old.and_then(|o| o.at("/metadata/annotations")).and_then(|a| a.get(SOURCE_RANGES_ANNOTATION));
     if old.is_some() && old_value.and_then(Value::as_str).unwrap_or("") == value {
         return errs;
     }
@@ -598,7 +599,7 @@ pub const TOPOLOGY_MODE_ANNOTATION: &str = "service.kubernetes.io/topology-mode"
 /// `ValidateService`'s first check: the topology mode annotation and the deprecated topology-aware
 /// hints one, when both are set, hold the same value.
 fn topology_annotations(svc: &Value) -> Option<FieldError> {
-    let annotations = svc.pointer("/metadata/annotations")?;
+    let annotations = svc.at("/metadata/annotations")?;
     let mode = annotations.get(TOPOLOGY_MODE_ANNOTATION)?.as_str().unwrap_or("");
     let hints = annotations.get(TOPOLOGY_AWARE_HINTS_ANNOTATION)?.as_str().unwrap_or("");
     (mode != hints).then(|| {
@@ -654,7 +655,7 @@ fn validate_service(svc: &Value, hc_allocated: bool, old: Option<&Value>) -> Vec
     for (i, port) in ports.iter().enumerate() {
         errs.extend(service_port(port, ports.len() > 1, &mut names, &format!("spec.ports[{i}]")));
     }
-    if let Some(selector) = spec.get("selector").and_then(Value::as_object) {
+    if let Some(selector) = spec.member("selector").and_then(Value::as_object) {
         let pairs: Vec<(&str, &str)> = selector.iter().map(|(k, v)| (k.as_str(), v.as_str().unwrap_or(""))).collect();
         errs.extend(validate_labels(&pairs, "spec.selector"));
     }
@@ -669,7 +670,7 @@ fn validate_service(svc: &Value, hc_allocated: bool, old: Option<&Value>) -> Vec
         ));
     }
     if affinity == "ClientIP" {
-        if let Some(timeout) = spec.pointer("/sessionAffinityConfig/clientIP/timeoutSeconds").and_then(Value::as_i64) {
+        if let Some(timeout) = spec.at("/sessionAffinityConfig/clientIP/timeoutSeconds").and_then(Value::as_i64) {
             if timeout <= 0 || timeout > MAX_CLIENT_IP_AFFINITY_SECONDS {
                 errs.push(FieldError::invalid(
                     "spec.sessionAffinityConfig.clientIP.timeoutSeconds",
@@ -738,7 +739,7 @@ fn validate_service(svc: &Value, hc_allocated: bool, old: Option<&Value>) -> Vec
     }
     errs.extend(load_balancer_class(spec, None));
     errs.extend(external_traffic_policy(spec, hc_allocated));
-    let itp = spec.get("internalTrafficPolicy").and_then(Value::as_str);
+    let itp = spec.member("internalTrafficPolicy").and_then(Value::as_str);
     match itp {
         None if matches!(kind, "NodePort" | "LoadBalancer" | "ClusterIP") => {
             errs.push(FieldError::required("spec.internalTrafficPolicy", ""));
@@ -763,7 +764,7 @@ const TRAFFIC_DISTRIBUTIONS: &[&str] = &["PreferClose", "PreferSameZone", "Prefe
 /// `validateServiceTrafficDistribution`, the last check of `validateService`: a value that is set
 /// (even empty) is one of [`TRAFFIC_DISTRIBUTIONS`]; an old value is not kept on UPDATE either.
 fn traffic_distribution(spec: &Value) -> Option<FieldError> {
-    let value = spec.get("trafficDistribution").and_then(Value::as_str)?;
+    let value = spec.member("trafficDistribution").and_then(Value::as_str)?;
     (!TRAFFIC_DISTRIBUTIONS.contains(&value)).then(|| {
         FieldError::not_supported("spec.trafficDistribution", BadValue::Str(value.into()), TRAFFIC_DISTRIBUTIONS)
     })

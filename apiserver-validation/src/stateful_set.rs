@@ -18,6 +18,7 @@ use serde_json::{json, Value};
 use crate::claim_spec::validate_claim_spec;
 use crate::field::FieldError;
 use crate::field_formats::dns_label;
+use crate::lookup::Lookup;
 use crate::zero_values::{list, s};
 
 /// `StatefulSetValidationOptions`.
@@ -53,7 +54,7 @@ pub fn volume_claim_templates(spec: &Value, opts: StatefulSetOptions) -> Vec<Fie
         .iter()
         .enumerate()
         .flat_map(|(i, claim)| {
-            validate_claim_spec(claim.get("spec").unwrap_or(&null), &format!("spec.volumeClaimTemplates[{i}].spec"))
+            validate_claim_spec(claim.member("spec").unwrap_or(&null), &format!("spec.volumeClaimTemplates[{i}].spec"))
         })
         .collect()
 }
@@ -73,7 +74,7 @@ pub fn service_name(spec: &Value, opts: StatefulSetOptions) -> Vec<FieldError> {
 fn claim_names(spec: &Value) -> Vec<&str> {
     let mut names: Vec<&str> = Vec::new();
     for claim in list(spec, "volumeClaimTemplates") {
-        let name = claim.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+        let name = claim.at("/metadata/name").and_then(Value::as_str).unwrap_or("");
         if !names.contains(&name) {
             names.push(name);
         }
@@ -85,8 +86,8 @@ fn claim_names(spec: &Value) -> Vec<&str> {
 /// claim templates, with a `persistentVolumeClaim` volume per claim name first, then the template's
 /// volumes of other names (a template volume named as a claim is replaced, not validated).
 pub fn template_to_validate(spec: &Value) -> Cow<'_, Value> {
-    let template = spec.get("template").unwrap_or(&Value::Null);
-    let pod = template.get("spec");
+    let template = spec.member("template").unwrap_or(&Value::Null);
+    let pod = template.member("spec");
     let names = claim_names(spec);
     let has = |key: &str| pod.and_then(|p| p.get(key)).and_then(Value::as_str).is_some_and(|v| !v.is_empty());
     if names.is_empty() && !has("hostname") && !has("subdomain") {
@@ -109,8 +110,9 @@ pub fn template_to_validate(spec: &Value) -> Cow<'_, Value> {
         let mut volumes: Vec<Value> =
             names.iter().map(|n| json!({"name": n, "persistentVolumeClaim": {"claimName": n}})).collect();
         let own = pod.get("volumes").and_then(Value::as_array).cloned().unwrap_or_default();
-        volumes
-            .extend(own.into_iter().filter(|v| !names.contains(&v.get("name").and_then(Value::as_str).unwrap_or(""))));
+        volumes.extend(
+            own.into_iter().filter(|v| !names.contains(&v.member("name").and_then(Value::as_str).unwrap_or(""))),
+        );
         pod.insert("volumes".into(), Value::Array(volumes));
     }
     Cow::Owned(copy)

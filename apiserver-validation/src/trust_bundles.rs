@@ -32,6 +32,7 @@ use crate::content;
 use crate::field::{go_json_string, go_quote, BadValue, FieldError};
 use crate::field_formats::{local_non_reserved_path, str_value};
 use crate::label_selector::validate_selector_with;
+use crate::lookup::Lookup;
 use crate::zero_values::{present, s};
 
 /// The detail of a source that names a bundle both ways.
@@ -130,7 +131,7 @@ fn pointer_json(v: &Value, key: &str) -> String {
 pub(crate) fn selector_json(selector: Option<&Value>) -> String {
     let Some(selector) = selector.filter(|v| !v.is_null()) else { return "null".to_string() };
     let mut members = Vec::new();
-    if let Some(labels) = selector.get("matchLabels").and_then(Value::as_object).filter(|m| !m.is_empty()) {
+    if let Some(labels) = selector.member("matchLabels").and_then(Value::as_object).filter(|m| !m.is_empty()) {
         let mut keys: Vec<&String> = labels.keys().collect();
         keys.sort_unstable();
         let pairs: Vec<String> = keys
@@ -139,7 +140,7 @@ pub(crate) fn selector_json(selector: Option<&Value>) -> String {
             .collect();
         members.push(format!("\"matchLabels\":{{{}}}", pairs.join(",")));
     }
-    if let Some(exprs) = selector.get("matchExpressions").and_then(Value::as_array).filter(|a| !a.is_empty()) {
+    if let Some(exprs) = selector.member("matchExpressions").and_then(Value::as_array).filter(|a| !a.is_empty()) {
         let items: Vec<String> = exprs
             .iter()
             .map(|e| {
@@ -148,7 +149,7 @@ pub(crate) fn selector_json(selector: Option<&Value>) -> String {
                     go_json_string(s(e, "key")),
                     go_json_string(s(e, "operator"))
                 );
-                if let Some(values) = e.get("values").and_then(Value::as_array).filter(|a| !a.is_empty()) {
+                if let Some(values) = e.member("values").and_then(Value::as_array).filter(|a| !a.is_empty()) {
                     let values: Vec<String> = values.iter().map(|v| go_json_string(v.as_str().unwrap_or(""))).collect();
                     item.push_str(&format!(",\"values\":[{}]", values.join(",")));
                 }
@@ -163,12 +164,12 @@ pub(crate) fn selector_json(selector: Option<&Value>) -> String {
 
 /// The internal `core.ClusterTrustBundleProjection` as `json.Marshal` writes it.
 fn projection_json(ctb: &Value) -> BadValue {
-    let optional = ctb.get("optional").and_then(Value::as_bool).map_or("null".to_string(), |b| b.to_string());
+    let optional = ctb.member("optional").and_then(Value::as_bool).map_or("null".to_string(), |b| b.to_string());
     BadValue::Json(format!(
         "{{\"Name\":{},\"SignerName\":{},\"LabelSelector\":{},\"Optional\":{optional},\"Path\":{}}}",
         pointer_json(ctb, "name"),
         pointer_json(ctb, "signerName"),
-        selector_json(ctb.get("labelSelector")),
+        selector_json(ctb.member("labelSelector")),
         go_json_string(s(ctb, "path")),
     ))
 }
@@ -178,7 +179,7 @@ fn projection_json(ctb: &Value) -> BadValue {
 /// path with the other sources' (the caller's, after these).
 pub fn validate_cluster_trust_bundle(ctb: &Value, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    let selector = ctb.get("labelSelector").filter(|v| !v.is_null());
+    let selector = ctb.member("labelSelector").filter(|v| !v.is_null());
     match (present(ctb, "name"), present(ctb, "signerName")) {
         (true, true) => errs.push(FieldError::invalid(path, projection_json(ctb), ONLY_ONE)),
         (true, false) => {

@@ -13,6 +13,7 @@ use crate::configdata;
 use crate::cron_schedule;
 use crate::gated;
 use crate::job_template;
+use crate::lookup::Lookup;
 use crate::tolerations_annotation;
 use crate::workloads;
 use crate::zero_values::list;
@@ -102,7 +103,7 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value, old: Option<&
     let mut out: Vec<String> = Vec::new();
     let pod_spec = |out: &mut Vec<String>, prefix: &str| {
         let spec_pointer: String = prefix.split(' ').map(|t| format!("/{t}")).collect();
-        let old_spec = old.and_then(|o| o.pointer(&spec_pointer));
+        let old_spec = old.and_then(|o| o.at(&spec_pointer));
         if old_spec.is_some_and(|o| gated::projection_in_use(o, gated::POD_CERTIFICATE)) {
             out.push(format!("{prefix} {POD_SPEC_KEPT_CERTIFICATES}"));
         }
@@ -113,22 +114,21 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value, old: Option<&
             out.extend(POD_SPEC_KEPT_STOP_SIGNALS.iter().map(|p| format!("{prefix} {p}")));
         }
         let user_namespace_devices = |spec: &Value| {
-            spec.get("hostUsers") == Some(&Value::Bool(false))
+            spec.member("hostUsers") == Some(&Value::Bool(false))
                 && gated::CONTAINER_LISTS
                     .iter()
                     .flat_map(|l| list(spec, l))
                     .any(|c| !list(c, "volumeDevices").is_empty())
         };
-        if object.pointer(&spec_pointer).is_some_and(user_namespace_devices)
-            && !old_spec.is_some_and(user_namespace_devices)
+        if object.at(&spec_pointer).is_some_and(user_namespace_devices) && !old_spec.is_some_and(user_namespace_devices)
         {
             out.extend(POD_SPEC_USER_NAMESPACE_DEVICES.iter().map(|p| format!("{prefix} {p}")));
         }
         let meta = format!("{}metadata", prefix.strip_suffix("spec").unwrap_or_default());
         let pointer: String = meta.split(' ').map(|t| format!("/{t}")).collect();
         let tolerations = object
-            .pointer(&pointer)
-            .and_then(|m| m.get("annotations"))
+            .at(&pointer)
+            .and_then(|m| m.member("annotations"))
             .and_then(|a| a.get(tolerations_annotation::TOLERATIONS_ANNOTATION))
             .and_then(Value::as_str)
             .unwrap_or("");
@@ -144,20 +144,20 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value, old: Option<&
         ("", "Pod") if status => {
             under(&mut out, "status", POD_STATUS);
             if old
-                .and_then(|o| o.pointer("/status/nodeAllocatableResourceClaimStatuses"))
+                .and_then(|o| o.at("/status/nodeAllocatableResourceClaimStatuses"))
                 .is_some_and(|l| l.as_array().is_some_and(|l| !l.is_empty()))
             {
                 out.push(format!("status {POD_STATUS_KEPT_NODE_ALLOCATABLE}"));
             }
-            if object.get("status").is_some_and(crate::pod_status::pod_ip_mismatch) {
+            if object.member("status").is_some_and(crate::pod_status::pod_ip_mismatch) {
                 under(&mut out, "status", POD_IP_MISMATCH);
             }
-            if old.and_then(|o| o.get("spec")).is_some_and(crate::pod_status::restart_all_containers_in_use) {
+            if old.and_then(|o| o.member("spec")).is_some_and(crate::pod_status::restart_all_containers_in_use) {
                 under(&mut out, "status", POD_STATUS_RESTART_ALL);
             }
             // ValidatePodSpecificAnnotationUpdates runs on a status UPDATE too.
             let tolerations = object
-                .pointer("/metadata/annotations")
+                .at("/metadata/annotations")
                 .and_then(|a| a.get(tolerations_annotation::TOLERATIONS_ANNOTATION))
                 .and_then(Value::as_str)
                 .unwrap_or("");
@@ -192,7 +192,7 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value, old: Option<&
         // [`crate::cron_job`]), but for a schedule on which robfig/cron panics (the apiserver
         // answers 500, not a field error).
         ("batch", "CronJob") => {
-            let schedule = object.pointer("/spec/schedule").and_then(Value::as_str).unwrap_or("");
+            let schedule = object.at("/spec/schedule").and_then(Value::as_str).unwrap_or("");
             if cron_schedule::panics(schedule) {
                 out.push("spec schedule".to_string());
             }

@@ -39,6 +39,7 @@ use crate::field_formats::{
     str_value,
 };
 use crate::label_selector::string_pairs;
+use crate::lookup::Lookup;
 use crate::objectmeta::{validate_annotations, validate_labels};
 use crate::quantity;
 use crate::scheduling::PodOptions;
@@ -261,7 +262,7 @@ pub(crate) fn resource_field_ref(fs: &Value, path: &str, volume: bool) -> Vec<Fi
     {
         errs.push(FieldError::not_supported(&format!("{path}.resource"), str_value(resource), RESOURCE_FIELD_PATHS));
     }
-    errs.extend(divisor(resource, fs.get("divisor"), path));
+    errs.extend(divisor(resource, fs.member("divisor"), path));
     errs
 }
 
@@ -306,8 +307,8 @@ fn downward_api_file(file: &Value, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     require_str(file, "path", path, &mut errs);
     errs.extend(local_non_reserved_path(s(file, "path"), &format!("{path}.path")));
-    let field_ref_v = file.get("fieldRef").filter(|v| !v.is_null());
-    let resource_v = file.get("resourceFieldRef").filter(|v| !v.is_null());
+    let field_ref_v = file.member("fieldRef").filter(|v| !v.is_null());
+    let resource_v = file.member("resourceFieldRef").filter(|v| !v.is_null());
     match (field_ref_v, resource_v) {
         (Some(f), r) => {
             errs.extend(object_field_selector(f, VOLUME_FIELD_PATHS, &format!("{path}.fieldRef")));
@@ -357,7 +358,7 @@ fn projected(src: &Value, opts: PodOptions, path: &str) -> Vec<FieldError> {
                 }
             }
         }
-        if let Some(d) = source.get("downwardAPI").filter(|v| !v.is_null()) {
+        if let Some(d) = source.member("downwardAPI").filter(|v| !v.is_null()) {
             n += 1;
             let pp = format!("{sp}.downwardAPI");
             for file in list(d, "items") {
@@ -368,7 +369,7 @@ fn projected(src: &Value, opts: PodOptions, path: &str) -> Vec<FieldError> {
                 }
             }
         }
-        if let Some(t) = source.get("serviceAccountToken").filter(|v| !v.is_null()) {
+        if let Some(t) = source.member("serviceAccountToken").filter(|v| !v.is_null()) {
             n += 1;
             let pp = format!("{sp}.serviceAccountToken");
             let exp = int(t, "expirationSeconds").unwrap_or(0);
@@ -395,7 +396,7 @@ fn projected(src: &Value, opts: PodOptions, path: &str) -> Vec<FieldError> {
             }
         }
         // Dropped before validation unless kept ([`crate::trust_bundles`]).
-        if let Some(ctb) = source.get("clusterTrustBundle").filter(|v| keep_trust_bundles && !v.is_null()) {
+        if let Some(ctb) = source.member("clusterTrustBundle").filter(|v| keep_trust_bundles && !v.is_null()) {
             n += 1;
             errs.extend(trust_bundles::validate_cluster_trust_bundle(ctb, &format!("{sp}.clusterTrustBundle")));
             // Go notes the path even when empty.
@@ -516,7 +517,7 @@ fn iscsi(src: &Value, p: &str) -> Vec<FieldError> {
     if chap && !present(src, "secretRef") {
         errs.push(required(&format!("{p}.secretRef")));
     }
-    if let Some(initiator) = src.get("initiatorName").and_then(Value::as_str) {
+    if let Some(initiator) = src.member("initiatorName").and_then(Value::as_str) {
         if let Some(detail) = iscsi_name_error(initiator) {
             errs.push(FieldError::invalid(&format!("{p}.initiatorname"), str_value(initiator), detail));
         }
@@ -543,7 +544,7 @@ fn fc(src: &Value, p: &str) -> Vec<FieldError> {
         ));
     }
     if !wwns.is_empty() {
-        match src.get("lun").and_then(Value::as_i64) {
+        match src.member("lun").and_then(Value::as_i64) {
             None => errs.push(FieldError::required(&format!("{p}.lun"), "lun is required if targetWWNs is specified")),
             Some(lun) if !(0..=255).contains(&lun) => {
                 errs.push(FieldError::invalid(&format!("{p}.lun"), BadValue::Int(lun), inclusive_range(0, 255)));
@@ -586,12 +587,12 @@ fn azure_disk(src: &Value, p: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     require_str(src, "diskName", p, &mut errs);
     require_str(src, "diskURI", p, &mut errs);
-    if let Some(mode) = src.get("cachingMode").and_then(Value::as_str) {
+    if let Some(mode) = src.member("cachingMode").and_then(Value::as_str) {
         if !AZURE_CACHING_MODES.contains(&mode) {
             errs.push(FieldError::not_supported(&format!("{p}.cachingMode"), named(mode), AZURE_CACHING_MODES));
         }
     }
-    let kind = src.get("kind").and_then(Value::as_str);
+    let kind = src.member("kind").and_then(Value::as_str);
     if let Some(kind) = kind.filter(|k| !AZURE_DISK_KINDS.contains(k)) {
         errs.push(FieldError::not_supported(&format!("{p}.kind"), named(kind), AZURE_DISK_KINDS));
     }
@@ -613,7 +614,7 @@ fn source_errors(key: &str, src: &Value, opts: PodOptions, path: &str) -> Vec<Fi
     match key {
         "emptyDir" => {
             let negative = src
-                .get("sizeLimit")
+                .member("sizeLimit")
                 .and_then(|q| q.as_str().map(str::to_string).or_else(|| q.as_i64().map(|n| n.to_string())))
                 .and_then(|q| quantity::parse(&q))
                 .is_some_and(|q| q.milli < 0);
@@ -631,7 +632,7 @@ fn source_errors(key: &str, src: &Value, opts: PodOptions, path: &str) -> Vec<Fi
                 return errs;
             }
             errs.extend(path_no_backsteps(host_path, &format!("{p}.path")));
-            if let Some(t) = src.get("type").and_then(Value::as_str) {
+            if let Some(t) = src.member("type").and_then(Value::as_str) {
                 if !HOST_PATH_TYPES.contains(&t) {
                     errs.push(FieldError::not_supported(&format!("{p}.type"), str_value(t), HOST_PATH_TYPES));
                 }
@@ -700,7 +701,7 @@ fn source_errors(key: &str, src: &Value, opts: PodOptions, path: &str) -> Vec<Fi
         }
         "cinder" => {
             require_str(src, "volumeID", &p, &mut errs);
-            if let Some(r) = src.get("secretRef").filter(|v| !v.is_null()) {
+            if let Some(r) = src.member("secretRef").filter(|v| !v.is_null()) {
                 require_str(r, "name", &format!("{p}.secretRef"), &mut errs);
             }
         }
@@ -713,7 +714,7 @@ fn source_errors(key: &str, src: &Value, opts: PodOptions, path: &str) -> Vec<Fi
         }
         "flexVolume" => {
             require_str(src, "driver", &p, &mut errs);
-            if let Some(options) = src.get("options").and_then(Value::as_object) {
+            if let Some(options) = src.member("options").and_then(Value::as_object) {
                 for k in options.keys() {
                     let namespace = k.split_once('/').map_or(k.as_str(), |(ns, _)| ns);
                     let normalized = format!(".{}", namespace.to_lowercase());
@@ -745,7 +746,7 @@ fn source_errors(key: &str, src: &Value, opts: PodOptions, path: &str) -> Vec<Fi
             if !ns.is_empty() {
                 errs.extend(dns_label(ns, &format!("{p}.volumeNamespace")));
             }
-            if let Some(r) = src.get("secretRef").filter(|v| !v.is_null()) {
+            if let Some(r) = src.member("secretRef").filter(|v| !v.is_null()) {
                 require_str(r, "name", &format!("{p}.secretRef"), &mut errs);
             }
         }
@@ -757,7 +758,7 @@ fn source_errors(key: &str, src: &Value, opts: PodOptions, path: &str) -> Vec<Fi
         }
         "csi" => {
             errs.extend(csi_driver_name(s(src, "driver"), &format!("{p}.driver")));
-            if let Some(r) = src.get("nodePublishSecretRef").filter(|v| !v.is_null()) {
+            if let Some(r) = src.member("nodePublishSecretRef").filter(|v| !v.is_null()) {
                 let name = s(r, "name");
                 if name.is_empty() {
                     errs.push(required(&format!("{p}.nodePublishSecretRef.name")));
@@ -773,7 +774,7 @@ fn source_errors(key: &str, src: &Value, opts: PodOptions, path: &str) -> Vec<Fi
         "fc" => errs.extend(fc(src, &p)),
         "quobyte" => errs.extend(quobyte(src, &p)),
         "azureDisk" => errs.extend(azure_disk(src, &p)),
-        "ephemeral" => match src.get("volumeClaimTemplate").filter(|t| !t.is_null()) {
+        "ephemeral" => match src.member("volumeClaimTemplate").filter(|t| !t.is_null()) {
             None => errs.push(required(&format!("{p}.volumeClaimTemplate"))),
             Some(template) => errs.extend(claim_template(template, &format!("{p}.volumeClaimTemplate"))),
         },
@@ -806,10 +807,10 @@ const TEMPLATE_META_FIELDS: &[(&str, &str)] = &[
 /// of the metadata set: `validateFieldAllowList`), then the claim's spec ([`crate::claim_spec`]).
 fn claim_template(template: &Value, path: &str) -> Vec<FieldError> {
     let null = Value::Null;
-    let meta = template.get("metadata").unwrap_or(&null);
+    let meta = template.member("metadata").unwrap_or(&null);
     let mut errs =
-        validate_annotations(&string_pairs(meta.get("annotations")), &format!("{path}.metadata.annotations"));
-    errs.extend(validate_labels(&string_pairs(meta.get("labels")), &format!("{path}.metadata.labels")));
+        validate_annotations(&string_pairs(meta.member("annotations")), &format!("{path}.metadata.annotations"));
+    errs.extend(validate_labels(&string_pairs(meta.member("labels")), &format!("{path}.metadata.labels")));
     // Set is not the zero value (`reflect.DeepEqual`): an empty list is set, unlike a nil one.
     for (key, go_name) in TEMPLATE_META_FIELDS {
         let set = match meta.get(*key) {
@@ -822,7 +823,7 @@ fn claim_template(template: &Value, path: &str) -> Vec<FieldError> {
             errs.push(FieldError::forbidden(&format!("{path}.metadata.{go_name}"), "cannot be set"));
         }
     }
-    errs.extend(validate_claim_spec(template.get("spec").unwrap_or(&null), &format!("{path}.spec")));
+    errs.extend(validate_claim_spec(template.member("spec").unwrap_or(&null), &format!("{path}.spec")));
     errs
 }
 
@@ -901,7 +902,7 @@ pub fn validate_volumes<'v>(
             Some(source) if el.is_empty() => valid.push(ValidVolume { name, source }),
             _ => errs.extend(el),
         }
-        if let Some(claim) = v.get("persistentVolumeClaim").filter(|c| !c.is_null()) {
+        if let Some(claim) = v.member("persistentVolumeClaim").filter(|c| !c.is_null()) {
             let claim_name = s(claim, "claimName");
             if created.iter().any(|c| c == claim_name) {
                 errs.push(FieldError::invalid(
@@ -1060,13 +1061,13 @@ pub fn validate_volume_mounts(
             }
             errs.extend(local_descending_path(sub_path_expr, &format!("{path}.subPathExpr")));
         }
-        let propagation = m.get("mountPropagation").and_then(Value::as_str);
+        let propagation = m.member("mountPropagation").and_then(Value::as_str);
         if let Some(mode) = propagation {
             let pp = format!("{path}.mountPropagation");
             if !MOUNT_PROPAGATIONS.contains(&mode) {
                 errs.push(FieldError::not_supported(&pp, str_value(mode), MOUNT_PROPAGATIONS));
             }
-            let privileged = container.pointer("/securityContext/privileged").and_then(Value::as_bool) == Some(true);
+            let privileged = container.at("/securityContext/privileged").and_then(Value::as_bool) == Some(true);
             if mode == "Bidirectional" && !privileged {
                 errs.push(FieldError::forbidden(
                     &pp,
@@ -1074,12 +1075,12 @@ pub fn validate_volume_mounts(
                 ));
             }
         }
-        if let Some(rro) = m.get("recursiveReadOnly").and_then(Value::as_str) {
+        if let Some(rro) = m.member("recursiveReadOnly").and_then(Value::as_str) {
             let rp = format!("{path}.recursiveReadOnly");
             match rro {
                 "Disabled" => {}
                 "Enabled" | "IfPossible" => {
-                    if m.get("readOnly").and_then(Value::as_bool) != Some(true) {
+                    if m.member("readOnly").and_then(Value::as_bool) != Some(true) {
                         errs.push(FieldError::forbidden(&rp, "may only be specified when readOnly is true"));
                     }
                     if propagation.is_some_and(|p| p != "None") {

@@ -23,6 +23,7 @@
 use serde_json::{Map, Value};
 
 use crate::field::{BadValue, FieldError};
+use crate::lookup::Lookup;
 
 /// `ValidateNonnegativeField`'s message.
 pub const NEGATIVE: &str = "must be greater than or equal to 0";
@@ -64,7 +65,7 @@ fn put_back(new: &mut Value, old: &Value, pointer: &str) {
             None => return,
         },
     };
-    match old.pointer(pointer) {
+    match old.at(pointer) {
         Some(v) => target.insert(key.into(), v.clone()),
         None => target.remove(key),
     };
@@ -190,8 +191,8 @@ fn daemon_set_status(status: &Value) -> Vec<FieldError> {
 /// is [`crate::job_status::validate_job_status_update`]).
 pub fn validate_status_update(group: &str, kind: &str, new: &Value, old: &Value) -> Vec<FieldError> {
     let null = Value::Null;
-    let status = new.get("status").unwrap_or(&null);
-    let old_status = old.get("status").unwrap_or(&null);
+    let status = new.member("status").unwrap_or(&null);
+    let old_status = old.member("status").unwrap_or(&null);
     let mut errs = match (group, kind) {
         ("apps", "Deployment") => deployment_status(status),
         ("apps", "ReplicaSet") => return replica_set_status(status),

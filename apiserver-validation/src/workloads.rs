@@ -31,6 +31,7 @@ use crate::job_policy::{internal_json, pod_failure_policy};
 use crate::job_success_policy::{success_policy, success_policy_update};
 use crate::job_template;
 use crate::label_selector::{string_pairs, validate_selector};
+use crate::lookup::Lookup;
 use crate::objectmeta::{validate_annotations, validate_labels, FIELD_IMMUTABLE};
 use crate::pod::validate_pod_spec;
 use crate::pod_annotations;
@@ -46,19 +47,19 @@ use crate::zero_values::list;
 /// `LabelSelectorAsSelector(…).Matches(labels)`.
 pub fn selector_matches(selector: &Value, labels: &Value) -> bool {
     let get = |k: &str| labels.get(k).and_then(Value::as_str);
-    let match_labels = string_pairs(selector.get("matchLabels"));
+    let match_labels = string_pairs(selector.member("matchLabels"));
     if !match_labels.iter().all(|(k, v)| get(k) == Some(*v)) {
         return false;
     }
-    let exprs = selector.get("matchExpressions").and_then(Value::as_array).cloned().unwrap_or_default();
+    let exprs = selector.member("matchExpressions").and_then(Value::as_array).cloned().unwrap_or_default();
     exprs.iter().all(|e| {
-        let key = e.get("key").and_then(Value::as_str).unwrap_or("");
+        let key = e.member("key").and_then(Value::as_str).unwrap_or("");
         let values: Vec<&str> = e
-            .get("values")
+            .member("values")
             .and_then(Value::as_array)
             .map(|a| a.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
-        match e.get("operator").and_then(Value::as_str).unwrap_or("") {
+        match e.member("operator").and_then(Value::as_str).unwrap_or("") {
             "In" => get(key).is_some_and(|v| values.contains(&v)),
             "NotIn" => get(key).is_none_or(|v| !values.contains(&v)),
             "Exists" => get(key).is_some(),
@@ -80,7 +81,7 @@ fn is_empty_selector(selector: &Value) -> bool {
 /// object's template (`None` on CREATE).
 fn template_options(old_template: Option<&Value>) -> PodOptions {
     let Some(old) = old_template else { return PodOptions::default() };
-    PodOptions::from_old_spec(old.get("spec").unwrap_or(&Value::Null)).with_old_meta(old.get("metadata"))
+    PodOptions::from_old_spec(old.member("spec").unwrap_or(&Value::Null)).with_old_meta(old.member("metadata"))
 }
 
 /// `ValidatePodTemplateSpec`: the template's labels and annotations, then its spec (under the
@@ -91,8 +92,8 @@ fn template_options(old_template: Option<&Value>) -> PodOptions {
 fn validate_template(template: &Value, old_template: Option<&Value>, path: &str) -> Vec<FieldError> {
     let opts = template_options(old_template);
     let mut errs = validate_template_metadata(template, path, opts);
-    let meta = template.get("metadata");
-    let spec = template.get("spec").unwrap_or(&Value::Null);
+    let meta = template.member("metadata");
+    let spec = template.member("spec").unwrap_or(&Value::Null);
     let spec_path = format!("{path}.spec");
     errs.extend(validate_pod_spec(spec, opts, &spec_path));
     errs.extend(pod_annotations::seccomp_annotations_and_fields(meta, spec, &spec_path));
@@ -110,18 +111,18 @@ fn validate_template(template: &Value, old_template: Option<&Value>, path: &str)
 /// `ValidatePodTemplateSpec` that `ValidatePodTemplateSpecForStatefulSet` repeats, and all of it a
 /// StatefulSet UPDATE validates when `SkipValidatePodTemplateSpec` is set.
 fn validate_template_metadata(template: &Value, path: &str, opts: PodOptions) -> Vec<FieldError> {
-    let meta = template.get("metadata");
-    let mut errs = validate_labels(&string_pairs(meta.and_then(|m| m.get("labels"))), &format!("{path}.labels"));
+    let meta = template.member("metadata");
+    let mut errs = validate_labels(&string_pairs(meta.and_then(|m| m.member("labels"))), &format!("{path}.labels"));
     let annotations_path = format!("{path}.annotations");
-    errs.extend(validate_annotations(&string_pairs(meta.and_then(|m| m.get("annotations"))), &annotations_path));
-    let spec = template.get("spec").unwrap_or(&Value::Null);
+    errs.extend(validate_annotations(&string_pairs(meta.and_then(|m| m.member("annotations"))), &annotations_path));
+    let spec = template.member("spec").unwrap_or(&Value::Null);
     errs.extend(pod_annotations::validate_pod_specific_annotations(meta, spec, &annotations_path, opts));
     errs
 }
 
 /// A `map[string]string` as `json.Marshal` writes it: keys sorted.
 fn labels_json(template: &Value) -> BadValue {
-    let labels = template.pointer("/metadata/labels").cloned().unwrap_or(json!(null));
+    let labels = template.at("/metadata/labels").cloned().unwrap_or(json!(null));
     let sorted: Option<std::collections::BTreeMap<String, Value>> =
         labels.as_object().map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect());
     BadValue::Json(sorted.map_or("null".into(), |m| serde_json::to_string(&m).unwrap_or_default()))
@@ -135,7 +136,7 @@ fn labels_json(template: &Value) -> BadValue {
 /// `template_generation` is a DaemonSet's internal `spec.templateGeneration` on UPDATE
 /// ([`template_generation_update`]; on CREATE `PrepareForCreate` makes it at least 1).
 fn apps_spec(kind: &str, spec: &Value, old_spec: Option<&Value>, template_generation: Option<i64>) -> Vec<FieldError> {
-    let old_template = old_spec.and_then(|o| o.get("template"));
+    let old_template = old_spec.and_then(|o| o.member("template"));
     let set_opts = match old_spec {
         Some(old) if kind == "StatefulSet" => {
             let opts = StatefulSetOptions::update();
@@ -169,7 +170,7 @@ fn apps_leading(kind: &str, spec: &Value, set_opts: StatefulSetOptions) -> Vec<F
     if kind == "StatefulSet" {
         errs.extend(pod_management_policy(spec));
         errs.extend(stateful_set_update_strategy(
-            spec.get("updateStrategy").unwrap_or(&Value::Null),
+            spec.member("updateStrategy").unwrap_or(&Value::Null),
             "spec.updateStrategy",
         ));
         errs.extend(claim_retention_policy(spec));
@@ -182,7 +183,7 @@ fn apps_leading(kind: &str, spec: &Value, set_opts: StatefulSetOptions) -> Vec<F
         errs.extend(nonnegative_member(spec, "minReadySeconds", "spec"));
     }
     if kind == "StatefulSet" {
-        if let Some(ordinals) = spec.get("ordinals").filter(|o| !o.is_null()) {
+        if let Some(ordinals) = spec.member("ordinals").filter(|o| !o.is_null()) {
             errs.extend(nonnegative_member(ordinals, "start", "spec.ordinals"));
         }
         errs.extend(service_name(spec, set_opts));
@@ -192,7 +193,7 @@ fn apps_leading(kind: &str, spec: &Value, set_opts: StatefulSetOptions) -> Vec<F
 
 /// `ValidatePersistentVolumeClaimRetentionPolicy` of a (defaulted) StatefulSet.
 fn claim_retention_policy(spec: &Value) -> Vec<FieldError> {
-    let Some(policy) = spec.get("persistentVolumeClaimRetentionPolicy").filter(|p| !p.is_null()) else {
+    let Some(policy) = spec.member("persistentVolumeClaimRetentionPolicy").filter(|p| !p.is_null()) else {
         return Vec::new();
     };
     let mut errs = Vec::new();
@@ -209,7 +210,7 @@ fn claim_retention_policy(spec: &Value) -> Vec<FieldError> {
 /// `ValidateStatefulSetSpec`'s switch on `podManagementPolicy`.
 fn pod_management_policy(spec: &Value) -> Vec<FieldError> {
     let path = "spec.podManagementPolicy";
-    match spec.get("podManagementPolicy").and_then(Value::as_str).unwrap_or("") {
+    match spec.member("podManagementPolicy").and_then(Value::as_str).unwrap_or("") {
         "" => vec![FieldError::required(path, "")],
         "OrderedReady" | "Parallel" => Vec::new(),
         other => vec![FieldError::invalid(path, BadValue::Str(other.into()), "must be 'OrderedReady' or 'Parallel'")],
@@ -221,7 +222,7 @@ fn apps_trailing(kind: &str, spec: &Value, template_generation: Option<i64>) -> 
     let mut errs = Vec::new();
     match kind {
         "Deployment" => {
-            errs.extend(deployment_strategy(spec.get("strategy").unwrap_or(&Value::Null), "spec.strategy"));
+            errs.extend(deployment_strategy(spec.member("strategy").unwrap_or(&Value::Null), "spec.strategy"));
             errs.extend(nonnegative_member(spec, "minReadySeconds", "spec"));
             errs.extend(nonnegative_member(spec, "revisionHistoryLimit", "spec"));
             if let Some(deadline) = int(spec, "progressDeadlineSeconds") {
@@ -239,7 +240,7 @@ fn apps_trailing(kind: &str, spec: &Value, template_generation: Option<i64>) -> 
             errs.extend(nonnegative_member(spec, "minReadySeconds", "spec"));
             errs.extend(template_generation.map_or_else(Vec::new, |g| nonnegative(g, "spec.templateGeneration")));
             errs.extend(daemon_set_update_strategy(
-                spec.get("updateStrategy").unwrap_or(&Value::Null),
+                spec.member("updateStrategy").unwrap_or(&Value::Null),
                 "spec.updateStrategy",
             ));
             errs.extend(nonnegative_member(spec, "revisionHistoryLimit", "spec"));
@@ -259,7 +260,7 @@ fn apps_selector_and_template(
     set_opts: StatefulSetOptions,
 ) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    let template = spec.get("template").unwrap_or(&Value::Null);
+    let template = spec.member("template").unwrap_or(&Value::Null);
     let mismatch = || {
         FieldError::invalid(
             "spec.template.metadata.labels",
@@ -269,7 +270,7 @@ fn apps_selector_and_template(
     };
     // Whether `LabelSelectorAsSelector` fails: exactly when `ValidateLabelSelector` (strict) does.
     let mut selector_fails = false;
-    match spec.get("selector").filter(|s| !s.is_null()) {
+    match spec.member("selector").filter(|s| !s.is_null()) {
         // A nil selector converts to `labels.Nothing()`, which is not empty and matches nothing;
         // `ValidateDaemonSetSpec` does not require one.
         None => {
@@ -298,7 +299,7 @@ fn apps_selector_and_template(
                     "StatefulSet" => errs.push(FieldError::invalid("spec.selector", selector_value(), "")),
                     _ => {}
                 }
-            } else if !selector_matches(selector, template.pointer("/metadata/labels").unwrap_or(&Value::Null)) {
+            } else if !selector_matches(selector, template.at("/metadata/labels").unwrap_or(&Value::Null)) {
                 errs.push(mismatch());
             }
         }
@@ -317,7 +318,7 @@ fn apps_selector_and_template(
     } else {
         errs.extend(validate_template(template, old_template, "spec.template"));
     }
-    let restart = template.pointer("/spec/restartPolicy").and_then(Value::as_str).unwrap_or("");
+    let restart = template.at("/spec/restartPolicy").and_then(Value::as_str).unwrap_or("");
     if restart != "Always" {
         errs.push(FieldError::not_supported(
             "spec.template.spec.restartPolicy",
@@ -325,7 +326,7 @@ fn apps_selector_and_template(
             &["Always"],
         ));
     }
-    if template.pointer("/spec/activeDeadlineSeconds").is_some_and(|v| !v.is_null()) {
+    if template.at("/spec/activeDeadlineSeconds").is_some_and(|v| !v.is_null()) {
         // ValidatePodTemplateSpecForReplicaSet names a ReplicaSet for a Deployment too.
         let named = if kind == "Deployment" { "ReplicaSet" } else { kind };
         errs.push(FieldError::forbidden(
@@ -345,15 +346,15 @@ fn job_spec(spec: &Value, old_spec: Option<&Value>, path: &str) -> Vec<FieldErro
     errs.extend(pod_failure_policy(spec, &format!("{path}.podFailurePolicy")));
     errs.extend(success_policy(spec, &format!("{path}.successPolicy")));
     errs.extend(pod_replacement_policy(spec, path));
-    let template = spec.get("template").unwrap_or(&Value::Null);
-    errs.extend(validate_template(template, old_spec.and_then(|o| o.get("template")), &format!("{path}.template")));
-    let restart = template.pointer("/spec/restartPolicy").and_then(Value::as_str).unwrap_or("");
+    let template = spec.member("template").unwrap_or(&Value::Null);
+    errs.extend(validate_template(template, old_spec.and_then(|o| o.member("template")), &format!("{path}.template")));
+    let restart = template.at("/spec/restartPolicy").and_then(Value::as_str).unwrap_or("");
     let rp = format!("{path}.template.spec.restartPolicy");
     if restart == "Always" || restart.is_empty() {
         errs.push(FieldError::required(&rp, "valid values: \"OnFailure\", \"Never\""));
     } else if restart != "OnFailure" && restart != "Never" {
         errs.push(FieldError::not_supported(&rp, BadValue::Str(restart.into()), &["OnFailure", "Never"]));
-    } else if spec.get("podFailurePolicy").is_some_and(|p| !p.is_null()) && restart != "Never" {
+    } else if spec.member("podFailurePolicy").is_some_and(|p| !p.is_null()) && restart != "Never" {
         let detail = "only \"Never\" is supported when podFailurePolicy is specified";
         errs.push(FieldError::invalid(&rp, BadValue::Str(restart.into()), detail));
     }
@@ -364,15 +365,15 @@ fn job_spec(spec: &Value, old_spec: Option<&Value>, path: &str) -> Vec<FieldErro
 /// template's): only a manual selector, the registry generating the others.
 fn job_selector(spec: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    if spec.get("manualSelector").and_then(Value::as_bool) != Some(true) {
+    if spec.member("manualSelector").and_then(Value::as_bool) != Some(true) {
         return errs;
     }
-    let template = spec.get("template").unwrap_or(&Value::Null);
-    match spec.get("selector").filter(|s| !s.is_null()) {
+    let template = spec.member("template").unwrap_or(&Value::Null);
+    match spec.member("selector").filter(|s| !s.is_null()) {
         None => errs.push(FieldError::required("spec.selector", "")),
         Some(selector) => {
             errs.extend(validate_selector(selector, "spec.selector"));
-            if !selector_matches(selector, template.pointer("/metadata/labels").unwrap_or(&Value::Null)) {
+            if !selector_matches(selector, template.at("/metadata/labels").unwrap_or(&Value::Null)) {
                 errs.push(FieldError::invalid(
                     "spec.template.metadata.labels",
                     labels_json(template),
@@ -410,7 +411,7 @@ const MAX_MANAGED_BY: usize = 63;
 
 /// `validateJobSpec`'s `managedBy`: `IsDomainPrefixedPath`, at most 63 bytes.
 fn managed_by(spec: &Value, path: &str) -> Vec<FieldError> {
-    let Some(v) = spec.get("managedBy").filter(|v| !v.is_null()) else { return Vec::new() };
+    let Some(v) = spec.member("managedBy").filter(|v| !v.is_null()) else { return Vec::new() };
     let v = v.as_str().unwrap_or("");
     let p = format!("{path}.managedBy");
     let mut errs = domain_prefixed_path(v, &p);
@@ -446,9 +447,9 @@ fn domain_prefixed_path(v: &str, p: &str) -> Vec<FieldError> {
 
 /// `validatePodReplacementPolicy`: only `Failed` beside a pod failure policy.
 fn pod_replacement_policy(spec: &Value, path: &str) -> Vec<FieldError> {
-    let Some(v) = spec.get("podReplacementPolicy").filter(|v| !v.is_null()) else { return Vec::new() };
+    let Some(v) = spec.member("podReplacementPolicy").filter(|v| !v.is_null()) else { return Vec::new() };
     let v = v.as_str().unwrap_or("");
-    let valid: &[&str] = if spec.get("podFailurePolicy").is_some_and(|p| !p.is_null()) {
+    let valid: &[&str] = if spec.member("podFailurePolicy").is_some_and(|p| !p.is_null()) {
         &["Failed"]
     } else {
         &["Failed", "TerminatingOrFailed"]
@@ -468,7 +469,7 @@ const HIGH_COMPLETIONS_LIMIT: i64 = 10_000;
 fn completion_mode(spec: &Value, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let at = |k: &str| format!("{path}.{k}");
-    let mode = spec.get("completionMode").and_then(Value::as_str);
+    let mode = spec.member("completionMode").and_then(Value::as_str);
     if let Some(m) = mode.filter(|m| !matches!(*m, "NonIndexed" | "Indexed")) {
         errs.push(FieldError::not_supported(
             &at("completionMode"),
@@ -538,14 +539,14 @@ fn high_completions(parallelism: Option<i64>, max_failed: Option<i64>, path: &st
 /// set, nor `manualSelector: true`.
 fn job_template_selector(job: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    if let Some(selector) = job.get("selector").filter(|s| !s.is_null()) {
+    if let Some(selector) = job.member("selector").filter(|s| !s.is_null()) {
         errs.push(FieldError::invalid(
             "spec.jobTemplate.spec.selector",
             BadValue::Json(selector_json(Some(selector))),
             "`selector` will be auto-generated",
         ));
     }
-    if job.get("manualSelector").and_then(Value::as_bool) == Some(true) {
+    if job.member("manualSelector").and_then(Value::as_bool) == Some(true) {
         errs.push(FieldError::not_supported(
             "spec.jobTemplate.spec.manualSelector",
             BadValue::Json("true".into()),
@@ -563,15 +564,15 @@ const MAX_GENERATED_NAME_PREFIX: usize = 58;
 /// `<name>-<completions-1>`, must be a DNS label. A name still to be generated from `generateName`
 /// is judged at the length the registry gives it (its random suffix is printed as `xxxxx`).
 fn indexed_job_name(job: &Value) -> Vec<FieldError> {
-    let spec = job.get("spec").unwrap_or(&Value::Null);
-    if spec.get("completionMode").and_then(Value::as_str) != Some("Indexed") {
+    let spec = job.member("spec").unwrap_or(&Value::Null);
+    if spec.member("completionMode").and_then(Value::as_str) != Some("Indexed") {
         return Vec::new();
     }
     let Some(completions) = int(spec, "completions").filter(|c| *c > 0) else { return Vec::new() };
-    let meta = job.get("metadata");
-    let mut name = meta.and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or("").to_string();
+    let meta = job.member("metadata");
+    let mut name = meta.and_then(|m| m.member("name")).and_then(Value::as_str).unwrap_or("").to_string();
     if name.is_empty() {
-        let prefix = meta.and_then(|m| m.get("generateName")).and_then(Value::as_str).unwrap_or("");
+        let prefix = meta.and_then(|m| m.member("generateName")).and_then(Value::as_str).unwrap_or("");
         if prefix.is_empty() {
             return Vec::new();
         }
@@ -592,14 +593,18 @@ fn indexed_job_name(job: &Value) -> Vec<FieldError> {
 /// The spec checks of a workload kind on CREATE (`old` is `None`) and on UPDATE of `old` (before
 /// [`validate_update`]).
 pub fn validate(group: &str, kind: &str, object: &Value, old: Option<&Value>) -> Vec<FieldError> {
-    let spec = object.get("spec").unwrap_or(&Value::Null);
-    let old_spec = old.and_then(|o| o.get("spec"));
+    let spec = object.member("spec").unwrap_or(&Value::Null);
+    let old_spec = old.and_then(|o| o.member("spec"));
     match (group, kind) {
         // ValidateDaemonSetUpdate: ValidateDaemonSetSpecUpdate before the spec.
         ("apps", "DaemonSet") => match old {
             Some(old) => {
                 let (generation, mut errs) = template_generation_update(object, old);
-                errs.extend(immutable(spec.get("selector"), old_spec.and_then(|o| o.get("selector")), "spec.selector"));
+                errs.extend(immutable(
+                    spec.member("selector"),
+                    old_spec.and_then(|o| o.member("selector")),
+                    "spec.selector",
+                ));
                 errs.extend(apps_spec(kind, spec, old_spec, generation));
                 errs
             }
@@ -618,7 +623,7 @@ pub fn validate(group: &str, kind: &str, object: &Value, old: Option<&Value>) ->
             let mut errs = cron_job::schedule(spec, old_spec);
             errs.extend(nonnegative_member(spec, "startingDeadlineSeconds", "spec"));
             errs.extend(cron_job::time_zone_checks(spec, old_spec));
-            let policy = spec.get("concurrencyPolicy").and_then(Value::as_str).unwrap_or("Allow");
+            let policy = spec.member("concurrencyPolicy").and_then(Value::as_str).unwrap_or("Allow");
             if !["Allow", "Forbid", "Replace"].contains(&policy) {
                 errs.push(FieldError::not_supported(
                     "spec.concurrencyPolicy",
@@ -626,8 +631,8 @@ pub fn validate(group: &str, kind: &str, object: &Value, old: Option<&Value>) ->
                     &["Allow", "Forbid", "Replace"],
                 ));
             }
-            let job = spec.pointer("/jobTemplate/spec").unwrap_or(&Value::Null);
-            let old_job = old_spec.and_then(|o| o.pointer("/jobTemplate/spec"));
+            let job = spec.at("/jobTemplate/spec").unwrap_or(&Value::Null);
+            let old_job = old_spec.and_then(|o| o.at("/jobTemplate/spec"));
             errs.extend(job_spec(job, old_job, "spec.jobTemplate.spec"));
             errs.extend(job_template_selector(job));
             errs.extend(nonnegative_member(spec, "successfulJobsHistoryLimit", "spec"));
@@ -649,8 +654,8 @@ fn immutable(new: Option<&Value>, old: Option<&Value>, path: &str) -> Vec<FieldE
 /// `validateCompletions` (with `ElasticIndexedJob`, on by default): a NonIndexed Job's completions
 /// are immutable; an Indexed Job's change only with its parallelism, to the same number.
 fn completions_update(new: &Value, old: &Value) -> Vec<FieldError> {
-    if new.get("completionMode").and_then(Value::as_str) != Some("Indexed") {
-        return immutable(new.get("completions"), old.get("completions"), "spec.completions");
+    if new.member("completionMode").and_then(Value::as_str) != Some("Indexed") {
+        return immutable(new.member("completions"), old.member("completions"), "spec.completions");
     }
     match (int(new, "completions"), int(old, "completions")) {
         (Some(c), o) if Some(c) != o && Some(c) != int(new, "parallelism") => vec![FieldError::invalid(
@@ -664,7 +669,7 @@ fn completions_update(new: &Value, old: &Value) -> Vec<FieldError> {
 
 /// `ValidateJobSpecUpdate`'s immutable pod failure policy, printed as the internal struct.
 fn pod_failure_policy_update(new: &Value, old: &Value) -> Vec<FieldError> {
-    let norm = |v: &Value| v.get("podFailurePolicy").filter(|p| !p.is_null()).cloned();
+    let norm = |v: &Value| v.member("podFailurePolicy").filter(|p| !p.is_null()).cloned();
     match norm(new) {
         n if n == norm(old) => Vec::new(),
         None => vec![FieldError::invalid("spec.podFailurePolicy", BadValue::Json("null".into()), FIELD_IMMUTABLE)],
@@ -681,7 +686,7 @@ pub const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.
 
 /// The annotation's text on `object`.
 fn template_generation_text(object: &Value) -> Option<&str> {
-    object.pointer("/metadata/annotations").and_then(|a| a.get(TEMPLATE_GENERATION_ANNOTATION)).and_then(Value::as_str)
+    object.at("/metadata/annotations").and_then(|a| a.get(TEMPLATE_GENERATION_ANNOTATION)).and_then(Value::as_str)
 }
 
 /// Whether the model cannot judge a DaemonSet's template generation: the annotation's text does
@@ -702,7 +707,7 @@ fn template_generation_update(object: &Value, old: &Value) -> (Option<i64>, Vec<
     }
     let parse = |o: &Value| template_generation_text(o).and_then(|t| t.parse::<i64>().ok());
     let old_generation = parse(old).unwrap_or(0);
-    let (new_template, old_template) = (object.pointer("/spec/template"), old.pointer("/spec/template"));
+    let (new_template, old_template) = (object.at("/spec/template"), old.at("/spec/template"));
     let template_updated = semantic_differs(old_template.unwrap_or(&Value::Null), new_template.unwrap_or(&Value::Null));
     let generation = if template_updated { old_generation.saturating_add(1) } else { parse(object).unwrap_or(0) };
     let path = "spec.templateGeneration";
@@ -724,10 +729,12 @@ pub const STATEFULSET_FORBIDDEN: &str = "updates to statefulset spec for fields 
 
 /// The update rules of a workload kind (after [`validate`] of the new object).
 pub fn validate_update(group: &str, kind: &str, new: &Value, old: &Value) -> Vec<FieldError> {
-    let ns = new.get("spec").unwrap_or(&Value::Null);
-    let os = old.get("spec").unwrap_or(&Value::Null);
+    let ns = new.member("spec").unwrap_or(&Value::Null);
+    let os = old.member("spec").unwrap_or(&Value::Null);
     match (group, kind) {
-        ("apps", "Deployment" | "ReplicaSet") => immutable(ns.get("selector"), os.get("selector"), "spec.selector"),
+        ("apps", "Deployment" | "ReplicaSet") => {
+            immutable(ns.member("selector"), os.member("selector"), "spec.selector")
+        }
         ("apps", "StatefulSet") => {
             let strip = |s: &Value| {
                 let mut s = s.clone();
@@ -755,11 +762,11 @@ pub fn validate_update(group: &str, kind: &str, new: &Value, old: &Value) -> Vec
         }
         ("batch", "Job") => {
             let mut errs = completions_update(ns, os);
-            errs.extend(immutable(ns.get("selector"), os.get("selector"), "spec.selector"));
+            errs.extend(immutable(ns.member("selector"), os.member("selector"), "spec.selector"));
             // A suspended Job's template may change in its scheduling directives and resources.
             let old_template = job_template::old_template_for_update(new, old);
-            errs.extend(immutable(ns.get("template"), Some(&old_template), "spec.template"));
-            errs.extend(immutable(ns.get("completionMode"), os.get("completionMode"), "spec.completionMode"));
+            errs.extend(immutable(ns.member("template"), Some(&old_template), "spec.template"));
+            errs.extend(immutable(ns.member("completionMode"), os.member("completionMode"), "spec.completionMode"));
             errs.extend(pod_failure_policy_update(ns, os));
             for key in ["backoffLimitPerIndex", "managedBy"] {
                 errs.extend(immutable(ns.get(key), os.get(key), &format!("spec.{key}")));
