@@ -100,7 +100,7 @@ fn backend(b: &Value, path: &str) -> Vec<FieldError> {
             BadValue::Str(String::new()),
             "cannot set both resource and service backends",
         )),
-        (true, None) => errs.extend(typed_local_object_reference(&b.field("resource"), &format!("{path}.resource"))),
+        (true, None) => errs.extend(typed_local_object_reference(b.field("resource"), &format!("{path}.resource"))),
         (false, Some(svc)) => {
             let name = text(svc, "name");
             let name_path = format!("{path}.service.name");
