@@ -60,7 +60,7 @@ pub fn is_config_map_key(value: &str) -> Vec<String> {
 
 fn entries(object: &Value, key: &str) -> Vec<(String, Value)> {
     object
-        .get(key)
+        .member(key)
         .and_then(Value::as_object)
         .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
         .unwrap_or_default()
@@ -213,7 +213,7 @@ fn type_errors(secret: &Value, data: &[(String, SecretValue)]) -> Vec<FieldError
     let mut errs = Vec::new();
     match secret.member("type").and_then(Value::as_str).unwrap_or("") {
         SERVICE_ACCOUNT_TOKEN => {
-            let name = secret.at("/metadata/annotations").and_then(|a| a.get(SERVICE_ACCOUNT_NAME_KEY));
+            let name = secret.at("/metadata/annotations").and_then(|a| a.member(SERVICE_ACCOUNT_NAME_KEY));
             if name.and_then(Value::as_str).unwrap_or("").is_empty() {
                 errs.push(FieldError::required(&format!("metadata.annotations[{SERVICE_ACCOUNT_NAME_KEY}]"), ""));
             }
@@ -286,7 +286,7 @@ pub fn empty_map_on_immutable(object: &Value, old: &Value, secret: bool) -> Vec<
     members
         .iter()
         .copied()
-        .filter(|m| object.get(*m).and_then(Value::as_object).is_some_and(serde_json::Map::is_empty))
+        .filter(|m| object.member(*m).and_then(Value::as_object).is_some_and(serde_json::Map::is_empty))
         .filter(|m| map_content(old, m, secret).is_empty())
         .filter(|_| !secret || entries(object, "stringData").is_empty())
         .collect()

@@ -30,7 +30,7 @@ pub(crate) const SCHEDULING_GROUP: &str = "schedulingGroup";
 
 /// Whether a pod spec sets `schedulingGroup` (the old spec's `SchedulingGroup != nil`).
 pub(crate) fn scheduling_group_in_use(spec: &Value) -> bool {
-    spec.get(SCHEDULING_GROUP).is_some_and(|v| !v.is_null())
+    spec.member(SCHEDULING_GROUP).is_some_and(|v| !v.is_null())
 }
 
 /// Whether a pod spec's volumes hold a projection with a `source` source (`*ProjectionInUse`).
@@ -38,7 +38,7 @@ pub(crate) fn projection_in_use(spec: &Value, source: &str) -> bool {
     list(spec, "volumes").iter().any(|v| {
         v.at("/projected/sources")
             .and_then(Value::as_array)
-            .is_some_and(|sources| sources.iter().any(|s| s.get(source).is_some_and(|v| !v.is_null())))
+            .is_some_and(|sources| sources.iter().any(|s| s.member(source).is_some_and(|v| !v.is_null())))
     })
 }
 

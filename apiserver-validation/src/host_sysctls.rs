@@ -40,7 +40,7 @@ fn sysctl_namespace(name: &str) -> Option<&'static str> {
 /// `ValidateHostSysctl`'s detail for the sysctl `name` in the v1 pod spec `spec` (whose
 /// `hostNetwork` and `hostIPC` the internal `PodSecurityContext` holds), or `None`.
 pub(crate) fn host_sysctl(name: &str, spec: &Value) -> Option<&'static str> {
-    let on = |key: &str| spec.get(key).and_then(Value::as_bool) == Some(true);
+    let on = |key: &str| spec.member(key).and_then(Value::as_bool) == Some(true);
     match sysctl_namespace(name) {
         Some("net") if on("hostNetwork") => Some("may not be specified when 'hostNetwork' is true"),
         Some("ipc") if on("hostIPC") => Some("may not be specified when 'hostIPC' is true"),

@@ -38,11 +38,11 @@ struct Options {
 }
 
 fn text<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
+    v.member(key).and_then(Value::as_str).unwrap_or("")
 }
 
 fn items<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
+    v.member(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
 }
 
 fn invalid_each(path: &str, value: &str, msgs: Vec<String>) -> Vec<FieldError> {
@@ -299,7 +299,7 @@ fn spec_of(ingress: &Value) -> &Value {
 /// `ingressClassName`.
 pub fn validate_ingress_create(ingress: &Value) -> Vec<FieldError> {
     let mut errs = ingress_spec(spec_of(ingress), Options::default());
-    let annotation = ingress.at("/metadata/annotations").and_then(|a| a.get(INGRESS_CLASS_ANNOTATION));
+    let annotation = ingress.at("/metadata/annotations").and_then(|a| a.member(INGRESS_CLASS_ANNOTATION));
     let class = spec_of(ingress).member("ingressClassName").and_then(Value::as_str);
     if let (Some(a), Some(c)) = (annotation.and_then(Value::as_str), class) {
         if a != c {

@@ -160,7 +160,7 @@ fn on_pod_conditions(patterns: &[Value], path: &str) -> Vec<FieldError> {
 
 /// A list member as `json.Marshal` writes a Go slice: `null` when absent (nil), else its items.
 pub(crate) fn slice_json(v: &Value, key: &str, item: impl Fn(&Value) -> String) -> String {
-    match v.get(key).and_then(Value::as_array) {
+    match v.member(key).and_then(Value::as_array) {
         Some(items) => format!("[{}]", items.iter().map(item).collect::<Vec<_>>().join(",")),
         None => "null".into(),
     }

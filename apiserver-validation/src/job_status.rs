@@ -119,7 +119,7 @@ struct Job<'a> {
 
 /// A member of `v` that is set (neither absent nor null).
 fn set<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
-    v.get(key).filter(|x| !x.is_null())
+    v.member(key).filter(|x| !x.is_null())
 }
 
 impl<'a> Job<'a> {

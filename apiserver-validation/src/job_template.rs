@@ -30,7 +30,7 @@ fn started(job: &Value) -> bool {
 
 /// Sets `key` of `target` to `source`'s (removed when `source` has none).
 fn copy_member(target: &mut Value, source: &Value, key: &str) {
-    let value = source.get(key).cloned();
+    let value = source.member(key).cloned();
     if let Some(m) = target.as_object_mut() {
         match value {
             Some(v) => {
@@ -112,7 +112,7 @@ fn copy_resources(old: &mut Value, new: &Value) {
     let new_spec = new.member("spec").unwrap_or(&Value::Null);
     let Some(spec) = old.get_mut("spec").filter(|s| s.is_object()) else { return };
     for list in ["containers", "initContainers"] {
-        let new_items = new_spec.get(list).and_then(Value::as_array);
+        let new_items = new_spec.member(list).and_then(Value::as_array);
         let (Some(new_items), Some(items)) = (new_items, spec.get_mut(list).and_then(Value::as_array_mut)) else {
             continue;
         };

@@ -193,7 +193,7 @@ fn affinity_terms_mut(spec: &mut Value) -> Vec<&mut Value> {
 fn apply_label_keys(holder: &mut Value, keys_name: &str, operator: &str, labels: &Value) {
     let additions: Vec<Value> = keys(holder, keys_name)
         .into_iter()
-        .filter_map(|k| labels.get(k).and_then(Value::as_str).map(|v| (k, v)))
+        .filter_map(|k| labels.member(k).and_then(Value::as_str).map(|v| (k, v)))
         .map(|(k, v)| serde_json::json!({"key": k, "operator": operator, "values": [v]}))
         .collect();
     if additions.is_empty() {

@@ -173,7 +173,7 @@ fn env(vars: &[Value], path: &str) -> Vec<FieldError> {
                 errs.extend(volumes::resource_field_ref(r, &format!("{fp}.resourceFieldRef"), false));
             }
             for selector in ["configMapKeyRef", "secretKeyRef"] {
-                if let Some(k) = from.get(selector).filter(|v| !v.is_null()) {
+                if let Some(k) = from.member(selector).filter(|v| !v.is_null()) {
                     errs.extend(key_selector(k, &format!("{fp}.{selector}")));
                 }
             }
@@ -357,11 +357,11 @@ fn port_num_or_name(port: Option<&Value>, path: &str) -> Vec<FieldError> {
 /// `validateProbe` plus the liveness/startup `successThreshold` of 1 and the readiness probe's
 /// missing grace period.
 fn probe(c: &Value, key: &str, path: &str) -> Vec<FieldError> {
-    let Some(p) = c.get(key).filter(|v| !v.is_null()) else { return Vec::new() };
+    let Some(p) = c.member(key).filter(|v| !v.is_null()) else { return Vec::new() };
     let pp = format!("{path}.{key}");
     let mut errs = handler(p, &pp, &["exec", "httpGet", "tcpSocket", "grpc"], None);
     for field in ["initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold"] {
-        let v = p.get(field).and_then(Value::as_i64).unwrap_or(0);
+        let v = p.member(field).and_then(Value::as_i64).unwrap_or(0);
         if v < 0 {
             errs.push(FieldError::invalid(
                 &format!("{pp}.{field}"),
@@ -396,7 +396,7 @@ fn lifecycle(c: &Value, grace: Option<i64>, path: &str) -> Vec<FieldError> {
     let Some(l) = c.member("lifecycle").filter(|v| !v.is_null()) else { return Vec::new() };
     let mut errs = Vec::new();
     for hook in ["postStart", "preStop"] {
-        if let Some(h) = l.get(hook).filter(|v| !v.is_null()) {
+        if let Some(h) = l.member(hook).filter(|v| !v.is_null()) {
             let kinds = ["exec", "httpGet", "tcpSocket", "sleep"];
             errs.extend(handler(h, &format!("{path}.lifecycle.{hook}"), &kinds, grace));
         }

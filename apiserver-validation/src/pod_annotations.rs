@@ -193,7 +193,7 @@ fn seccomp_match(annotation: &str, profile: &Value, path: &str) -> Option<FieldE
 }
 
 fn profile_of<'a>(holder: &'a Value, key: &str) -> Option<&'a Value> {
-    holder.member("securityContext").and_then(|sc| sc.get(key)).filter(|p| !p.is_null())
+    holder.member("securityContext").and_then(|sc| sc.member(key)).filter(|p| !p.is_null())
 }
 
 /// `validateSeccompAnnotationsAndFields`: the pod's annotation against the pod's field, each

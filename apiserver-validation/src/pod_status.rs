@@ -134,7 +134,7 @@ pub fn prepare_for_update(new: &mut Value, old: &Value) {
 }
 
 fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
+    v.member(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
 }
 
 fn text<'a>(v: &'a Value, pointer: &str) -> &'a str {

@@ -43,7 +43,7 @@ const REQUIRED_TERMS_PATH: &str =
     "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms";
 
 fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
+    v.member(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
 }
 
 /// `ValidateContainerUpdates`: `(errors, stop)`.
@@ -308,7 +308,7 @@ fn only_deleted_scheduling_gates(new: &[Value], old: &[Value]) -> Vec<FieldError
 
 /// A member that is there and not `null` (a nil Go pointer, slice or map otherwise).
 fn present<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
-    v.get(key).filter(|x| !x.is_null())
+    v.member(key).filter(|x| !x.is_null())
 }
 
 /// A `[]string` as `json.Marshal` writes it.
@@ -380,7 +380,7 @@ fn terms_json(v: Option<&Value>) -> String {
 fn node_selector_mutation(new: Option<&Value>, old: Option<&Value>) -> Vec<FieldError> {
     let Some(old) = old.and_then(Value::as_object) else { return Vec::new() };
     let kept =
-        |k: &String, v: &Value| new.and_then(|n| n.get(k)).and_then(Value::as_str) == Some(v.as_str().unwrap_or(""));
+        |k: &String, v: &Value| new.and_then(|n| n.member(k)).and_then(Value::as_str) == Some(v.as_str().unwrap_or(""));
     if old.iter().all(|(k, v)| kept(k, v)) {
         return Vec::new();
     }
@@ -551,7 +551,7 @@ pub fn validate_pod_update(new: &Value, old: &Value) -> Vec<FieldError> {
             }
         }
         for key in ["activeDeadlineSeconds", "schedulingGates", "tolerations"] {
-            match old_spec.get(key) {
+            match old_spec.member(key) {
                 Some(v) => m.insert(key.into(), v.clone()),
                 None => m.remove(key),
             };

@@ -21,6 +21,7 @@ use serde_json::Value;
 
 use crate::field::{go_json_string, BadValue, FieldError, WHOLE_OBJECT};
 use crate::field_formats::{dns_label, dns_subdomain, str_value};
+use crate::lookup::Lookup;
 use crate::zero_values::{list, present, s};
 
 /// `validatePodResourceClaim`'s detail when both sources are set.
@@ -44,7 +45,7 @@ pub(crate) fn pod_claim_names(spec: &Value) -> Vec<String> {
 
 /// A `*string` of the internal struct as `json.Marshal` writes it.
 fn pointer_json(claim: &Value, key: &str) -> String {
-    claim.get(key).and_then(Value::as_str).map_or_else(|| "null".to_string(), go_json_string)
+    claim.member(key).and_then(Value::as_str).map_or_else(|| "null".to_string(), go_json_string)
 }
 
 /// The internal `core.PodResourceClaim` as `json.Marshal` writes it.

@@ -455,7 +455,7 @@ pub(crate) fn aggregate_containers(spec: &Value, key: &str) -> ResourceList {
 
 /// [`aggregate_containers`] of a pod spec's members.
 pub(crate) fn aggregate_of(spec: &Map<String, Value>, key: &str) -> ResourceList {
-    let of = |c: &Value| resource_list(c.member("resources").and_then(|r| r.get(key)));
+    let of = |c: &Value| resource_list(c.member("resources").and_then(|r| r.member(key)));
     let list = |name: &str| spec.get(name).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
     let mut result = ResourceList::new();
     for c in list("containers") {

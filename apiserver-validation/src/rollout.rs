@@ -29,7 +29,7 @@ pub fn nonnegative(value: i64, path: &str) -> Vec<FieldError> {
 
 /// An integer member of `object` (`None` when absent, null or not an integer).
 pub fn int(object: &Value, key: &str) -> Option<i64> {
-    object.get(key).and_then(Value::as_i64)
+    object.member(key).and_then(Value::as_i64)
 }
 
 /// `ValidateNonnegativeField` of an optional integer member, at `{path}.{key}`.
@@ -154,7 +154,7 @@ const PARTITION_MEMBERS: &[Member] =
 /// A rolling update as `json.Marshal` writes its internal struct (`null` when absent).
 fn rolling_json(rolling: Option<&Value>, members: &[Member]) -> String {
     let Some(r) = rolling else { return "null".into() };
-    let present = |key: &str| r.get(key).filter(|v| !v.is_null());
+    let present = |key: &str| r.member(key).filter(|v| !v.is_null());
     let items: Vec<String> = members
         .iter()
         .map(|m| match *m {

@@ -102,7 +102,7 @@ impl PodOptions {
     pub fn with_old_meta(self, old_meta: Option<&Value>) -> Self {
         let old_cost = old_meta
             .and_then(|m| m.member("annotations"))
-            .and_then(|a| a.get(crate::deletion_cost::POD_DELETION_COST))
+            .and_then(|a| a.member(crate::deletion_cost::POD_DELETION_COST))
             .and_then(Value::as_str);
         PodOptions {
             allow_invalid_pod_deletion_cost: old_cost.is_some_and(|c| !crate::deletion_cost::deletion_cost_valid(c)),
@@ -135,7 +135,7 @@ fn has_invalid_topology_spread_selector(spec: &Value) -> bool {
 fn pod_affinity_terms(spec: &Value) -> Vec<&Value> {
     let mut terms = Vec::new();
     for key in ["podAffinity", "podAntiAffinity"] {
-        let Some(pa) = spec.member("affinity").and_then(|a| a.get(key)).filter(|v| !v.is_null()) else { continue };
+        let Some(pa) = spec.member("affinity").and_then(|a| a.member(key)).filter(|v| !v.is_null()) else { continue };
         terms.extend(list(pa, "requiredDuringSchedulingIgnoredDuringExecution"));
         terms.extend(
             list(pa, "preferredDuringSchedulingIgnoredDuringExecution")
@@ -150,7 +150,7 @@ fn pod_affinity_terms(spec: &Value) -> Vec<&Value> {
 fn pod_affinity_term_selector(term: &Value, allow_invalid_label_value: bool, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for key in ["labelSelector", "namespaceSelector"] {
-        if let Some(selector) = term.get(key).filter(|v| !v.is_null()) {
+        if let Some(selector) = term.member(key).filter(|v| !v.is_null()) {
             errs.extend(validate_selector_with(selector, &format!("{path}.{key}"), allow_invalid_label_value));
         }
     }
@@ -335,7 +335,7 @@ pub fn validate_affinity(spec: &Value, opts: PodOptions, path: &str) -> Vec<Fiel
         errs.extend(node_affinity(na, opts, &format!("{ap}.nodeAffinity")));
     }
     for key in ["podAffinity", "podAntiAffinity"] {
-        if let Some(pa) = affinity.get(key).filter(|v| !v.is_null()) {
+        if let Some(pa) = affinity.member(key).filter(|v| !v.is_null()) {
             errs.extend(pod_affinity(pa, opts.allow_invalid_label_value_in_selector, &format!("{ap}.{key}")));
         }
     }

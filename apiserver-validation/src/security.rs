@@ -44,7 +44,7 @@ const SYSCTL_MAX_LENGTH: usize = 253;
 const WINDOWS_POD: &str = "cannot be set for a windows pod";
 
 fn bool_at(v: &Value, key: &str) -> Option<bool> {
-    v.get(key).and_then(Value::as_bool)
+    v.member(key).and_then(Value::as_bool)
 }
 
 /// `check` of the member `key` of `sc` at `{path}.{key}`; nothing when the member is absent or
@@ -53,12 +53,12 @@ fn member(sc: &Value, key: &str, path: &str, check: fn(Option<&Value>, &str) -> 
     if !present(sc, key) {
         return Vec::new();
     }
-    check(sc.get(key), &format!("{path}.{key}"))
+    check(sc.member(key), &format!("{path}.{key}"))
 }
 
 /// `IsValidUserID` / `IsValidGroupID`.
 fn id(v: &Value, key: &str, path: &str) -> Vec<FieldError> {
-    match v.get(key).and_then(Value::as_i64) {
+    match v.member(key).and_then(Value::as_i64) {
         Some(n) if !(0..=MAX_ID).contains(&n) => {
             vec![FieldError::invalid(&format!("{path}.{key}"), BadValue::Int(n), inclusive_range(0, MAX_ID))]
         }
@@ -72,7 +72,7 @@ fn go_struct(v: Option<&Value>, fields: &[(&str, &str, GoField)]) -> Value {
     let Some(v) = v.filter(|v| !v.is_null()) else { return Value::Null };
     let mut out = Map::new();
     for (go, json, kind) in fields {
-        let x = v.get(*json).cloned().unwrap_or(Value::Null);
+        let x = v.member(*json).cloned().unwrap_or(Value::Null);
         let x = match kind {
             GoField::Plain => x,
             GoField::Str if x.is_null() => Value::String(String::new()),
@@ -426,7 +426,7 @@ pub fn windows_host_process(spec: &Value, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let (mut containers, mut host_process_containers) = (0, 0);
     for list in ["initContainers", "containers", "ephemeralContainers"] {
-        for (i, c) in spec.get(list).and_then(Value::as_array).map_or(&[][..], Vec::as_slice).iter().enumerate() {
+        for (i, c) in spec.member(list).and_then(Value::as_array).map_or(&[][..], Vec::as_slice).iter().enumerate() {
             containers += 1;
             let own = host_process(c.member("securityContext"));
             if let (Some(p), Some(o)) = (pod, own) {

@@ -53,19 +53,19 @@ fn spec(svc: &Value) -> &Value {
 }
 
 fn text<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
+    v.member(key).and_then(Value::as_str).unwrap_or("")
 }
 
 fn int(v: &Value, key: &str) -> i64 {
-    v.get(key).and_then(Value::as_i64).unwrap_or(0)
+    v.member(key).and_then(Value::as_i64).unwrap_or(0)
 }
 
 fn present(v: &Value, key: &str) -> bool {
-    v.get(key).is_some_and(|x| !x.is_null())
+    v.member(key).is_some_and(|x| !x.is_null())
 }
 
 fn items<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
+    v.member(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
 }
 
 fn strs(v: &Value, key: &str) -> Vec<String> {
@@ -78,7 +78,7 @@ fn json_of(v: &[String]) -> BadValue {
 
 /// A pointer-to-string field as `ErrorBody` prints it: `null` when unset.
 fn optional_text(v: &Value, key: &str) -> BadValue {
-    match v.get(key).and_then(Value::as_str) {
+    match v.member(key).and_then(Value::as_str) {
         Some(s) => BadValue::Str(s.into()),
         None => BadValue::Json("null".into()),
     }
@@ -260,7 +260,7 @@ pub fn prepare_update(svc: &mut Value, old: &Value) {
 /// left for validation to refuse).
 fn drop_type_dependent_fields(s: &mut Map<String, Value>, old: &Value) {
     let view = Value::Object(s.clone());
-    let same = |key: &str| view.get(key).filter(|v| !v.is_null()) == old.get(key).filter(|v| !v.is_null());
+    let same = |key: &str| view.member(key).filter(|v| !v.is_null()) == old.member(key).filter(|v| !v.is_null());
     if needs_cluster_ip(old) && !needs_cluster_ip(&view) {
         if same("clusterIP") && same("clusterIPs") {
             s.remove("clusterIP");
@@ -572,13 +572,13 @@ fn source_ranges(svc: &Value, kind: &str, old: Option<&Value>) -> Vec<FieldError
         }
         return errs;
     }
-    let annotation = svc.at("/metadata/annotations").and_then(|a| a.get(SOURCE_RANGES_ANNOTATION));
+    let annotation = svc.at("/metadata/annotations").and_then(|a| a.member(SOURCE_RANGES_ANNOTATION));
     let Some(value) = annotation.and_then(Value::as_str) else { return errs };
     let path = format!("metadata.annotations[{SOURCE_RANGES_ANNOTATION}]");
     if kind != "LoadBalancer" {
         errs.push(FieldError::forbidden(&path, ONLY_LOAD_BALANCER));
     }
-    let old_value = old.and_then(|o| o.at("/metadata/annotations")).and_then(|a| a.get(SOURCE_RANGES_ANNOTATION));
+    let old_value = old.and_then(|o| o.at("/metadata/annotations")).and_then(|a| a.member(SOURCE_RANGES_ANNOTATION));
     if old.is_some() && old_value.and_then(Value::as_str).unwrap_or("") == value {
         return errs;
     }
@@ -600,8 +600,8 @@ pub const TOPOLOGY_MODE_ANNOTATION: &str = "service.kubernetes.io/topology-mode"
 /// hints one, when both are set, hold the same value.
 fn topology_annotations(svc: &Value) -> Option<FieldError> {
     let annotations = svc.at("/metadata/annotations")?;
-    let mode = annotations.get(TOPOLOGY_MODE_ANNOTATION)?.as_str().unwrap_or("");
-    let hints = annotations.get(TOPOLOGY_AWARE_HINTS_ANNOTATION)?.as_str().unwrap_or("");
+    let mode = annotations.member(TOPOLOGY_MODE_ANNOTATION)?.as_str().unwrap_or("");
+    let hints = annotations.member(TOPOLOGY_AWARE_HINTS_ANNOTATION)?.as_str().unwrap_or("");
     (mode != hints).then(|| {
         FieldError::invalid(
             &format!("metadata.annotations[{TOPOLOGY_MODE_ANNOTATION}]"),

@@ -89,7 +89,7 @@ pub fn template_to_validate(spec: &Value) -> Cow<'_, Value> {
     let template = spec.member("template").unwrap_or(&Value::Null);
     let pod = template.member("spec");
     let names = claim_names(spec);
-    let has = |key: &str| pod.and_then(|p| p.get(key)).and_then(Value::as_str).is_some_and(|v| !v.is_empty());
+    let has = |key: &str| pod.and_then(|p| p.member(key)).and_then(Value::as_str).is_some_and(|v| !v.is_empty());
     if names.is_empty() && !has("hostname") && !has("subdomain") {
         return Cow::Borrowed(template);
     }

@@ -124,7 +124,7 @@ pub fn bundle_name_errors(name: &str) -> Vec<String> {
 
 /// A `*string` of the internal struct as `json.Marshal` writes it.
 fn pointer_json(v: &Value, key: &str) -> String {
-    v.get(key).and_then(Value::as_str).map_or_else(|| "null".to_string(), go_json_string)
+    v.member(key).and_then(Value::as_str).map_or_else(|| "null".to_string(), go_json_string)
 }
 
 /// A `*metav1.LabelSelector` as `json.Marshal` writes it (`null` when unset).

@@ -129,7 +129,7 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value, old: Option<&
         let tolerations = object
             .at(&pointer)
             .and_then(|m| m.member("annotations"))
-            .and_then(|a| a.get(tolerations_annotation::TOLERATIONS_ANNOTATION))
+            .and_then(|a| a.member(tolerations_annotation::TOLERATIONS_ANNOTATION))
             .and_then(Value::as_str)
             .unwrap_or("");
         if !tolerations.is_empty() && tolerations_annotation::decode(tolerations).is_none() {
@@ -158,7 +158,7 @@ fn patterns(group: &str, kind: &str, status: bool, object: &Value, old: Option<&
             // ValidatePodSpecificAnnotationUpdates runs on a status UPDATE too.
             let tolerations = object
                 .at("/metadata/annotations")
-                .and_then(|a| a.get(tolerations_annotation::TOLERATIONS_ANNOTATION))
+                .and_then(|a| a.member(tolerations_annotation::TOLERATIONS_ANNOTATION))
                 .and_then(Value::as_str)
                 .unwrap_or("");
             if !tolerations.is_empty() && tolerations_annotation::decode(tolerations).is_none() {

@@ -80,12 +80,12 @@ pub fn prepare_for_update(group: &str, kind: &str, new: &mut Value, old: &Value)
 
 /// A status count as the decoder leaves it: absent or null is 0.
 fn count(status: &Value, key: &str) -> i64 {
-    status.get(key).and_then(Value::as_i64).unwrap_or(0)
+    status.member(key).and_then(Value::as_i64).unwrap_or(0)
 }
 
 /// A pointer field of the status: `None` when absent or null.
 fn optional(status: &Value, key: &str) -> Option<i64> {
-    status.get(key).and_then(Value::as_i64)
+    status.member(key).and_then(Value::as_i64)
 }
 
 /// `ValidateNonnegativeField` on each of `keys` (0 when absent), then on each of `optional_keys`

@@ -46,7 +46,7 @@ use crate::zero_values::list;
 
 /// `LabelSelectorAsSelector(…).Matches(labels)`.
 pub fn selector_matches(selector: &Value, labels: &Value) -> bool {
-    let get = |k: &str| labels.get(k).and_then(Value::as_str);
+    let get = |k: &str| labels.member(k).and_then(Value::as_str);
     let match_labels = string_pairs(selector.member("matchLabels"));
     if !match_labels.iter().all(|(k, v)| get(k) == Some(*v)) {
         return false;
@@ -71,8 +71,8 @@ pub fn selector_matches(selector: &Value, labels: &Value) -> bool {
 
 fn is_empty_selector(selector: &Value) -> bool {
     let n = |k: &str| {
-        selector.get(k).and_then(Value::as_object).map_or(0, |m| m.len())
-            + selector.get(k).and_then(Value::as_array).map_or(0, Vec::len)
+        selector.member(k).and_then(Value::as_object).map_or(0, |m| m.len())
+            + selector.member(k).and_then(Value::as_array).map_or(0, Vec::len)
     };
     n("matchLabels") + n("matchExpressions") == 0
 }
@@ -198,7 +198,7 @@ fn claim_retention_policy(spec: &Value) -> Vec<FieldError> {
     };
     let mut errs = Vec::new();
     for key in ["whenDeleted", "whenScaled"] {
-        let v = policy.get(key).and_then(Value::as_str).unwrap_or("");
+        let v = policy.member(key).and_then(Value::as_str).unwrap_or("");
         if !matches!(v, "Retain" | "Delete") {
             let path = format!("spec.persistentVolumeClaimRetentionPolicy.{key}");
             errs.push(FieldError::not_supported(&path, BadValue::Str(v.into()), &["Retain", "Delete"]));
@@ -686,7 +686,7 @@ pub const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.
 
 /// The annotation's text on `object`.
 fn template_generation_text(object: &Value) -> Option<&str> {
-    object.at("/metadata/annotations").and_then(|a| a.get(TEMPLATE_GENERATION_ANNOTATION)).and_then(Value::as_str)
+    object.at("/metadata/annotations").and_then(|a| a.member(TEMPLATE_GENERATION_ANNOTATION)).and_then(Value::as_str)
 }
 
 /// Whether the model cannot judge a DaemonSet's template generation: the annotation's text does
@@ -769,7 +769,7 @@ pub fn validate_update(group: &str, kind: &str, new: &Value, old: &Value) -> Vec
             errs.extend(immutable(ns.member("completionMode"), os.member("completionMode"), "spec.completionMode"));
             errs.extend(pod_failure_policy_update(ns, os));
             for key in ["backoffLimitPerIndex", "managedBy"] {
-                errs.extend(immutable(ns.get(key), os.get(key), &format!("spec.{key}")));
+                errs.extend(immutable(ns.member(key), os.member(key), &format!("spec.{key}")));
             }
             errs.extend(success_policy_update(ns, os));
             errs
