@@ -286,7 +286,7 @@ pub fn empty_map_on_immutable(object: &Value, old: &Value, secret: bool) -> Vec<
     members
         .iter()
         .copied()
-        .filter(|m| object.member(*m).and_then(Value::as_object).is_some_and(serde_json::Map::is_empty))
+        .filter(|m| object.member(m).and_then(Value::as_object).is_some_and(serde_json::Map::is_empty))
         .filter(|m| map_content(old, m, secret).is_empty())
         .filter(|_| !secret || entries(object, "stringData").is_empty())
         .collect()

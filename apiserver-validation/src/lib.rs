@@ -44,6 +44,7 @@
 //! | [`crd`] | `apiextensions-apiserver`: a custom resource held to its version's structural schema (kube-openapi's `SchemaValidator`, `kubeOpenAPIResultToFieldErrors`) |
 //! | [`unmodelled`] | the fields of those kinds the Go code validates and this crate does not: what a caller names when a mutation writes one |
 //! | [`object`] | all of it in the order the registry runs it, for one kind and operation |
+//! | [`lookup`] | serde_json's `Value::get`, `value[key]` and `Value::pointer`, finding a small object's members by comparing keys rather than hashing them |
 //! | [`same`] | serde_json's `==` of two values, member by member where both objects list their members in one order (an object and its copy), without a hash lookup per member |
 //!
 //! The spec of the built-in kinds outside [`object::SPEC_MODELLED`] is not validated: only their
@@ -75,7 +76,7 @@ pub mod job_template;
 pub mod kinds;
 pub mod label_keys;
 mod label_selector;
-mod lookup;
+pub mod lookup;
 pub mod managed_fields;
 pub mod namespace;
 pub mod object;

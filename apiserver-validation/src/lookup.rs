@@ -5,13 +5,13 @@
 
 use std::borrow::Cow;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Objects of at most this many members are searched by comparing keys in order.
 const SCANNED: usize = 16;
 
 /// What `Value::get`, `value["key"]` and `Value::pointer` give, found without hashing keys.
-pub(crate) trait Lookup {
+pub trait Lookup {
     /// The member `key` (`None` when absent, or when this is no object): `Value::get(key)`.
     fn member(&self, key: &str) -> Option<&Value>;
     /// The member `key`, `null` when absent or when this is no object: `value[key]`.
@@ -52,7 +52,11 @@ impl Lookup for Value {
 
 /// The member `key` of `v` (`None` when absent, or when `v` is no object).
 pub(crate) fn member<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
-    let map = v.as_object()?;
+    member_of(v.as_object()?, key)
+}
+
+/// The member `key` of `map`: what `map.get(key)` gives.
+pub fn member_of<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
     if map.len() <= SCANNED {
         map.iter().find_map(|(k, value)| (k == key).then_some(value))
     } else {
@@ -73,7 +77,7 @@ mod tests {
     use super::*;
     use serde_json::{json, Map};
 
-    /// `member` and `field` find what `Value::get` and `value[key]` find, in objects below, at and
+    /// `member`, `member_of` and `field` find what `Value::get` and `value[key]` find, in objects below, at and
     /// above the size searched in order, for present, absent and `null` members, and nothing in a
     /// value that is no object.
     #[test]
@@ -84,6 +88,7 @@ mod tests {
             let object = Value::Object(object);
             for key in (0..size + 2).map(|i| format!("k{i}")).chain(["".to_string(), "K1".to_string()]) {
                 assert_eq!(object.member(&key), object.get(&key), "{size} members, {key}");
+                assert_eq!(member_of(object.as_object().unwrap(), &key), object.get(&key), "{size} members, {key}");
                 assert_eq!(object.field(&key), &object[key.as_str()], "{size} members, {key}");
             }
         }

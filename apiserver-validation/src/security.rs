@@ -72,7 +72,7 @@ fn go_struct(v: Option<&Value>, fields: &[(&str, &str, GoField)]) -> Value {
     let Some(v) = v.filter(|v| !v.is_null()) else { return Value::Null };
     let mut out = Map::new();
     for (go, json, kind) in fields {
-        let x = v.member(*json).cloned().unwrap_or(Value::Null);
+        let x = v.member(json).cloned().unwrap_or(Value::Null);
         let x = match kind {
             GoField::Plain => x,
             GoField::Str if x.is_null() => Value::String(String::new()),

@@ -513,7 +513,7 @@ fn iscsi(src: &Value, p: &str) -> Vec<FieldError> {
         errs.push(FieldError::invalid(&format!("{p}.lun"), BadValue::Int(lun), inclusive_range(0, 255)));
     }
     let chap =
-        ["chapAuthDiscovery", "chapAuthSession"].iter().any(|k| src.member(*k).and_then(Value::as_bool) == Some(true));
+        ["chapAuthDiscovery", "chapAuthSession"].iter().any(|k| src.member(k).and_then(Value::as_bool) == Some(true));
     if chap && !present(src, "secretRef") {
         errs.push(required(&format!("{p}.secretRef")));
     }
@@ -813,7 +813,7 @@ fn claim_template(template: &Value, path: &str) -> Vec<FieldError> {
     errs.extend(validate_labels(&string_pairs(meta.member("labels")), &format!("{path}.metadata.labels")));
     // Set is not the zero value (`reflect.DeepEqual`): an empty list is set, unlike a nil one.
     for (key, go_name) in TEMPLATE_META_FIELDS {
-        let set = match meta.member(*key) {
+        let set = match meta.member(key) {
             None | Some(Value::Null) => false,
             Some(Value::String(text)) => !text.is_empty(),
             Some(Value::Number(n)) => n.as_f64() != Some(0.0),
@@ -833,7 +833,7 @@ fn volume_source(v: &Value, pod_name: &str, opts: PodOptions, path: &str) -> (Op
     let mut first = None;
     let volume_name = s(v, "name");
     for (key, forbidden_key) in GO_ORDER {
-        let Some(src) = v.member(*key).filter(|x| !x.is_null()) else { continue };
+        let Some(src) = v.member(key).filter(|x| !x.is_null()) else { continue };
         if first.is_some() {
             errs.push(FieldError::forbidden(&format!("{path}.{forbidden_key}"), MORE_THAN_ONE));
         } else {

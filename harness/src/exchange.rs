@@ -6,6 +6,7 @@
 use std::sync::{Arc, OnceLock};
 
 use apiserver_jsonpatch::{ApplyError, DecodeError, FieldError, Leniency, Patch, PatchBytes};
+use apiserver_validation::lookup::member_of;
 use serde_json::{Map, Value};
 
 use crate::admission::ReviewVersion;
@@ -179,23 +180,23 @@ impl<'a> Exchange<'a> {
 
     /// `response`, when it is a JSON object.
     pub fn response(&self) -> Option<&Map<String, Value>> {
-        self.review()?.get("response")?.as_object()
+        member_of(self.review()?, "response")?.as_object()
     }
 
     /// `response.allowed` as the apiserver reads it: missing means false.
     pub fn allowed(&self) -> Option<bool> {
         let response = self.response()?;
-        Some(response.get("allowed").and_then(Value::as_bool).unwrap_or(false))
+        Some(member_of(response, "allowed").and_then(Value::as_bool).unwrap_or(false))
     }
 
     /// `response.patchType` as a string, when set and not null.
     pub fn patch_type(&self) -> Option<&str> {
-        self.response()?.get("patchType")?.as_str()
+        member_of(self.response()?, "patchType")?.as_str()
     }
 
     /// True when `response.patchType` is present and not null (Go's `PatchType != nil`).
     pub fn patch_type_set(&self) -> bool {
-        self.response().and_then(|r| r.get("patchType")).is_some_and(|v| !v.is_null())
+        self.response().and_then(|r| member_of(r, "patchType")).is_some_and(|v| !v.is_null())
     }
 
     /// `response.patch` decoded as Go decodes a `[]byte` field; `None` when absent or null.

@@ -2,13 +2,14 @@
 //! audit annotations (`errors/statuserror.go`, `pkg/endpoints/filters/warning.go`,
 //! `pkg/admission/attributes.go`).
 
+use apiserver_validation::lookup::member_of;
 use serde_json::Value;
 
 use super::{Check, Exchange};
 
 fn denied<'x>(x: &'x Exchange) -> Result<&'x serde_json::Map<String, Value>, &'static str> {
     let Some(response) = x.response() else { return Err("no response") };
-    if !response.get("allowed").is_some_and(Value::is_boolean) {
+    if !member_of(response, "allowed").is_some_and(Value::is_boolean) {
         return Err("allowed is missing (response.allowed-present)");
     }
     match x.allowed() {
@@ -23,7 +24,7 @@ pub(crate) fn message(x: &Exchange) -> Check {
         Ok(r) => r,
         Err(why) => return Check::na(why),
     };
-    let status = response.get("status");
+    let status = member_of(response, "status");
     let text = |k: &str| status.and_then(|s| s.get(k)).and_then(Value::as_str).unwrap_or("");
     if text("message").is_empty() && text("reason").is_empty() {
         return Check::violated(
@@ -40,7 +41,7 @@ pub(crate) fn code(x: &Exchange) -> Check {
         Ok(r) => r,
         Err(why) => return Check::na(why),
     };
-    match response.get("status").and_then(|s| s.get("code")).and_then(Value::as_i64) {
+    match member_of(response, "status").and_then(|s| member_of(s.as_object()?, "code")).and_then(Value::as_i64) {
         None | Some(0) => Check::Pass,
         Some(c) if (400..=599).contains(&c) => Check::Pass,
         Some(c) if c < 400 => Check::violated_plain(format!(
@@ -67,7 +68,7 @@ pub(crate) fn no_patch(x: &Exchange) -> Check {
 /// warnings.valid
 pub(crate) fn warnings(x: &Exchange) -> Check {
     let Some(response) = x.response() else { return Check::na("no response") };
-    let Some(list) = response.get("warnings").and_then(Value::as_array) else { return Check::Pass };
+    let Some(list) = member_of(response, "warnings").and_then(Value::as_array) else { return Check::Pass };
     let mut problems = Vec::new();
     let mut total = 0;
     for (i, w) in list.iter().enumerate() {
@@ -102,7 +103,7 @@ pub(crate) fn is_qualified_name_part(key: &str) -> bool {
 /// audit.keys
 pub(crate) fn audit_keys(x: &Exchange) -> Check {
     let Some(response) = x.response() else { return Check::na("no response") };
-    let Some(map) = response.get("auditAnnotations").and_then(Value::as_object) else { return Check::Pass };
+    let Some(map) = member_of(response, "auditAnnotations").and_then(Value::as_object) else { return Check::Pass };
     let bad: Vec<&String> = map.keys().filter(|k| !is_qualified_name_part(k)).collect();
     if bad.is_empty() {
         Check::Pass

@@ -13,6 +13,7 @@
 //! where json-patch keeps the number it was given. The property test of this module shows the
 //! agreement on random documents and patches.
 
+use apiserver_validation::lookup::member_of;
 use serde_json::{Map, Value};
 
 /// True when RFC 6902 (json-patch) makes of `object` the same object as the apiserver's library
@@ -20,7 +21,7 @@ use serde_json::{Map, Value};
 /// nor a value the patch writes holds a floating-point number (a value written into a container
 /// that a later operation touches is read back from its text too).
 pub(crate) fn rfc6902_agrees(object: &Value, ops: &[Map<String, Value>]) -> bool {
-    plain(ops) && !holds_float(object) && !ops.iter().filter_map(|op| op.get("value")).any(holds_float)
+    plain(ops) && !holds_float(object) && !ops.iter().filter_map(|op| member_of(op, "value")).any(holds_float)
 }
 
 /// True when a number of `value` is held as a float (not as an integer). Iterative.
@@ -44,7 +45,7 @@ pub(crate) fn plain(ops: &[Map<String, Value>]) -> bool {
 }
 
 fn plain_operation(op: &Map<String, Value>) -> bool {
-    let members = match op.get("op").and_then(Value::as_str) {
+    let members = match member_of(op, "op").and_then(Value::as_str) {
         Some("add" | "replace") => 3,
         Some("remove") => 2,
         _ => return false,
@@ -52,7 +53,7 @@ fn plain_operation(op: &Map<String, Value>) -> bool {
     let with_value = members == 3;
     op.len() == members
         && (op.contains_key("value") == with_value)
-        && op.get("path").and_then(Value::as_str).is_some_and(canonical_pointer)
+        && member_of(op, "path").and_then(Value::as_str).is_some_and(canonical_pointer)
 }
 
 /// A JSON Pointer (RFC 6901) other than the root: a leading `/`, and every `~` followed by `0`

@@ -1,6 +1,7 @@
 //! Checks on the decoded AdmissionReview: field types, apiVersion/kind, response, uid, allowed. The
 //! body is read by [`crate::decoder`] as the apiserver's decoder reads it.
 
+use apiserver_validation::lookup::member_of;
 use serde_json::Value;
 
 use super::{calling_error, invalid_response, Check, Exchange};
@@ -103,7 +104,7 @@ pub(crate) fn gvk_present(x: &Exchange) -> Check {
 /// response.present
 pub(crate) fn present(x: &Exchange) -> Check {
     let Some(review) = x.review() else { return Check::na("no JSON object body") };
-    match review.get("response") {
+    match member_of(review, "response") {
         Some(Value::Object(_)) => Check::Pass,
         _ => Check::violated(
             "the AdmissionReview has no response".to_string(),
@@ -115,7 +116,7 @@ pub(crate) fn present(x: &Exchange) -> Check {
 /// response.uid
 pub(crate) fn uid(x: &Exchange) -> Check {
     let Some(response) = x.response() else { return Check::na("no response") };
-    let got = response.get("uid").and_then(Value::as_str).unwrap_or("");
+    let got = member_of(response, "uid").and_then(Value::as_str).unwrap_or("");
     let want = x.case.uid();
     if got == want {
         Check::Pass
@@ -130,7 +131,7 @@ pub(crate) fn uid(x: &Exchange) -> Check {
 /// response.allowed-present
 pub(crate) fn allowed_present(x: &Exchange) -> Check {
     let Some(response) = x.response() else { return Check::na("no response") };
-    match response.get("allowed") {
+    match member_of(response, "allowed") {
         Some(Value::Bool(_)) => Check::Pass,
         _ => Check::violated_plain("response.allowed is missing: the apiserver reads that as a denial"),
     }
