@@ -29,6 +29,7 @@ use std::borrow::Cow;
 
 use serde_json::{json, Map, Value};
 
+use crate::lookup::member_of;
 use crate::lookup::Lookup;
 use crate::resources;
 
@@ -75,7 +76,7 @@ pub const VOLUME_SOURCES: &[&str] = &[
 
 /// Set the string member `key` to `value` when it is absent, `null` or empty.
 fn set_if_absent(obj: &mut Map<String, Value>, key: &str, value: &str) {
-    if obj.get(key).is_none_or(unset_str) {
+    if member_of(obj, key).is_none_or(unset_str) {
         obj.insert(key.into(), Value::String(value.into()));
     }
 }
@@ -109,7 +110,7 @@ fn default_probe(probe: &mut Value) {
     let Some(p) = probe.as_object_mut() else { return };
     for (key, value) in [("timeoutSeconds", 1), ("periodSeconds", 10), ("successThreshold", 1), ("failureThreshold", 3)]
     {
-        if p.get(key).and_then(Value::as_i64).unwrap_or(0) == 0 {
+        if member_of(p, key).and_then(Value::as_i64).unwrap_or(0) == 0 {
             p.insert(key.into(), json!(value));
         }
     }
@@ -225,7 +226,7 @@ fn default_volume(v: &mut Map<String, Value>) {
         sourced |= !source.is_null() && VOLUME_SOURCES.contains(&key);
         if matches!(key, "secret" | "configMap" | "downwardAPI" | "projected") {
             if let Some(src) = source.as_object_mut() {
-                if src.get("defaultMode").is_none_or(Value::is_null) {
+                if member_of(src, "defaultMode").is_none_or(Value::is_null) {
                     src.insert("defaultMode".into(), json!(0o644));
                 }
             }
@@ -251,7 +252,7 @@ fn default_volume_source(key: &str, source: &mut Value) {
     match key {
         "hostPath" => {
             if let Some(host_path) = source.as_object_mut() {
-                if host_path.get("type").is_none_or(Value::is_null) {
+                if member_of(host_path, "type").is_none_or(Value::is_null) {
                     host_path.insert("type".into(), json!(""));
                 }
             }
@@ -272,7 +273,7 @@ fn default_volume_source(key: &str, source: &mut Value) {
                     ("fsType", json!("ext4")),
                     ("readOnly", json!(false)),
                 ] {
-                    if disk.get(key).is_none_or(Value::is_null) {
+                    if member_of(disk, key).is_none_or(Value::is_null) {
                         disk.insert(key.into(), value);
                     }
                 }
@@ -286,7 +287,7 @@ fn default_volume_source(key: &str, source: &mut Value) {
                     default_files(d.get_mut("items"));
                 }
                 if let Some(token) = source.get_mut("serviceAccountToken").and_then(Value::as_object_mut) {
-                    if token.get("expirationSeconds").is_none_or(Value::is_null) {
+                    if member_of(token, "expirationSeconds").is_none_or(Value::is_null) {
                         token.insert("expirationSeconds".into(), json!(3600));
                     }
                 }
@@ -302,12 +303,12 @@ fn default_pod(pod: &mut Value) {
     let Some(spec) = pod.get_mut("spec") else { return };
     default_pod_spec(spec);
     let Some(s) = spec.as_object_mut() else { return };
-    let host_network = s.get("hostNetwork").and_then(Value::as_bool) == Some(true);
+    let host_network = member_of(s, "hostNetwork").and_then(Value::as_bool) == Some(true);
     for list in ["containers", "initContainers"] {
         let Some(cs) = s.get_mut(list).and_then(Value::as_array_mut) else { continue };
         for c in cs.iter_mut() {
             if let Some(resources) = c.get_mut("resources").and_then(Value::as_object_mut) {
-                if let Some(limits) = resources.get("limits").and_then(Value::as_object).cloned() {
+                if let Some(limits) = member_of(resources, "limits").and_then(Value::as_object).cloned() {
                     let requests = resources.entry("requests").or_insert_with(|| json!({}));
                     if requests.is_null() {
                         *requests = json!({});
@@ -322,8 +323,8 @@ fn default_pod(pod: &mut Value) {
             if host_network {
                 if let Some(ports) = c.get_mut("ports").and_then(Value::as_array_mut) {
                     for p in ports.iter_mut().filter_map(Value::as_object_mut) {
-                        if p.get("hostPort").and_then(Value::as_i64).unwrap_or(0) == 0 {
-                            let cp = p.get("containerPort").cloned().unwrap_or(json!(0));
+                        if member_of(p, "hostPort").and_then(Value::as_i64).unwrap_or(0) == 0 {
+                            let cp = member_of(p, "containerPort").cloned().unwrap_or(json!(0));
                             p.insert("hostPort".into(), cp);
                         }
                     }
@@ -334,14 +335,14 @@ fn default_pod(pod: &mut Value) {
     // PodLevelResources (on by default): after the containers' requests.
     default_huge_page_pod_limits(s);
     default_pod_requests(s);
-    if s.get("enableServiceLinks").is_none_or(Value::is_null) {
+    if member_of(s, "enableServiceLinks").is_none_or(Value::is_null) {
         s.insert("enableServiceLinks".into(), json!(true));
     }
 }
 
 /// The keys of the object at `key` of `o` (none when absent, `null` or not an object).
 fn keys_of(o: &Map<String, Value>, key: &str) -> Vec<String> {
-    o.get(key).and_then(Value::as_object).map(|m| m.keys().cloned().collect()).unwrap_or_default()
+    member_of(o, key).and_then(Value::as_object).map(|m| m.keys().cloned().collect()).unwrap_or_default()
 }
 
 /// Adds `entries` to the object at `key` of `o`, creating it when absent or `null`.
@@ -358,7 +359,7 @@ fn add_entries(o: &mut Map<String, Value>, key: &str, entries: Vec<(String, Valu
 /// limit the containers have and the pod level neither limits nor requests defaults to the
 /// containers' aggregate limit (`AggregateContainerLimits`).
 fn default_huge_page_pod_limits(spec: &mut Map<String, Value>) {
-    let Some(r) = spec.get("resources").and_then(Value::as_object) else { return };
+    let Some(r) = member_of(spec, "resources").and_then(Value::as_object) else { return };
     let (limits, requests) = (keys_of(r, "limits"), keys_of(r, "requests"));
     if limits.is_empty() && requests.is_empty() {
         return;
@@ -378,13 +379,15 @@ fn default_huge_page_pod_limits(spec: &mut Map<String, Value>) {
 /// the containers' aggregate request for cpu and memory (`AggregateContainerRequests`), else to
 /// the pod-level limit of a supported resource.
 fn default_pod_requests(spec: &mut Map<String, Value>) {
-    let limits = spec.get("resources").and_then(|r| r.member("limits")).and_then(Value::as_object);
+    let limits = member_of(spec, "resources").and_then(|r| r.member("limits")).and_then(Value::as_object);
     if limits.is_none_or(Map::is_empty) {
         return;
     }
     let aggregate = resources::aggregate_of(spec, "requests");
     let Some(r) = spec.get_mut("resources").and_then(Value::as_object_mut) else { return };
-    let Some(limits) = r.get("limits").and_then(Value::as_object).filter(|l| !l.is_empty()).cloned() else { return };
+    let Some(limits) = member_of(r, "limits").and_then(Value::as_object).filter(|l| !l.is_empty()).cloned() else {
+        return;
+    };
     let mut have = keys_of(r, "requests");
     let mut added = Vec::new();
     for (name, q) in aggregate {
@@ -404,7 +407,7 @@ fn default_pod_requests(spec: &mut Map<String, Value>) {
 
 /// A member that is absent or null.
 fn unset(o: &Map<String, Value>, key: &str) -> bool {
-    o.get(key).is_none_or(Value::is_null)
+    member_of(o, key).is_none_or(Value::is_null)
 }
 
 /// The object member `key` of `o`, created (empty) when absent or null; `None` when it holds
@@ -420,10 +423,10 @@ fn member_object<'a>(o: &'a mut Map<String, Value>, key: &str) -> Option<&'a mut
 /// `rollingUpdate`'s `maxUnavailable` and `maxSurge` (`SetDefaults_Deployment`,
 /// `SetDefaults_DaemonSet`).
 fn default_rolling_strategy(strategy: &mut Map<String, Value>, max_unavailable: Value, max_surge: Value) {
-    if strategy.get("type").and_then(Value::as_str).unwrap_or("").is_empty() {
+    if member_of(strategy, "type").and_then(Value::as_str).unwrap_or("").is_empty() {
         strategy.insert("type".into(), json!("RollingUpdate"));
     }
-    if strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate") {
+    if member_of(strategy, "type").and_then(Value::as_str) == Some("RollingUpdate") {
         if let Some(rolling) = member_object(strategy, "rollingUpdate") {
             set_if_unset(rolling, "maxUnavailable", max_unavailable);
             set_if_unset(rolling, "maxSurge", max_surge);
@@ -443,15 +446,15 @@ fn set_if_unset(o: &mut Map<String, Value>, key: &str, value: Value) {
 /// defaults the generated defaulter applies (`SetDefaults_PersistentVolumeClaim`: the phase
 /// `Pending`; `SetDefaults_PersistentVolumeClaimSpec`: the volume mode `Filesystem`).
 fn default_stateful_set(spec: &mut Map<String, Value>) {
-    if spec.get("podManagementPolicy").and_then(Value::as_str).unwrap_or("").is_empty() {
+    if member_of(spec, "podManagementPolicy").and_then(Value::as_str).unwrap_or("").is_empty() {
         spec.insert("podManagementPolicy".into(), json!("OrderedReady"));
     }
     if let Some(strategy) = member_object(spec, "updateStrategy") {
-        if strategy.get("type").and_then(Value::as_str).unwrap_or("").is_empty() {
+        if member_of(strategy, "type").and_then(Value::as_str).unwrap_or("").is_empty() {
             strategy.insert("type".into(), json!("RollingUpdate"));
             member_object(strategy, "rollingUpdate");
         }
-        let rolling = strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate");
+        let rolling = member_of(strategy, "type").and_then(Value::as_str) == Some("RollingUpdate");
         if let Some(r) = strategy.get_mut("rollingUpdate").and_then(Value::as_object_mut).filter(|_| rolling) {
             set_if_unset(r, "partition", json!(0));
             set_if_unset(r, "maxUnavailable", json!(1));
@@ -460,7 +463,7 @@ fn default_stateful_set(spec: &mut Map<String, Value>) {
     let claims = spec.get_mut("volumeClaimTemplates").and_then(Value::as_array_mut);
     for claim in claims.into_iter().flatten().filter_map(Value::as_object_mut) {
         if let Some(status) = member_object(claim, "status") {
-            if status.get("phase").and_then(Value::as_str).unwrap_or("").is_empty() {
+            if member_of(status, "phase").and_then(Value::as_str).unwrap_or("").is_empty() {
                 status.insert("phase".into(), json!("Pending"));
             }
         }
@@ -470,7 +473,7 @@ fn default_stateful_set(spec: &mut Map<String, Value>) {
     }
     if let Some(policy) = member_object(spec, "persistentVolumeClaimRetentionPolicy") {
         for key in ["whenDeleted", "whenScaled"] {
-            if policy.get(key).and_then(Value::as_str).unwrap_or("").is_empty() {
+            if member_of(policy, key).and_then(Value::as_str).unwrap_or("").is_empty() {
                 policy.insert(key.into(), json!("Retain"));
             }
         }
@@ -494,7 +497,7 @@ fn default_job(spec: &mut Map<String, Value>) {
     for rule in rules.into_iter().flatten() {
         let patterns = rule.get_mut("onPodConditions").and_then(Value::as_array_mut);
         for pattern in patterns.into_iter().flatten().filter_map(Value::as_object_mut) {
-            if pattern.get("status").and_then(Value::as_str).unwrap_or("").is_empty() {
+            if member_of(pattern, "status").and_then(Value::as_str).unwrap_or("").is_empty() {
                 pattern.insert("status".into(), json!("True"));
             }
         }
@@ -531,7 +534,7 @@ fn default_workload(group: &str, kind: &str, object: &mut Value) {
         ("apps", "ReplicaSet") => set_if_unset(spec, "replicas", json!(1)),
         ("batch", "Job") => default_job(spec),
         ("batch", "CronJob") => {
-            if spec.get("concurrencyPolicy").and_then(Value::as_str).unwrap_or("").is_empty() {
+            if member_of(spec, "concurrencyPolicy").and_then(Value::as_str).unwrap_or("").is_empty() {
                 spec.insert("concurrencyPolicy".into(), json!("Allow"));
             }
             set_if_unset(spec, "successfulJobsHistoryLimit", json!(3));
@@ -583,7 +586,7 @@ pub fn defaulted_cow<'v>(group: &str, kind: &str, object: &'v Value) -> Cow<'v, 
     set_defaults(group, kind, &mut shell);
     let Value::Object(mut filled) = shell else { return Cow::Owned(defaulted(group, kind, object)) };
     let unchanged = filled.len() == members.iter().filter(|(k, _)| !out_of_defaults(group, kind, k)).count()
-        && filled.iter().all(|(k, v)| members.get(k).is_some_and(|m| crate::same::same(m, v)));
+        && filled.iter().all(|(k, v)| member_of(members, k).is_some_and(|m| crate::same::same(m, v)));
     if unchanged {
         return Cow::Borrowed(object);
     }

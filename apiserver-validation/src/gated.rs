@@ -18,6 +18,7 @@
 
 use serde_json::Value;
 
+use crate::lookup::member_of;
 use crate::lookup::Lookup;
 use crate::zero_values::list;
 
@@ -68,12 +69,12 @@ fn drop_stop_signals(spec: &mut Value) -> bool {
         let containers = spec.get_mut(name).and_then(Value::as_array_mut).into_iter().flatten();
         for container in containers.filter_map(Value::as_object_mut) {
             let Some(lifecycle) = container.get_mut("lifecycle").and_then(Value::as_object_mut) else { continue };
-            if lifecycle.get("stopSignal").is_none_or(Value::is_null) {
+            if member_of(lifecycle, "stopSignal").is_none_or(Value::is_null) {
                 continue;
             }
             lifecycle.remove("stopSignal");
             dropped = true;
-            if ["postStart", "preStop"].iter().all(|h| lifecycle.get(*h).is_none_or(Value::is_null)) {
+            if ["postStart", "preStop"].iter().all(|h| member_of(lifecycle, h).is_none_or(Value::is_null)) {
                 container.remove("lifecycle");
             }
         }

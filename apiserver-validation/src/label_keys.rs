@@ -28,6 +28,7 @@ use serde_json::{Map, Value};
 use crate::content;
 use crate::field::FieldError;
 use crate::field_formats::str_value;
+use crate::lookup::member_of;
 use crate::lookup::Lookup;
 use crate::zero_values::list;
 
@@ -216,7 +217,7 @@ pub fn merge_changes(pod: &Value) -> bool {
     let Some(spec) = pod.member("spec").and_then(Value::as_object) else { return false };
     let read: Map<String, Value> = ["affinity", "topologySpreadConstraints"]
         .into_iter()
-        .filter_map(|k| spec.get(k).map(|v| (k.to_string(), v.clone())))
+        .filter_map(|k| member_of(spec, k).map(|v| (k.to_string(), v.clone())))
         .collect();
     if read.is_empty() {
         return false;
@@ -224,7 +225,7 @@ pub fn merge_changes(pod: &Value) -> bool {
     let labels = pod.at("/metadata/labels").cloned().unwrap_or(Value::Null);
     let mut shell = serde_json::json!({"metadata": {"labels": labels}, "spec": read});
     merge_label_keys(&mut shell);
-    shell.field("spec").as_object().is_some_and(|merged| merged.iter().any(|(k, v)| spec.get(k) != Some(v)))
+    shell.field("spec").as_object().is_some_and(|merged| merged.iter().any(|(k, v)| member_of(spec, k) != Some(v)))
 }
 
 /// `PrepareForCreate`'s `mutatePodAffinity` and `mutateTopologySpreadConstraints` on a Pod: the

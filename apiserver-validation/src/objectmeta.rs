@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 use crate::content;
 use crate::field::{BadValue, FieldError};
 use crate::kinds::{self, NameRule};
+use crate::lookup::member_of;
 use crate::lookup::Lookup;
 
 /// `TotalAnnotationSizeLimitB`: 256 KiB of keys and values together.
@@ -89,18 +90,18 @@ fn meta_of(object: &Value) -> Cow<'_, Map<String, Value>> {
 }
 
 fn str_of<'a>(meta: &'a Map<String, Value>, key: &str) -> &'a str {
-    meta.get(key).and_then(Value::as_str).unwrap_or("")
+    member_of(meta, key).and_then(Value::as_str).unwrap_or("")
 }
 
 fn string_map<'a>(meta: &'a Map<String, Value>, key: &str) -> Vec<(&'a str, &'a str)> {
-    meta.get(key)
+    member_of(meta, key)
         .and_then(Value::as_object)
         .map(|m| m.iter().filter_map(|(k, v)| v.as_str().map(|v| (k.as_str(), v))).collect())
         .unwrap_or_default()
 }
 
 fn strings(meta: &Map<String, Value>, key: &str) -> Vec<String> {
-    meta.get(key)
+    member_of(meta, key)
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
         .unwrap_or_default()
@@ -147,7 +148,7 @@ fn owner_reference_json(r: &Map<String, Value>) -> Value {
         out.insert(key.into(), Value::String(str_of(r, key).into()));
     }
     for key in ["controller", "blockOwnerDeletion"] {
-        if let Some(b) = r.get(key).and_then(Value::as_bool) {
+        if let Some(b) = member_of(r, key).and_then(Value::as_bool) {
             out.insert(key.into(), Value::Bool(b));
         }
     }
@@ -207,7 +208,7 @@ pub fn validate_owner_references(refs: &[Value], path: &str) -> Vec<FieldError> 
                 format!("{group}/{version}, Kind={kind} is disallowed from being an owner"),
             ));
         }
-        if r.get("controller").and_then(Value::as_bool) == Some(true) {
+        if member_of(r, "controller").and_then(Value::as_bool) == Some(true) {
             let current = format!("{kind}/{name}");
             match &first_controller {
                 Some(first) => errs.push(FieldError::invalid(
@@ -273,7 +274,7 @@ fn common(meta: &Map<String, Value>, namespaced: bool) -> Vec<FieldError> {
     } else if !namespace.is_empty() {
         errs.push(FieldError::forbidden("metadata.namespace", "not allowed on this type"));
     }
-    let generation = meta.get("generation").and_then(Value::as_i64).unwrap_or(0);
+    let generation = member_of(meta, "generation").and_then(Value::as_i64).unwrap_or(0);
     if generation < 0 {
         errs.push(FieldError::invalid(
             "metadata.generation",
@@ -283,10 +284,10 @@ fn common(meta: &Map<String, Value>, namespaced: bool) -> Vec<FieldError> {
     }
     errs.extend(validate_labels(&string_map(meta, "labels"), "metadata.labels"));
     errs.extend(validate_annotations(&string_map(meta, "annotations"), "metadata.annotations"));
-    let refs = meta.get("ownerReferences").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    let refs = member_of(meta, "ownerReferences").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
     errs.extend(validate_owner_references(refs, "metadata.ownerReferences"));
     errs.extend(validate_finalizers(&strings(meta, "finalizers"), "metadata.finalizers"));
-    let managed = meta.get("managedFields").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    let managed = member_of(meta, "managedFields").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
     errs.extend(crate::managed_fields::validate(managed));
     errs
 }
@@ -375,7 +376,7 @@ pub fn validate_update(scope: &Scope, object: &Value, old: &Value) -> Result<(),
     ensure_namespace(&mut meta, scope)?;
     for key in ["generation", "creationTimestamp", "deletionTimestamp"] {
         // Setting a member to the value it holds, or removing an absent one, changes nothing.
-        if let Some(v) = old_meta.get(key).filter(|v| !v.is_null()) {
+        if let Some(v) = member_of(old_meta, key).filter(|v| !v.is_null()) {
             if meta.get(key) != Some(v) {
                 meta.to_mut().insert(key.into(), v.clone());
             }
@@ -384,19 +385,19 @@ pub fn validate_update(scope: &Scope, object: &Value, old: &Value) -> Result<(),
         }
     }
     if str_of(&meta, "uid").is_empty() {
-        if let Some(uid) = old_meta.get("uid") {
+        if let Some(uid) = member_of(old_meta, "uid") {
             meta.to_mut().insert("uid".into(), uid.clone());
         }
     }
     if meta.get("deletionGracePeriodSeconds").is_none_or(Value::is_null) {
-        if let Some(g) = old_meta.get("deletionGracePeriodSeconds") {
+        if let Some(g) = member_of(old_meta, "deletionGracePeriodSeconds") {
             meta.to_mut().insert("deletionGracePeriodSeconds".into(), g.clone());
         }
     }
 
     let mut errs = common(&meta, scope.namespaced);
     // ValidateObjectMetaAccessorUpdate.
-    if old_meta.get("deletionTimestamp").is_some_and(|v| !v.is_null()) {
+    if member_of(old_meta, "deletionTimestamp").is_some_and(|v| !v.is_null()) {
         let old_finalizers = strings(old_meta, "finalizers");
         let mut extra: Vec<String> =
             strings(&meta, "finalizers").into_iter().filter(|f| !old_finalizers.contains(f)).collect();
@@ -415,7 +416,7 @@ pub fn validate_update(scope: &Scope, object: &Value, old: &Value) -> Result<(),
     }
     let immutable = |errs: &mut Vec<FieldError>, key: &str, render: fn(&Value) -> BadValue| {
         let new = meta.get(key).filter(|v| !v.is_null());
-        let was = old_meta.get(key).filter(|v| !v.is_null());
+        let was = member_of(old_meta, key).filter(|v| !v.is_null());
         let as_text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
         let differs = match key {
             "name" | "namespace" | "uid" => as_text(new) != as_text(was),

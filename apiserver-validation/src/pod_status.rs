@@ -58,6 +58,7 @@ use crate::content::{is_dns1123_subdomain, is_qualified_name};
 use crate::field::{go_json_string, BadValue, FieldError};
 use crate::field_formats::{dns_subdomain, str_value};
 use crate::ip::{is_dual_stack_ip_strings, is_valid_ip_for_legacy_field, parse_sloppy};
+use crate::lookup::member_of;
 use crate::lookup::Lookup;
 use crate::objectmeta::FIELD_IMMUTABLE;
 use crate::pod_annotations::{pod_specific_annotation_updates, validate_pod_specific_annotations};
@@ -102,14 +103,14 @@ pub fn prepare_for_update(new: &mut Value, old: &Value) {
     let status = pod.entry("status").or_insert_with(|| Value::Object(Map::new()));
     let Some(status) = status.as_object_mut() else { return };
     let empty = |v: Option<&Value>| v.is_none_or(|v| v.is_null() || v.as_str() == Some(""));
-    if empty(status.get("qosClass")) {
+    if empty(member_of(status, "qosClass")) {
         match old.at("/status/qosClass") {
             Some(q) => status.insert("qosClass".into(), q.clone()),
             None => status.remove("qosClass"),
         };
     }
     let zero = |v: Option<&Value>| v.is_none_or(|v| v.is_null() || v.as_i64() == Some(0));
-    if zero(status.get("observedGeneration")) {
+    if zero(member_of(status, "observedGeneration")) {
         if let Some(g) = old.at("/status/observedGeneration") {
             status.insert("observedGeneration".into(), g.clone());
         }
@@ -121,9 +122,9 @@ pub fn prepare_for_update(new: &mut Value, old: &Value) {
             .collect();
     if let Some(Value::Array(conditions)) = status.get_mut("conditions") {
         for condition in conditions.iter_mut().filter_map(Value::as_object_mut) {
-            let kind = condition.get("type").cloned().unwrap_or(Value::Null);
+            let kind = member_of(condition, "type").cloned().unwrap_or(Value::Null);
             let previous = old_generations.iter().position(|(t, _)| *t == kind).map(|i| old_generations.remove(i).1);
-            if zero(condition.get("observedGeneration")) {
+            if zero(member_of(condition, "observedGeneration")) {
                 if let Some(Some(g)) = previous {
                     condition.insert("observedGeneration".into(), g);
                 }

@@ -21,6 +21,7 @@
 use serde_json::{Map, Value};
 
 use crate::field::{go_json_string, BadValue, FieldError};
+use crate::lookup::member_of;
 use crate::lookup::Lookup;
 use crate::resources::quantity_of;
 use crate::same::same;
@@ -141,8 +142,8 @@ fn differ(old: &Value, new: &Value, path: &mut String, held: Held, out: &mut Vec
             keys.sort();
             keys.dedup();
             for k in keys {
-                let x = a.get(k).unwrap_or(&Value::Null);
-                let y = b.get(k).unwrap_or(&Value::Null);
+                let x = member_of(a, k).unwrap_or(&Value::Null);
+                let y = member_of(b, k).unwrap_or(&Value::Null);
                 let child = match (held, k.as_str()) {
                     (Held::ResourceList, _) => Held::Quantity,
                     (_, "limits" | "requests" | "overhead") => Held::ResourceList,
@@ -439,7 +440,7 @@ fn gated_pod_mutations(munged: &mut Map<String, Value>, old_spec: &Value) -> Vec
     let mut errs = Vec::new();
     let mut diff = Vec::new();
     let old_selector = present(old_spec, "nodeSelector");
-    let new_selector = munged.get("nodeSelector").filter(|v| !v.is_null());
+    let new_selector = member_of(munged, "nodeSelector").filter(|v| !v.is_null());
     differences(
         old_selector.unwrap_or(&Value::Null),
         new_selector.unwrap_or(&Value::Null),
@@ -456,7 +457,7 @@ fn gated_pod_mutations(munged: &mut Map<String, Value>, old_spec: &Value) -> Vec
 
     let old_affinity = present(old_spec, "affinity");
     let old_na = old_affinity.and_then(|a| present(a, "nodeAffinity")).cloned();
-    let new_affinity = munged.get("affinity").filter(|v| !v.is_null());
+    let new_affinity = member_of(munged, "affinity").filter(|v| !v.is_null());
     let new_na = new_affinity.and_then(|a| present(a, "nodeAffinity")).cloned();
     let mut diff = Vec::new();
     differences(
@@ -557,7 +558,7 @@ pub fn validate_pod_update(new: &Value, old: &Value) -> Vec<FieldError> {
             };
         }
         let old_grace = old_spec.member("terminationGracePeriodSeconds").and_then(Value::as_i64);
-        let new_grace = m.get("terminationGracePeriodSeconds").and_then(Value::as_i64);
+        let new_grace = member_of(m, "terminationGracePeriodSeconds").and_then(Value::as_i64);
         if old_grace.is_some_and(|g| g < 0) && new_grace == Some(1) {
             m.insert("terminationGracePeriodSeconds".into(), Value::from(old_grace.unwrap_or(0)));
         }

@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 use crate::content;
 use crate::field::{BadValue, FieldError};
 use crate::field_formats::str_value;
+use crate::lookup::member_of;
 use crate::lookup::Lookup;
 use crate::quantity::{self, Quantity};
 use crate::resource_claims;
@@ -266,7 +267,7 @@ fn requirements(
         cpu_or_memory |= matches!(name.as_str(), "cpu" | "memory");
         let Some(q) = quantity_of(value) else { continue };
         errs.extend(quantity_value(name, &q, &p));
-        match limits.get(name) {
+        match member_of(limits, name) {
             Some(limit) => {
                 if let Some(limit) = quantity_of(limit) {
                     if q.cmp_value(&limit).is_ne() && !overcommit_allowed(name) {
@@ -456,7 +457,7 @@ pub(crate) fn aggregate_containers(spec: &Value, key: &str) -> ResourceList {
 /// [`aggregate_containers`] of a pod spec's members.
 pub(crate) fn aggregate_of(spec: &Map<String, Value>, key: &str) -> ResourceList {
     let of = |c: &Value| resource_list(c.member("resources").and_then(|r| r.member(key)));
-    let list = |name: &str| spec.get(name).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    let list = |name: &str| member_of(spec, name).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
     let mut result = ResourceList::new();
     for c in list("containers") {
         add_list(&mut result, &of(c));

@@ -2,6 +2,7 @@
 //! comparing two objects member by member, without a hash lookup per member, for as long as both
 //! list their members in the same order (as an object and its copy do).
 
+use crate::lookup::member_of;
 use serde_json::Value;
 
 /// `a == b`.
@@ -14,7 +15,7 @@ pub fn same(a: &Value, b: &Value) -> bool {
             for ((kx, vx), (ky, vy)) in x.iter().zip(y) {
                 if kx != ky {
                     // The orders part: look every member up, as `==` does.
-                    return x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)));
+                    return x.iter().all(|(k, v)| member_of(y, k).is_some_and(|w| same(v, w)));
                 }
                 if !same(vx, vy) {
                     return false;

@@ -30,6 +30,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::field::{BadValue, FieldError};
+use crate::lookup::member_of;
 use crate::lookup::Lookup;
 use crate::objectmeta::{validate_labels, FIELD_IMMUTABLE};
 use crate::{content, ip};
@@ -107,11 +108,11 @@ fn is_headless(spec: &Value) -> bool {
 /// port, the traffic policies, `allocateLoadBalancerNodePorts`.
 pub fn default_service(svc: &mut Value) {
     let Some(s) = svc.get_mut("spec").and_then(Value::as_object_mut) else { return };
-    let empty = |s: &Map<String, Value>, k: &str| s.get(k).is_none_or(|v| v.is_null() || v.as_str() == Some(""));
+    let empty = |s: &Map<String, Value>, k: &str| member_of(s, k).is_none_or(|v| v.is_null() || v.as_str() == Some(""));
     if empty(s, "sessionAffinity") {
         s.insert("sessionAffinity".into(), json!("None"));
     }
-    match s.get("sessionAffinity").and_then(Value::as_str) {
+    match member_of(s, "sessionAffinity").and_then(Value::as_str) {
         Some("None") => {
             s.remove("sessionAffinityConfig");
         }
@@ -137,14 +138,14 @@ pub fn default_service(svc: &mut Value) {
             if empty(p, "protocol") {
                 p.insert("protocol".into(), json!("TCP"));
             }
-            let unset = match p.get("targetPort") {
+            let unset = match member_of(p, "targetPort") {
                 None | Some(Value::Null) => true,
                 Some(Value::Number(n)) => n.as_i64() == Some(0),
                 Some(Value::String(t)) => t.is_empty(),
                 Some(_) => false,
             };
             if unset {
-                let port = p.get("port").cloned().unwrap_or(json!(0));
+                let port = member_of(p, "port").cloned().unwrap_or(json!(0));
                 p.insert("targetPort".into(), port);
             }
         }
@@ -153,13 +154,13 @@ pub fn default_service(svc: &mut Value) {
     if externally_accessible(&view) && empty(s, "externalTrafficPolicy") {
         s.insert("externalTrafficPolicy".into(), json!("Cluster"));
     }
-    let kind = s.get("type").and_then(Value::as_str).unwrap_or("").to_string();
-    if s.get("internalTrafficPolicy").is_none_or(Value::is_null)
+    let kind = member_of(s, "type").and_then(Value::as_str).unwrap_or("").to_string();
+    if member_of(s, "internalTrafficPolicy").is_none_or(Value::is_null)
         && matches!(kind.as_str(), "NodePort" | "LoadBalancer" | "ClusterIP")
     {
         s.insert("internalTrafficPolicy".into(), json!("Cluster"));
     }
-    if kind == "LoadBalancer" && s.get("allocateLoadBalancerNodePorts").is_none_or(Value::is_null) {
+    if kind == "LoadBalancer" && member_of(s, "allocateLoadBalancerNodePorts").is_none_or(Value::is_null) {
         s.insert("allocateLoadBalancerNodePorts".into(), json!(true));
     }
 }

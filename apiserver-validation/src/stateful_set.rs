@@ -18,6 +18,7 @@ use serde_json::{json, Value};
 use crate::claim_spec::validate_claim_spec;
 use crate::field::FieldError;
 use crate::field_formats::dns_label;
+use crate::lookup::member_of;
 use crate::lookup::Lookup;
 use crate::zero_values::{list, s};
 
@@ -98,7 +99,7 @@ pub fn template_to_validate(spec: &Value) -> Cow<'_, Value> {
         copy = json!({});
     }
     let pod = copy.as_object_mut().and_then(|t| {
-        if !t.get("spec").is_some_and(Value::is_object) {
+        if !member_of(t, "spec").is_some_and(Value::is_object) {
             t.insert("spec".into(), json!({}));
         }
         t.get_mut("spec").and_then(Value::as_object_mut)
@@ -109,7 +110,7 @@ pub fn template_to_validate(spec: &Value) -> Cow<'_, Value> {
     if !names.is_empty() {
         let mut volumes: Vec<Value> =
             names.iter().map(|n| json!({"name": n, "persistentVolumeClaim": {"claimName": n}})).collect();
-        let own = pod.get("volumes").and_then(Value::as_array).cloned().unwrap_or_default();
+        let own = member_of(pod, "volumes").and_then(Value::as_array).cloned().unwrap_or_default();
         volumes.extend(
             own.into_iter().filter(|v| !names.contains(&v.member("name").and_then(Value::as_str).unwrap_or(""))),
         );

@@ -13,6 +13,7 @@ use crate::configdata;
 use crate::cron_schedule;
 use crate::gated;
 use crate::job_template;
+use crate::lookup::member_of;
 use crate::lookup::Lookup;
 use crate::tolerations_annotation;
 use crate::workloads;
@@ -244,7 +245,7 @@ fn reaches(pattern: &[&str], touched: &[String]) -> bool {
 /// The member or item `token` of `value`.
 fn child<'a>(value: Option<&'a Value>, token: &str) -> Option<&'a Value> {
     match value? {
-        Value::Object(m) => m.get(token),
+        Value::Object(m) => member_of(m, token),
         Value::Array(a) => a.get(token.parse::<usize>().ok()?),
         _ => None,
     }
