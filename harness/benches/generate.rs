@@ -2,11 +2,16 @@
 //! reference webhook's manifest, then serialize its AdmissionReview as sent), one at a time.
 //! Prints the time per request and the average body size.
 //! `cargo bench -p webhook-harness --bench generate`; `GENERATE_REQUESTS` (default 4000) tunes it.
+//! It allocates with mimalloc, as the `webhook-conformance` binary and the throughput bench do.
 
 use std::time::Instant;
 
 use webhook_harness::lowlevel::{Sampler, Scope};
 use webhook_harness::Manifest;
+
+/// The CLI's allocator, so that a request costs what it costs in `webhook-conformance`.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     let requests: usize = std::env::var("GENERATE_REQUESTS").ok().and_then(|v| v.parse().ok()).unwrap_or(4000);
