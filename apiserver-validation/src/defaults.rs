@@ -572,6 +572,22 @@ fn out_of_defaults(group: &str, kind: &str, key: &str) -> bool {
     }
 }
 
+/// Whether a JSON Patch whose operations name `pointers` (each one's `path`, and its `from`)
+/// leaves alone every member the defaults of a `group`/`kind` object read and write: each pointer
+/// lies within a top-level member out of the defaults (the status; the metadata but a
+/// Namespace's). Such a patch applied to an object that its defaults leave as it is (as the
+/// apiserver's decoder leaves every object) gives one they leave as it is too. A pointer not of
+/// the form `/member…` (the root, a pointer without its leading `/`, a member name with an
+/// escape) counts as touching the defaults.
+pub fn patch_keeps_defaults<'p>(group: &str, kind: &str, pointers: impl IntoIterator<Item = &'p str>) -> bool {
+    !has_defaults(group, kind)
+        || pointers.into_iter().all(|pointer| {
+            let Some(rest) = pointer.strip_prefix('/') else { return false };
+            let member = rest.split('/').next().unwrap_or(rest);
+            out_of_defaults(group, kind, member)
+        })
+}
+
 /// [`defaulted`], borrowing the object itself when its defaults fill nothing (a kind without
 /// defaults, or an object already defaulted). Only the members the defaults can touch are copied
 /// to find out (the spec, not the metadata with its annotations and managed fields); the whole
@@ -662,6 +678,22 @@ mod tests {
             serde_json::to_string(&owned).unwrap(),
             serde_json::to_string(&defaulted("", "Secret", &secret)).unwrap()
         );
+    }
+
+    /// Only pointers into the status, or a metadata other than a Namespace's, keep the defaults;
+    /// the root, a pointer without its `/` or with an escaped first name counts as touching them.
+    #[test]
+    fn a_patch_keeps_the_defaults_only_within_the_metadata_and_the_status() {
+        let keeps = |kind, pointers: &[&str]| patch_keeps_defaults("", kind, pointers.iter().copied());
+        assert!(keeps("Pod", &["/metadata/labels/a", "/metadata", "/status/phase", "/status"]));
+        assert!(keeps("Pod", &[]));
+        for touching in ["/spec/containers/0/image", "/spec", "", "/", "metadata/labels", "/metadata~1x", "/x"] {
+            assert!(!keeps("Pod", &["/metadata/labels/a", touching]), "{touching}");
+        }
+        assert!(!keeps("Namespace", &["/metadata/labels/a"]));
+        assert!(keeps("Namespace", &["/status/phase"]));
+        // A kind without defaults keeps them whatever the patch.
+        assert!(keeps("ConfigMap", &["/data/x", ""]));
     }
 
     /// A kind without defaults is borrowed as it is; one with defaults is the defaulted copy.

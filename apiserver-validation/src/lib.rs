@@ -108,6 +108,7 @@ pub use field::{invalid_message, FieldError};
 pub use kinds::{name_rule, NameRule};
 pub use object::{
     drop_disabled_fields, prepare_status_update, spec_modelled, status_modelled, status_reset, status_reset_words,
-    validate_object_create, validate_object_status_update, validate_object_update, validate_object_update_of_stored,
+    validate_defaulted_create, validate_defaulted_update_of_stored, validate_object_create,
+    validate_object_status_update, validate_object_update, validate_object_update_of_stored,
 };
 pub use objectmeta::{validate_create, validate_update, Refusal, Scope};

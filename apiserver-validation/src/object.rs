@@ -5,6 +5,8 @@
 //! [`crate::ingress`]), all in one 422 as the kind's `Validate<Kind>` /
 //! `Validate<Kind>Update` returns them (metadata errors first).
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::field::FieldError;
@@ -211,7 +213,18 @@ pub(crate) fn join(meta: Result<(), Refusal>, spec: Vec<FieldError>) -> Result<(
 /// selectors), a Service's cluster IPs as the registry checks them before it allocates, then
 /// metadata and spec.
 pub fn validate_object_create(scope: &Scope, object: &Value) -> Result<(), Refusal> {
-    let mut object = defaults::defaulted_cow(scope.group, scope.kind, object);
+    create(scope, defaults::defaulted_cow(scope.group, scope.kind, object))
+}
+
+/// [`validate_object_create`] of an object already defaulted as the apiserver's decoder defaults
+/// it (e.g. a defaulted object that a patch changed only where the defaults do not look,
+/// [`defaults::patch_keeps_defaults`]): the same answer, without defaulting it again.
+pub fn validate_defaulted_create(scope: &Scope, object: &Value) -> Result<(), Refusal> {
+    create(scope, Cow::Borrowed(object))
+}
+
+/// [`validate_object_create`] of the defaulted object.
+fn create(scope: &Scope, mut object: Cow<'_, Value>) -> Result<(), Refusal> {
     if (scope.group, scope.kind) == ("", "Service") {
         service::prepare_create(object.to_mut());
     }
@@ -242,7 +255,17 @@ pub fn validate_object_update(scope: &Scope, object: &Value, old: &Value) -> Res
 /// defaults it (as a stored object is when it is read back): the same answer, without defaulting
 /// `old` again.
 pub fn validate_object_update_of_stored(scope: &Scope, object: &Value, old: &Value) -> Result<(), Refusal> {
-    let mut object = defaults::defaulted_cow(scope.group, scope.kind, object);
+    update(scope, defaults::defaulted_cow(scope.group, scope.kind, object), old)
+}
+
+/// [`validate_object_update_of_stored`] of an `object` already defaulted too (as
+/// [`validate_defaulted_create`] takes it): the same answer, without defaulting either again.
+pub fn validate_defaulted_update_of_stored(scope: &Scope, object: &Value, old: &Value) -> Result<(), Refusal> {
+    update(scope, Cow::Borrowed(object), old)
+}
+
+/// [`validate_object_update_of_stored`] of the defaulted object.
+fn update(scope: &Scope, mut object: Cow<'_, Value>, old: &Value) -> Result<(), Refusal> {
     if (scope.group, scope.kind) == ("", "Service") {
         service::prepare_update(object.to_mut(), old);
     }

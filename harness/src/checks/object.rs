@@ -15,12 +15,12 @@
 
 use std::borrow::Cow;
 
-use apiserver_validation::defaults::defaulted_cow;
+use apiserver_validation::defaults::{defaulted_cow, patch_keeps_defaults};
 use apiserver_validation::unmodelled;
 use apiserver_validation::{
     drop_disabled_fields, kinds, prepare_status_update, spec_modelled, status_modelled, status_reset_words,
-    validate_object_create, validate_object_status_update, validate_object_update, validate_object_update_of_stored,
-    Refusal, Scope,
+    validate_defaulted_create, validate_defaulted_update_of_stored, validate_object_create,
+    validate_object_status_update, validate_object_update, validate_object_update_of_stored, Refusal, Scope,
 };
 use serde_json::Value;
 
@@ -30,21 +30,32 @@ use crate::admission::Operation;
 use crate::config::{WebhookKind, WebhookSpec};
 use crate::requests::{selected, ApiResources};
 
+/// Which of the objects given to [`refusal`] are already as the apiserver's decoder defaults them
+/// (and are not defaulted again).
+#[derive(Clone, Copy)]
+struct Defaulted {
+    /// The object validated.
+    object: bool,
+    /// The old object of an UPDATE.
+    old: bool,
+}
+
 /// What the registry says of `object` (after `old` on UPDATE, through the kind's status strategy
-/// when `status`); `None` when it accepts it. `old_defaulted`: `old` was sent as the decoder
-/// defaults it, and is not defaulted again.
+/// when `status`); `None` when it accepts it.
 fn refusal(
     scope: &Scope,
     operation: Operation,
     status: bool,
     object: &Value,
     old: &Value,
-    old_defaulted: bool,
+    defaulted: Defaulted,
 ) -> Option<Refusal> {
     match operation {
+        Operation::Create if defaulted.object => validate_defaulted_create(scope, object).err(),
         Operation::Create => validate_object_create(scope, object).err(),
         _ if status => validate_object_status_update(scope, object, old).err(),
-        _ if old_defaulted => validate_object_update_of_stored(scope, object, old).err(),
+        _ if defaulted.object && defaulted.old => validate_defaulted_update_of_stored(scope, object, old).err(),
+        _ if defaulted.old => validate_object_update_of_stored(scope, object, old).err(),
         _ => validate_object_update(scope, object, old).err(),
     }
 }
@@ -111,12 +122,20 @@ pub(crate) fn valid(x: &Exchange) -> Check {
     if x.case.schema.is_some() {
         return super::custom_resource::valid(x, &scope, patched);
     }
-    let old_defaulted = x.case.sent_defaulted();
-    let Some(after) = refusal(&scope, spec.operation, status, patched, &spec.old_object, old_defaulted) else {
+    // A patch that writes only where the defaults do not look (the metadata, the status) leaves
+    // the object sent defaulted as defaulted as it was.
+    let sent_defaulted = x.case.sent_defaulted();
+    let keeps_defaults = |p: &apiserver_jsonpatch::Patch| {
+        patch_keeps_defaults(&gvk.group, &gvk.kind, p.pointers().iter().map(String::as_str))
+    };
+    let patched_defaulted = sent_defaulted && x.nonempty_patch().is_some_and(keeps_defaults);
+    let defaulted = Defaulted { object: patched_defaulted, old: sent_defaulted };
+    let Some(after) = refusal(&scope, spec.operation, status, patched, &spec.old_object, defaulted) else {
         return Check::Pass;
     };
     let name_of = |o: &Value| o.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string();
-    if let Some(refused) = refusal(&scope, spec.operation, status, &before, &spec.old_object, old_defaulted) {
+    let sent = Defaulted { object: sent_defaulted, old: sent_defaulted };
+    if let Some(refused) = refusal(&scope, spec.operation, status, &before, &spec.old_object, sent) {
         return Check::na(format!(
             "the request was invalid before the webhook: {}",
             refused.message(&scope, &name_of(&before))

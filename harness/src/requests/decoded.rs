@@ -308,4 +308,63 @@ mod tests {
         }
         assert!(checked > 50, "only {checked} planned cases sent defaulted");
     }
+
+    /// What lets `object.valid` take a patched object as it is, without defaulting it again: a
+    /// patch that `patch_keeps_defaults` admits (one writing only the metadata or the status, a
+    /// Namespace's metadata aside), applied to an object sent defaulted, gives its defaults' fixed
+    /// point too. Over the planned and generated requests of the reference webhook's manifest.
+    #[test]
+    fn a_patch_of_the_metadata_or_the_status_keeps_an_object_defaulted() {
+        use apiserver_validation::defaults::{defaulted, has_defaults, patch_keeps_defaults};
+        use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+        let patches = [
+            json!([{"op": "add", "path": "/metadata/labels", "value": {"team": "a"}}]),
+            json!([{"op": "add", "path": "/metadata/annotations", "value": {"note": "x"}},
+                   {"op": "add", "path": "/metadata/finalizers", "value": ["example.com/f"]}]),
+            json!([{"op": "add", "path": "/status", "value": {"phase": "Running", "replicas": 1}}]),
+            json!([{"op": "remove", "path": "/metadata/managedFields"}, {"op": "add", "path": "/metadata/name", "value": "n"}]),
+        ];
+        let kept = std::cell::RefCell::new(std::collections::BTreeMap::<String, usize>::new());
+        let check = |case: &crate::requests::RequestCase| -> Result<(), String> {
+            let kind = case.object_kind();
+            if !case.sent_defaulted() || case.schema.is_some() || !case.object().is_object() {
+                return Ok(());
+            }
+            for patch in &patches {
+                let decoded = apiserver_jsonpatch::decode_patch(patch.to_string().as_bytes()).unwrap();
+                let pointers = decoded.pointers();
+                let keeps = patch_keeps_defaults(&kind.group, &kind.kind, pointers.iter().map(String::as_str));
+                if kind.kind == "Namespace" && keeps && pointers.iter().any(|p| p.starts_with("/metadata")) {
+                    return Err("a Namespace's defaults are in its metadata".into());
+                }
+                let Ok(patched) = apiserver_jsonpatch::apply(case.object(), &decoded) else { continue };
+                if keeps && has_defaults(&kind.group, &kind.kind) {
+                    let again = defaulted(&kind.group, &kind.kind, &patched);
+                    if again != patched {
+                        return Err(format!("{}: {patch} gave {patched}, which defaults to {again}", case.label));
+                    }
+                    *kept.borrow_mut().entry(kind.kind.clone()).or_default() += 1;
+                }
+            }
+            Ok(())
+        };
+        let manifest = crate::config::Manifest::parse(std::path::Path::new("r.yaml"), reference_webhook::MANIFEST)
+            .expect("the reference manifest parses");
+        for webhook in &manifest.webhooks {
+            for case in crate::requests::plan_in(webhook, &crate::requests::ApiResources::built_in()) {
+                check(&case).unwrap();
+            }
+            let strategy =
+                crate::requests::generated::requests(webhook, crate::requests::generated::Scope::All).unwrap();
+            let mut runner = TestRunner::new_with_rng(
+                Config { cases: 200, failure_persistence: None, ..Config::default() },
+                TestRng::deterministic_rng(RngAlgorithm::ChaCha),
+            );
+            runner.run(&strategy, |case| check(&case).map_err(proptest::test_runner::TestCaseError::fail)).unwrap();
+        }
+        let kept = kept.into_inner();
+        for kind in ["Pod", "Deployment", "Namespace"] {
+            assert!(kept.get(kind).is_some_and(|n| *n > 3), "too few {kind} objects patched: {kept:?}");
+        }
+    }
 }
