@@ -312,6 +312,25 @@ pub(crate) fn decodes_as(gvk: &Gvk, value: &Value) -> Option<Result<(), DecodeEr
     Some(decodes(&cleaned))
 }
 
+/// Whether the `metadata` of `value`, an object of the typed kind `gvk`, decodes as `ObjectMeta`
+/// the way the apiserver decodes it, its `null` members dropped as [`decodes_as`] drops them.
+/// `None` when the kind has no typed model or `metadata` is not an object. A `gvk` object that
+/// decodes as its kind, changed only within its metadata, still decodes when this is
+/// `Some(true)`: the members of a kind's struct decode each on its own.
+pub(crate) fn metadata_decodes(gvk: &Gvk, value: &Value) -> Option<bool> {
+    codec(gvk)?;
+    let metadata = value.get("metadata").filter(|m| m.is_object())?;
+    type ObjectMeta = k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+    let decoded = if has_null_member(metadata) {
+        let mut cleaned = metadata.clone();
+        drop_null_members(&mut cleaned);
+        decodes_into::<ObjectMeta>(&cleaned)
+    } else {
+        decodes_into::<ObjectMeta>(metadata)
+    };
+    Some(decoded.is_ok())
+}
+
 /// `metadata` as `ObjectMeta` holds it: unknown fields dropped (what the apiserver's decoding does to
 /// the metadata of every object, custom resources included).
 pub(crate) fn object_meta(value: &Value) -> Result<Value, DecodeError> {

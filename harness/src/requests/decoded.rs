@@ -316,7 +316,6 @@ mod tests {
     #[test]
     fn a_patch_of_the_metadata_or_the_status_keeps_an_object_defaulted() {
         use apiserver_validation::defaults::{defaulted, has_defaults, patch_keeps_defaults};
-        use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
         let patches = [
             json!([{"op": "add", "path": "/metadata/labels", "value": {"team": "a"}}]),
             json!([{"op": "add", "path": "/metadata/annotations", "value": {"note": "x"}},
@@ -327,9 +326,6 @@ mod tests {
         let kept = std::cell::RefCell::new(std::collections::BTreeMap::<String, usize>::new());
         let check = |case: &crate::requests::RequestCase| -> Result<(), String> {
             let kind = case.object_kind();
-            if !case.sent_defaulted() || case.schema.is_some() || !case.object().is_object() {
-                return Ok(());
-            }
             for patch in &patches {
                 let decoded = apiserver_jsonpatch::decode_patch(patch.to_string().as_bytes()).unwrap();
                 let pointers = decoded.pointers();
@@ -348,11 +344,29 @@ mod tests {
             }
             Ok(())
         };
+        each_sent_case(check);
+        let kept = kept.into_inner();
+        for kind in ["Pod", "Deployment", "Namespace"] {
+            assert!(kept.get(kind).is_some_and(|n| *n > 3), "too few {kind} objects patched: {kept:?}");
+        }
+    }
+
+    /// `check` on every planned request and 200 generated ones of each webhook of the reference
+    /// webhook's manifest, sent defaulted, of a built-in kind, with an object (the first error
+    /// fails the test).
+    fn each_sent_case(check: impl Fn(&crate::requests::RequestCase) -> Result<(), String>) {
+        use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+        let sent = |case: &crate::requests::RequestCase| {
+            if !case.sent_defaulted() || case.schema.is_some() || !case.object().is_object() {
+                return Ok(());
+            }
+            check(case)
+        };
         let manifest = crate::config::Manifest::parse(std::path::Path::new("r.yaml"), reference_webhook::MANIFEST)
             .expect("the reference manifest parses");
         for webhook in &manifest.webhooks {
             for case in crate::requests::plan_in(webhook, &crate::requests::ApiResources::built_in()) {
-                check(&case).unwrap();
+                sent(&case).unwrap();
             }
             let strategy =
                 crate::requests::generated::requests(webhook, crate::requests::generated::Scope::All).unwrap();
@@ -360,11 +374,45 @@ mod tests {
                 Config { cases: 200, failure_persistence: None, ..Config::default() },
                 TestRng::deterministic_rng(RngAlgorithm::ChaCha),
             );
-            runner.run(&strategy, |case| check(&case).map_err(proptest::test_runner::TestCaseError::fail)).unwrap();
+            runner.run(&strategy, |case| sent(&case).map_err(proptest::test_runner::TestCaseError::fail)).unwrap();
         }
-        let kept = kept.into_inner();
-        for kind in ["Pod", "Deployment", "Namespace"] {
-            assert!(kept.get(kind).is_some_and(|n| *n > 3), "too few {kind} objects patched: {kept:?}");
-        }
+    }
+
+    /// What lets `patch.kind-decode` judge a patch of the metadata by the metadata alone: every
+    /// object sent defaulted decodes as its kind, and patched only within its metadata it decodes
+    /// as its kind whenever its metadata decodes as `ObjectMeta` (`kinds::metadata_decodes`),
+    /// while metadata that does not decode is seen so.
+    #[test]
+    fn a_sent_object_patched_within_its_metadata_decodes_when_its_metadata_does() {
+        let patches = [
+            (json!([{"op": "add", "path": "/metadata/labels", "value": {"team": "a"}}]), true),
+            (
+                json!([{"op": "add", "path": "/metadata/annotations", "value": {"note": "x"}},
+                    {"op": "remove", "path": "/metadata/managedFields"}]),
+                true,
+            ),
+            (json!([{"op": "add", "path": "/metadata/labels", "value": {"team": 1}}]), false),
+            (json!([{"op": "add", "path": "/metadata/finalizers", "value": "f"}]), false),
+        ];
+        let decoded = std::cell::Cell::new((0, 0));
+        each_sent_case(|case| {
+            let kind = case.object_kind();
+            let Some(sent) = crate::kinds::decodes_as(kind, case.object()) else { return Ok(()) };
+            sent.map_err(|e| format!("{}: the object sent does not decode: {e}", case.label))?;
+            for (patch, decodes) in &patches {
+                let decoded_patch = apiserver_jsonpatch::decode_patch(patch.to_string().as_bytes()).unwrap();
+                let Ok(patched) = apiserver_jsonpatch::apply(case.object(), &decoded_patch) else { continue };
+                let meta = crate::kinds::metadata_decodes(kind, &patched);
+                let whole = crate::kinds::decodes_as(kind, &patched).map(|r| r.is_ok());
+                if meta != Some(*decodes) || whole != Some(*decodes) {
+                    return Err(format!("{}: {patch}: metadata {meta:?}, whole object {whole:?}", case.label));
+                }
+                let (good, bad) = decoded.get();
+                decoded.set(if *decodes { (good + 1, bad) } else { (good, bad + 1) });
+            }
+            Ok(())
+        });
+        let (good, bad) = decoded.get();
+        assert!(good > 500 && bad > 500, "{good} patched objects decoded, {bad} did not");
     }
 }
