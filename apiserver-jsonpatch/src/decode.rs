@@ -87,6 +87,30 @@ impl Operation {
     }
 }
 
+/// One operation's members as raw JSON text (see [`Patch::raw_operations`]); of a name given
+/// more than once, the last value.
+#[derive(Clone, Copy, Debug)]
+pub struct RawOperation<'p> {
+    members: &'p HashMap<String, Option<Raw>>,
+}
+
+impl<'p> RawOperation<'p> {
+    /// The number of distinct member names.
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    /// No member at all.
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    /// The text of member `name`: `None` when absent, `Some(None)` when `null`.
+    pub fn member(&self, name: &str) -> Option<Option<&'p [u8]>> {
+        self.members.get(name).map(|raw| raw.as_deref())
+    }
+}
+
 /// A decoded JSON Patch: the operations in order. `Send + Sync`, cheap to clone.
 #[derive(Clone, Debug, Default)]
 pub struct Patch {
@@ -109,6 +133,12 @@ impl Patch {
     /// order: where the patch writes or reads. A member absent or not a string is left out.
     pub fn pointers(&self) -> Vec<String> {
         self.ops.iter().flat_map(|op| [op.path().ok(), op.from().ok()]).flatten().collect()
+    }
+
+    /// The operations as the apiserver's decoding holds their members, raw JSON text, in order
+    /// (`None` for a `null` element): what [`Patch::operations`] shows, without building values.
+    pub fn raw_operations(&self) -> impl Iterator<Item = Option<RawOperation<'_>>> {
+        self.ops.iter().map(|op| op.members.as_ref().map(|members| RawOperation { members }))
     }
 
     /// The operations as JSON objects, in order, for inspection (built on first use). A `null`
@@ -187,6 +217,25 @@ pub fn decode_patch(bytes: &[u8]) -> Result<Patch, DecodeError> {
 
 #[cfg(test)]
 mod tests {
+    /// The raw members are what the views show, as text: the last of a repeated name, `null` as
+    /// present without text, a number in its own spelling; a `null` operation has none.
+    #[test]
+    fn raw_operations_hold_each_members_text() {
+        let text =
+            br#"[{"op":"add","path":"/a","value":1.50,"op":"replace"},{"op":"remove","path":"/b","value":null},null]"#;
+        let patch = super::decode_patch(text).expect("a patch");
+        let raw: Vec<_> = patch.raw_operations().collect();
+        assert_eq!(raw.len(), 3);
+        let (first, second) = (raw[0].unwrap(), raw[1].unwrap());
+        assert_eq!(
+            (first.len(), first.member("op"), first.member("value")),
+            (3, Some(Some(&br#""replace""#[..])), Some(Some(&b"1.50"[..])))
+        );
+        assert_eq!((second.member("value"), second.member("from")), (Some(None), None));
+        assert!(raw[2].is_none());
+        assert_eq!(patch.operations()[0]["op"], "replace");
+    }
+
     #[test]
     fn pointers_are_each_operations_path_then_its_from() {
         let text =

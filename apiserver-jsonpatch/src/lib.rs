@@ -61,7 +61,7 @@ mod node;
 mod pointer;
 
 pub use apply::{apply, apply_json, ACCUMULATED_COPY_SIZE_LIMIT};
-pub use decode::{decode_patch, Patch};
+pub use decode::{decode_patch, Patch, RawOperation};
 pub use error::{ApplyError, DecodeError, Error, FieldError, Stage};
 pub use field::{decode_patch_field, FieldForm, PatchBytes};
 pub use leniency::{apply_noting_leniencies, leniencies, Leniency};

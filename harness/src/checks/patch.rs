@@ -189,7 +189,7 @@ pub(crate) fn rfc6902(x: &Exchange) -> Check {
     let (Some(Ok(result)), Some(patch)) = (x.patched(), x.nonempty_patch()) else {
         return Check::na("no applied patch");
     };
-    if x.leniencies().is_empty() && super::plain_patch::rfc6902_agrees(x.case.object(), patch.operations()) {
+    if x.leniencies().is_empty() && super::plain_patch::rfc6902_agrees(x.case.object(), patch) {
         // Applied without a leniency, plain, on an object without floats: RFC 6902 makes the
         // same object of it (`plain_patch`).
         return Check::Pass;

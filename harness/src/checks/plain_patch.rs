@@ -13,15 +13,19 @@
 //! where json-patch keeps the number it was given. The property test of this module shows the
 //! agreement on random documents and patches.
 
-use apiserver_validation::lookup::member_of;
-use serde_json::{Map, Value};
+use apiserver_jsonpatch::go_json::unquote;
+use apiserver_jsonpatch::{Patch, RawOperation};
+use serde_json::Value;
 
 /// True when RFC 6902 (json-patch) makes of `object` the same object as the apiserver's library
-/// whenever the library applies `ops` without a leniency: `ops` is [`plain`] and neither `object`
-/// nor a value the patch writes holds a floating-point number (a value written into a container
-/// that a later operation touches is read back from its text too).
-pub(crate) fn rfc6902_agrees(object: &Value, ops: &[Map<String, Value>]) -> bool {
-    plain(ops) && !holds_float(object) && !ops.iter().filter_map(|op| member_of(op, "value")).any(holds_float)
+/// whenever the library applies `patch` without a leniency: `patch` is [`plain`] and neither
+/// `object` nor a value the patch writes holds a floating-point number (a value written into a
+/// container that a later operation touches is read back from its text too). Read from the
+/// operations' raw members, without building their values.
+pub(crate) fn rfc6902_agrees(object: &Value, patch: &Patch) -> bool {
+    plain(patch)
+        && !holds_float(object)
+        && !patch.raw_operations().flatten().filter_map(|op| op.member("value").flatten()).any(text_holds_float)
 }
 
 /// True when a number of `value` is held as a float (not as an integer). Iterative.
@@ -38,22 +42,60 @@ fn holds_float(value: &Value) -> bool {
     false
 }
 
-/// True when every operation of `ops` (as `apiserver_jsonpatch::Patch::operations` shows them)
-/// is a plain `add`, `replace` or `remove` with a canonical pointer (see the module).
-pub(crate) fn plain(ops: &[Map<String, Value>]) -> bool {
-    ops.iter().all(plain_operation)
+/// True when `text`, valid JSON, holds a number `serde_json` reads as a float: one with a
+/// fraction or an exponent, or an integer beyond `i64` and `u64`. (A number too large for a
+/// float, which the operations' views show as a string, counts as one: such a patch is left to
+/// the second application.)
+fn text_holds_float(text: &[u8]) -> bool {
+    let mut i = 0;
+    while i < text.len() {
+        match text[i] {
+            b'"' => {
+                i += 1;
+                while i < text.len() && text[i] != b'"' {
+                    i += if text[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < text.len() && matches!(text[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
+                    i += 1;
+                }
+                let number = std::str::from_utf8(&text[start..i]).unwrap_or_default();
+                if number.contains(['.', 'e', 'E'])
+                    || (number.parse::<i64>().is_err() && number.parse::<u64>().is_err())
+                {
+                    return true;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    false
 }
 
-fn plain_operation(op: &Map<String, Value>) -> bool {
-    let members = match member_of(op, "op").and_then(Value::as_str) {
+/// True when every operation of `patch` is a plain `add`, `replace` or `remove` with a canonical
+/// pointer (see the module).
+pub(crate) fn plain(patch: &Patch) -> bool {
+    patch.raw_operations().all(|op| op.is_some_and(plain_operation))
+}
+
+/// A member's text as the string it holds; `None` when absent, `null` or not a string.
+fn string_member(op: RawOperation<'_>, name: &str) -> Option<String> {
+    op.member(name).flatten().filter(|raw| raw.first() == Some(&b'"')).map(unquote)
+}
+
+fn plain_operation(op: RawOperation<'_>) -> bool {
+    let members = match string_member(op, "op").as_deref() {
         Some("add" | "replace") => 3,
         Some("remove") => 2,
         _ => return false,
     };
     let with_value = members == 3;
     op.len() == members
-        && (op.contains_key("value") == with_value)
-        && member_of(op, "path").and_then(Value::as_str).is_some_and(canonical_pointer)
+        && (op.member("value").is_some() == with_value)
+        && string_member(op, "path").is_some_and(|p| canonical_pointer(&p))
 }
 
 /// A JSON Pointer (RFC 6901) other than the root: a leading `/`, and every `~` followed by `0`
@@ -74,9 +116,9 @@ mod tests {
 
     use super::*;
 
-    fn ops(patch: Value) -> Vec<Map<String, Value>> {
+    fn ops(patch: Value) -> Patch {
         let bytes = serde_json::to_vec(&patch).unwrap();
-        apiserver_jsonpatch::decode_patch(&bytes).unwrap().operations().to_vec()
+        apiserver_jsonpatch::decode_patch(&bytes).unwrap()
     }
 
     #[test]
@@ -88,7 +130,7 @@ mod tests {
             {"op": "add", "path": "/spec/containers/-", "value": {"name": "c"}},
             {"op": "add", "path": "/metadata/labels/n", "value": null},
         ]))));
-        assert!(plain(&[]), "no operation: nothing to tell apart");
+        assert!(plain(&ops(json!([]))), "no operation: nothing to tell apart");
     }
 
     #[test]
@@ -134,9 +176,9 @@ mod tests {
         let applied = applied.unwrap();
         assert_eq!(applied, by_rfc, "the float the patch did not write is copied, not read back");
         assert_eq!(applied["a"]["b"].as_f64(), Some(float));
-        assert!(plain(decoded.operations()));
-        assert!(!rfc6902_agrees(&doc, decoded.operations()));
-        assert!(rfc6902_agrees(&json!({"a": {"b": 2}}), decoded.operations()));
+        assert!(plain(&decoded));
+        assert!(!rfc6902_agrees(&doc, &decoded));
+        assert!(rfc6902_agrees(&json!({"a": {"b": 2}}), &decoded));
         let writes_float = ops(json!([{"op": "add", "path": "/a/c", "value": {"f": 0.5}}]));
         assert!(plain(&writes_float) && !rfc6902_agrees(&json!({"a": {"b": 2}}), &writes_float));
     }
@@ -242,7 +284,7 @@ mod tests {
                 let decoded = apiserver_jsonpatch::decode_patch(&bytes).unwrap();
                 let (applied, leniencies) = apiserver_jsonpatch::apply_noting_leniencies(&doc, &decoded);
                 let Ok(by_apiserver) = applied else { return Ok(()) };
-                if !leniencies.is_empty() || !rfc6902_agrees(&doc, decoded.operations()) {
+                if !leniencies.is_empty() || !rfc6902_agrees(&doc, &decoded) {
                     return Ok(());
                 }
                 // As `patch.rfc6902` reads it: the operations as the apiserver's decoding shows them.
@@ -258,5 +300,41 @@ mod tests {
             .unwrap();
         let agreed = agreed.into_inner();
         assert!(agreed >= 600, "only {agreed} of 3000 draws were plain patches the apiserver applied");
+    }
+
+    /// The raw reading of the operations agrees with their views: a value's text holds a float
+    /// exactly where the value serde_json reads from it does (floats, integers at and beyond the
+    /// ends of `i64` and `u64`, numbers inside strings and keys), and an escaped `op` or `path`
+    /// reads as its string.
+    #[test]
+    fn the_raw_operations_read_as_their_views() {
+        let mut runner = TestRunner::new_with_rng(
+            Config { cases: 2000, failure_persistence: None, ..Config::default() },
+            TestRng::deterministic_rng(RngAlgorithm::ChaCha),
+        );
+        runner
+            .run(&value(true), |v| {
+                let text = serde_json::to_vec(&v).unwrap();
+                prop_assert_eq!(text_holds_float(&text), holds_float(&v), "{}", v);
+                Ok(())
+            })
+            .unwrap();
+        for (text, float) in [
+            ("9223372036854775807", false),
+            ("-9223372036854775808", false),
+            ("18446744073709551615", false),
+            ("18446744073709551616", true),
+            ("-9223372036854775809", true),
+            ("1E2", true),
+            ("-0.0", true),
+            (r#"{"1.5": "2e3", "k\"1.5": [1, -2, "x\\"]}"#, false),
+            (r#"[{"a": 0}, 3.25]"#, true),
+        ] {
+            let read: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(holds_float(&read), float, "{text}");
+            assert_eq!(text_holds_float(text.as_bytes()), float, "{text}");
+        }
+        let escaped = apiserver_jsonpatch::decode_patch(br#"[{"op": "\u0061dd", "path": "\/a", "value": 1}]"#).unwrap();
+        assert!(plain(&escaped) && rfc6902_agrees(&json!({}), &escaped));
     }
 }
