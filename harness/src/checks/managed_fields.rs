@@ -7,15 +7,18 @@
 use std::borrow::Cow;
 
 use apiserver_validation::managed_fields::{decode_error, entries, reset_warning};
+use apiserver_validation::same::same_list;
 use serde_json::Value;
 
 use super::{Check, Exchange};
 use crate::admission::Operation;
 
 /// `patched` as the admission wrapper leaves it: with `before`'s managedFields when its own do not
-/// decode (none when `before` has none), as it is otherwise.
+/// decode (none when `before` has none), as it is otherwise. Entries the patch left as they were
+/// are not decoded: put back, they would be the same.
 pub(crate) fn put_back<'a>(before: &Value, patched: &'a Value) -> Cow<'a, Value> {
-    if decode_error(entries(patched)).is_none() {
+    let own = entries(patched);
+    if same_list(entries(before), own) || decode_error(own).is_none() {
         return Cow::Borrowed(patched);
     }
     let mut kept = patched.clone();
@@ -36,7 +39,7 @@ pub(crate) fn reset(x: &Exchange) -> Check {
     }
     let before = x.case.object();
     let (old, new) = (entries(before), entries(patched));
-    if apiserver_validation::same::same_list(old, new) {
+    if same_list(old, new) {
         return Check::Pass;
     }
     if decode_error(old).is_some() {
@@ -74,5 +77,11 @@ mod tests {
         let written = json!({"metadata": {"name": "a", "managedFields": [{"manager": "", "operation": "Apply", "apiVersion": "v1", "fieldsType": "FieldsV1"}]}});
         assert!(matches!(put_back(&before, &written), Cow::Borrowed(_)));
         assert!(matches!(put_back(&before, &json!({"metadata": {}})), Cow::Borrowed(_)));
+        // Entries that do not decode, left as they were: putting them back changes nothing.
+        let bad_before = json!({"metadata": {"name": "a", "managedFields": untyped["metadata"]["managedFields"]}});
+        assert!(decode_error(entries(&bad_before)).is_some());
+        let kept = put_back(&bad_before, &untyped);
+        assert!(matches!(kept, Cow::Borrowed(_)));
+        assert_eq!(*kept, untyped);
     }
 }
