@@ -272,7 +272,6 @@ mod tests {
     /// nothing, which is what lets `object.valid` take an UPDATE's old object as it was sent.
     #[test]
     fn objects_sent_defaulted_gain_nothing_from_defaulting_again() {
-        use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
         use std::borrow::Cow;
         let fixed = |case: &crate::requests::RequestCase| -> Result<(), String> {
             if !case.sent_defaulted() || case.schema.is_some() {
@@ -290,23 +289,13 @@ mod tests {
             }
             Ok(())
         };
-        let manifest = crate::config::Manifest::parse(std::path::Path::new("r.yaml"), reference_webhook::MANIFEST)
-            .expect("the reference manifest parses");
-        let mut checked = 0;
-        for webhook in &manifest.webhooks {
-            for case in crate::requests::plan_in(webhook, &crate::requests::ApiResources::built_in()) {
-                fixed(&case).unwrap();
-                checked += usize::from(case.sent_defaulted());
-            }
-            let strategy =
-                crate::requests::generated::requests(webhook, crate::requests::generated::Scope::All).unwrap();
-            let mut runner = TestRunner::new_with_rng(
-                Config { cases: 300, failure_persistence: None, ..Config::default() },
-                TestRng::deterministic_rng(RngAlgorithm::ChaCha),
-            );
-            runner.run(&strategy, |case| fixed(&case).map_err(proptest::test_runner::TestCaseError::fail)).unwrap();
-        }
-        assert!(checked > 50, "only {checked} planned cases sent defaulted");
+        let checked = std::cell::Cell::new(0);
+        each_case(300, |case| {
+            checked.set(checked.get() + usize::from(case.sent_defaulted()));
+            fixed(case)
+        });
+        let checked = checked.get();
+        assert!(checked > 300, "only {checked} cases sent defaulted");
     }
 
     /// What lets `object.valid` take a patched object as it is, without defaulting it again: a
@@ -351,31 +340,35 @@ mod tests {
         }
     }
 
-    /// `check` on every planned request and 200 generated ones of each webhook of the reference
-    /// webhook's manifest, sent defaulted, of a built-in kind, with an object (the first error
-    /// fails the test).
-    fn each_sent_case(check: impl Fn(&crate::requests::RequestCase) -> Result<(), String>) {
+    /// `check` on every planned request and `generated` generated ones of each webhook of the
+    /// reference webhook's manifest (the first error fails the test).
+    fn each_case(generated: u32, check: impl Fn(&crate::requests::RequestCase) -> Result<(), String>) {
         use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-        let sent = |case: &crate::requests::RequestCase| {
-            if !case.sent_defaulted() || case.schema.is_some() || !case.object().is_object() {
-                return Ok(());
-            }
-            check(case)
-        };
         let manifest = crate::config::Manifest::parse(std::path::Path::new("r.yaml"), reference_webhook::MANIFEST)
             .expect("the reference manifest parses");
         for webhook in &manifest.webhooks {
             for case in crate::requests::plan_in(webhook, &crate::requests::ApiResources::built_in()) {
-                sent(&case).unwrap();
+                check(&case).unwrap();
             }
             let strategy =
                 crate::requests::generated::requests(webhook, crate::requests::generated::Scope::All).unwrap();
             let mut runner = TestRunner::new_with_rng(
-                Config { cases: 200, failure_persistence: None, ..Config::default() },
+                Config { cases: generated, failure_persistence: None, ..Config::default() },
                 TestRng::deterministic_rng(RngAlgorithm::ChaCha),
             );
-            runner.run(&strategy, |case| sent(&case).map_err(proptest::test_runner::TestCaseError::fail)).unwrap();
+            runner.run(&strategy, |case| check(&case).map_err(proptest::test_runner::TestCaseError::fail)).unwrap();
         }
+    }
+
+    /// [`each_case`] of 200 generated requests, on the cases sent defaulted, of a built-in kind,
+    /// with an object.
+    fn each_sent_case(check: impl Fn(&crate::requests::RequestCase) -> Result<(), String>) {
+        each_case(200, |case| {
+            if !case.sent_defaulted() || case.schema.is_some() || !case.object().is_object() {
+                return Ok(());
+            }
+            check(case)
+        });
     }
 
     /// What lets `patch.kind-decode` judge a patch of the metadata by the metadata alone: every
