@@ -150,9 +150,9 @@ fn the_job_manifests_arguments_are_the_clis() {
 
 const IN_CLUSTER_TAG: &str = "webhook-conformance-in-cluster:test";
 
-/// Build the in-cluster image with the recipe, as a user does, in its debug profile
-/// (`PROFILE=dev`): the same static build and image, in about two thirds of the release profile's
-/// build time on a cold cache.
+/// Build the in-cluster image with the recipe a user runs, here in its debug profile
+/// (`PROFILE=dev`, where a user's default is the release profile): the same static build and
+/// image, in about two thirds of the release profile's build time on a cold cache.
 fn build_in_cluster_image() -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     docker(&["version", "--format", "{{.Server.Version}}"]).unwrap_or_else(|e| panic!("Docker is not reachable: {e}"));

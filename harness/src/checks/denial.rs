@@ -2,7 +2,7 @@
 //! audit annotations (`errors/statuserror.go`, `pkg/endpoints/filters/warning.go`,
 //! `pkg/admission/attributes.go`).
 
-use apiserver_validation::lookup::member_of;
+use apiserver_validation::lookup::{member_of, Lookup};
 use serde_json::Value;
 
 use super::{Check, Exchange};
@@ -25,7 +25,7 @@ pub(crate) fn message(x: &Exchange) -> Check {
         Err(why) => return Check::na(why),
     };
     let status = member_of(response, "status");
-    let text = |k: &str| status.and_then(|s| s.get(k)).and_then(Value::as_str).unwrap_or("");
+    let text = |k: &str| status.and_then(|s| s.member(k)).and_then(Value::as_str).unwrap_or("");
     if text("message").is_empty() && text("reason").is_empty() {
         return Check::violated(
             "a denial with neither status.message nor status.reason".to_string(),
@@ -41,7 +41,7 @@ pub(crate) fn code(x: &Exchange) -> Check {
         Ok(r) => r,
         Err(why) => return Check::na(why),
     };
-    match member_of(response, "status").and_then(|s| member_of(s.as_object()?, "code")).and_then(Value::as_i64) {
+    match member_of(response, "status").and_then(|s| s.member("code")).and_then(Value::as_i64) {
         None | Some(0) => Check::Pass,
         Some(c) if (400..=599).contains(&c) => Check::Pass,
         Some(c) if c < 400 => Check::violated_plain(format!(
