@@ -7,6 +7,8 @@ use std::time::Instant;
 
 use serde::Deserialize;
 
+use crate::admission::AdmissionRequest;
+
 /// One admission request sent.
 #[derive(Clone, Debug)]
 pub struct Admission {
@@ -69,38 +71,88 @@ impl Drop for InFlight {
     }
 }
 
+/// What the log keeps of a request's own members.
+struct Noted {
+    uid: String,
+    dry_run: bool,
+    summary: String,
+}
+
+impl Noted {
+    /// `CREATE configmaps/status ns/name` (the subresource, namespace and name when not empty),
+    /// with the uid lower-cased.
+    fn new(uid: &str, dry_run: bool, operation: &str, resource: &str, sub: &str, ns: &str, name: &str) -> Noted {
+        let mut summary = format!("{operation} {resource}");
+        if !sub.is_empty() {
+            summary.push('/');
+            summary.push_str(sub);
+        }
+        summary.push(' ');
+        if !ns.is_empty() {
+            summary.push_str(ns);
+            summary.push('/');
+        }
+        summary.push_str(name);
+        Noted { uid: uid.to_ascii_lowercase(), dry_run, summary: summary.trim_end().to_string() }
+    }
+
+    /// Read from the review in `body`: `None` for a body that is not a review with a uid.
+    fn of_body(body: &[u8]) -> Option<Noted> {
+        let request = serde_json::from_slice::<Review>(body).ok()?.request?;
+        let text = |s: &Option<String>| s.clone().unwrap_or_default();
+        Some(Noted::new(
+            &request.uid?,
+            request.dry_run.unwrap_or(false),
+            &text(&request.operation),
+            &request.resource.and_then(|r| r.resource).unwrap_or_default(),
+            &text(&request.sub_resource),
+            &text(&request.namespace),
+            &text(&request.name),
+        ))
+    }
+
+    /// Taken from the request the body was written from, as [`Noted::of_body`] reads it back.
+    fn of_request(request: &AdmissionRequest) -> Noted {
+        let text = |s: &Option<String>| s.as_deref().unwrap_or_default().to_string();
+        Noted::new(
+            &request.uid,
+            request.dry_run,
+            request.operation.as_str(),
+            &request.resource.resource,
+            &text(&request.sub_resource),
+            &text(&request.namespace),
+            &text(&request.name),
+        )
+    }
+}
+
 impl AdmissionLog {
     /// Note the review in `body` as sent now to `webhook` at `path` (nothing for a body that is not
     /// a review with a uid).
     pub fn begin(self: &Arc<Self>, webhook: Option<&str>, path: &str, body: &[u8]) -> Option<InFlight> {
-        let request = serde_json::from_slice::<Review>(body).ok()?.request?;
-        let uid = request.uid?.to_ascii_lowercase();
-        let mut summary = format!(
-            "{} {}",
-            request.operation.unwrap_or_default(),
-            request.resource.and_then(|r| r.resource).unwrap_or_default()
-        );
-        if let Some(sub) = request.sub_resource.filter(|s| !s.is_empty()) {
-            summary.push('/');
-            summary.push_str(&sub);
-        }
-        let name = request.name.unwrap_or_default();
-        match request.namespace.filter(|n| !n.is_empty()) {
-            Some(ns) => summary.push_str(&format!(" {ns}/{name}")),
-            None => summary.push_str(&format!(" {name}")),
-        }
+        Some(self.push(webhook, path, Noted::of_body(body)?))
+    }
+
+    /// [`begin`](AdmissionLog::begin) of a body written from `request` (what `begin` would read
+    /// back of it, without reading the body).
+    pub fn begin_request(self: &Arc<Self>, webhook: Option<&str>, path: &str, request: &AdmissionRequest) -> InFlight {
+        self.push(webhook, path, Noted::of_request(request))
+    }
+
+    fn push(self: &Arc<Self>, webhook: Option<&str>, path: &str, noted: Noted) -> InFlight {
+        let Noted { uid, dry_run, summary } = noted;
         let admission = Admission {
             uid,
             webhook: webhook.map(str::to_string),
             path: path.to_string(),
-            dry_run: request.dry_run.unwrap_or(false),
-            summary: summary.trim_end().to_string(),
+            dry_run,
+            summary,
             start: Instant::now(),
             end: None,
         };
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         entries.push(admission);
-        Some(InFlight { log: self.clone(), index: entries.len() - 1 })
+        InFlight { log: self.clone(), index: entries.len() - 1 }
     }
 
     /// Every admission so far.
@@ -124,5 +176,40 @@ mod tests {
         assert_eq!((e.uid.as_str(), e.dry_run, e.summary.as_str()), ("abc", true, "CREATE pods ns/p"));
         assert!(e.end.is_some());
         assert!(log.begin(None, "/x", b"not json").is_none());
+    }
+
+    /// The log notes a request the suite wrote as it notes the body written from it: over every
+    /// planned request and 100 generated ones per webhook of the reference manifest, and the same
+    /// requests with a subresource, without a namespace or name, and dry-run.
+    #[test]
+    fn a_request_is_noted_as_its_body_is() {
+        let compared = std::cell::Cell::new(0);
+        crate::requests::each_reference_case(100, |case| {
+            let mut variants = vec![case.review.clone()];
+            let mut other = case.review.clone();
+            other.request.sub_resource = Some("status".into());
+            other.request.namespace = None;
+            other.request.dry_run = !other.request.dry_run;
+            other.request.uid = other.request.uid.to_ascii_uppercase();
+            variants.push(other);
+            let mut unnamed = case.review.clone();
+            unnamed.request.name = Some(String::new());
+            unnamed.request.sub_resource = Some(String::new());
+            variants.push(unnamed);
+            for review in variants {
+                let log = Arc::new(AdmissionLog::default());
+                drop(log.begin(Some("w"), "/p", &review.to_bytes()).ok_or("a sent review is noted")?);
+                drop(log.begin_request(Some("w"), "/p", &review.request));
+                let [a, b] = &log.entries()[..] else { return Err("two entries".into()) };
+                let key =
+                    |e: &Admission| (e.uid.clone(), e.dry_run, e.summary.clone(), e.webhook.clone(), e.path.clone());
+                if key(a) != key(b) {
+                    return Err(format!("{}: read back {:?}, taken {:?}", case.label, key(a), key(b)));
+                }
+                compared.set(compared.get() + 1);
+            }
+            Ok(())
+        });
+        assert!(compared.get() > 900, "{} requests compared", compared.get());
     }
 }

@@ -22,8 +22,10 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use hyper::body::Bytes;
 use reqwest::Url;
 
+use crate::admission::{AdmissionRequest, AdmissionReview};
 use crate::auth::ClientIdentity;
 use crate::cancel::{Cancel, INTERRUPTED};
 use crate::error::{Error, InputError};
@@ -178,6 +180,12 @@ struct Caller {
     refused: Arc<tokio::sync::OnceCell<Option<rustls::AlertDescription>>>,
 }
 
+/// What a call sends: bytes, or the bytes written from a review's request.
+enum Body<'a> {
+    Bytes(&'a [u8]),
+    Review(&'a AdmissionRequest, Vec<u8>),
+}
+
 #[derive(Clone)]
 /// Calls a webhook as the apiserver does.
 pub struct Client {
@@ -294,7 +302,7 @@ impl Client {
 
     /// [`call`](Client::call) as the apiserver calls `webhook`: with the identity it presents to it.
     pub async fn call_as(&self, webhook: &str, path: &str, timeout_seconds: u32, body: &[u8]) -> Transport {
-        self.call_by(Some(webhook), path, timeout_seconds, body, true).await
+        self.call_by(Some(webhook), path, timeout_seconds, Body::Bytes(body), true).await
     }
 
     /// [`call_counted`](Client::call_counted) as the apiserver calls `webhook`.
@@ -306,14 +314,29 @@ impl Client {
         body: &[u8],
         counts: bool,
     ) -> Transport {
-        self.call_by(Some(webhook), path, timeout_seconds, body, counts).await
+        self.call_by(Some(webhook), path, timeout_seconds, Body::Bytes(body), counts).await
+    }
+
+    /// [`call_counted_as`](Client::call_counted_as) of `review`'s bytes
+    /// ([`AdmissionReview::to_bytes`]); the admission log notes the request they were written
+    /// from rather than reading them back.
+    pub(crate) async fn call_review_as(
+        &self,
+        webhook: &str,
+        path: &str,
+        timeout_seconds: u32,
+        review: &AdmissionReview,
+        counts: bool,
+    ) -> Transport {
+        let body = review.to_bytes();
+        self.call_by(Some(webhook), path, timeout_seconds, Body::Review(&review.request, body), counts).await
     }
 
     /// [`call`](Client::call), saying whether a missed deadline of this request counts towards no
     /// longer calling the path: only those of requests whose breach FAILs (the version a cluster
     /// sends) do, so that the verdict is known when the path is given up.
     pub async fn call_counted(&self, path: &str, timeout_seconds: u32, body: &[u8], counts: bool) -> Transport {
-        self.call_by(None, path, timeout_seconds, body, counts).await
+        self.call_by(None, path, timeout_seconds, Body::Bytes(body), counts).await
     }
 
     /// Call as the apiserver calls `webhook` (its identity and host), or by default.
@@ -322,7 +345,7 @@ impl Client {
         webhook: Option<&str>,
         path: &str,
         timeout_seconds: u32,
-        body: &[u8],
+        body: Body<'_>,
         counts: bool,
     ) -> Transport {
         if self.cancel.is_cancelled() {
@@ -333,8 +356,16 @@ impl Client {
                 Ok(admitted) => admitted,
                 Err(why) => return Transport::Failed(TransportFailure::not_sent(why)),
             };
-            let in_flight = self.admissions.as_ref().and_then(|log| log.begin(webhook, path, body));
-            let transport = self.send(webhook, path, timeout_seconds, body).await;
+            let in_flight = self.admissions.as_ref().and_then(|log| match &body {
+                Body::Bytes(bytes) => log.begin(webhook, path, bytes),
+                Body::Review(request, _) => Some(log.begin_request(webhook, path, request)),
+            });
+            // Held once; each attempt sends it without a copy.
+            let bytes = match body {
+                Body::Bytes(bytes) => Bytes::copy_from_slice(bytes),
+                Body::Review(_, written) => Bytes::from(written),
+            };
+            let transport = self.send(webhook, path, timeout_seconds, &bytes).await;
             drop(in_flight);
             admitted.record(&transport, timeout_seconds);
             transport
@@ -345,7 +376,7 @@ impl Client {
         }
     }
 
-    async fn send(&self, webhook: Option<&str>, path: &str, timeout_seconds: u32, body: &[u8]) -> Transport {
+    async fn send(&self, webhook: Option<&str>, path: &str, timeout_seconds: u32, body: &Bytes) -> Transport {
         let caller = webhook.map_or(&self.default, |w| self.caller(w));
         let identity = &caller.identity;
         let url = self.endpoint.call_url_of(webhook, path, timeout_seconds);
@@ -365,7 +396,7 @@ impl Client {
                 for (name, value) in &identity.impersonate {
                     request = request.header(name.as_str(), value.as_str());
                 }
-                let response = request.body(body.to_vec()).send().await?;
+                let response = request.body(body.clone()).send().await?;
                 let status = response.status().as_u16();
                 let retry_after = retry_after_seconds(status, response.headers());
                 let http_version = format!("{:?}", response.version());

@@ -290,7 +290,7 @@ mod tests {
             Ok(())
         };
         let checked = std::cell::Cell::new(0);
-        each_case(300, |case| {
+        crate::requests::each_reference_case(300, |case| {
             checked.set(checked.get() + usize::from(case.sent_defaulted()));
             fixed(case)
         });
@@ -340,30 +340,10 @@ mod tests {
         }
     }
 
-    /// `check` on every planned request and `generated` generated ones of each webhook of the
-    /// reference webhook's manifest (the first error fails the test).
-    fn each_case(generated: u32, check: impl Fn(&crate::requests::RequestCase) -> Result<(), String>) {
-        use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-        let manifest = crate::config::Manifest::parse(std::path::Path::new("r.yaml"), reference_webhook::MANIFEST)
-            .expect("the reference manifest parses");
-        for webhook in &manifest.webhooks {
-            for case in crate::requests::plan_in(webhook, &crate::requests::ApiResources::built_in()) {
-                check(&case).unwrap();
-            }
-            let strategy =
-                crate::requests::generated::requests(webhook, crate::requests::generated::Scope::All).unwrap();
-            let mut runner = TestRunner::new_with_rng(
-                Config { cases: generated, failure_persistence: None, ..Config::default() },
-                TestRng::deterministic_rng(RngAlgorithm::ChaCha),
-            );
-            runner.run(&strategy, |case| check(&case).map_err(proptest::test_runner::TestCaseError::fail)).unwrap();
-        }
-    }
-
-    /// [`each_case`] of 200 generated requests, on the cases sent defaulted, of a built-in kind,
+    /// [`each_reference_case`](crate::requests::each_reference_case) of 200 generated requests, on the cases sent defaulted, of a built-in kind,
     /// with an object.
     fn each_sent_case(check: impl Fn(&crate::requests::RequestCase) -> Result<(), String>) {
-        each_case(200, |case| {
+        crate::requests::each_reference_case(200, |case| {
             if !case.sent_defaulted() || case.schema.is_some() || !case.object().is_object() {
                 return Ok(());
             }

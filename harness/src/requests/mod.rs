@@ -67,3 +67,23 @@ fn refusal_of(spec: &AdmissionSpec) -> Option<String> {
     };
     result.err().map(|r| r.message(&scope, &spec.name))
 }
+
+#[cfg(test)]
+/// `check` on every planned request and `generated` generated ones of each webhook of the
+/// reference webhook's manifest (the first error fails the test).
+pub(crate) fn each_reference_case(generated: u32, check: impl Fn(&crate::requests::RequestCase) -> Result<(), String>) {
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    let manifest = crate::config::Manifest::parse(std::path::Path::new("r.yaml"), reference_webhook::MANIFEST)
+        .expect("the reference manifest parses");
+    for webhook in &manifest.webhooks {
+        for case in crate::requests::plan_in(webhook, &crate::requests::ApiResources::built_in()) {
+            check(&case).unwrap();
+        }
+        let strategy = crate::requests::generated::requests(webhook, crate::requests::generated::Scope::All).unwrap();
+        let mut runner = TestRunner::new_with_rng(
+            Config { cases: generated, failure_persistence: None, ..Config::default() },
+            TestRng::deterministic_rng(RngAlgorithm::ChaCha),
+        );
+        runner.run(&strategy, |case| check(&case).map_err(proptest::test_runner::TestCaseError::fail)).unwrap();
+    }
+}

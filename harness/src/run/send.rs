@@ -12,10 +12,10 @@ use crate::verdict::{Finding, Outcome, Severity, Softened};
 
 /// Send `case` to `webhook` and judge the answer.
 pub async fn exchange(client: &Client, webhook: Arc<WebhookSpec>, case: RequestCase) -> ExchangeRecord {
-    let body = case.review.to_bytes();
     let path = webhook.path();
     let url = client.endpoint().call_url_of(Some(&webhook.name), &path, webhook.timeout_seconds).to_string();
-    let transport = client.call_counted_as(&webhook.name, &path, webhook.timeout_seconds, &body, case.primary).await;
+    let transport =
+        client.call_review_as(&webhook.name, &path, webhook.timeout_seconds, &case.review, case.primary).await;
     // The stages the rules derive are kept with the exchange: nothing decodes the answer again.
     let stages = Stages::default();
     let view = Exchange::kept(&webhook, &case, &transport, &url, &stages);

@@ -88,8 +88,7 @@ async fn probe(
                 let case = case.with_dry_run(dry);
                 let before = log.entries().len();
                 let path = w.path();
-                let body = case.review.to_bytes();
-                client.call_counted_as(&w.name, &path, w.timeout_seconds, &body, false).await;
+                client.call_review_as(&w.name, &path, w.timeout_seconds, &case.review, false).await;
                 settle(recording).await;
                 if let Some(sent) = log.entries().get(before) {
                     windows.insert(sent.uid.clone(), Instant::now());
