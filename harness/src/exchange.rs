@@ -280,10 +280,15 @@ impl<'a> Exchange<'a> {
     /// The object the apiserver carries on with after this answer: the patched object, or the
     /// object unchanged when there is no patch.
     pub fn resulting_object(&self) -> Option<Value> {
+        self.resulting().cloned()
+    }
+
+    /// [`resulting_object`](Exchange::resulting_object), borrowed.
+    pub(crate) fn resulting(&self) -> Option<&Value> {
         match self.patched() {
-            Some(Ok(v)) => Some(v.clone()),
+            Some(Ok(v)) => Some(v),
             Some(Err(_)) => None,
-            None => Some(self.case.object().clone()),
+            None => Some(self.case.object()),
         }
     }
 }

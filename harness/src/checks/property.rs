@@ -120,6 +120,7 @@ fn attributed(obs: &Observation) -> Option<Check> {
 }
 
 pub(crate) fn same(a: &Call, b: &Call) -> bool {
+    let (a, b) = (a.record.view(), b.record.view());
     a.allowed() == b.allowed() && a.resulting() == b.resulting()
 }
 
@@ -179,19 +180,33 @@ fn policy_note(w: &WebhookSpec) -> String {
     }
 }
 
-/// Names that occur more than once in an array of named items (containers, env, volumes, …).
-fn duplicated_names(value: &Value, path: &str, out: &mut Vec<String>) {
+/// Names that occur more than once in an array of named items (containers, env, volumes, …), as
+/// `/path/of/the/array: "name"`.
+fn duplicated_names(value: &Value, out: &mut Vec<String>) {
+    let mut path = Vec::new();
+    walk_named(value, &mut path, out);
+}
+
+/// [`duplicated_names`] under the object members `path` leads through (the path written only for
+/// a duplicate).
+fn walk_named<'v>(value: &'v Value, path: &mut Vec<&'v str>, out: &mut Vec<String>) {
     match value {
-        Value::Object(m) => m.iter().for_each(|(k, v)| duplicated_names(v, &format!("{path}/{k}"), out)),
+        Value::Object(m) => {
+            for (k, v) in m {
+                path.push(k);
+                walk_named(v, path, out);
+                path.pop();
+            }
+        }
         Value::Array(items) => {
             let mut seen = std::collections::HashSet::new();
             for item in items {
                 if let Some(name) = item.get("name").and_then(Value::as_str) {
                     if !seen.insert(name) {
-                        out.push(format!("{path}: {name:?}"));
+                        out.push(format!("{}: {name:?}", path.iter().map(|k| format!("/{k}")).collect::<String>()));
                     }
                 }
-                duplicated_names(item, path, out);
+                walk_named(item, path, out);
             }
         }
         _ => {}
@@ -210,13 +225,14 @@ pub(crate) fn check_reinvocation(obs: &Observation) -> Check {
     if second.allowed() != Some(true) {
         return Check::violated_plain(format!("after another mutator's edit the reinvocation denies the object{note}"));
     }
-    let (Some(r2), Some(_)) = (second.resulting(), first.resulting()) else {
+    let (second_view, first_view) = (second.record.view(), first.record.view());
+    let (Some(r2), Some(_)) = (second_view.resulting(), first_view.resulting()) else {
         return Check::na("a patch did not apply");
     };
     let mut before = Vec::new();
-    duplicated_names(second.record.case.object(), "", &mut before);
+    duplicated_names(second.record.case.object(), &mut before);
     let mut after = Vec::new();
-    duplicated_names(&r2, "", &mut after);
+    duplicated_names(r2, &mut after);
     let added: Vec<&String> = after.iter().filter(|d| !before.contains(d)).collect();
     if !added.is_empty() {
         return Check::violated_plain(format!(
@@ -277,5 +293,33 @@ pub(crate) fn check_dry_run_config(obs: &Observation) -> Check {
             format!("sideEffects is {}: only None and NoneOnDryRun are accepted on create, and dry-run requests to this webhook are refused", other.map(|s| format!("{s:?}")).unwrap_or_else(|| "not set".into())),
             format!("admission webhook {:?} does not support dry run", obs.webhook.name),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn duplicated_names_are_found_with_their_arrays_path() {
+        let pod = json!({
+            "metadata": {"name": "p", "ownerReferences": [{"name": "o"}, {"name": "o2"}]},
+            "spec": {
+                "containers": [
+                    {"name": "app", "env": [{"name": "A"}, {"name": "B"}, {"name": "A"}]},
+                    {"name": "sidecar"},
+                    {"name": "app"}
+                ],
+                "volumes": [{"name": "v"}, {"name": 1}, {"name": 1}]
+            }
+        });
+        let mut found = Vec::new();
+        duplicated_names(&pod, &mut found);
+        assert_eq!(found, ["/spec/containers/env: \"A\"", "/spec/containers: \"app\""]);
+        let mut none = Vec::new();
+        duplicated_names(&pod["metadata"], &mut none);
+        assert!(none.is_empty(), "{none:?}");
     }
 }
