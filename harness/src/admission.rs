@@ -396,30 +396,48 @@ const fn needs_escape(b: u8) -> bool {
     b < 0x20 || b == b'"' || b == b'\\'
 }
 
-/// How many bytes of a string [`write_str`] looks at together.
-const BLOCK: usize = 32;
+/// How many bytes of a string [`clean`] looks at together, as one word.
+const WORD: usize = 8;
 
-/// `s` as a JSON string, escaped as `serde_json` escapes it. A block of bytes without any to
-/// escape (nearly all of them) is checked at once and copied whole, where `serde_json` looks each
-/// byte up on its own.
+/// Whether `bytes` hold none of [`needs_escape`]. A word of eight bytes is tested at once: each
+/// test sets a byte's high bit where a byte is below 0x20 or equals `"` or `\` (exactly: a lane
+/// borrows only from one that holds such a byte); the few bytes after the last word, one by one.
+fn clean(bytes: &[u8]) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([1; WORD]);
+    const HIGH: u64 = ONES << 7;
+    // A byte of `w` below `n` (`n` at most 0x80).
+    let below = |w: u64, n: u8| w.wrapping_sub(ONES * u64::from(n)) & !w & HIGH;
+    let words = bytes.chunks_exact(WORD);
+    let rest = words.remainder();
+    let mut hit = 0;
+    for word in words {
+        let w = u64::from_ne_bytes(word.try_into().expect("a whole word"));
+        hit |= below(w, 0x20) | below(w ^ (ONES * u64::from(b'"')), 1) | below(w ^ (ONES * u64::from(b'\\')), 1);
+    }
+    hit == 0 && !rest.iter().any(|&b| needs_escape(b))
+}
+
+/// `s` as a JSON string, escaped as `serde_json` escapes it. A string with nothing to escape
+/// (nearly all of them) is found so a word at a time and copied whole, where `serde_json` looks
+/// each byte up on its own.
 fn write_str(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     out.reserve(bytes.len() + 2);
     out.push(b'"');
-    // Bytes before `start` are written.
-    let mut start = 0;
-    for (n, block) in bytes.chunks(BLOCK).enumerate() {
-        if !block.iter().fold(false, |any, &b| any | needs_escape(b)) {
-            continue;
+    if clean(bytes) {
+        out.extend_from_slice(bytes);
+    } else {
+        // Bytes before `start` are written.
+        let mut start = 0;
+        for (at, &b) in bytes.iter().enumerate() {
+            if needs_escape(b) {
+                out.extend_from_slice(&bytes[start..at]);
+                write_escape(out, b);
+                start = at + 1;
+            }
         }
-        for (i, &b) in block.iter().enumerate().filter(|&(_, &b)| needs_escape(b)) {
-            let at = n * BLOCK + i;
-            out.extend_from_slice(&bytes[start..at]);
-            write_escape(out, b);
-            start = at + 1;
-        }
+        out.extend_from_slice(&bytes[start..]);
     }
-    out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
 }
 
@@ -542,22 +560,22 @@ mod tests {
     fn strings_are_escaped_as_serde_json_escapes_them() {
         let sample = ['"', '\\', '\u{0}', '\u{1}', '\u{8}', '\u{1f}', ' ', '\u{7f}', 'é', '✓', '𝄞', 'a'];
         let mut strings: Vec<String> = Vec::new();
-        // Every ASCII character alone and inside a block; the escapes at every place of a block,
-        // at its ends and across the border of two.
-        for c in (0u8..0x80).map(char::from) {
+        // Every byte value alone and inside a few words (ASCII and, as two-byte characters, the
+        // rest); the escapes at every place of a word, at its ends and across the border of two.
+        for c in (0u8..=0xff).map(char::from) {
             strings.push(c.to_string());
             strings.push(format!("{}{c}{}", "a".repeat(10), "b".repeat(60)));
         }
-        for at in 0..(2 * BLOCK + 1) {
+        for at in 0..(4 * WORD + 1) {
             for c in sample {
-                let mut s = "a".repeat(2 * BLOCK + 1);
+                let mut s = "a".repeat(4 * WORD + 1);
                 s.insert(at, c);
                 strings.push(s);
             }
         }
         // Mixed strings of every length up to a few blocks (a fixed linear congruential draw).
         let mut x = 1u64;
-        for len in 0..(4 * BLOCK) {
+        for len in 0..(12 * WORD) {
             for _ in 0..8 {
                 strings.push(
                     (0..len)
