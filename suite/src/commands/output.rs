@@ -147,8 +147,12 @@ pub(crate) fn emit(
             return usage_error(command, &e);
         }
     }
-    if let Err(e) = write_json_views(&report.to_json_report(), json, outputs) {
-        return usage_error(command, &e);
+    // The JSON report is built only for the views written from it.
+    let views = json.is_some() || outputs.report_md.is_some() || outputs.sarif.is_some() || outputs.github_annotations;
+    if views {
+        if let Err(e) = write_json_views(&report.to_json_report(), json, outputs) {
+            return usage_error(command, &e);
+        }
     }
     report.verdict().exit_code()
 }
