@@ -8,7 +8,7 @@ use crate::config::WebhookSpec;
 use crate::exchange::{Exchange, ExchangeRecord, Stages};
 use crate::requests::RequestCase;
 use crate::rules::{judge, rule, Judges, CATALOG};
-use crate::verdict::{Finding, Outcome, Severity, Softened};
+use crate::verdict::{Check, Finding, Outcome, Severity, Softened};
 
 /// Send `case` to `webhook` and judge the answer.
 pub async fn exchange(client: &Client, webhook: Arc<WebhookSpec>, case: RequestCase) -> ExchangeRecord {
@@ -57,21 +57,27 @@ pub fn evaluate(x: &Exchange) -> Vec<Finding> {
         let unsure = if reads_body { x.reading().and_then(|r| r.unsure.as_deref()) } else { None };
         let lenient_here = lenient_in_v1beta1 && !x.v1();
         let fail_rule = rule.severity == Severity::Fail;
-        let softened = if lenient_here && fail_rule {
+        let check = check(x);
+        // Why a breach only WARNs, written only for a breach.
+        let softened = if !fail_rule || !matches!(check, Check::Violated(_)) {
+            Softened::No
+        } else if lenient_here {
             Softened::ToWarn("WARN, not FAIL: the apiserver does not enforce this for admission.k8s.io/v1beta1".into())
-        } else if fail_rule && !x.case.primary {
+        } else if !x.case.primary {
             Softened::ToWarn(format!(
                 "WARN, not FAIL: a cluster sends {} to this webhook; only an older apiserver would send {}",
                 x.webhook.primary_review_version(),
                 x.case.version()
             ))
-        } else if let (true, Some(why)) = (fail_rule, unsure) {
+        } else if let Some(why) = unsure {
             Softened::ToWarn(format!("WARN, not FAIL: {why}"))
         } else {
             Softened::No
         };
-        let enforced = fail_rule && softened == Softened::No;
-        let mut finding = Finding::judge(rule.id, rule.severity, check(x), softened);
+        // A FAIL rule is enforced unless a breach of it would be softened (whether or not it was
+        // broken here).
+        let enforced = fail_rule && !lenient_here && x.case.primary && unsure.is_none();
+        let mut finding = Finding::judge(rule.id, rule.severity, check, softened);
         if lenient_here {
             // A v1beta1 apiserver accepts the answer: it says nothing. Say what a v1 one would.
             if let (Some(said), Some(detail)) = (finding.apiserver_message.take(), finding.detail.as_mut()) {
