@@ -36,7 +36,7 @@ impl Lookup for Value {
         }
         let tokens = pointer.strip_prefix('/')?;
         tokens.split('/').try_fold(self, |target, token| {
-            let token = if token.contains('~') {
+            let token = if token.as_bytes().contains(&b'~') {
                 Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
             } else {
                 Cow::Borrowed(token)

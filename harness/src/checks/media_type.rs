@@ -2,7 +2,7 @@
 //! header: an error there fails the call. Only whether it errors, and with which text, matters here.
 
 fn is_tspecial(c: char) -> bool {
-    "()<>@,;:\\\"/[]?=".contains(c)
+    matches!(c, '(' | ')' | '<' | '>' | '@' | ',' | ';' | ':' | '\\' | '"' | '/' | '[' | ']' | '?' | '=')
 }
 
 fn is_token_char(c: char) -> bool {
@@ -119,7 +119,15 @@ pub(crate) fn parse_media_type(value: &str) -> Result<String, MediaTypeError> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_media_type;
+    use super::{is_tspecial, parse_media_type};
+
+    /// Go's `isTSpecial` (`mime/grammar.go`): `strings.ContainsRune(` ()<>@,;:\"/[]?= `, r)`.
+    #[test]
+    fn the_tspecials_are_gos() {
+        for c in (0u8..=0x7f).map(char::from).chain(['é', '✓']) {
+            assert_eq!(is_tspecial(c), r#"()<>@,;:\"/[]?="#.contains(c), "{c:?}");
+        }
+    }
 
     #[test]
     fn accepts_what_go_accepts() {
