@@ -71,6 +71,11 @@ impl Drop for InFlight {
     }
 }
 
+/// An optional member's text, empty when absent.
+fn text(s: &Option<String>) -> &str {
+    s.as_deref().unwrap_or_default()
+}
+
 /// What the log keeps of a request's own members.
 struct Noted {
     uid: String,
@@ -99,29 +104,27 @@ impl Noted {
     /// Read from the review in `body`: `None` for a body that is not a review with a uid.
     fn of_body(body: &[u8]) -> Option<Noted> {
         let request = serde_json::from_slice::<Review>(body).ok()?.request?;
-        let text = |s: &Option<String>| s.clone().unwrap_or_default();
         Some(Noted::new(
-            &request.uid?,
+            request.uid.as_deref()?,
             request.dry_run.unwrap_or(false),
-            &text(&request.operation),
-            &request.resource.and_then(|r| r.resource).unwrap_or_default(),
-            &text(&request.sub_resource),
-            &text(&request.namespace),
-            &text(&request.name),
+            text(&request.operation),
+            request.resource.as_ref().and_then(|r| r.resource.as_deref()).unwrap_or_default(),
+            text(&request.sub_resource),
+            text(&request.namespace),
+            text(&request.name),
         ))
     }
 
     /// Taken from the request the body was written from, as [`Noted::of_body`] reads it back.
     fn of_request(request: &AdmissionRequest) -> Noted {
-        let text = |s: &Option<String>| s.as_deref().unwrap_or_default().to_string();
         Noted::new(
             &request.uid,
             request.dry_run,
             request.operation.as_str(),
             &request.resource.resource,
-            &text(&request.sub_resource),
-            &text(&request.namespace),
-            &text(&request.name),
+            text(&request.sub_resource),
+            text(&request.namespace),
+            text(&request.name),
         )
     }
 }

@@ -340,8 +340,8 @@ mod tests {
         }
     }
 
-    /// [`each_reference_case`](crate::requests::each_reference_case) of 200 generated requests, on the cases sent defaulted, of a built-in kind,
-    /// with an object.
+    /// [`each_reference_case`](crate::requests::each_reference_case) of 200 generated requests,
+    /// on the cases sent defaulted, of a built-in kind, with an object.
     fn each_sent_case(check: impl Fn(&crate::requests::RequestCase) -> Result<(), String>) {
         crate::requests::each_reference_case(200, |case| {
             if !case.sent_defaulted() || case.schema.is_some() || !case.object().is_object() {

@@ -68,9 +68,9 @@ fn refusal_of(spec: &AdmissionSpec) -> Option<String> {
     result.err().map(|r| r.message(&scope, &spec.name))
 }
 
-#[cfg(test)]
 /// `check` on every planned request and `generated` generated ones of each webhook of the
 /// reference webhook's manifest (the first error fails the test).
+#[cfg(test)]
 pub(crate) fn each_reference_case(generated: u32, check: impl Fn(&crate::requests::RequestCase) -> Result<(), String>) {
     use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
     let manifest = crate::config::Manifest::parse(std::path::Path::new("r.yaml"), reference_webhook::MANIFEST)
