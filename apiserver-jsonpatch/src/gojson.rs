@@ -468,10 +468,12 @@ pub fn value_end(b: &[u8], start: usize) -> usize {
     i
 }
 
-/// The single top-level value of a valid document, without surrounding whitespace.
+/// The single top-level value of a valid document, without surrounding whitespace: a valid
+/// document ([`validate`]) is one value with only whitespace around it, so the value is what is
+/// left of the document with that whitespace trimmed (no scan of the value).
 pub fn top_value(b: &[u8]) -> &[u8] {
     let start = skip_space(b, 0);
-    let end = value_end(b, start);
+    let end = b.iter().rposition(|&c| !is_space(c)).map_or(start, |last| last + 1).max(start);
     &b[start..end]
 }
 
@@ -941,6 +943,33 @@ mod tests {
             "invalid character '\u{ef}' looking for beginning of value"
         );
         assert!(validate(b" [1, {\"a\": \"\xff\"}] ").is_ok());
+    }
+
+    /// The trimmed top value is the one value a scan from its start finds, over every valid
+    /// document of the library's vectors (each patch and each document) with whitespace around.
+    #[test]
+    fn the_top_value_of_a_valid_document_is_it_trimmed() {
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/vectors/jsonpatch-v4.json")).unwrap();
+        let all: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let mut documents: Vec<Vec<u8>> =
+            vec![b"1".to_vec(), b"\"a b\"".to_vec(), b"null".to_vec(), b"-0.5e3".to_vec()];
+        for vector in all["patch"].as_array().unwrap() {
+            for field in ["doc", "patch"] {
+                documents.push(serde_json::to_vec(&vector[field]).unwrap());
+                documents.push(serde_json::to_vec_pretty(&vector[field]).unwrap());
+            }
+        }
+        let mut compared = 0;
+        for doc in documents {
+            for (before, after) in [("", ""), (" \n", "\r\n\t "), ("\t", "")] {
+                let framed = [before.as_bytes(), &doc, after.as_bytes()].concat();
+                assert!(validate(&framed).is_ok());
+                let start = skip_space(&framed, 0);
+                assert_eq!(top_value(&framed), &framed[start..value_end(&framed, start)]);
+                compared += 1;
+            }
+        }
+        assert!(compared > 300, "{compared} documents");
     }
 
     #[test]
