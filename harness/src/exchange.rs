@@ -7,6 +7,8 @@ use std::sync::{Arc, OnceLock};
 
 use apiserver_jsonpatch::{ApplyError, DecodeError, FieldError, Leniency, Patch, PatchBytes};
 use apiserver_validation::lookup::member_of;
+use apiserver_validation::managed_fields;
+use apiserver_validation::same::same_list;
 use serde_json::{Map, Value};
 
 use crate::admission::ReviewVersion;
@@ -80,6 +82,7 @@ pub struct Stages {
     reading: OnceLock<Option<Reading>>,
     patch: OnceLock<Option<Result<Patch, DecodeError>>>,
     patched: OnceLock<Option<Applied>>,
+    managed_fields_kept: OnceLock<bool>,
 }
 
 /// The stages a view derives: its own, or those an exchange record keeps.
@@ -236,6 +239,17 @@ impl<'a> Exchange<'a> {
     /// patch sent with a denial).
     pub fn patched(&self) -> Option<&Result<Value, ApplyError>> {
         self.applied().map(|(patched, _)| patched)
+    }
+
+    /// Whether the applied patch left `metadata.managedFields` as the request's object holds them
+    /// (compared once for the rules that ask); `None` when no patch applied.
+    pub(crate) fn managed_fields_kept(&self) -> Option<bool> {
+        let Some(Ok(patched)) = self.patched() else { return None };
+        let kept = self
+            .stages()
+            .managed_fields_kept
+            .get_or_init(|| same_list(managed_fields::entries(self.case.object()), managed_fields::entries(patched)));
+        Some(*kept)
     }
 
     /// The ways the applied patch relies on the apiserver's leniency rather than RFC 6902 (those

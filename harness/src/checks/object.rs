@@ -117,7 +117,9 @@ pub(crate) fn valid(x: &Exchange) -> Check {
     };
     let patched = reapplied.as_ref().unwrap_or(patched);
     // The admission wrapper puts back managedFields that do not decode (object.managed-fields).
-    let kept = super::managed_fields::put_back(&before, patched);
+    // For the object sent defaulted, `before` and `patched` are the exchange's own pair.
+    let known = if x.case.sent_defaulted() { x.managed_fields_kept() } else { None };
+    let kept = super::managed_fields::put_back(&before, patched, known);
     let patched = kept.as_ref();
     if x.case.schema.is_some() {
         return super::custom_resource::valid(x, &scope, patched);
