@@ -43,7 +43,7 @@ const DECODE_MAP: [u8; 256] = {
 
 /// One step of Go's `(*base64.Encoding).decodeQuantum` for `StdEncoding`: returns the next source
 /// index and the decoded bytes, or the offset of a `CorruptInputError`.
-fn decode_quantum(map: &[u8; 256], src: &[u8], mut si: usize, out: &mut Vec<u8>) -> Result<usize, usize> {
+fn decode_quantum(src: &[u8], mut si: usize, out: &mut Vec<u8>) -> Result<usize, usize> {
     let mut dbuf = [0u8; 4];
     let mut j = 0usize;
     let mut dlen = 4usize;
@@ -58,7 +58,7 @@ fn decode_quantum(map: &[u8; 256], src: &[u8], mut si: usize, out: &mut Vec<u8>)
         }
         let c = src[si];
         si += 1;
-        let v = map[usize::from(c)];
+        let v = DECODE_MAP[usize::from(c)];
         if v != INVALID {
             dbuf[j] = v;
             j += 1;
@@ -107,14 +107,13 @@ fn decode_quantum(map: &[u8; 256], src: &[u8], mut si: usize, out: &mut Vec<u8>)
 
 /// Go's `base64.StdEncoding.Decode` (non-strict): the error is the byte offset Go reports.
 pub fn go_base64_decode(src: &[u8]) -> Result<Vec<u8>, usize> {
-    let map = &DECODE_MAP;
     let mut out = Vec::with_capacity(src.len() / 4 * 3 + 3);
     let mut si = 0;
     while si < src.len() {
         // Four symbols of the alphabet (no padding, no line break) are a whole quantum, decoded
         // as `decode_quantum` decodes it.
         if let Some(&[a, b, c, d]) = src.get(si..si + 4) {
-            let [a, b, c, d] = [a, b, c, d].map(|s| map[usize::from(s)]);
+            let [a, b, c, d] = [a, b, c, d].map(|s| DECODE_MAP[usize::from(s)]);
             if (a | b | c | d) < 64 {
                 let val = u32::from(a) << 18 | u32::from(b) << 12 | u32::from(c) << 6 | u32::from(d);
                 out.extend_from_slice(&[(val >> 16) as u8, (val >> 8) as u8, val as u8]);
@@ -122,7 +121,7 @@ pub fn go_base64_decode(src: &[u8]) -> Result<Vec<u8>, usize> {
                 continue;
             }
         }
-        si = decode_quantum(map, src, si, &mut out)?;
+        si = decode_quantum(src, si, &mut out)?;
     }
     Ok(out)
 }
@@ -195,7 +194,7 @@ mod tests {
             let mut out = Vec::new();
             let mut si = 0;
             while si < src.len() {
-                si = decode_quantum(&DECODE_MAP, src, si, &mut out)?;
+                si = decode_quantum(src, si, &mut out)?;
             }
             Ok(out)
         }

@@ -76,7 +76,8 @@ impl ExchangeRecord {
 }
 
 /// The stages of one answer (the body as the apiserver's decoder reads it, the patch decoded, the
-/// patch applied), each derived at most once, on demand.
+/// patch applied, whether it left the managedFields as they were), each derived at most once, on
+/// demand.
 #[derive(Clone, Debug, Default)]
 pub struct Stages {
     reading: OnceLock<Option<Reading>>,
