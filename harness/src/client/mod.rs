@@ -429,7 +429,7 @@ impl Client {
                 // as a closed connection: one cause, the refused handshake, reported once.
                 if failure.kind == FailureKind::Closed {
                     if let Some(alert) = self.refusal(caller, webhook).await {
-                        failure = refused_failure(alert, identity, &e, failure.elapsed);
+                        failure = refused_waiting(alert, identity, failure.elapsed);
                     }
                 }
                 let handshake_failed = matches!(failure.kind, FailureKind::Tls | FailureKind::Connect);
@@ -664,6 +664,17 @@ fn refused_failure(
     elapsed: Duration,
 ) -> TransportFailure {
     let message = format!("{}: {}", client_certificate_refused(alert, identity), error_chain(e));
+    TransportFailure { kind: FailureKind::Tls, message, go_error: Some(go_alert(alert)), elapsed }
+}
+
+/// The failure of a call that waited on a connection the server closed after refusing the
+/// handshake with `alert`: the refusal, without the closed connection's own error (hyper's "connection
+/// was not ready", an EOF), which names a symptom rather than the cause.
+fn refused_waiting(alert: rustls::AlertDescription, identity: &ClientIdentity, elapsed: Duration) -> TransportFailure {
+    let message = format!(
+        "{}; this request waited on a connection the webhook closed after that alert",
+        client_certificate_refused(alert, identity)
+    );
     TransportFailure { kind: FailureKind::Tls, message, go_error: Some(go_alert(alert)), elapsed }
 }
 
