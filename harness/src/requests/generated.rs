@@ -192,8 +192,8 @@ fn string_map<V: Strategy<Value = String> + Send + Sync + 'static>(
     one_of(vec![
         (4, Just(None).sboxed()),
         (1, Just(Some(BTreeMap::new())).sboxed()),
-        (4, prop::collection::btree_map(key(), values(), 1..6).prop_map(Some).sboxed()),
-        (1, prop::collection::btree_map(key(), values(), 20..48).prop_map(Some).sboxed()),
+        (4, super::string_map::btree_map(key(), values(), 1..6).prop_map(Some).sboxed()),
+        (1, super::string_map::btree_map(key(), values(), 20..48).prop_map(Some).sboxed()),
     ])
 }
 

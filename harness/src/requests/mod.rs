@@ -20,6 +20,7 @@ mod resources;
 mod review;
 mod schema;
 pub(crate) mod seeded;
+mod string_map;
 mod strings;
 
 pub use case::RequestCase;
