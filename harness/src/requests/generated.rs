@@ -130,7 +130,7 @@ fn name_part() -> impl Strategy<Value = String> + Clone {
         (
             1,
             (chars(LOWER, 1..=6), chars(LOWER_DIGIT_DASH, 0..=6), chars(LOWER_DIGIT, 1..=2))
-                .prop_map(|(a, b, c)| format!("{a}{b}{c}"))
+                .prop_map(|(a, b, c)| [a, b, c].concat())
                 .sboxed(),
         ),
     ])
@@ -141,7 +141,7 @@ fn name_part() -> impl Strategy<Value = String> + Clone {
 fn key() -> impl Strategy<Value = String> {
     one_of(vec![
         (4, name_part().sboxed()),
-        (2, (chars(LOWER, 1..=6), name_part()).prop_map(|(a, b)| format!("{a}.example/{b}")).sboxed()),
+        (2, (chars(LOWER, 1..=6), name_part()).prop_map(|(a, b)| [a.as_str(), ".example/", &b].concat()).sboxed()),
         (
             1,
             prop::sample::select(vec![
@@ -427,7 +427,7 @@ fn apply_shape_with(object: &mut Value, kind: &str, shape: Shape, unknown_fields
         }
         if shape.large {
             let annotations = meta.entry("annotations").or_insert_with(|| json!({}));
-            annotations[LARGE_ANNOTATION] = json!("x".repeat(LARGE_BYTES));
+            annotations[LARGE_ANNOTATION] = Value::String("x".repeat(LARGE_BYTES));
         }
         if extra_fields {
             meta.insert("x-unknown-meta".into(), json!("ignored by the apiserver"));
