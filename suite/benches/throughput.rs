@@ -111,10 +111,13 @@ impl Setup {
 async fn checked(setup: &Setup, client: &Arc<Client>) -> Phase {
     let (wall, cpu) = (Instant::now(), cpu_time());
     let mut tasks = tokio::task::JoinSet::new();
+    // The webhook's targets and fixtures are built once, as a campaign builds them once for all
+    // its workers; each task draws from its own seed.
+    let first = Sampler::new(&setup.webhook, Scope::All, 0).expect("requests");
     for t in 0..setup.concurrency {
         let (client, webhook, per_task) = (client.clone(), setup.webhook.clone(), setup.per_task);
+        let mut sampler = first.reseeded(t as u64);
         tasks.spawn(async move {
-            let mut sampler = Sampler::new(&webhook, Scope::All, t as u64).expect("requests");
             let mut failed = 0usize;
             for _ in 0..per_task {
                 let case = sampler.draw();

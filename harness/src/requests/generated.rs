@@ -607,7 +607,8 @@ type Draw = (usize, bool, Shape, ReviewVersion, bool, UserInfo);
 /// Builds the request of a draw; `None` when the webhook's selectors or matchConditions leave it out.
 type Build = std::sync::Arc<dyn Fn(Draw) -> Option<RequestCase> + Send + Sync>;
 
-/// The draws and how a request is built from one.
+/// The draws and how a request is built from one (shared, not copied, by a clone).
+#[derive(Clone)]
 struct Recipe {
     draws: SBoxedStrategy<Draw>,
     build: Build,
@@ -767,6 +768,16 @@ fn recipe(webhook: &WebhookSpec, scope: Scope, api: &ApiResources) -> Option<Rec
     Some(Recipe { draws, build })
 }
 
+/// A runner whose random numbers come from `seed`.
+fn seeded_runner(seed: u64) -> proptest::test_runner::TestRunner {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    let rng = proptest::test_runner::TestRng::from_seed(proptest::test_runner::RngAlgorithm::ChaCha, &bytes);
+    let config =
+        proptest::test_runner::Config { failure_persistence: None, ..proptest::test_runner::Config::default() };
+    proptest::test_runner::TestRunner::new_with_rng(config, rng)
+}
+
 /// Draws generated requests one by one (no shrinking), e.g. for load: the same requests, in the
 /// same order, as the strategy of [`requests`] draws from the same runner, each built once.
 pub struct Sampler {
@@ -777,13 +788,14 @@ pub struct Sampler {
 impl Sampler {
     /// Draws from the generated requests of `webhook` within `scope`, from `seed`; `None` when its rules select no such request.
     pub fn new(webhook: &WebhookSpec, scope: Scope, seed: u64) -> Option<Sampler> {
-        let mut bytes = [0u8; 32];
-        bytes[..8].copy_from_slice(&seed.to_le_bytes());
-        let rng = proptest::test_runner::TestRng::from_seed(proptest::test_runner::RngAlgorithm::ChaCha, &bytes);
-        let config =
-            proptest::test_runner::Config { failure_persistence: None, ..proptest::test_runner::Config::default() };
-        let runner = proptest::test_runner::TestRunner::new_with_rng(config, rng);
-        Some(Sampler { runner, recipe: recipe(webhook, scope, &ApiResources::built_in())? })
+        Some(Sampler { runner: seeded_runner(seed), recipe: recipe(webhook, scope, &ApiResources::built_in())? })
+    }
+
+    /// A sampler drawing the same webhook's requests from `seed`, sharing this one's targets and
+    /// fixtures (built once, as a campaign builds them once for all its workers): the draws of
+    /// [`Sampler::new`] with `seed`.
+    pub fn reseeded(&self, seed: u64) -> Sampler {
+        Sampler { runner: seeded_runner(seed), recipe: self.recipe.clone() }
     }
 
     /// The next generated request.
@@ -844,6 +856,8 @@ mod tests {
         let (first, again, other) = (draws(3), draws(3), draws(4));
         assert_eq!(first, again, "the same seed, the same requests");
         assert_ne!(first, other, "another seed, other requests");
+        let mut reseeded = Sampler::new(&webhook, Scope::All, 4).unwrap().reseeded(3);
+        assert_eq!((0..60).map(|_| drawn(&mut reseeded)).collect::<Vec<_>>(), first, "reseeded: the seed's requests");
         let labels: std::collections::BTreeSet<_> = first.iter().map(|d| &d.0).collect();
         assert!(labels.len() > 5, "the draws vary over the targets: {labels:?}");
     }
