@@ -71,6 +71,14 @@ where
         self.entries.current().into_iter().collect()
     }
 
+    /// After a step of shrinking that `moved` the entries: the filter's `ensure_acceptable`.
+    fn accepted_after(&mut self, moved: bool) -> bool {
+        if moved {
+            self.ensure_acceptable();
+        }
+        moved
+    }
+
     /// Undo simplifications until the entries hold enough distinct keys (the filter's
     /// `ensure_acceptable`), keeping the map that passed.
     fn ensure_acceptable(&mut self) {
@@ -98,22 +106,14 @@ where
 
     fn simplify(&mut self) -> bool {
         self.built.set(None);
-        if self.entries.simplify() {
-            self.ensure_acceptable();
-            true
-        } else {
-            false
-        }
+        let moved = self.entries.simplify();
+        self.accepted_after(moved)
     }
 
     fn complicate(&mut self) -> bool {
         self.built.set(None);
-        if self.entries.complicate() {
-            self.ensure_acceptable();
-            true
-        } else {
-            false
-        }
+        let moved = self.entries.complicate();
+        self.accepted_after(moved)
     }
 }
 
