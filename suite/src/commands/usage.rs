@@ -58,21 +58,78 @@ fn rusage(who: libc::c_int) -> Duration {
 /// How often the CPU time of a `--cmd` webhook's processes is sampled.
 const SAMPLE_EVERY: Duration = Duration::from_millis(500);
 
+/// The parent pid and the CPU time (user + system, in clock ticks) of a process, from its
+/// `/proc/PID/stat` line (`ppid` is its 4th field, `utime` and `stime` its 14th and 15th).
+fn parent_and_ticks(stat: &str) -> Option<(u32, u64)> {
+    // The command name, 2nd field, is in parentheses and may hold spaces: fields are counted
+    // after it (the 3rd field, the state, first).
+    let (_, rest) = stat.rsplit_once(')')?;
+    let mut fields = rest.split_whitespace();
+    let ppid = fields.nth(4 - 3)?.parse().ok()?;
+    let utime: u64 = fields.nth(14 - 4 - 1)?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some((ppid, utime + stime))
+}
+
+/// [`parent_and_ticks`] of the process `pid`; `None` when it is gone.
+fn read_parent_and_ticks(pid: u32) -> Option<(u32, u64)> {
+    parent_and_ticks(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+/// Whether the kernel lists each thread's children (`/proc/PID/task/TID/children`, Linux 3.5 on
+/// with `CONFIG_PROC_CHILDREN`).
+fn children_listed() -> bool {
+    static LISTED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *LISTED.get_or_init(|| std::path::Path::new("/proc/thread-self/children").exists())
+}
+
+/// The children of `pid`: those of each of its threads (a child belongs to the thread that
+/// forked it). A thread or process gone meanwhile lists none.
+fn children(pid: u32) -> Vec<u32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return Vec::new() };
+    let mut found = Vec::new();
+    for task in tasks.flatten() {
+        if let Ok(list) = std::fs::read_to_string(task.path().join("children")) {
+            found.extend(list.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
+        }
+    }
+    found
+}
+
 /// CPU time (user + system, in clock ticks) of every process descending from this one, by pid:
-/// read from `/proc/PID/stat` (`ppid` is its 4th field, `utime` and `stime` its 14th and 15th).
+/// found through the kernel's lists of children, reading only those processes' `stat`; where
+/// the kernel keeps no such list, by reading every process's ([`scanned_descendants_ticks`]).
 fn descendants_ticks() -> HashMap<u32, u64> {
+    if children_listed() {
+        listed_descendants_ticks()
+    } else {
+        scanned_descendants_ticks()
+    }
+}
+
+/// [`descendants_ticks`] found through the kernel's lists of children.
+fn listed_descendants_ticks() -> HashMap<u32, u64> {
+    let mut found = HashMap::new();
+    let mut below = children(std::process::id());
+    while let Some(pid) = below.pop() {
+        if let Some((_, ticks)) = read_parent_and_ticks(pid) {
+            if found.insert(pid, ticks).is_none() {
+                below.extend(children(pid));
+            }
+        }
+    }
+    found
+}
+
+/// [`descendants_ticks`] found by reading the `stat` of every process of the machine and
+/// following the parent pids down from this one.
+fn scanned_descendants_ticks() -> HashMap<u32, u64> {
     let mut parent_and_ticks = HashMap::new();
     let Ok(dir) = std::fs::read_dir("/proc") else { return HashMap::new() };
     for entry in dir.flatten() {
         let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
-        // The command name, 2nd field, is in parentheses and may hold spaces: fields are counted
-        // after it (the 3rd field, the state, first).
-        let Some((_, rest)) = stat.rsplit_once(')') else { continue };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        let field = |n: usize| fields.get(n - 3).and_then(|f| f.parse::<u64>().ok());
-        if let (Some(ppid), Some(utime), Some(stime)) = (field(4), field(14), field(15)) {
-            parent_and_ticks.insert(pid, (u32::try_from(ppid).unwrap_or(0), utime + stime));
+        if let Some(read) = read_parent_and_ticks(pid) {
+            parent_and_ticks.insert(pid, read);
         }
     }
     let mut below = vec![std::process::id()];
@@ -365,6 +422,51 @@ mod tests {
         let _ = child.kill();
         let _ = child.wait();
         assert!(ticks > 0, "the busy child's CPU time is read");
+    }
+
+    #[test]
+    fn a_stat_line_gives_the_parent_and_the_cpu_ticks_whatever_the_command_name() {
+        let stat = "7 (we) ird) S 45 7 7 0 -1 4194560 100 0 0 0 11 22 0 0 20 0 1 0";
+        assert_eq!(parent_and_ticks(stat), Some((45, 33)));
+        assert_eq!(parent_and_ticks("7 (short) S 45 7"), None);
+    }
+
+    #[test]
+    fn a_grandchild_is_a_descendant_found_as_the_scan_of_every_process_finds_it() {
+        // The child shell starts a busy grandchild (bounded: it ends by itself within seconds)
+        // and waits for it.
+        let busy = "i=0; while [ $i -lt 3000000 ]; do i=$((i+1)); done";
+        let mut child =
+            std::process::Command::new("sh").args(["-c", &format!("sh -c '{busy}' & wait")]).spawn().unwrap();
+        let pid = child.id();
+        let mut listed = HashMap::new();
+        let mut grandchild = None;
+        for _ in 0..100 {
+            listed = descendants_ticks();
+            grandchild = listed
+                .iter()
+                .find(|(p, ticks)| **ticks > 0 && read_parent_and_ticks(**p).is_some_and(|(ppid, _)| ppid == pid))
+                .map(|(p, _)| *p);
+            if grandchild.is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let scanned = scanned_descendants_ticks();
+        if let Some(g) = grandchild {
+            // SAFETY: kill only sends a signal, to the grandchild this test started.
+            #[allow(unsafe_code)]
+            unsafe {
+                libc::kill(i32::try_from(g).unwrap(), libc::SIGKILL);
+            }
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        let grandchild = grandchild.expect("the busy grandchild is found, with its CPU time");
+        assert!(listed.contains_key(&pid), "the child itself: {listed:?}");
+        assert!(scanned.contains_key(&pid) && scanned.contains_key(&grandchild), "{scanned:?}");
+        assert!(!listed.contains_key(&1) && !scanned.contains_key(&1), "init is no descendant");
+        assert!(!listed.contains_key(&std::process::id()), "nor is this process itself");
     }
 
     #[test]
