@@ -399,22 +399,36 @@ const fn needs_escape(b: u8) -> bool {
 /// How many bytes of a string [`clean`] looks at together, as one word.
 const WORD: usize = 8;
 
-/// Whether `bytes` hold none of [`needs_escape`]. A word of eight bytes is tested at once: each
-/// test sets a byte's high bit where a byte is below 0x20 or equals `"` or `\` (exactly: a lane
-/// borrows only from one that holds such a byte); the few bytes after the last word, one by one.
+/// Whether `bytes` hold none of [`needs_escape`]. Eight bytes are tested at once, as one word:
+/// each test sets a byte's high bit where a byte is below 0x20 or equals `"` or `\` (exactly: a
+/// lane borrows only from one that holds such a byte). A string of eight bytes or more is tested
+/// word by word, the bytes after the last whole word within the last eight; one of four to seven
+/// bytes as its first four and its last four; a shorter one byte by byte.
 fn clean(bytes: &[u8]) -> bool {
+    let n = bytes.len();
+    if n >= WORD {
+        let word = |w: &[u8]| u64::from_ne_bytes(w.try_into().expect("a whole word"));
+        let mut hit = 0;
+        for w in bytes.chunks_exact(WORD) {
+            hit |= dirty(word(w));
+        }
+        hit | dirty(word(&bytes[n - WORD..])) == 0
+    } else if n >= 4 {
+        let half = |at: usize| u64::from(u32::from_ne_bytes(bytes[at..at + 4].try_into().expect("four bytes")));
+        dirty(half(0) | half(n - 4) << 32) == 0
+    } else {
+        !bytes.iter().any(|&b| needs_escape(b))
+    }
+}
+
+/// A word with a byte's high bit set where that byte of `w` needs an escape, or above such a byte
+/// (a borrow); zero exactly when none of its bytes does.
+fn dirty(w: u64) -> u64 {
     const ONES: u64 = u64::from_ne_bytes([1; WORD]);
     const HIGH: u64 = ONES << 7;
     // A byte of `w` below `n` (`n` at most 0x80).
     let below = |w: u64, n: u8| w.wrapping_sub(ONES * u64::from(n)) & !w & HIGH;
-    let words = bytes.chunks_exact(WORD);
-    let rest = words.remainder();
-    let mut hit = 0;
-    for word in words {
-        let w = u64::from_ne_bytes(word.try_into().expect("a whole word"));
-        hit |= below(w, 0x20) | below(w ^ (ONES * u64::from(b'"')), 1) | below(w ^ (ONES * u64::from(b'\\')), 1);
-    }
-    hit == 0 && !rest.iter().any(|&b| needs_escape(b))
+    below(w, 0x20) | below(w ^ (ONES * u64::from(b'"')), 1) | below(w ^ (ONES * u64::from(b'\\')), 1)
 }
 
 /// `s` as a JSON string, escaped as `serde_json` escapes it. A string with nothing to escape
@@ -566,11 +580,13 @@ mod tests {
             strings.push(c.to_string());
             strings.push(format!("{}{c}{}", "a".repeat(10), "b".repeat(60)));
         }
-        for at in 0..(4 * WORD + 1) {
-            for c in sample {
-                let mut s = "a".repeat(4 * WORD + 1);
-                s.insert(at, c);
-                strings.push(s);
+        for len in (0..=2 * WORD).chain([4 * WORD + 1]) {
+            for at in 0..=len {
+                for c in sample {
+                    let mut s = "a".repeat(len);
+                    s.insert(at, c);
+                    strings.push(s);
+                }
             }
         }
         // Mixed strings of every length up to a few blocks (a fixed linear congruential draw).
