@@ -344,18 +344,125 @@ impl AdmissionRequest {
 }
 
 /// `,"key":` and `value` as `serde_json` writes it.
-fn member(out: &mut Vec<u8>, key: &str, value: &impl Serialize) {
+fn member(out: &mut Vec<u8>, key: &str, value: &impl WriteJson) {
     out.push(b',');
     write_str(out, key);
     out.push(b':');
-    serde_json::to_writer(&mut *out, value).expect("a field of a review serializes");
+    value.write_json(out);
 }
 
 /// [`member`] when `value` is set; nothing otherwise (`skip_serializing_if = "Option::is_none"`).
-fn optional(out: &mut Vec<u8>, key: &str, value: &Option<impl Serialize>) {
+fn optional(out: &mut Vec<u8>, key: &str, value: &Option<impl WriteJson>) {
     if let Some(value) = value {
         member(out, key, value);
     }
+}
+
+/// A field of a review written as its `Serialize` and `serde_json` write it, without going
+/// through `Serialize`.
+trait WriteJson {
+    /// Append the JSON of `self` to `out`.
+    fn write_json(&self, out: &mut Vec<u8>);
+}
+
+impl WriteJson for String {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        write_str(out, self);
+    }
+}
+
+impl WriteJson for bool {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(if *self { b"true" } else { b"false" });
+    }
+}
+
+impl WriteJson for Operation {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        write_str(out, self.as_str());
+    }
+}
+
+impl WriteJson for GroupVersionKind {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let GroupVersionKind { group, version, kind } = self;
+        write_strings(out, [("group", group), ("version", version), ("kind", kind)]);
+    }
+}
+
+impl WriteJson for GroupVersionResource {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let GroupVersionResource { group, version, resource } = self;
+        write_strings(out, [("group", group), ("version", version), ("resource", resource)]);
+    }
+}
+
+impl WriteJson for UserInfo {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        // Every field named, and each left out when empty, as its `skip_serializing_if` says.
+        let UserInfo { username, uid, groups, extra } = self;
+        out.push(b'{');
+        let mut first = true;
+        let mut key = |out: &mut Vec<u8>, name: &str| {
+            if !std::mem::take(&mut first) {
+                out.push(b',');
+            }
+            write_str(out, name);
+            out.push(b':');
+        };
+        if !username.is_empty() {
+            key(out, "username");
+            write_str(out, username);
+        }
+        if let Some(uid) = uid {
+            key(out, "uid");
+            write_str(out, uid);
+        }
+        if !groups.is_empty() {
+            key(out, "groups");
+            write_list(out, groups);
+        }
+        if !extra.is_empty() {
+            key(out, "extra");
+            out.push(b'{');
+            for (i, (name, values)) in extra.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_str(out, name);
+                out.push(b':');
+                write_list(out, values);
+            }
+            out.push(b'}');
+        }
+        out.push(b'}');
+    }
+}
+
+/// An object of string members, in this order.
+fn write_strings<const N: usize>(out: &mut Vec<u8>, members: [(&str, &String); N]) {
+    out.push(b'{');
+    for (i, (name, value)) in members.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_str(out, name);
+        out.push(b':');
+        write_str(out, value);
+    }
+    out.push(b'}');
+}
+
+/// A list of strings.
+fn write_list(out: &mut Vec<u8>, items: &[String]) {
+    out.push(b'[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_str(out, item);
+    }
+    out.push(b']');
 }
 
 /// `value` as `serde_json` writes it (compact, members in the map's order), its strings through
@@ -545,11 +652,18 @@ mod tests {
             name: set.then(|| "n\n".into()),
             namespace: set.then(|| "ns".into()),
             operation: Operation::Update,
-            user_info: UserInfo {
-                username: "jöhn".into(),
-                uid: set.then(|| "1".into()),
-                groups: vec!["g\t".into()],
-                extra: [("k\"".to_string(), vec!["v".to_string()])].into_iter().collect(),
+            // Unset, every field of the user is empty and left out.
+            user_info: if set {
+                UserInfo {
+                    username: "jöhn".into(),
+                    uid: Some("1".into()),
+                    groups: vec!["g\t".into(), "".into()],
+                    extra: [("k\"".to_string(), vec!["v".to_string(), "w".to_string()]), ("a".to_string(), vec![])]
+                        .into_iter()
+                        .collect(),
+                }
+            } else {
+                UserInfo::default()
             },
             object: json!({tricky.clone(): [tricky.clone(), 1, -2, 3.5, 1e300, 18446744073709551615u64, null, true, false, {}, []], "": ""}).into(),
             old_object: if set { json!({"a": {"b": [tricky]}}) } else { Value::Null }.into(),
@@ -567,6 +681,26 @@ mod tests {
                 let theirs = serde_json::to_vec(&review).unwrap();
                 assert_eq!(String::from_utf8(ours).unwrap(), String::from_utf8(theirs).unwrap(), "{version} {set}");
             }
+        }
+    }
+
+    #[test]
+    fn every_mix_of_a_users_fields_is_written_as_serde_json_writes_it() {
+        for present in 0..16u8 {
+            let has = |bit: u8| present & (1 << bit) != 0;
+            let user = UserInfo {
+                username: if has(0) { "u".into() } else { String::new() },
+                uid: has(1).then(|| "1".into()),
+                groups: if has(2) { vec!["a".into(), "b".into()] } else { vec![] },
+                extra: if has(3) {
+                    [("k".to_string(), vec!["v".to_string()])].into_iter().collect()
+                } else {
+                    BTreeMap::new()
+                },
+            };
+            let mut ours = Vec::new();
+            user.write_json(&mut ours);
+            assert_eq!(String::from_utf8(ours).unwrap(), serde_json::to_string(&user).unwrap(), "{present:04b}");
         }
     }
 

@@ -44,7 +44,9 @@ pub fn evaluate(x: &Exchange) -> Vec<Finding> {
             return rules.map(|r| Finding::skip(r.id, format!("not sent: {}", f.message))).collect();
         }
     }
-    let mut findings = Vec::new();
+    // One finding per exchange rule (they come first in the catalog).
+    let exchange_rules = CATALOG.iter().take_while(|r| matches!(r.judges, Judges::Exchange { .. })).count();
+    let mut findings = Vec::with_capacity(exchange_rules);
     let mut stopped_at: Option<&'static str> = None;
     let mut reads_body = false;
     for rule in CATALOG {
