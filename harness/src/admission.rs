@@ -424,16 +424,7 @@ impl WriteJson for UserInfo {
         }
         if !extra.is_empty() {
             key(out, "extra");
-            out.push(b'{');
-            for (i, (name, values)) in extra.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_str(out, name);
-                out.push(b':');
-                write_list(out, values);
-            }
-            out.push(b'}');
+            write_object(out, extra.iter().map(|(name, values)| (name.as_str(), values)), |out, v| write_list(out, v));
         }
         out.push(b'}');
     }
@@ -441,6 +432,15 @@ impl WriteJson for UserInfo {
 
 /// An object of string members, in this order.
 fn write_strings<const N: usize>(out: &mut Vec<u8>, members: [(&str, &String); N]) {
+    write_object(out, members, |out, value| write_str(out, value));
+}
+
+/// An object of `members`, in their order, each value written by `write`.
+fn write_object<'a, V>(
+    out: &mut Vec<u8>,
+    members: impl IntoIterator<Item = (&'a str, V)>,
+    write: impl Fn(&mut Vec<u8>, V),
+) {
     out.push(b'{');
     for (i, (name, value)) in members.into_iter().enumerate() {
         if i > 0 {
@@ -448,19 +448,24 @@ fn write_strings<const N: usize>(out: &mut Vec<u8>, members: [(&str, &String); N
         }
         write_str(out, name);
         out.push(b':');
-        write_str(out, value);
+        write(out, value);
     }
     out.push(b'}');
 }
 
 /// A list of strings.
 fn write_list(out: &mut Vec<u8>, items: &[String]) {
+    write_array(out, items, |out, item| write_str(out, item));
+}
+
+/// An array of `items`, each written by `write`.
+fn write_array<T>(out: &mut Vec<u8>, items: &[T], write: impl Fn(&mut Vec<u8>, &T)) {
     out.push(b'[');
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
-        write_str(out, item);
+        write(out, item);
     }
     out.push(b']');
 }
@@ -473,28 +478,8 @@ fn write_value(out: &mut Vec<u8>, value: &Value) {
         Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
         Value::Number(n) => serde_json::to_writer(&mut *out, n).expect("a number serializes"),
         Value::String(s) => write_str(out, s),
-        Value::Array(items) => {
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_value(out, item);
-            }
-            out.push(b']');
-        }
-        Value::Object(map) => {
-            out.push(b'{');
-            for (i, (key, item)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_str(out, key);
-                out.push(b':');
-                write_value(out, item);
-            }
-            out.push(b'}');
-        }
+        Value::Array(items) => write_array(out, items, write_value),
+        Value::Object(map) => write_object(out, map.iter().map(|(key, item)| (key.as_str(), item)), write_value),
     }
 }
 
