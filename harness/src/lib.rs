@@ -103,7 +103,9 @@ pub mod lowlevel {
     //! exchange by every exchange rule.
 
     pub use crate::checks::property::{Call, Observation};
-    pub use crate::client::{Client, Endpoint, FailureKind, HttpAnswer, HttpVersions, Transport, TransportFailure};
+    pub use crate::client::{
+        CallTime, Client, Endpoint, FailureKind, HttpAnswer, HttpVersions, Transport, TransportFailure,
+    };
     pub use crate::exchange::Exchange;
     pub use crate::requests::generated::{containers_of, map_len, Sampler, Scope, LARGE_ANNOTATION};
     pub use crate::requests::{plan, RequestCase};

@@ -109,3 +109,38 @@ async fn retries_stop_at_ten() {
     }
     assert_eq!(seen.load(Ordering::SeqCst), 11, "one call and ten retries");
 }
+
+#[tokio::test]
+async fn every_call_sent_is_timed_retries_and_failures_included() {
+    use std::time::Duration;
+    use webhook_harness::lowlevel::CallTime;
+    let tls = TlsMaterial::generate(&ServingNames::default(), None).unwrap();
+    let (addr, _) = serve(&tls, vec![BUSY, OK]).await;
+    let timed = Arc::new(CallTime::default());
+    let client = client(&tls, addr).with_call_time(timed.clone());
+    assert_eq!((timed.calls(), timed.mean()), (0, None));
+    let mut took_us = 0;
+    for _ in 0..2 {
+        match client.call("/hook", 5, b"{}").await {
+            Transport::Answered(a) => took_us += a.elapsed.as_micros(),
+            Transport::Failed(f) => panic!("{f:?}"),
+        }
+    }
+    // The first call's retry is part of that call.
+    assert_eq!(timed.calls(), 2);
+    assert_eq!(timed.total().as_micros(), took_us, "the calls' own elapsed times (in whole µs), added up");
+    assert!(timed.mean().is_some_and(|m| m > Duration::ZERO && m <= timed.total()));
+    // A call that fails counts with the time it took; one refused before sending does not.
+    let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let closed_addr = closed.local_addr().unwrap();
+    drop(closed);
+    let failing = Arc::new(CallTime::default());
+    let unreachable = self::client(&tls, closed_addr).with_call_time(failing.clone());
+    assert!(matches!(unreachable.call("/hook", 5, b"{}").await, Transport::Failed(_)));
+    assert_eq!(failing.calls(), 1);
+    let cancel = webhook_harness::Cancel::new();
+    cancel.cancel();
+    let cancelled = self::client(&tls, addr).with_call_time(failing.clone()).with_cancel(cancel);
+    assert!(matches!(cancelled.call("/hook", 5, b"{}").await, Transport::Failed(_)));
+    assert_eq!(failing.calls(), 1, "a call refused before sending is not counted");
+}

@@ -102,6 +102,11 @@ fn the_end_says_what_the_campaign_cost_the_suite() {
         bound == "the suite" || bound == "the webhook" || bound.starts_with("the machine (other processes"),
         "{share}"
     );
+    // Every request was a call, timed from its sending to the answer.
+    let calls = line("fuzz: a call took ");
+    assert!(number_before(calls, " calls)") >= sent, "{calls}");
+    let unit = if calls.contains(" µs on average") { " µs on average" } else { " ms on average" };
+    assert!(number_before(calls, unit) > 0.0, "{calls}");
     let peak = line("fuzz: peak memory (VmHWM) ");
     assert!(number_before(peak, " MiB") > 1.0, "{peak}");
 }

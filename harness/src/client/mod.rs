@@ -19,6 +19,7 @@ pub(crate) use verify::NameMismatch;
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -201,6 +202,41 @@ pub struct Client {
     /// Where each admission request sent is noted, when someone watches what the webhook does
     /// meanwhile.
     admissions: Option<Arc<AdmissionLog>>,
+    /// Where the calls and the time they took are added up, when someone asks.
+    call_time: Option<Arc<CallTime>>,
+}
+
+/// The calls a client made and the time they took together, each from its sending to its answer
+/// (retries included) or its failure: how long a campaign waited on the webhook per call, to set
+/// beside the suite's own work per request. Calls refused before sending count neither.
+#[derive(Debug, Default)]
+pub struct CallTime {
+    calls: AtomicU64,
+    micros: AtomicU64,
+}
+
+impl CallTime {
+    /// Count one call that took `elapsed`.
+    fn add(&self, elapsed: Duration) {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        self.micros.fetch_add(u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX), Ordering::Relaxed);
+    }
+
+    /// The calls counted so far.
+    pub fn calls(&self) -> u64 {
+        self.calls.load(Ordering::Relaxed)
+    }
+
+    /// The time they took together.
+    pub fn total(&self) -> Duration {
+        Duration::from_micros(self.micros.load(Ordering::Relaxed))
+    }
+
+    /// The time a call took on average (`None` before the first).
+    pub fn mean(&self) -> Option<Duration> {
+        let calls = self.calls();
+        (calls > 0).then(|| self.total() / u32::try_from(calls).unwrap_or(u32::MAX))
+    }
 }
 
 impl TransportFailure {
@@ -253,7 +289,14 @@ impl Client {
             cancel: Cancel::default(),
             not_tls: Arc::default(),
             admissions: None,
+            call_time: None,
         })
+    }
+
+    /// The same client, adding up in `call_time` every call it sends and the time it took.
+    pub fn with_call_time(mut self, call_time: Arc<CallTime>) -> Client {
+        self.call_time = Some(call_time);
+        self
     }
 
     /// The same client, noting every admission request it sends in `log`.
@@ -368,6 +411,12 @@ impl Client {
             let transport = self.send(webhook, path, timeout_seconds, &bytes).await;
             drop(in_flight);
             admitted.record(&transport, timeout_seconds);
+            if let Some(call_time) = &self.call_time {
+                call_time.add(match &transport {
+                    Transport::Answered(answer) => answer.elapsed,
+                    Transport::Failed(failure) => failure.elapsed,
+                });
+            }
             transport
         };
         tokio::select! {

@@ -400,7 +400,8 @@ pub(crate) async fn run(
     let admissions = Arc::new(AdmissionLog::default());
     let mut client =
         Client::with_identities(target.endpoint.clone(), options.http, ClientIdentity::anonymous(), &identities)?
-            .with_cancel(options.cancel.clone());
+            .with_cancel(options.cancel.clone())
+            .with_call_time(progress.call_time.clone());
     // A session's target serves every run it makes: this run judges the calls made from now on.
     let api_calls_before = target.api_recording().map_or(0, |r| r.len());
     if target.api_recording().is_some() {

@@ -49,7 +49,7 @@ pub async fn fuzz(args: &FuzzArgs, cancel: &Cancel) -> i32 {
         Err(e) => return usage_error(COMMAND, &e),
     };
     eprintln!("fuzz: {}", progress.line());
-    for line in meter.finish(progress.requests.load(Ordering::Relaxed)).lines("fuzz") {
+    for line in meter.finish(progress.requests.load(Ordering::Relaxed), &progress.call_time).lines("fuzz") {
         eprintln!("{line}");
     }
     let code = emit(COMMAND, &report, args.run.report_json.as_deref(), args.gate.junit.as_deref(), &args.run.outputs);

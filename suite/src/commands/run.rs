@@ -29,7 +29,7 @@ pub async fn run(args: &RunArgs, gate: &GateArgs, cancel: &Cancel) -> i32 {
     display.finish();
     match result {
         Ok(report) => {
-            for line in meter.finish(progress.requests.load(Ordering::Relaxed)).lines("run") {
+            for line in meter.finish(progress.requests.load(Ordering::Relaxed), &progress.call_time).lines("run") {
                 eprintln!("{line}");
             }
             emit(COMMAND, &report, args.report_json.as_deref(), gate.junit.as_deref(), &args.outputs)

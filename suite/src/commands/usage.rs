@@ -1,19 +1,23 @@
 //! What a campaign cost the suite, printed at its end: the suite's own CPU time per request sent
 //! (the process's user + system time, without its children and without the threads of the bundled
-//! reference webhook), the share of the machine the suite and the webhook took over the campaign
-//! and so which of them bound it, and the suite's peak memory (`VmHWM`).
+//! reference webhook), the share of the machine the suite and the webhook took over the campaign,
+//! how long a call waited for the webhook's answer, and so which of the two bound the campaign, and
+//! the suite's peak memory (`VmHWM`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use webhook_harness::lowlevel::CallTime;
 
 use crate::args::RunArgs;
 use crate::embedded;
 
 /// Above this share of the machine's CPU in use (by every process: `/proc/stat`, or the suite and
 /// the webhook where it cannot be read) the machine was saturated: the one of the suite and the
-/// webhook that used more bound the campaign. Below it neither ran out of CPU, so the suite waited
-/// on the webhook's answers.
+/// webhook that used more bound the campaign. Below it neither ran out of CPU: each worker of the
+/// campaign spent its time on the suite's work for a request or waiting for the webhook's answer,
+/// and the longer of the two per request bound it.
 const SATURATED: f64 = 0.75;
 
 /// Where the webhook's CPU time is read.
@@ -227,6 +231,10 @@ pub(crate) struct Usage {
     pub machine_busy: Option<f64>,
     /// Peak resident set size of the suite, KiB.
     pub peak_rss_kib: Option<u64>,
+    /// Calls made to the webhook.
+    pub calls: u64,
+    /// The time a call took on average, from its sending to its answer (`None` without calls).
+    pub round_trip: Option<Duration>,
 }
 
 impl Meter {
@@ -242,8 +250,9 @@ impl Meter {
         }
     }
 
-    /// What the campaign cost, `requests` sent (after the target has stopped).
-    pub(crate) fn finish(&self, requests: u64) -> Usage {
+    /// What the campaign cost, `requests` sent, its calls timed in `call_time` (after the target
+    /// has stopped).
+    pub(crate) fn finish(&self, requests: u64, call_time: &CallTime) -> Usage {
         let process = rusage(libc::RUSAGE_SELF).saturating_sub(self.process);
         let (suite_cpu, webhook_cpu) = match self.webhook {
             WebhookCpu::InProcess => {
@@ -261,6 +270,8 @@ impl Meter {
             webhook: self.webhook,
             cores: std::thread::available_parallelism().map_or(1, usize::from),
             peak_rss_kib: peak_rss_kib(),
+            calls: call_time.calls(),
+            round_trip: call_time.mean(),
             machine_busy: match (self.machine, machine_ticks()) {
                 (Some((busy0, total0)), Some((busy1, total1))) if total1 > total0 => {
                     Some(busy1.saturating_sub(busy0) as f64 / (total1 - total0) as f64)
@@ -289,7 +300,11 @@ impl Usage {
         let webhook = self.webhook_cpu.map_or(0.0, |w| self.share(w));
         let busy = self.machine_busy.unwrap_or(suite + webhook).max(suite + webhook);
         if busy < SATURATED {
-            "the webhook"
+            // Work and wait, per request: the suite's CPU against a call's round trip.
+            match (self.suite_us_per_request(), self.round_trip) {
+                (Some(work), Some(wait)) if work > wait.as_secs_f64() * 1e6 => "the suite",
+                _ => "the webhook",
+            }
         } else if suite + webhook < busy / 2.0 {
             if self.webhook_cpu.is_some() {
                 "the machine (other processes used most of its CPU)"
@@ -340,10 +355,27 @@ impl Usage {
                 self.bound_by()
             ),
         ];
+        if let Some(wait) = self.round_trip {
+            lines.push(format!(
+                "{label}: a call took {} on average from its sending to the webhook's answer ({} calls)",
+                micros(wait),
+                self.calls
+            ));
+        }
         if let Some(kib) = self.peak_rss_kib {
             lines.push(format!("{label}: peak memory (VmHWM) {:.1} MiB", kib as f64 / 1024.0));
         }
         lines
+    }
+}
+
+/// A duration as µs, or as ms from 10 ms on.
+fn micros(d: Duration) -> String {
+    let us = d.as_secs_f64() * 1e6;
+    if us < 10_000.0 {
+        format!("{us:.0} µs")
+    } else {
+        format!("{:.1} ms", us / 1000.0)
     }
 }
 
@@ -361,6 +393,8 @@ mod tests {
             cores: 2,
             peak_rss_kib: Some(2048),
             machine_busy: None,
+            calls: 0,
+            round_trip: None,
         }
     }
 
@@ -392,6 +426,25 @@ mod tests {
     }
 
     #[test]
+    fn below_saturation_the_longer_of_the_suites_work_and_a_calls_round_trip_binds() {
+        // 700 µs of suite CPU per request on a machine 40 % busy.
+        let idle = |wait_us: u64| Usage {
+            machine_busy: Some(0.4),
+            calls: 1000,
+            round_trip: Some(Duration::from_micros(wait_us)),
+            ..usage(700, Some(100), 1000)
+        };
+        assert_eq!(idle(2500).bound_by(), "the webhook", "each call waited longer than the suite worked");
+        assert_eq!(idle(300).bound_by(), "the suite", "the suite worked longer than each call waited");
+        assert!(idle(300).lines("fuzz")[1].ends_with(", every process 40%: bound by the suite"));
+        // Saturated, the CPU shares decide whatever the calls took.
+        let saturated = Usage { machine_busy: Some(0.95), ..idle(300) };
+        assert_eq!(Usage { webhook_cpu: Some(Duration::from_millis(1200)), ..saturated }.bound_by(), "the webhook");
+        // No call timed: the webhook, as before the calls were timed.
+        assert_eq!(Usage { round_trip: None, calls: 0, ..idle(300) }.bound_by(), "the webhook");
+    }
+
+    #[test]
     fn lines_say_what_is_counted() {
         let lines = usage(150, Some(500), 1000).lines("fuzz");
         assert_eq!(lines[0], "fuzz: suite CPU 150 µs per request (0.15 s over 1000 requests; the bundled webhook's 0.50 s on its own threads not counted)");
@@ -402,6 +455,15 @@ mod tests {
         assert_eq!(lines[2], "fuzz: peak memory (VmHWM) 2.0 MiB");
         let unknown = usage(150, None, 1000).lines("run");
         assert!(unknown[1].contains("webhook not measured"), "{unknown:?}");
+        let timed = Usage { calls: 1200, round_trip: Some(Duration::from_micros(850)), ..usage(150, Some(500), 1000) };
+        let lines = timed.lines("fuzz");
+        assert_eq!(
+            lines[2],
+            "fuzz: a call took 850 µs on average from its sending to the webhook's answer (1200 calls)"
+        );
+        assert_eq!(lines[3], "fuzz: peak memory (VmHWM) 2.0 MiB");
+        let slow = Usage { round_trip: Some(Duration::from_micros(12_345)), ..timed };
+        assert!(slow.lines("fuzz")[2].contains(" took 12.3 ms on average "), "{:?}", slow.lines("fuzz"));
     }
 
     #[test]

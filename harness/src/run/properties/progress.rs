@@ -1,7 +1,10 @@
 //! Live counters of the property step, for a progress line.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
+
+use crate::client::CallTime;
 
 /// Live counters for a progress line.
 #[derive(Debug)]
@@ -14,6 +17,8 @@ pub struct Progress {
     pub failures: AtomicU64,
     /// Failures being shrunk right now.
     pub shrinking: AtomicU64,
+    /// The calls made and the time they took (the webhook's answers awaited).
+    pub call_time: Arc<CallTime>,
     /// When the counting started.
     pub started: Instant,
 }
@@ -25,6 +30,7 @@ impl Default for Progress {
             requests: AtomicU64::new(0),
             failures: AtomicU64::new(0),
             shrinking: AtomicU64::new(0),
+            call_time: Arc::default(),
             started: Instant::now(),
         }
     }
