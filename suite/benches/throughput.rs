@@ -11,7 +11,10 @@
 //!
 //!     cargo bench -p webhook-conformance --bench throughput
 //!
-//! `THROUGHPUT_REQUESTS` (default 4000) and `THROUGHPUT_CONCURRENCY` (default 8) tune it.
+//! `THROUGHPUT_REQUESTS` (default 4000) and `THROUGHPUT_CONCURRENCY` (default 8) tune it. The two
+//! loops run in turn `THROUGHPUT_ROUNDS` times (default 3), each time on all the requests; the
+//! figures are the medians of the rounds, the suite's own CPU that of each round's difference, so
+//! that a machine whose speed drifts while the bench runs (other tenants) weighs on both loops alike.
 //! `THROUGHPUT_STAGE=check` runs the check stage alone instead: `THROUGHPUT_REQUESTS` answers are
 //! fetched first, then every exchange rule runs on each of them in `check_only` (the one function to
 //! give `valgrind --tool=callgrind --toggle-collect='*check_only*'` for the instructions of the check).
@@ -75,6 +78,12 @@ fn peak_rss_kib() -> u64 {
         .find_map(|l| l.strip_prefix("VmHWM:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
+}
+
+/// The median of `values` (the upper one of an even count).
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
 }
 
 /// Wall and CPU time of one loop.
@@ -262,6 +271,7 @@ const WARM_UP_PER_TASK: usize = 100;
 fn main() {
     let requests = env("THROUGHPUT_REQUESTS", 4000);
     let concurrency = env("THROUGHPUT_CONCURRENCY", 8).max(1);
+    let rounds = env("THROUGHPUT_ROUNDS", 3).max(1);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
     runtime.block_on(async move {
         let mut manifest = embedded::reference_manifest();
@@ -301,36 +311,45 @@ fn main() {
         ] {
             let client = Arc::new(Client::new(endpoint.clone(), versions).expect("client"));
             warm_up(&setup, &client, &payloads[0][0]).await;
-            let checked = checked(&setup, &client).await;
-            let bare = bare(&setup, &client, &payloads).await;
-            println!("{label}:");
+            let mut runs: Vec<(Phase, Phase)> = Vec::with_capacity(rounds);
+            for _ in 0..rounds {
+                let checked = checked(&setup, &client).await;
+                let bare = bare(&setup, &client, &payloads).await;
+                runs.push((checked, bare));
+            }
+            let of = |f: &dyn Fn(&(Phase, Phase)) -> f64| median(runs.iter().map(f).collect());
+            let own: Vec<f64> =
+                runs.iter().map(|(c, b)| c.cpu_per_request_us(total) - b.cpu_per_request_us(total)).collect();
+            println!("{label} (medians of {rounds} rounds):");
             println!(
                 "  generated + checked : {:>9.0} requests/s  ({:.2} s, {:.0} µs CPU per request)",
-                checked.rate(total),
-                checked.wall.as_secs_f64(),
-                checked.cpu_per_request_us(total)
+                of(&|(c, _)| c.rate(total)),
+                of(&|(c, _)| c.wall.as_secs_f64()),
+                of(&|(c, _)| c.cpu_per_request_us(total))
             );
             println!(
                 "  bare client loop    : {:>9.0} requests/s  ({:.2} s, {:.0} µs CPU per request)",
-                bare.rate(total),
-                bare.wall.as_secs_f64(),
-                bare.cpu_per_request_us(total)
+                of(&|(_, b)| b.rate(total)),
+                of(&|(_, b)| b.wall.as_secs_f64()),
+                of(&|(_, b)| b.cpu_per_request_us(total))
             );
-            println!("  ratio checked/bare  : {:>9.2}", checked.rate(total) / bare.rate(total));
+            println!("  ratio checked/bare  : {:>9.2}", of(&|(c, b)| c.rate(total) / b.rate(total)));
             // Both loops keep every core busy: the rates stand in the ratio of the CPU each request
             // costs, and what the checked loop costs more is the suite's own work.
+            let rounds_own: Vec<String> = own.iter().map(|us| format!("{us:.0}")).collect();
             println!(
-                "  the suite's own CPU : {:>9.0} µs per request (checked − bare), the webhook's and the transport's: {:.0} µs",
-                checked.cpu_per_request_us(total) - bare.cpu_per_request_us(total),
-                bare.cpu_per_request_us(total)
+                "  the suite's own CPU : {:>9.0} µs per request (checked − bare; rounds {}), the webhook's and the transport's: {:.0} µs",
+                median(own.clone()),
+                rounds_own.join(" / "),
+                of(&|(_, b)| b.cpu_per_request_us(total))
             );
             // The kernel's share: what the checked loop makes the kernel do more (waking idle
             // worker threads while the others check) counts as the suite's too.
             println!(
                 "    of which system   : {:>9.0} µs per request (checked {:.0}, bare {:.0})",
-                checked.system_per_request_us(total) - bare.system_per_request_us(total),
-                checked.system_per_request_us(total),
-                bare.system_per_request_us(total)
+                of(&|(c, b)| c.system_per_request_us(total) - b.system_per_request_us(total)),
+                of(&|(c, _)| c.system_per_request_us(total)),
+                of(&|(_, b)| b.system_per_request_us(total))
             );
             let n = (total / 4).max(1);
             let [generate, send, check, decode, validate, read, apply, rfc] = stages(&setup, &client, n).await;
