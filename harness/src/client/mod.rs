@@ -478,7 +478,12 @@ impl Client {
                 // as a closed connection: one cause, the refused handshake, reported once.
                 if failure.kind == FailureKind::Closed {
                     if let Some(alert) = self.refusal(caller, webhook).await {
-                        failure = refused_waiting(alert, identity, failure.elapsed);
+                        failure = refused(
+                            alert,
+                            identity,
+                            format_args!("; this request waited on a connection the webhook closed after that alert"),
+                            failure.elapsed,
+                        );
                     }
                 }
                 let handshake_failed = matches!(failure.kind, FailureKind::Tls | FailureKind::Connect);
@@ -705,25 +710,17 @@ fn client_certificate_refused(alert: rustls::AlertDescription, identity: &Client
     }
 }
 
-/// The failure of a call whose TLS handshake the server refused with `alert`.
-fn refused_failure(
+/// The failure of a call whose TLS handshake the server refused with `alert`, the refusal followed
+/// by `then`: the error the call got (`: …`), or, for a call that waited on a connection the server
+/// closed after refusing it, that wait, without the closed connection's own error (hyper's
+/// "connection was not ready", an EOF), which names a symptom rather than the cause.
+fn refused(
     alert: rustls::AlertDescription,
     identity: &ClientIdentity,
-    e: &(dyn std::error::Error + 'static),
+    then: std::fmt::Arguments<'_>,
     elapsed: Duration,
 ) -> TransportFailure {
-    let message = format!("{}: {}", client_certificate_refused(alert, identity), error_chain(e));
-    TransportFailure { kind: FailureKind::Tls, message, go_error: Some(go_alert(alert)), elapsed }
-}
-
-/// The failure of a call that waited on a connection the server closed after refusing the
-/// handshake with `alert`: the refusal, without the closed connection's own error (hyper's "connection
-/// was not ready", an EOF), which names a symptom rather than the cause.
-fn refused_waiting(alert: rustls::AlertDescription, identity: &ClientIdentity, elapsed: Duration) -> TransportFailure {
-    let message = format!(
-        "{}; this request waited on a connection the webhook closed after that alert",
-        client_certificate_refused(alert, identity)
-    );
+    let message = format!("{}{then}", client_certificate_refused(alert, identity));
     TransportFailure { kind: FailureKind::Tls, message, go_error: Some(go_alert(alert)), elapsed }
 }
 
@@ -744,7 +741,7 @@ fn classify(
     }
     // A server that cannot verify the signature on a presented certificate (a CA of the same name
     // that did not sign it) answers decrypt_error.
-    let refused = tls.as_ref().and_then(refuses_client_certificate).or(match &tls {
+    let refusal = tls.as_ref().and_then(refuses_client_certificate).or(match &tls {
         Some(rustls::Error::AlertReceived(a @ rustls::AlertDescription::DecryptError))
             if identity.certificate.is_some() =>
         {
@@ -752,8 +749,8 @@ fn classify(
         }
         _ => None,
     });
-    if let Some(alert) = refused {
-        return refused_failure(alert, identity, e, elapsed);
+    if let Some(alert) = refusal {
+        return refused(alert, identity, format_args!(": {}", error_chain(e)), elapsed);
     }
     let message = error_chain(e);
     let kind = if e.is_timeout() {
