@@ -191,6 +191,7 @@ enum Body<'a> {
 /// Calls a webhook as the apiserver does.
 pub struct Client {
     endpoint: Endpoint,
+    versions: HttpVersions,
     /// Anonymous, or the identity every webhook gets.
     default: Caller,
     /// The identity of each webhook that has its own.
@@ -283,6 +284,7 @@ impl Client {
         }
         Ok(Client {
             endpoint,
+            versions,
             default,
             by_webhook,
             breaker: Arc::default(),
@@ -291,6 +293,30 @@ impl Client {
             admissions: None,
             call_time: None,
         })
+    }
+
+    /// The same client with connections of its own: its calls open new connections, driven by the
+    /// runtime that makes them, while the rest stays shared with `self` (the breaker, the
+    /// cancellation, each identity's probed refusal, the call time and the admission log).
+    pub(crate) fn with_own_connections(&self) -> Result<Client, Error> {
+        let mut made: Vec<(Arc<ClientIdentity>, reqwest::Client)> = Vec::new();
+        let mut fork = |caller: &Caller| -> Result<Caller, Error> {
+            let http = match made.iter().find(|(identity, _)| Arc::ptr_eq(identity, &caller.identity)) {
+                Some((_, http)) => http.clone(),
+                None => {
+                    let http = http_client(&self.endpoint, self.versions, &caller.identity)?;
+                    made.push((caller.identity.clone(), http.clone()));
+                    http
+                }
+            };
+            Ok(Caller { http, identity: caller.identity.clone(), refused: caller.refused.clone() })
+        };
+        let default = fork(&self.default)?;
+        let mut by_webhook = HashMap::with_capacity(self.by_webhook.len());
+        for (webhook, caller) in &self.by_webhook {
+            by_webhook.insert(webhook.clone(), fork(caller)?);
+        }
+        Ok(Client { default, by_webhook, ..self.clone() })
     }
 
     /// The same client, adding up in `call_time` every call it sends and the time it took.

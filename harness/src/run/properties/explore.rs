@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use proptest::strategy::SBoxedStrategy;
 
 use super::budget::Shares;
+use super::lane::Lane;
 use super::observe::{observe, sent, unsent, Calls};
 use super::regressions::{save_regression, saved_requests};
 use super::worker::{run_worker, seed_for, Shared, StopOnDrop};
@@ -33,6 +34,8 @@ pub(super) struct Step<'a> {
     pub(super) api: &'a ApiResources,
     /// The generated requests of each webhook and scope, built once.
     pub(super) strategies: Mutex<Vec<Built>>,
+    /// The runners' lanes, made once for every search (one runner at a time on each).
+    pub(super) lanes: Mutex<Vec<Arc<Lane>>>,
 }
 
 /// The generated requests of one webhook (by name) and scope; `None` when its rules select none.
@@ -53,6 +56,15 @@ impl Step<'_> {
         }
         built.push((key, s.clone()));
         s
+    }
+
+    /// The lanes of `runners` runners, made where there are not so many yet.
+    fn lanes(&self, runners: usize) -> Vec<Arc<Lane>> {
+        let mut lanes = self.lanes.lock().unwrap_or_else(|e| e.into_inner());
+        while lanes.len() < runners {
+            lanes.push(Arc::new(Lane::new(self.calls)));
+        }
+        lanes[..runners].to_vec()
     }
 }
 
@@ -163,14 +175,15 @@ pub(super) async fn explore(
         let note = Some(format!("shard {} has none of the {wanted} cases", opts.shard));
         return Ok(Found { cases, judged, unanswered, failure: None, note, cut: None });
     }
+    let lanes = step.lanes(runners.len());
     let mut round = 0usize;
     loop {
         let mut tasks = tokio::task::JoinSet::new();
-        for &(w, per_worker) in &runners {
-            let shared = shared.clone();
+        for (&(w, per_worker), lane) in runners.iter().zip(&lanes) {
+            let (shared, lane) = (shared.clone(), lane.clone());
             let seed = seed_for(opts.seed, search.index, w, round);
             let limits = (opts.max_shrink_iters, opts.max_shrink_time);
-            tasks.spawn_blocking(move || (w, seed, run_worker(&shared, per_worker, limits, seed, deadline)));
+            tasks.spawn_blocking(move || (w, seed, run_worker(&shared, &lane, per_worker, limits, seed, deadline)));
         }
         let mut failures = Vec::new();
         while let Some(done) = tasks.join_next().await {

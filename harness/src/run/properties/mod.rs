@@ -8,6 +8,7 @@
 
 mod budget;
 mod explore;
+mod lane;
 mod mutators;
 mod observe;
 mod progress;
@@ -199,7 +200,16 @@ pub(crate) async fn run_properties(
     let shares = opts.budget.duration.map(|d| Shares::new(d, searches, Instant::now()));
     let mut records = Vec::new();
     let properties = crate::rules::of_kind(crate::rules::RuleKind::Property).count();
-    let step = Step { calls: &calls, progress: &progress, opts, seeds, shares, api, strategies: Mutex::default() };
+    let step = Step {
+        calls: &calls,
+        progress: &progress,
+        opts,
+        seeds,
+        shares,
+        api,
+        strategies: Mutex::default(),
+        lanes: Mutex::default(),
+    };
     let mut notes = Vec::new();
     for webhook in webhooks {
         if opts.only.is_empty() {

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use proptest::strategy::SBoxedStrategy;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
 
+use super::lane::Lane;
 use super::observe::{observe, sent, unsent, Calls};
 use super::Progress;
 use crate::cancel::INTERRUPTED;
@@ -78,6 +79,7 @@ pub(super) struct WorkerRun {
 /// One test runner: `cases` generated cases from `seed`; the minimal failure, if any.
 pub(super) fn run_worker(
     shared: &Shared,
+    lane: &Lane,
     cases: u32,
     limits: (u32, Duration),
     seed: [u8; 32],
@@ -85,6 +87,7 @@ pub(super) fn run_worker(
 ) -> WorkerRun {
     let (max_shrink_iters, max_shrink_time) = limits;
     let (proc, check) = (shared.procedure, shared.check);
+    let taken = lane.take();
     let strategy = &shared.strategy;
     let config = Config { cases, max_shrink_iters, failure_persistence: None, source_file: None, ..Config::default() };
     let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
@@ -123,7 +126,7 @@ pub(super) fn run_worker(
                 return Ok(());
             }
         }
-        let obs = shared.handle.block_on(observe(proc, &shared.calls, &shared.webhook, &case));
+        let obs = taken.block_on(&shared.handle, observe(proc, lane.calls(), &shared.webhook, &case));
         shared.progress.requests.fetch_add(sent(&obs), Ordering::Relaxed);
         if let Some(why) = unsent(&obs) {
             // Nothing can be learnt from a call that was not made: stop generating and shrinking.
