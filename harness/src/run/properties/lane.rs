@@ -130,19 +130,19 @@ impl Drop for Taken<'_> {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::mpsc::RecvTimeoutError;
+    use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
     use std::time::Duration;
 
     use super::*;
 
-    /// A task on a lane `own`, started while taken: it waits 20 ms, then says so on `done`, and
+    /// A task on a lane `own`, started while taken: once `go` is sent it says so on `done`, then
     /// holds `held` until the runtime drops it.
-    fn start_task(own: &Own, done: mpsc::Sender<()>, held: mpsc::Sender<()>) {
+    fn start_task(own: &Own, go: tokio::sync::oneshot::Receiver<()>, done: mpsc::Sender<()>, held: mpsc::Sender<()>) {
         let taken = own.take();
         let handle = tokio::runtime::Builder::new_current_thread().build().unwrap();
         taken.block_on(handle.handle(), async move {
             tokio::spawn(async move {
-                tokio::time::sleep(Duration::from_millis(20)).await;
+                go.await.unwrap();
                 done.send(()).unwrap();
                 std::future::pending::<()>().await;
                 drop(held);
@@ -153,12 +153,14 @@ mod tests {
     #[test]
     fn the_helper_drives_a_lane_handed_back_and_drops_it_when_closed() {
         let own = Own::new().expect("a lane");
+        let (go, wait) = tokio::sync::oneshot::channel();
         let (done, finished) = mpsc::channel();
         let (held, dropped) = mpsc::channel();
-        start_task(&own, done, held);
+        start_task(&own, wait, done, held);
         // Handed back: nobody here drives the lane any more, the helper does.
+        go.send(()).unwrap();
         finished.recv_timeout(Duration::from_secs(5)).expect("the task went on after the lane was handed back");
-        assert_eq!(dropped.recv_timeout(Duration::from_millis(50)), Err(RecvTimeoutError::Timeout));
+        assert_eq!(dropped.try_recv(), Err(TryRecvError::Empty));
         // Closed: the helper drops the runtime and the task with it.
         drop(own);
         assert_eq!(dropped.recv_timeout(Duration::from_secs(5)), Err(RecvTimeoutError::Disconnected));
