@@ -89,10 +89,10 @@ pub use error::{CaseError, DirectoryError, Error, InputError, ManifestError, Opt
 pub use exchange::ExchangeRecord;
 pub use report::{JsonReport, Report, RuleSummary, TextOptions, SARIF_SCHEMA};
 pub use rules::{Rule, RuleKind};
-pub use run::DEFAULT_CASES;
 pub use run::{
     Budget, CaseRecord, Failure, Progress, PropertyRecord, Records, ReplayAuth, Shard, ShardError, TargetRecord, Unsent,
 };
+pub use run::{DEFAULT_CASES, DEFAULT_CONCURRENCY};
 pub use suite::{Session, Suite};
 pub use targets::{ImageSpec, Resolve, ResolveError, ServeError, Served, ServingTls, Target, RUN_LABEL};
 pub use verdict::{Finding, Outcome, Severity, Subject, Verdict};

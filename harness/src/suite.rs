@@ -225,7 +225,10 @@ impl Suite {
         self
     }
 
-    /// Requests in flight at once (and property runners per property).
+    /// Requests in flight at once (and property runners per property); [`DEFAULT_CONCURRENCY`]
+    /// unless set.
+    ///
+    /// [`DEFAULT_CONCURRENCY`]: crate::DEFAULT_CONCURRENCY
     pub fn concurrency(mut self, n: usize) -> Suite {
         self.options.concurrency = n.max(1);
         self.options.properties.concurrency = n.max(1);

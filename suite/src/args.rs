@@ -163,8 +163,8 @@ pub struct RunArgs {
     /// Offer HTTP/2 in ALPN (as the apiserver may for a url webhook on loopback); HTTP/1.1 otherwise.
     #[arg(long)]
     pub http2: bool,
-    /// Requests in flight at once.
-    #[arg(long, value_name = "N", default_value_t = 8)]
+    /// Requests in flight at once (and proptest runners per property).
+    #[arg(long, value_name = "N", default_value_t = webhook_harness::DEFAULT_CONCURRENCY)]
     pub concurrency: usize,
     /// Write the machine-readable report here.
     #[arg(long, value_name = "FILE")]

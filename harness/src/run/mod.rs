@@ -25,7 +25,7 @@ pub(crate) use coverage::Coverage;
 #[cfg(test)]
 pub(crate) use lint::lint;
 pub(crate) use properties::PropertyOptions;
-pub use properties::{Budget, Failure, Progress, PropertyRecord, DEFAULT_CASES};
+pub use properties::{Budget, Failure, Progress, PropertyRecord, DEFAULT_CASES, DEFAULT_CONCURRENCY};
 pub use send::{evaluate, evaluate_rule, exchange};
 pub use shard::{Shard, ShardError};
 
@@ -81,7 +81,7 @@ impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
             http: HttpVersions::Http1,
-            concurrency: 8,
+            concurrency: DEFAULT_CONCURRENCY,
             lint: true,
             contract: true,
             cases: Vec::new(),

@@ -17,7 +17,7 @@ mod regressions;
 mod worker;
 
 pub(crate) use budget::PropertyOptions;
-pub use budget::{Budget, DEFAULT_CASES};
+pub use budget::{Budget, DEFAULT_CASES, DEFAULT_CONCURRENCY};
 pub(crate) use observe::{Breaches, Calls};
 pub use progress::Progress;
 pub use records::{Failure, PropertyRecord};
