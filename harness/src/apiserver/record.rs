@@ -56,12 +56,22 @@ impl ApiCall {
 #[derive(Debug, Default)]
 pub(crate) struct Recording {
     calls: Mutex<Vec<ApiCall>>,
+    /// When the latest of them arrived.
+    latest: Mutex<Option<Instant>>,
 }
 
 impl Recording {
     /// Keep `call`.
     pub(crate) fn push(&self, call: ApiCall) {
+        let at = call.at;
         self.calls.lock().unwrap_or_else(|e| e.into_inner()).push(call);
+        let mut latest = self.latest.lock().unwrap_or_else(|e| e.into_inner());
+        *latest = Some(latest.map_or(at, |l| l.max(at)));
+    }
+
+    /// When the latest call arrived (`None`: no call so far).
+    pub(crate) fn last_at(&self) -> Option<Instant> {
+        *self.latest.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The calls so far.
@@ -115,5 +125,27 @@ mod tests {
         assert_eq!(uuids(text), vec!["705ab4f5-6393-11e8-b7cc-42010a800002"]);
         assert!(uuids("705ab4f5-6393-11e8-b7cc-42010a80000").is_empty());
         assert!(uuids("").is_empty());
+    }
+
+    #[test]
+    fn the_latest_call_is_the_one_that_arrived_last() {
+        let call = |at| ApiCall {
+            at,
+            method: "GET".into(),
+            path: "/api".into(),
+            query: String::new(),
+            body: String::new(),
+            status: 200,
+            authenticated: true,
+            dry_run: false,
+            uids: Vec::new(),
+        };
+        let recording = Recording::default();
+        assert_eq!(recording.last_at(), None);
+        let (early, late) = (Instant::now(), Instant::now() + std::time::Duration::from_secs(1));
+        recording.push(call(late));
+        // Pushed once answered: a call that arrived earlier may be pushed after it.
+        recording.push(call(early));
+        assert_eq!(recording.last_at(), Some(late));
     }
 }

@@ -397,13 +397,19 @@ pub(crate) async fn run(
     let started = Instant::now();
     let shared: Vec<Arc<WebhookSpec>> = webhooks.iter().cloned().map(Arc::new).collect();
     let (identities, auth_notes) = identities(webhooks, target, &options.credentials)?;
-    let admissions = Arc::new(AdmissionLog::default());
     let mut client =
         Client::with_identities(target.endpoint.clone(), options.http, ClientIdentity::anonymous(), &identities)?
             .with_cancel(options.cancel.clone())
             .with_call_time(progress.call_time.clone());
     // A session's target serves every run it makes: this run judges the calls made from now on.
     let api_calls_before = target.api_recording().map_or(0, |r| r.len());
+    let admissions = Arc::new(match target.api_recording() {
+        Some(recording) => {
+            let recording = recording.clone();
+            AdmissionLog::recording_calls(move || recording.last_at())
+        }
+        None => AdmissionLog::default(),
+    });
     if target.api_recording().is_some() {
         client = client.with_admission_log(admissions.clone());
     }

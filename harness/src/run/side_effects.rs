@@ -86,12 +86,12 @@ async fn probe(
                     return windows;
                 }
                 let case = case.with_dry_run(dry);
-                let before = log.entries().len();
+                let before = log.pushed();
                 let path = w.path();
                 client.call_review_as(&w.name, &path, w.timeout_seconds, &case.review, false).await;
                 settle(recording).await;
-                if let Some(sent) = log.entries().get(before) {
-                    windows.insert(sent.uid.clone(), Instant::now());
+                if let Some(uid) = log.uid_of(before) {
+                    windows.insert(uid, Instant::now());
                 }
             }
         }
@@ -99,12 +99,13 @@ async fn probe(
     windows
 }
 
-/// The webhook an admission request went to: the one named, or the only one at its path.
-fn owner<'a>(a: &'a Admission, webhooks: &'a [Arc<WebhookSpec>]) -> Option<&'a str> {
-    if let Some(w) = &a.webhook {
+/// The webhook requests sent to `webhook` (when the caller said) at `path` went to: the one named,
+/// or the only one at its path.
+fn owner<'a>(webhook: Option<&'a str>, path: &str, webhooks: &'a [Arc<WebhookSpec>]) -> Option<&'a str> {
+    if let Some(w) = webhook {
         return Some(w);
     }
-    let mut at_path = webhooks.iter().filter(|w| w.path() == a.path);
+    let mut at_path = webhooks.iter().filter(|w| w.path() == path);
     match (at_path.next(), at_path.next()) {
         (Some(w), None) => Some(&w.name),
         _ => None,
@@ -143,7 +144,7 @@ fn attribute(
     if candidates.is_empty() {
         return Err(Unattributed::Outside);
     }
-    let owners: Vec<Option<&str>> = candidates.iter().map(|a| owner(a, webhooks)).collect();
+    let owners: Vec<Option<&str>> = candidates.iter().map(|a| owner(a.webhook.as_deref(), &a.path, webhooks)).collect();
     let Some(Some(webhook)) = owners.first().copied() else { return Err(Unattributed::Ambiguous) };
     if owners.iter().any(|o| *o != Some(webhook)) {
         return Err(Unattributed::Ambiguous);
@@ -179,16 +180,17 @@ pub(super) async fn observe(
     let mut notes = Vec::new();
     if let Some(recording) = recording {
         let windows = probe(webhooks, client, api, log, recording).await;
-        let admissions = log.entries();
-        for a in &admissions {
-            if let Some(entry) = owner(a, webhooks).and_then(|w| activity.get_mut(w)) {
-                if a.dry_run {
-                    entry.dry_run_requests += 1;
+        for (sent, n) in log.counts() {
+            if let Some(entry) = owner(sent.webhook.as_deref(), &sent.path, webhooks).and_then(|w| activity.get_mut(w))
+            {
+                if sent.dry_run {
+                    entry.dry_run_requests += n;
                 } else {
-                    entry.requests += 1;
+                    entry.requests += n;
                 }
             }
         }
+        let admissions = log.entries();
         let calls: Vec<ApiCall> = recording.calls().into_iter().skip(since).collect();
         let mut unattributed: BTreeMap<Unattributed, u64> = BTreeMap::new();
         for call in calls.iter().filter(|c| c.authenticated) {
