@@ -295,15 +295,20 @@ mod tests {
         held
     }
 
+    /// Every request of `log` answered so far, as if answered just over [`HORIZON`] ago.
+    fn age(log: &AdmissionLog) {
+        let long_ago = HORIZON + Duration::from_secs(1);
+        for a in log.inner.lock().unwrap().kept.iter_mut() {
+            a.end = a.end.map(|e| e.checked_sub(long_ago).expect("the clock runs longer than a minute"));
+        }
+    }
+
     #[test]
     fn a_log_of_a_silent_api_lets_go_of_requests_long_answered_and_counts_them_all() {
-        let long_ago = HORIZON + Duration::from_secs(1);
         // No call to the API: requests answered a minute ago are let go of, once there are many.
         let log = Arc::new(AdmissionLog::recording_calls(|| None));
         drop(noted(&log, KEPT, 0));
-        for a in log.inner.lock().unwrap().kept.iter_mut() {
-            a.end = a.end.map(|e| e - long_ago);
-        }
+        age(&log);
         drop(noted(&log, 3, 0));
         assert_eq!((log.pushed(), log.entries().len()), (KEPT + 3, 3));
         assert_eq!(log.uid_of(KEPT - 1), None);
@@ -315,12 +320,6 @@ mod tests {
 
     #[test]
     fn a_log_keeps_requests_in_flight_recent_or_after_an_api_call() {
-        let long_ago = HORIZON + Duration::from_secs(1);
-        let age = |log: &AdmissionLog| {
-            for a in log.inner.lock().unwrap().kept.iter_mut() {
-                a.end = a.end.map(|e| e - long_ago);
-            }
-        };
         // Answered just now: kept.
         let log = Arc::new(AdmissionLog::recording_calls(|| None));
         drop(noted(&log, KEPT + 1, 0));
